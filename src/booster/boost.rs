@@ -1,0 +1,122 @@
+//! Gradient boosting with shrinkage: each round fits a tree to the current
+//! (weighted) gradients and adds learning_rate × tree to the scores.
+use rand::RngExt;
+use rayon::prelude::*;
+
+use crate::data::matrix::{DenseMatrix, Element};
+use crate::data::BinnedDataset;
+use crate::error::{Result, RgbmError};
+use crate::histogram::Gradients;
+use crate::model::{Model, FORMAT_VERSION};
+use crate::objective::Objective;
+use crate::params::{BoosterParams, Init};
+use crate::rng::{stream, Purpose};
+use crate::split::SplitRule;
+use crate::tree::{GrowerConfig, TreeGrower};
+
+/// Called before every round with the round index; an error (e.g. a pending
+/// Ctrl-C) stops training and is returned from `train`.
+pub type RoundHook<'a> = &'a mut (dyn FnMut(usize) -> Result<()> + Send);
+
+fn check_inputs<T: Element>(x: &DenseMatrix<T>, y: &[f64], w: Option<&[f64]>) -> Result<()> {
+    if x.n_rows() == 0 || x.n_cols() == 0 {
+        return Err(RgbmError::EmptyInput(format!("X has shape ({}, {})", x.n_rows(), x.n_cols())));
+    }
+    if x.n_rows() > u32::MAX as usize {
+        return Err(RgbmError::Shape(format!("at most {} rows are supported", u32::MAX)));
+    }
+    if y.len() != x.n_rows() {
+        return Err(RgbmError::Shape(format!("X has {} rows but y has {}", x.n_rows(), y.len())));
+    }
+    if let Some(w) = w {
+        if w.len() != x.n_rows() {
+            return Err(RgbmError::Shape(format!("X has {} rows but sample_weight has {}", x.n_rows(), w.len())));
+        }
+        if let Some(i) = w.iter().position(|v| !v.is_finite() || *v < 0.0) {
+            return Err(RgbmError::NonFinite(format!("sample_weight must be finite and >= 0, got {} at index {i}", w[i])));
+        }
+        if !(w.iter().sum::<f64>() > 0.0) {
+            return Err(RgbmError::param("sample_weight", "the weights sum to zero"));
+        }
+    }
+    Ok(())
+}
+
+/// Runs `f` on a pool with `n_jobs` threads (all cores when None).
+pub fn with_threads<R: Send>(n_jobs: Option<usize>, f: impl FnOnce() -> R + Send) -> Result<R> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(n_jobs.unwrap_or(0))
+        .build()
+        .map_err(|e| RgbmError::param("n_jobs", format!("cannot start the thread pool: {e}")))?;
+    Ok(pool.install(f))
+}
+
+/// Trains a model on `x` (NaN = missing), labels `y` and optional weights.
+pub fn train<T: Element>(
+    params: &BoosterParams,
+    x: &DenseMatrix<T>,
+    y: &[f64],
+    w: Option<&[f64]>,
+    on_round: RoundHook,
+) -> Result<Model> {
+    params.validate()?;
+    check_inputs(x, y, w)?;
+    let objective = Objective::from_params(params);
+    objective.check_labels(y)?;
+    with_threads(params.n_jobs, || train_in_pool(params, &objective, x, y, w, on_round))?
+}
+
+fn train_in_pool<T: Element>(
+    params: &BoosterParams,
+    objective: &Objective,
+    x: &DenseMatrix<T>,
+    y: &[f64],
+    w: Option<&[f64]>,
+    on_round: RoundHook,
+) -> Result<Model> {
+    let n = x.n_rows();
+    let data = BinnedDataset::from_matrix(x, params.max_bins, params.random_state)?;
+    let base_score = match params.init {
+        Init::Optimal => objective.optimal_constant(y, w),
+        Init::Zero => 0.0,
+    };
+    let mut scores = vec![base_score; n];
+    let mut gh = vec![[0.0f64; 2]; n];
+    let mut rows: Vec<u32> = Vec::with_capacity(n);
+    let cfg = GrowerConfig { max_depth: params.max_depth, max_leaves: params.max_leaves, rule: SplitRule::from_params(params) };
+    let mut grower = TreeGrower::new(&data, cfg);
+    let mut trees = Vec::with_capacity(params.n_estimators);
+
+    for round in 0..params.n_estimators {
+        on_round(round)?;
+        objective.gradients(y, &scores, w, &mut gh);
+        rows.clear();
+        let subsampled = params.subsample < 1.0;
+        if subsampled {
+            let mut rng = stream(params.random_state, Purpose::RowSubsample, round as u64);
+            rows.extend((0..n as u32).filter(|_| rng.random_bool(params.subsample)));
+        }
+        if rows.is_empty() {
+            rows.extend(0..n as u32);
+        }
+        let all_rows = rows.len() == n;
+        let grown = grower.grow(&Gradients { gh: &gh, weights: w }, &mut rows, all_rows);
+        let mut tree = grown.tree;
+        for v in tree.leaf_value.iter_mut() {
+            *v *= params.learning_rate;
+        }
+        if all_rows {
+            for (leaf, &(s, e)) in grown.leaf_ranges.iter().enumerate() {
+                let v = tree.leaf_value[leaf];
+                for &r in &rows[s..e] {
+                    scores[r as usize] += v;
+                }
+            }
+        } else {
+            // Out-of-bag rows are not in any leaf range: route every row.
+            scores.par_iter_mut().enumerate().for_each(|(i, s)| *s += tree.predict_row(x, i));
+        }
+        trees.push(tree);
+    }
+    Ok(Model { format_version: FORMAT_VERSION, params: params.clone(), n_features: x.n_cols(), base_score, trees })
+}

@@ -1,0 +1,4 @@
+//! The boosting loop.
+pub mod boost;
+
+pub use boost::{train, RoundHook};

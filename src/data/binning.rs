@@ -1,0 +1,171 @@
+//! Quantile binning: each feature's values are cut into at most `max_bins`
+//! value bins; NaN gets its own extra bin. Thresholds are raw values, so a
+//! split "bin <= b" is the same as "x <= threshold[b]" on unbinned data.
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::matrix::{DenseMatrix, Element};
+use crate::error::{Result, RgbmError};
+use crate::rng::{stream, Purpose};
+
+/// Rows used to find the cut points (LightGBM uses 200k as well).
+pub const BIN_SAMPLE_ROWS: usize = 200_000;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FeatureBins {
+    /// Upper bounds of value bins 0..k-1 (the last value bin is unbounded).
+    pub thresholds: Vec<f64>,
+}
+
+impl FeatureBins {
+    /// Number of value bins (excluding the missing bin).
+    #[inline]
+    pub fn n_value_bins(&self) -> usize {
+        self.thresholds.len() + 1
+    }
+    /// The code given to NaN.
+    #[inline]
+    pub fn missing_bin(&self) -> usize {
+        self.thresholds.len() + 1
+    }
+    /// Value bins plus the missing bin.
+    #[inline]
+    pub fn n_bins(&self) -> usize {
+        self.thresholds.len() + 2
+    }
+    #[inline]
+    pub fn bin(&self, x: f64) -> usize {
+        if x.is_nan() { self.missing_bin() } else { self.thresholds.partition_point(|&t| t < x) }
+    }
+
+    /// Cut points from sorted non-NaN values.
+    fn from_sorted(sorted: &[f64], max_bins: usize) -> FeatureBins {
+        let mut distinct: Vec<(f64, usize)> = Vec::new();
+        for &v in sorted {
+            match distinct.last_mut() {
+                Some((last, count)) if *last == v => *count += 1,
+                _ => distinct.push((v, 1)),
+            }
+        }
+        let cut_between = |a: f64, b: f64| {
+            let mid = a + (b - a) / 2.0;
+            // Adjacent floats: the midpoint may round up to b; keep b in the upper bin.
+            if mid < b { mid } else { a }
+        };
+        let mut thresholds = Vec::new();
+        if distinct.len() <= max_bins {
+            for w in distinct.windows(2) {
+                thresholds.push(cut_between(w[0].0, w[1].0));
+            }
+        } else {
+            // Greedy equal-frequency bins over distinct values, re-aiming the
+            // target after every cut so heavy ties do not waste bins.
+            let mut remaining: usize = sorted.len();
+            let mut bins_left = max_bins;
+            let mut acc = 0usize;
+            for i in 0..distinct.len() - 1 {
+                acc += distinct[i].1;
+                let target = remaining as f64 / bins_left as f64;
+                if acc as f64 >= target && bins_left > 1 {
+                    thresholds.push(cut_between(distinct[i].0, distinct[i + 1].0));
+                    remaining -= acc;
+                    acc = 0;
+                    bins_left -= 1;
+                }
+            }
+        }
+        FeatureBins { thresholds }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BinMapper {
+    pub features: Vec<FeatureBins>,
+    pub max_bins: usize,
+}
+
+impl BinMapper {
+    /// Finds cut points on a seeded sample of at most `BIN_SAMPLE_ROWS` rows.
+    pub fn fit<T: Element>(x: &DenseMatrix<T>, max_bins: usize, seed: u64) -> Result<BinMapper> {
+        if !(2..=65535).contains(&max_bins) {
+            return Err(RgbmError::param("max_bins", format!("must be in [2, 65535], got {max_bins}")));
+        }
+        let n = x.n_rows();
+        let sample: Option<Vec<usize>> = if n > BIN_SAMPLE_ROWS {
+            let mut rng = stream(seed, Purpose::BinSample, 0);
+            let mut rows = rand::seq::index::sample(&mut rng, n, BIN_SAMPLE_ROWS).into_vec();
+            rows.sort_unstable();
+            Some(rows)
+        } else {
+            None
+        };
+        let features = (0..x.n_cols())
+            .into_par_iter()
+            .map(|j| {
+                let mut values: Vec<f64> = match &sample {
+                    Some(rows) => rows.iter().map(|&i| x.get(i, j)).filter(|v| !v.is_nan()).collect(),
+                    None => {
+                        let mut v = Vec::with_capacity(n);
+                        x.for_each_in_col(j, |_, val| {
+                            if !val.is_nan() {
+                                v.push(val)
+                            }
+                        });
+                        v
+                    }
+                };
+                values.sort_unstable_by(f64::total_cmp);
+                FeatureBins::from_sorted(&values, max_bins)
+            })
+            .collect();
+        Ok(BinMapper { features, max_bins })
+    }
+
+    pub fn n_features(&self) -> usize {
+        self.features.len()
+    }
+
+    /// Whether every code fits in a byte.
+    pub fn fits_u8(&self) -> bool {
+        self.features.iter().all(|f| f.n_bins() <= 256)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn few_distinct_values_get_one_bin_each() {
+        let fb = FeatureBins::from_sorted(&[1.0, 1.0, 2.0, 3.0, 3.0], 255);
+        assert_eq!(fb.thresholds, vec![1.5, 2.5]);
+        assert_eq!(fb.bin(1.0), 0);
+        assert_eq!(fb.bin(1.5), 0);
+        assert_eq!(fb.bin(2.0), 1);
+        assert_eq!(fb.bin(100.0), 2);
+        assert_eq!(fb.bin(f64::NAN), 3);
+    }
+
+    #[test]
+    fn many_values_are_cut_into_at_most_max_bins_balanced_bins() {
+        let v: Vec<f64> = (0..10_000).map(|i| i as f64).collect();
+        let fb = FeatureBins::from_sorted(&v, 16);
+        assert!(fb.n_value_bins() <= 16 && fb.n_value_bins() >= 15, "{}", fb.n_value_bins());
+        let mut counts = vec![0usize; fb.n_bins()];
+        for &x in &v {
+            counts[fb.bin(x)] += 1;
+        }
+        for &c in &counts[..fb.n_value_bins()] {
+            assert!((600..=700).contains(&c), "{counts:?}");
+        }
+    }
+
+    #[test]
+    fn adjacent_floats_stay_separated() {
+        let a = 1.0f64;
+        let b = f64::from_bits(a.to_bits() + 1);
+        let fb = FeatureBins::from_sorted(&[a, b], 255);
+        assert_eq!(fb.bin(a), 0);
+        assert_eq!(fb.bin(b), 1);
+    }
+}

@@ -1,0 +1,177 @@
+//! The binned training matrix: one small integer code per (feature, row),
+//! stored feature-major so a histogram pass reads one contiguous column.
+use rayon::prelude::*;
+
+use super::binning::BinMapper;
+use super::matrix::{DenseMatrix, Element};
+use crate::error::{Result, RgbmError};
+
+/// A bin code type (u8 when every feature has at most 256 bins, else u16).
+pub trait BinCode: Copy + Send + Sync + 'static {
+    fn idx(self) -> usize;
+    fn from_idx(i: usize) -> Self;
+}
+impl BinCode for u8 {
+    #[inline(always)]
+    fn idx(self) -> usize {
+        self as usize
+    }
+    #[inline(always)]
+    fn from_idx(i: usize) -> Self {
+        i as u8
+    }
+}
+impl BinCode for u16 {
+    #[inline(always)]
+    fn idx(self) -> usize {
+        self as usize
+    }
+    #[inline(always)]
+    fn from_idx(i: usize) -> Self {
+        i as u16
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum BinCodes {
+    U8(Vec<u8>),
+    U16(Vec<u16>),
+}
+
+#[derive(Clone, Debug)]
+pub struct BinnedDataset {
+    pub n_rows: usize,
+    pub mapper: BinMapper,
+    pub codes: BinCodes,
+    /// Start of each feature's bins in a flat histogram; last entry = total bins.
+    pub bin_offsets: Vec<usize>,
+}
+
+fn fill_codes<C: BinCode, T: Element>(x: &DenseMatrix<T>, mapper: &BinMapper) -> Result<Vec<C>> {
+    let n = x.n_rows();
+    let len = n
+        .checked_mul(x.n_cols())
+        .ok_or_else(|| RgbmError::Shape("n_rows * n_features overflows".into()))?;
+    let mut codes: Vec<C> = Vec::new();
+    codes
+        .try_reserve_exact(len)
+        .map_err(|_| RgbmError::Shape(format!("cannot allocate the binned matrix ({len} codes)")))?;
+    codes.resize(len, C::from_idx(0));
+    codes.par_chunks_mut(n.max(1)).enumerate().for_each(|(j, col)| {
+        let fb = &mapper.features[j];
+        x.for_each_in_col(j, |i, v| col[i] = C::from_idx(fb.bin(v)));
+    });
+    Ok(codes)
+}
+
+impl BinnedDataset {
+    /// Bins `x` with a new mapper fitted on it.
+    pub fn from_matrix<T: Element>(x: &DenseMatrix<T>, max_bins: usize, seed: u64) -> Result<BinnedDataset> {
+        if x.n_rows() == 0 || x.n_cols() == 0 {
+            return Err(RgbmError::EmptyInput(format!(
+                "X has shape ({}, {}); at least one row and one feature are needed",
+                x.n_rows(),
+                x.n_cols()
+            )));
+        }
+        x.check_no_infinity()?;
+        let mapper = BinMapper::fit(x, max_bins, seed)?;
+        Self::with_mapper(x, mapper)
+    }
+
+    /// Bins `x` with an existing mapper (e.g. validation data).
+    pub fn with_mapper<T: Element>(x: &DenseMatrix<T>, mapper: BinMapper) -> Result<BinnedDataset> {
+        if x.n_cols() != mapper.n_features() {
+            return Err(RgbmError::Shape(format!(
+                "X has {} features, the bin mapper {}",
+                x.n_cols(),
+                mapper.n_features()
+            )));
+        }
+        let codes = if mapper.fits_u8() {
+            BinCodes::U8(fill_codes::<u8, T>(x, &mapper)?)
+        } else {
+            BinCodes::U16(fill_codes::<u16, T>(x, &mapper)?)
+        };
+        let mut bin_offsets = Vec::with_capacity(mapper.n_features() + 1);
+        let mut total = 0;
+        for fb in &mapper.features {
+            bin_offsets.push(total);
+            total += fb.n_bins();
+        }
+        bin_offsets.push(total);
+        Ok(BinnedDataset { n_rows: x.n_rows(), mapper, codes, bin_offsets })
+    }
+
+    pub fn n_features(&self) -> usize {
+        self.mapper.n_features()
+    }
+
+    pub fn total_bins(&self) -> usize {
+        *self.bin_offsets.last().unwrap_or(&0)
+    }
+
+    /// The code of (row, feature), for slow paths (partition of a few rows, tests).
+    #[inline]
+    pub fn code(&self, row: usize, feature: usize) -> usize {
+        let k = feature * self.n_rows + row;
+        match &self.codes {
+            BinCodes::U8(c) => c[k] as usize,
+            BinCodes::U16(c) => c[k] as usize,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_match_per_value_binning_for_both_layouts() {
+        let n = 50;
+        let p = 3;
+        let mut c = vec![0.0f64; n * p];
+        for i in 0..n {
+            for j in 0..p {
+                c[i * p + j] = if (i + j) % 7 == 0 { f64::NAN } else { ((i * 31 + j * 17) % 23) as f64 };
+            }
+        }
+        let mut f = vec![0.0f64; n * p];
+        for i in 0..n {
+            for j in 0..p {
+                f[j * n + i] = c[i * p + j];
+            }
+        }
+        let xc = DenseMatrix::row_major(&c, n, p).unwrap();
+        let xf = DenseMatrix::col_major(&f, n, p).unwrap();
+        let a = BinnedDataset::from_matrix(&xc, 8, 1).unwrap();
+        let b = BinnedDataset::from_matrix(&xf, 8, 1).unwrap();
+        assert_eq!(a.mapper, b.mapper);
+        for i in 0..n {
+            for j in 0..p {
+                assert_eq!(a.code(i, j), b.code(i, j));
+                assert_eq!(a.code(i, j), a.mapper.features[j].bin(xc.get(i, j)));
+            }
+        }
+        assert!(matches!(a.codes, BinCodes::U8(_)));
+    }
+
+    #[test]
+    fn infinity_and_empty_input_are_rejected() {
+        let v = [1.0, f64::INFINITY];
+        let x = DenseMatrix::row_major(&v, 2, 1).unwrap();
+        assert!(matches!(BinnedDataset::from_matrix(&x, 255, 0), Err(RgbmError::NonFinite(_))));
+        let e: [f64; 0] = [];
+        let x = DenseMatrix::row_major(&e, 0, 3).unwrap();
+        assert!(matches!(BinnedDataset::from_matrix(&x, 255, 0), Err(RgbmError::EmptyInput(_))));
+    }
+
+    #[test]
+    fn many_bins_use_u16_codes() {
+        let v: Vec<f64> = (0..2000).map(|i| i as f64).collect();
+        let x = DenseMatrix::row_major(&v, 2000, 1).unwrap();
+        let d = BinnedDataset::from_matrix(&x, 1000, 0).unwrap();
+        assert!(matches!(d.codes, BinCodes::U16(_)));
+        assert_eq!(d.code(1999, 0), 999);
+    }
+}

@@ -1,0 +1,125 @@
+//! Borrowed dense matrices of f32 or f64 in C (row-major) or Fortran
+//! (column-major) order. Nothing is copied: training and prediction read the
+//! caller's buffer through the strides.
+use crate::error::{Result, RgbmError};
+
+/// A floating-point element type we accept from callers.
+pub trait Element: Copy + Send + Sync + 'static {
+    fn to_f64(self) -> f64;
+}
+impl Element for f32 {
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+}
+impl Element for f64 {
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct DenseMatrix<'a, T: Element> {
+    data: &'a [T],
+    n_rows: usize,
+    n_cols: usize,
+    row_stride: usize,
+    col_stride: usize,
+}
+
+impl<'a, T: Element> DenseMatrix<'a, T> {
+    /// A row-major (C order) view.
+    pub fn row_major(data: &'a [T], n_rows: usize, n_cols: usize) -> Result<Self> {
+        Self::with_strides(data, n_rows, n_cols, n_cols, 1)
+    }
+
+    /// A column-major (Fortran order) view.
+    pub fn col_major(data: &'a [T], n_rows: usize, n_cols: usize) -> Result<Self> {
+        Self::with_strides(data, n_rows, n_cols, 1, n_rows)
+    }
+
+    /// A view with explicit element strides; checks that every index is in bounds.
+    pub fn with_strides(data: &'a [T], n_rows: usize, n_cols: usize, row_stride: usize, col_stride: usize) -> Result<Self> {
+        if n_rows > 0 && n_cols > 0 {
+            let last = (n_rows - 1)
+                .checked_mul(row_stride)
+                .and_then(|a| (n_cols - 1).checked_mul(col_stride).and_then(|b| a.checked_add(b)))
+                .ok_or_else(|| RgbmError::Shape("matrix strides overflow".into()))?;
+            if last >= data.len() {
+                return Err(RgbmError::Shape(format!(
+                    "a {n_rows} x {n_cols} matrix with strides ({row_stride}, {col_stride}) needs more than {} elements",
+                    data.len()
+                )));
+            }
+        }
+        Ok(DenseMatrix { data, n_rows, n_cols, row_stride, col_stride })
+    }
+
+    pub fn n_rows(&self) -> usize {
+        self.n_rows
+    }
+    pub fn n_cols(&self) -> usize {
+        self.n_cols
+    }
+    pub fn is_row_major(&self) -> bool {
+        self.col_stride == 1
+    }
+
+    #[inline(always)]
+    pub fn get(&self, row: usize, col: usize) -> f64 {
+        self.data[row * self.row_stride + col * self.col_stride].to_f64()
+    }
+
+    /// Calls `f(row, value)` for every row of column `col`, in row order.
+    pub fn for_each_in_col(&self, col: usize, mut f: impl FnMut(usize, f64)) {
+        if self.row_stride == 1 {
+            let start = col * self.col_stride;
+            for (row, v) in self.data[start..start + self.n_rows].iter().enumerate() {
+                f(row, v.to_f64());
+            }
+        } else {
+            for row in 0..self.n_rows {
+                f(row, self.get(row, col));
+            }
+        }
+    }
+
+    /// Rejects +-inf: NaN means "missing" and is allowed.
+    pub fn check_no_infinity(&self) -> Result<()> {
+        for col in 0..self.n_cols {
+            let mut bad = None;
+            self.for_each_in_col(col, |row, v| {
+                if v.is_infinite() && bad.is_none() {
+                    bad = Some(row);
+                }
+            });
+            if let Some(row) = bad {
+                return Err(RgbmError::NonFinite(format!(
+                    "X contains infinity at row {row}, column {col} (NaN is allowed and means missing)"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn c_and_f_order_agree() {
+        let c = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]; // 2 x 3
+        let f = [1.0f32, 4.0, 2.0, 5.0, 3.0, 6.0];
+        let a = DenseMatrix::row_major(&c, 2, 3).unwrap();
+        let b = DenseMatrix::col_major(&f, 2, 3).unwrap();
+        for i in 0..2 {
+            for j in 0..3 {
+                assert_eq!(a.get(i, j), b.get(i, j));
+            }
+        }
+        assert!(DenseMatrix::row_major(&c, 3, 3).is_err());
+    }
+}

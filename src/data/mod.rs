@@ -1,0 +1,8 @@
+//! Input matrices and the binned training dataset.
+pub mod binning;
+pub mod dataset;
+pub mod matrix;
+
+pub use binning::{BinMapper, FeatureBins};
+pub use dataset::{BinCodes, BinnedDataset};
+pub use matrix::{DenseMatrix, Element};

@@ -1,0 +1,24 @@
+//! rgbm_rs: gradient boosting with the theory-backed methods (RGBM, Newton vs
+//! gradient boosting, RGB, SGLB) on a binned, parallel histogram core.
+//!
+//! Data flows one way: a borrowed matrix → [`data::BinnedDataset`] →
+//! [`booster::train`] → [`model::Model`] (trees with raw thresholds) → predictions.
+pub mod booster;
+pub mod data;
+pub mod error;
+pub mod histogram;
+pub mod model;
+pub mod objective;
+pub mod params;
+pub mod rng;
+pub mod split;
+pub mod tree;
+
+#[cfg(feature = "python")]
+mod python;
+
+pub use booster::train;
+pub use data::DenseMatrix;
+pub use error::{Result, RgbmError};
+pub use model::Model;
+pub use params::BoosterParams;

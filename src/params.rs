@@ -1,0 +1,181 @@
+//! Training parameters: names and defaults follow DESIGN.md's public API.
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Result, RgbmError};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Loss {
+    Squared,
+    Huber,
+    Logistic,
+    Exponential,
+}
+
+impl Loss {
+    /// Losses whose labels must be 0/1.
+    pub fn is_binary(self) -> bool {
+        matches!(self, Loss::Logistic | Loss::Exponential)
+    }
+}
+
+/// How split gain (and leaf values) are computed: from the second-order
+/// expansion (`Newton`) or from the least-squares fit of the negative
+/// gradient (`Gradient`). Sun, Zhang & Zhou (2014), Table 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    Newton,
+    Gradient,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Init {
+    /// The constant that minimises the training loss (mean, log-odds, ...).
+    Optimal,
+    /// f⁰ = 0, as in the papers.
+    Zero,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BoosterParams {
+    pub n_estimators: usize,
+    pub learning_rate: f64,
+    /// Depth limit; `None` means unlimited (only allowed with `max_leaves`).
+    pub max_depth: Option<usize>,
+    /// Leaf limit; when set, trees grow best-first.
+    pub max_leaves: Option<usize>,
+    pub max_bins: usize,
+    pub min_samples_leaf: usize,
+    pub min_child_weight: f64,
+    pub reg_lambda: f64,
+    pub min_split_gain: f64,
+    pub loss: Loss,
+    pub logistic_reg: f64,
+    pub clamp: Option<f64>,
+    pub huber_delta: f64,
+    pub gain: Mode,
+    pub leaf: Mode,
+    pub subsample: f64,
+    pub init: Init,
+    pub random_state: u64,
+    /// Threads for fit and predict; `None` uses every core.
+    pub n_jobs: Option<usize>,
+}
+
+impl Default for BoosterParams {
+    fn default() -> Self {
+        BoosterParams {
+            n_estimators: 100,
+            learning_rate: 0.1,
+            max_depth: Some(6),
+            max_leaves: None,
+            max_bins: 255,
+            min_samples_leaf: 20,
+            min_child_weight: 1e-3,
+            reg_lambda: 0.0,
+            min_split_gain: 0.0,
+            loss: Loss::Squared,
+            logistic_reg: 0.0,
+            clamp: None,
+            huber_delta: 1.0,
+            gain: Mode::Newton,
+            leaf: Mode::Newton,
+            subsample: 1.0,
+            init: Init::Optimal,
+            random_state: 0,
+            n_jobs: None,
+        }
+    }
+}
+
+fn check(ok: bool, name: &str, reason: impl FnOnce() -> String) -> Result<()> {
+    if ok { Ok(()) } else { Err(RgbmError::param(name, reason())) }
+}
+
+impl BoosterParams {
+    /// Parse from JSON, rejecting unknown keys, then validate.
+    pub fn from_json(text: &str) -> Result<Self> {
+        let p: BoosterParams =
+            serde_json::from_str(text).map_err(|e| RgbmError::param("params", e.to_string()))?;
+        p.validate()?;
+        Ok(p)
+    }
+
+    /// Whether trees grow best-first (leaf-limited) rather than depth-wise.
+    pub fn best_first(&self) -> bool {
+        self.max_leaves.is_some()
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        check(self.n_estimators >= 1, "n_estimators", || format!("must be >= 1, got {}", self.n_estimators))?;
+        check(
+            self.learning_rate.is_finite() && self.learning_rate > 0.0,
+            "learning_rate",
+            || format!("must be a finite number > 0, got {}", self.learning_rate),
+        )?;
+        if let Some(d) = self.max_depth {
+            check((1..=64).contains(&d), "max_depth", || format!("must be in [1, 64] or None, got {d}"))?;
+        }
+        if let Some(l) = self.max_leaves {
+            check((2..=1 << 20).contains(&l), "max_leaves", || format!("must be in [2, 1048576] or None, got {l}"))?;
+        }
+        check(self.max_depth.is_some() || self.max_leaves.is_some(), "max_depth", || {
+            "max_depth=None needs max_leaves to bound the tree".to_string()
+        })?;
+        check((2..=65535).contains(&self.max_bins), "max_bins", || {
+            format!("must be in [2, 65535], got {}", self.max_bins)
+        })?;
+        check(self.min_samples_leaf >= 1, "min_samples_leaf", || {
+            format!("must be >= 1, got {}", self.min_samples_leaf)
+        })?;
+        let nonneg = |v: f64, name: &str| check(v.is_finite() && v >= 0.0, name, || format!("must be a finite number >= 0, got {v}"));
+        nonneg(self.min_child_weight, "min_child_weight")?;
+        nonneg(self.reg_lambda, "reg_lambda")?;
+        nonneg(self.min_split_gain, "min_split_gain")?;
+        nonneg(self.logistic_reg, "logistic_reg")?;
+        check(self.huber_delta.is_finite() && self.huber_delta > 0.0, "huber_delta", || {
+            format!("must be a finite number > 0, got {}", self.huber_delta)
+        })?;
+        if let Some(rho) = self.clamp {
+            check(rho > 0.0 && rho < 0.5, "clamp", || format!("must be in (0, 0.5) or None, got {rho}"))?;
+            check(self.loss == Loss::Logistic, "clamp", || {
+                format!("probability clamping applies to the logistic loss only, not {:?}", self.loss)
+            })?;
+        }
+        check(self.subsample > 0.0 && self.subsample <= 1.0, "subsample", || {
+            format!("must be in (0, 1], got {}", self.subsample)
+        })?;
+        if let Some(n) = self.n_jobs {
+            check(n >= 1, "n_jobs", || format!("must be >= 1 or None, got {n}"))?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_validate_and_round_trip() {
+        let p = BoosterParams::default();
+        p.validate().unwrap();
+        let text = serde_json::to_string(&p).unwrap();
+        assert_eq!(BoosterParams::from_json(&text).unwrap(), p);
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_rejected() {
+        assert!(BoosterParams::from_json(r#"{"n_estimator": 3}"#).is_err());
+        let e = BoosterParams::from_json(r#"{"learning_rate": -1.0}"#).unwrap_err();
+        assert!(e.to_string().contains("learning_rate"));
+        assert!(BoosterParams::from_json(r#"{"loss": "hinge"}"#).is_err());
+        assert!(BoosterParams::from_json(r#"{"max_depth": null}"#).is_err());
+        assert!(BoosterParams::from_json(r#"{"max_depth": null, "max_leaves": 8}"#).is_ok());
+        assert!(BoosterParams::from_json(r#"{"clamp": 0.05}"#).is_err());
+        assert!(BoosterParams::from_json(r#"{"clamp": 0.05, "loss": "logistic"}"#).is_ok());
+    }
+}

@@ -1,0 +1,108 @@
+//! Pure formulas for node scores, split gain and leaf values
+//! (Sun, Zhang & Zhou 2014, eqs. 11-16; ALGORITHMS.md section 2).
+use crate::histogram::BinStats;
+use crate::params::{BoosterParams, Mode};
+
+/// Denominators at or below this make a node unusable (no split, zero leaf).
+const TINY: f64 = 1e-300;
+
+/// Everything split search needs to judge a candidate.
+#[derive(Clone, Copy, Debug)]
+pub struct SplitRule {
+    pub gain: Mode,
+    pub leaf: Mode,
+    pub lambda: f64,
+    pub min_samples_leaf: f64,
+    pub min_child_weight: f64,
+    pub min_split_gain: f64,
+}
+
+impl SplitRule {
+    pub fn from_params(p: &BoosterParams) -> SplitRule {
+        SplitRule {
+            gain: p.gain,
+            leaf: p.leaf,
+            lambda: p.reg_lambda,
+            min_samples_leaf: p.min_samples_leaf as f64,
+            min_child_weight: p.min_child_weight,
+            min_split_gain: p.min_split_gain,
+        }
+    }
+
+    /// The curvature a mode divides by: Σh (Newton) or Σw (gradient).
+    #[inline(always)]
+    fn denominator(mode: Mode, s: &BinStats, lambda: f64) -> f64 {
+        match mode {
+            Mode::Newton => s.h + lambda,
+            Mode::Gradient => s.w + lambda,
+        }
+    }
+
+    /// Node score G²/(H+λ) (Newton) or G²/(W+λ) (gradient).
+    #[inline(always)]
+    pub fn score(&self, s: &BinStats) -> f64 {
+        let d = Self::denominator(self.gain, s, self.lambda);
+        if d > TINY { s.g * s.g / d } else { 0.0 }
+    }
+
+    /// Whether a child may exist.
+    #[inline(always)]
+    pub fn child_ok(&self, s: &BinStats) -> bool {
+        s.n >= self.min_samples_leaf
+            && s.h >= self.min_child_weight
+            && Self::denominator(self.gain, s, self.lambda) > TINY
+            && Self::denominator(self.leaf, s, self.lambda) > TINY
+    }
+
+    /// Gain of splitting `parent` into `left` and `right`, or None if the split
+    /// breaks a constraint or gains nothing beyond rounding noise.
+    #[inline(always)]
+    pub fn gain(&self, parent_score: f64, left: &BinStats, right: &BinStats) -> Option<f64> {
+        if !self.child_ok(left) || !self.child_ok(right) {
+            return None;
+        }
+        let children = self.score(left) + self.score(right);
+        let gain = children - parent_score;
+        // Cancellation leaves ~1e-16 relative noise; do not split on it.
+        if gain > self.min_split_gain && gain > 1e-10 * children { Some(gain) } else { None }
+    }
+
+    /// Leaf value −G/(H+λ) (Newton) or −G/(W+λ) (gradient), before shrinkage.
+    #[inline]
+    pub fn leaf_value(&self, s: &BinStats) -> f64 {
+        let d = Self::denominator(self.leaf, s, self.lambda);
+        if d > TINY { -s.g / d } else { 0.0 }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(gain: Mode, leaf: Mode) -> SplitRule {
+        SplitRule { gain, leaf, lambda: 1.0, min_samples_leaf: 1.0, min_child_weight: 0.0, min_split_gain: 0.0 }
+    }
+
+    #[test]
+    fn closed_forms() {
+        let s = BinStats { g: -3.0, h: 2.0, w: 5.0, n: 5.0 };
+        assert_eq!(rule(Mode::Newton, Mode::Newton).score(&s), 9.0 / 3.0);
+        assert_eq!(rule(Mode::Gradient, Mode::Newton).score(&s), 9.0 / 6.0);
+        assert_eq!(rule(Mode::Newton, Mode::Newton).leaf_value(&s), 1.0);
+        assert_eq!(rule(Mode::Newton, Mode::Gradient).leaf_value(&s), 0.5);
+    }
+
+    #[test]
+    fn constraints_block_splits() {
+        let mut r = rule(Mode::Newton, Mode::Newton);
+        let l = BinStats { g: -3.0, h: 2.0, w: 2.0, n: 2.0 };
+        let rr = BinStats { g: 3.0, h: 2.0, w: 2.0, n: 2.0 };
+        let parent = BinStats { g: 0.0, h: 4.0, w: 4.0, n: 4.0 };
+        assert!(r.gain(r.score(&parent), &l, &rr).is_some());
+        r.min_samples_leaf = 3.0;
+        assert!(r.gain(r.score(&parent), &l, &rr).is_none());
+        r.min_samples_leaf = 1.0;
+        r.min_split_gain = 100.0;
+        assert!(r.gain(r.score(&parent), &l, &rr).is_none());
+    }
+}

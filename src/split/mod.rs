@@ -1,0 +1,6 @@
+//! Split gain formulas and the best-threshold search over histograms.
+pub mod gain;
+pub mod search;
+
+pub use gain::SplitRule;
+pub use search::{best_split, SplitCandidate};

@@ -1,0 +1,298 @@
+//! Grows one tree on the current gradients: depth-wise (every splittable leaf,
+//! level by level, to `max_depth`) or best-first (the leaf with the largest
+//! gain, until `max_leaves`). Rows live in one index buffer; each open leaf
+//! owns a contiguous range of it.
+use rayon::prelude::*;
+
+use super::partition::{partition, SplitRoute};
+use super::tree::Tree;
+use crate::data::BinnedDataset;
+use crate::histogram::{build, subtract_into, BinStats, Gradients, HistogramPool};
+use crate::split::{best_split, SplitCandidate, SplitRule};
+
+#[derive(Clone, Copy, Debug)]
+pub struct GrowerConfig {
+    pub max_depth: Option<usize>,
+    /// `Some` switches to best-first growth.
+    pub max_leaves: Option<usize>,
+    pub rule: SplitRule,
+}
+
+struct OpenLeaf {
+    start: usize,
+    end: usize,
+    depth: usize,
+    total: BinStats,
+    hist: Option<Vec<BinStats>>,
+    best: Option<SplitCandidate>,
+    /// (internal node, is the left child) that points at this leaf.
+    parent: Option<(usize, bool)>,
+    /// Creation order: breaks ties deterministically.
+    order: usize,
+}
+
+/// A grown tree (leaf values unscaled) and the row range of each leaf in the
+/// row buffer passed to `grow`.
+pub struct GrownTree {
+    pub tree: Tree,
+    pub leaf_ranges: Vec<(usize, usize)>,
+}
+
+/// Reusable buffers for growing many trees on one dataset.
+pub struct TreeGrower<'a> {
+    data: &'a BinnedDataset,
+    cfg: GrowerConfig,
+    pool: HistogramPool,
+    scratch: Vec<u32>,
+    gh_buf: Vec<[f64; 2]>,
+    w_buf: Vec<f64>,
+    features: Vec<usize>,
+}
+
+/// Below this many rows a gather runs on one thread.
+const PARALLEL_GATHER_MIN: usize = 64 * 1024;
+
+impl<'a> TreeGrower<'a> {
+    pub fn new(data: &'a BinnedDataset, cfg: GrowerConfig) -> Self {
+        TreeGrower {
+            data,
+            cfg,
+            pool: HistogramPool::new(data.total_bins()),
+            scratch: vec![0; data.n_rows],
+            gh_buf: vec![[0.0; 2]; data.n_rows],
+            w_buf: Vec::new(),
+            features: (0..data.n_features()).collect(),
+        }
+    }
+
+    fn can_split(&self, depth: usize, total: &BinStats) -> bool {
+        self.cfg.max_depth.is_none_or(|d| depth < d) && total.n >= 2.0 * self.cfg.rule.min_samples_leaf
+    }
+
+    /// Histogram of the rows in `rows`; `all` = these are all rows in row order.
+    fn histogram(&mut self, rows: &[u32], all: bool, grads: &Gradients) -> Vec<BinStats> {
+        let mut hist = self.pool.take();
+        if all {
+            build(self.data, &self.features, None, grads, &mut hist);
+            return hist;
+        }
+        let m = rows.len();
+        let gather = |out: &mut [[f64; 2]], idx: &[u32]| {
+            for (o, &r) in out.iter_mut().zip(idx) {
+                *o = grads.gh[r as usize];
+            }
+        };
+        if m >= PARALLEL_GATHER_MIN {
+            self.gh_buf[..m].par_chunks_mut(8192).zip(rows.par_chunks(8192)).for_each(|(o, r)| gather(o, r));
+        } else {
+            gather(&mut self.gh_buf[..m], rows);
+        }
+        let weights = grads.weights.map(|w| {
+            self.w_buf.clear();
+            self.w_buf.extend(rows.iter().map(|&r| w[r as usize]));
+            &self.w_buf[..]
+        });
+        build(self.data, &self.features, Some(rows), &Gradients { gh: &self.gh_buf[..m], weights }, &mut hist);
+        hist
+    }
+
+    fn find_best(&self, hist: &[BinStats], total: &BinStats) -> Option<SplitCandidate> {
+        best_split(self.data, hist, total, &self.features, &self.cfg.rule)
+    }
+
+    /// Grows a tree on the rows in `rows` (sorted; `all_rows` = it is 0..n),
+    /// with `grads` indexed by row. Reorders `rows` so each leaf's rows are contiguous.
+    pub fn grow(&mut self, grads: &Gradients, rows: &mut [u32], all_rows: bool) -> GrownTree {
+        let root_hist = self.histogram(rows, all_rows, grads);
+        let f0 = self.features[0];
+        let mut total = BinStats::default();
+        for b in &root_hist[self.data.bin_offsets[f0]..self.data.bin_offsets[f0 + 1]] {
+            total.add(b);
+        }
+        let best = if self.can_split(0, &total) { self.find_best(&root_hist, &total) } else { None };
+        let mut leaves = vec![OpenLeaf { start: 0, end: rows.len(), depth: 0, total, hist: Some(root_hist), best, parent: None, order: 0 }];
+        let mut created = 1;
+        let mut tree = Tree::default();
+        loop {
+            if self.cfg.max_leaves.is_some_and(|m| leaves.len() >= m) {
+                break;
+            }
+            let pick = if self.cfg.max_leaves.is_some() {
+                // Best-first: largest gain, earliest leaf on ties.
+                leaves
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, l)| l.best.map(|b| (i, b.gain, l.order)))
+                    .fold(None, |acc: Option<(usize, f64, usize)>, c| match acc {
+                        Some(a) if a.1 > c.1 || (a.1 == c.1 && a.2 < c.2) => Some(a),
+                        _ => Some(c),
+                    })
+                    .map(|(i, _, _)| i)
+            } else {
+                // Depth-wise: shallowest first, then creation order.
+                leaves.iter().enumerate().filter(|(_, l)| l.best.is_some()).min_by_key(|(_, l)| (l.depth, l.order)).map(|(i, _)| i)
+            };
+            let Some(i) = pick else { break };
+            let (left, right) = self.split_leaf(&mut leaves[i], &mut tree, rows, grads, &mut created);
+            leaves[i] = left;
+            leaves.push(right);
+        }
+        let mut leaf_ranges = Vec::with_capacity(leaves.len());
+        for (k, leaf) in leaves.iter_mut().enumerate() {
+            if let Some((p, is_left)) = leaf.parent {
+                let slot = if is_left { &mut tree.left[p] } else { &mut tree.right[p] };
+                *slot = !(k as i32);
+            }
+            tree.leaf_value.push(self.cfg.rule.leaf_value(&leaf.total));
+            leaf_ranges.push((leaf.start, leaf.end));
+            if let Some(h) = leaf.hist.take() {
+                self.pool.give(h);
+            }
+        }
+        GrownTree { tree, leaf_ranges }
+    }
+
+    fn split_leaf(
+        &mut self,
+        leaf: &mut OpenLeaf,
+        tree: &mut Tree,
+        rows: &mut [u32],
+        grads: &Gradients,
+        created: &mut usize,
+    ) -> (OpenLeaf, OpenLeaf) {
+        let cand = leaf.best.take().expect("picked leaves have a split");
+        let node = tree.feature.len();
+        tree.feature.push(cand.feature as u32);
+        tree.threshold.push(cand.threshold);
+        tree.default_left.push(cand.default_left);
+        tree.left.push(0);
+        tree.right.push(0);
+        tree.gain.push(cand.gain);
+        tree.count.push(leaf.total.n);
+        if let Some((p, is_left)) = leaf.parent {
+            let slot = if is_left { &mut tree.left[p] } else { &mut tree.right[p] };
+            *slot = node as i32;
+        }
+        let route = SplitRoute {
+            feature: cand.feature,
+            bin: cand.bin,
+            missing_bin: self.data.mapper.features[cand.feature].missing_bin(),
+            default_left: cand.default_left,
+        };
+        let n_left = partition(self.data, route, &mut rows[leaf.start..leaf.end], &mut self.scratch);
+        debug_assert_eq!(n_left as f64, cand.left.n);
+        let mid = leaf.start + n_left;
+        let depth = leaf.depth + 1;
+        let mut left = OpenLeaf { start: leaf.start, end: mid, depth, total: cand.left, hist: None, best: None, parent: Some((node, true)), order: *created };
+        let mut right = OpenLeaf { start: mid, end: leaf.end, depth, total: cand.right, hist: None, best: None, parent: Some((node, false)), order: *created + 1 };
+        *created += 2;
+
+        // Build only the smaller child's histogram; the larger one is parent − smaller,
+        // and neither is built when it cannot be split further.
+        let left_is_small = left.total.n <= right.total.n;
+        let (small, large) = if left_is_small { (&mut left, &mut right) } else { (&mut right, &mut left) };
+        let small_splits = self.can_split(depth, &small.total);
+        let large_splits = self.can_split(depth, &large.total);
+        let mut parent_hist = leaf.hist.take().expect("split leaves keep their histogram");
+        if small_splits || large_splits {
+            let small_hist = self.histogram(&rows[small.start..small.end], false, grads);
+            if large_splits {
+                subtract_into(&mut parent_hist, &small_hist);
+                large.best = self.find_best(&parent_hist, &large.total);
+                large.hist = Some(parent_hist);
+            } else {
+                self.pool.give(parent_hist);
+            }
+            if small_splits {
+                small.best = self.find_best(&small_hist, &small.total);
+                small.hist = Some(small_hist);
+            } else {
+                self.pool.give(small_hist);
+            }
+        } else {
+            self.pool.give(parent_hist);
+        }
+        for child in [&mut left, &mut right] {
+            if child.best.is_none() {
+                if let Some(h) = child.hist.take() {
+                    self.pool.give(h);
+                }
+            }
+        }
+        (left, right)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::matrix::DenseMatrix;
+    use crate::params::Mode;
+
+    fn rule() -> SplitRule {
+        SplitRule { gain: Mode::Newton, leaf: Mode::Newton, lambda: 0.0, min_samples_leaf: 1.0, min_child_weight: 0.0, min_split_gain: 0.0 }
+    }
+
+    /// A stump on 1-D data equals the brute-force best split over raw thresholds.
+    #[test]
+    fn stump_equals_brute_force() {
+        let xs: Vec<f64> = (0..40).map(|i| ((i * 37) % 40) as f64 * 0.25).collect();
+        let ys: Vec<f64> = xs.iter().map(|&x| if x > 6.3 { 2.0 } else { (x * 1.7).sin() }).collect();
+        let m = DenseMatrix::row_major(&xs, 40, 1).unwrap();
+        let data = BinnedDataset::from_matrix(&m, 255, 0).unwrap();
+        let gh: Vec<[f64; 2]> = ys.iter().map(|&y| [-y, 1.0]).collect();
+        let cfg = GrowerConfig { max_depth: Some(1), max_leaves: None, rule: rule() };
+        let mut g = TreeGrower::new(&data, cfg);
+        let mut rows: Vec<u32> = (0..40).collect();
+        let grown = g.grow(&Gradients { gh: &gh, weights: None }, &mut rows, true);
+        let t = &grown.tree;
+        assert_eq!(t.n_internal(), 1);
+        // Brute force: squared error of a two-mean fit at every midpoint.
+        let mut sorted = xs.clone();
+        sorted.sort_by(f64::total_cmp);
+        sorted.dedup();
+        let sse = |thr: f64| {
+            let (l, r): (Vec<(f64, f64)>, Vec<(f64, f64)>) = (0..40).map(|i| (xs[i], ys[i])).partition(|(x, _)| *x <= thr);
+            let part = |v: &Vec<(f64, f64)>| {
+                let mean = v.iter().map(|p| p.1).sum::<f64>() / v.len() as f64;
+                v.iter().map(|p| (p.1 - mean).powi(2)).sum::<f64>()
+            };
+            part(&l) + part(&r)
+        };
+        let best = sorted.windows(2).map(|w| (w[0] + w[1]) / 2.0).min_by(|a, b| sse(*a).total_cmp(&sse(*b))).unwrap();
+        assert_eq!(t.threshold[0], best);
+        // Leaf values are the child means (Newton with h = 1).
+        let left_mean = {
+            let v: Vec<f64> = (0..40).filter(|&i| xs[i] <= best).map(|i| ys[i]).collect();
+            v.iter().sum::<f64>() / v.len() as f64
+        };
+        assert!((t.leaf_value[!t.left[0] as usize] - left_mean).abs() < 1e-12);
+    }
+
+    #[test]
+    fn respects_leaf_and_depth_limits_and_ranges_cover_rows() {
+        let n = 2000;
+        let x: Vec<f64> = (0..n * 3).map(|k| ((k * 7919) % 1013) as f64).collect();
+        let m = DenseMatrix::row_major(&x, n, 3).unwrap();
+        let data = BinnedDataset::from_matrix(&m, 64, 0).unwrap();
+        let gh: Vec<[f64; 2]> = (0..n).map(|i| [((i * 31) % 17) as f64 - 8.0, 1.0]).collect();
+        for (max_depth, max_leaves) in [(Some(3), None), (None, Some(7)), (Some(2), Some(10))] {
+            let cfg = GrowerConfig { max_depth, max_leaves, rule: rule() };
+            let mut g = TreeGrower::new(&data, cfg);
+            let mut rows: Vec<u32> = (0..n as u32).collect();
+            let grown = g.grow(&Gradients { gh: &gh, weights: None }, &mut rows, true);
+            grown.tree.validate(3).unwrap();
+            let limit = max_leaves.unwrap_or(usize::MAX).min(max_depth.map_or(usize::MAX, |d| 1 << d));
+            assert!(grown.tree.n_leaves() <= limit);
+            // Each leaf range holds exactly the rows the tree routes there.
+            for (leaf, &(s, e)) in grown.leaf_ranges.iter().enumerate() {
+                for &r in &rows[s..e] {
+                    assert_eq!(grown.tree.leaf_index(|j| m.get(r as usize, j)), leaf);
+                }
+            }
+            let mut all = rows.clone();
+            all.sort();
+            assert_eq!(all, (0..n as u32).collect::<Vec<_>>());
+        }
+    }
+}

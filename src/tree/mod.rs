@@ -1,0 +1,9 @@
+//! Regression trees: the flat node arrays, growth, row partitioning, prediction.
+pub mod grower;
+pub mod partition;
+pub mod predict;
+#[allow(clippy::module_inception)]
+pub mod tree;
+
+pub use grower::{GrowerConfig, TreeGrower};
+pub use tree::Tree;
