@@ -99,3 +99,33 @@ impl Model {
         Ok(())
     }
 }
+
+/// What a feature importance counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImportanceKind {
+    /// Total split gain.
+    Gain,
+    /// Number of splits.
+    Split,
+}
+
+impl Model {
+    /// Per-feature importance summed over all trees, normalised to sum to 1
+    /// (all zeros when no tree splits).
+    pub fn feature_importances(&self, kind: ImportanceKind) -> Vec<f64> {
+        let mut imp = vec![0.0; self.n_features];
+        for t in &self.trees {
+            for (i, &f) in t.feature.iter().enumerate() {
+                imp[f as usize] += match kind {
+                    ImportanceKind::Gain => t.gain[i],
+                    ImportanceKind::Split => 1.0,
+                };
+            }
+        }
+        let total: f64 = imp.iter().sum();
+        if total > 0.0 {
+            imp.iter_mut().for_each(|v| *v /= total);
+        }
+        imp
+    }
+}

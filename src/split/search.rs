@@ -55,8 +55,9 @@ pub fn best_split_for_feature(
     best
 }
 
-/// Below this many features the search runs on one thread.
-const PARALLEL_MIN_FEATURES: usize = 16;
+/// Below this many histogram bins the search runs on one thread (waking
+/// workers costs more than scanning a few thousand bins).
+const PARALLEL_MIN_BINS: usize = 64 * 1024;
 
 /// Best split of a node over `features`; ties go to the earlier feature.
 pub fn best_split(
@@ -71,7 +72,8 @@ pub fn best_split(
         let h = &hist[data.bin_offsets[j]..data.bin_offsets[j + 1]];
         best_split_for_feature(h, &data.mapper.features[j].thresholds, total, parent_score, j, rule)
     };
-    let per_feature: Vec<Option<SplitCandidate>> = if features.len() >= PARALLEL_MIN_FEATURES {
+    let bins: usize = features.iter().map(|&j| data.bin_offsets[j + 1] - data.bin_offsets[j]).sum();
+    let per_feature: Vec<Option<SplitCandidate>> = if bins >= PARALLEL_MIN_BINS {
         features.par_iter().map(one).collect()
     } else {
         features.iter().map(one).collect()

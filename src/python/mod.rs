@@ -1,0 +1,14 @@
+//! The PyO3 module `rgbm_rs._core`: convert, validate, release the GIL, call
+//! the core, convert back. Nothing here computes.
+mod booster;
+mod convert;
+mod errors;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<booster::PyBooster>()?;
+    m.add("FORMAT_VERSION", crate::model::FORMAT_VERSION)?;
+    Ok(())
+}
