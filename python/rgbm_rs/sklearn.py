@@ -356,7 +356,8 @@ class RGBMClassifier(ClassifierMixin, _RGBMBase):
 
     def predict(self, X):
         """Predicted labels."""
-        return self.classes_[(self._raw(X) > 0).astype(np.intp)]
+        raw = self._raw(X)
+        return self.classes_[(raw > 0).astype(np.intp)]
 
     def staged_decision_function(self, X):
         """Raw scores after each boosting round (a generator)."""

@@ -75,7 +75,7 @@ fn train_in_pool<T: Element>(
     on_round: RoundHook,
 ) -> Result<Model> {
     let n = x.n_rows();
-    let data = BinnedDataset::from_matrix(x, params.max_bins, params.random_state)?;
+    let data = BinnedDataset::from_weighted_matrix(x, params.max_bins, params.random_state, w)?;
     let base_score = match params.init {
         Init::Optimal => objective.optimal_constant(y, w),
         Init::Zero => 0.0,

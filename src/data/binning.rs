@@ -38,13 +38,13 @@ impl FeatureBins {
         if x.is_nan() { self.missing_bin() } else { self.thresholds.partition_point(|&t| t < x) }
     }
 
-    /// Cut points from sorted non-NaN values.
-    fn from_sorted(sorted: &[f64], max_bins: usize) -> FeatureBins {
-        let mut distinct: Vec<(f64, usize)> = Vec::new();
-        for &v in sorted {
+    /// Cut points from (value, weight) pairs sorted by value (no NaN, weights > 0).
+    fn from_sorted(sorted: &[(f64, f64)], max_bins: usize) -> FeatureBins {
+        let mut distinct: Vec<(f64, f64)> = Vec::new();
+        for &(v, w) in sorted {
             match distinct.last_mut() {
-                Some((last, count)) if *last == v => *count += 1,
-                _ => distinct.push((v, 1)),
+                Some((last, weight)) if *last == v => *weight += w,
+                _ => distinct.push((v, w)),
             }
         }
         let cut_between = |a: f64, b: f64| {
@@ -58,18 +58,17 @@ impl FeatureBins {
                 thresholds.push(cut_between(w[0].0, w[1].0));
             }
         } else {
-            // Greedy equal-frequency bins over distinct values, re-aiming the
+            // Greedy equal-weight bins over distinct values, re-aiming the
             // target after every cut so heavy ties do not waste bins.
-            let mut remaining: usize = sorted.len();
+            let mut remaining: f64 = distinct.iter().map(|d| d.1).sum();
             let mut bins_left = max_bins;
-            let mut acc = 0usize;
+            let mut acc = 0.0;
             for i in 0..distinct.len() - 1 {
                 acc += distinct[i].1;
-                let target = remaining as f64 / bins_left as f64;
-                if acc as f64 >= target && bins_left > 1 {
+                if acc >= remaining / bins_left as f64 && bins_left > 1 {
                     thresholds.push(cut_between(distinct[i].0, distinct[i + 1].0));
                     remaining -= acc;
-                    acc = 0;
+                    acc = 0.0;
                     bins_left -= 1;
                 }
             }
@@ -86,7 +85,9 @@ pub struct BinMapper {
 
 impl BinMapper {
     /// Finds cut points on a seeded sample of at most `BIN_SAMPLE_ROWS` rows.
-    pub fn fit<T: Element>(x: &DenseMatrix<T>, max_bins: usize, seed: u64) -> Result<BinMapper> {
+    /// Quantiles are weighted; rows of weight 0 do not place cut points, so a
+    /// zero weight is the same as removing the row.
+    pub fn fit<T: Element>(x: &DenseMatrix<T>, max_bins: usize, seed: u64, weights: Option<&[f64]>) -> Result<BinMapper> {
         if !(2..=65535).contains(&max_bins) {
             return Err(RgbmError::param("max_bins", format!("must be in [2, 65535], got {max_bins}")));
         }
@@ -102,19 +103,20 @@ impl BinMapper {
         let features = (0..x.n_cols())
             .into_par_iter()
             .map(|j| {
-                let mut values: Vec<f64> = match &sample {
-                    Some(rows) => rows.iter().map(|&i| x.get(i, j)).filter(|v| !v.is_nan()).collect(),
+                let weight = |i: usize| weights.map_or(1.0, |w| w[i]);
+                let mut values: Vec<(f64, f64)> = match &sample {
+                    Some(rows) => rows.iter().map(|&i| (x.get(i, j), weight(i))).filter(|(v, w)| !v.is_nan() && *w > 0.0).collect(),
                     None => {
                         let mut v = Vec::with_capacity(n);
-                        x.for_each_in_col(j, |_, val| {
-                            if !val.is_nan() {
-                                v.push(val)
+                        x.for_each_in_col(j, |i, val| {
+                            if !val.is_nan() && weight(i) > 0.0 {
+                                v.push((val, weight(i)))
                             }
                         });
                         v
                     }
                 };
-                values.sort_unstable_by(f64::total_cmp);
+                values.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
                 FeatureBins::from_sorted(&values, max_bins)
             })
             .collect();
@@ -137,7 +139,7 @@ mod tests {
 
     #[test]
     fn few_distinct_values_get_one_bin_each() {
-        let fb = FeatureBins::from_sorted(&[1.0, 1.0, 2.0, 3.0, 3.0], 255);
+        let fb = FeatureBins::from_sorted(&[(1.0, 1.0), (1.0, 1.0), (2.0, 1.0), (3.0, 1.0), (3.0, 1.0)], 255);
         assert_eq!(fb.thresholds, vec![1.5, 2.5]);
         assert_eq!(fb.bin(1.0), 0);
         assert_eq!(fb.bin(1.5), 0);
@@ -149,7 +151,8 @@ mod tests {
     #[test]
     fn many_values_are_cut_into_at_most_max_bins_balanced_bins() {
         let v: Vec<f64> = (0..10_000).map(|i| i as f64).collect();
-        let fb = FeatureBins::from_sorted(&v, 16);
+        let pairs: Vec<(f64, f64)> = v.iter().map(|&x| (x, 1.0)).collect();
+        let fb = FeatureBins::from_sorted(&pairs, 16);
         assert!(fb.n_value_bins() <= 16 && fb.n_value_bins() >= 15, "{}", fb.n_value_bins());
         let mut counts = vec![0usize; fb.n_bins()];
         for &x in &v {
@@ -164,7 +167,7 @@ mod tests {
     fn adjacent_floats_stay_separated() {
         let a = 1.0f64;
         let b = f64::from_bits(a.to_bits() + 1);
-        let fb = FeatureBins::from_sorted(&[a, b], 255);
+        let fb = FeatureBins::from_sorted(&[(a, 1.0), (b, 1.0)], 255);
         assert_eq!(fb.bin(a), 0);
         assert_eq!(fb.bin(b), 1);
     }

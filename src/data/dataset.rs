@@ -65,8 +65,13 @@ fn fill_codes<C: BinCode, T: Element>(x: &DenseMatrix<T>, mapper: &BinMapper) ->
 }
 
 impl BinnedDataset {
-    /// Bins `x` with a new mapper fitted on it.
+    /// Bins `x` with a new mapper fitted on it (unweighted quantiles).
     pub fn from_matrix<T: Element>(x: &DenseMatrix<T>, max_bins: usize, seed: u64) -> Result<BinnedDataset> {
+        Self::from_weighted_matrix(x, max_bins, seed, None)
+    }
+
+    /// Bins `x` with a new mapper fitted on it, quantiles weighted by `weights`.
+    pub fn from_weighted_matrix<T: Element>(x: &DenseMatrix<T>, max_bins: usize, seed: u64, weights: Option<&[f64]>) -> Result<BinnedDataset> {
         if x.n_rows() == 0 || x.n_cols() == 0 {
             return Err(RgbmError::EmptyInput(format!(
                 "X has shape ({}, {}); at least one row and one feature are needed",
@@ -75,7 +80,7 @@ impl BinnedDataset {
             )));
         }
         x.check_no_infinity()?;
-        let mapper = BinMapper::fit(x, max_bins, seed)?;
+        let mapper = BinMapper::fit(x, max_bins, seed, weights)?;
         Self::with_mapper(x, mapper)
     }
 

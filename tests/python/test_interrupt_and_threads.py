@@ -1,0 +1,93 @@
+"""Ctrl-C stops a fit between rounds; fit releases the GIL."""
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import numpy as np
+
+from rgbm_rs import RGBMRegressor
+
+_LONG_FIT = textwrap.dedent(
+    """
+    import sys, time
+    import numpy as np
+    from rgbm_rs import RGBMRegressor
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200_000, 20)).astype(np.float32)
+    y = X[:, 0] + rng.normal(size=200_000)
+    reg = RGBMRegressor(n_estimators=100_000, max_depth=8, random_state=0)
+    print("fitting", flush=True)
+    try:
+        reg.fit(X, y)
+    except KeyboardInterrupt:
+        print("interrupted", hasattr(reg, "_booster"), flush=True)
+        sys.exit(0)
+    print("finished", flush=True)
+    """
+)
+
+
+def test_sigint_stops_fit_promptly():
+    proc = subprocess.Popen([sys.executable, "-c", _LONG_FIT], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "fitting"
+        time.sleep(1.5)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=30)
+        waited = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert out.strip() == "interrupted False", out
+    assert waited < 2.0, f"fit took {waited:.2f}s to stop after SIGINT"
+    assert proc.returncode == 0
+
+
+def test_fit_releases_the_gil():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50_000, 10))
+    y = X[:, 0] + rng.normal(size=50_000)
+    ticks = []
+    stop = threading.Event()
+
+    def ticker():
+        while not stop.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.005)
+
+    t = threading.Thread(target=ticker)
+    t.start()
+    start = time.perf_counter()
+    RGBMRegressor(n_estimators=60, max_depth=6, random_state=0, n_jobs=1).fit(X, y)
+    end = time.perf_counter()
+    stop.set()
+    t.join()
+    during = [x for x in ticks if start < x < end]
+    # With the GIL held for the whole fit the ticker would not run at all.
+    assert end - start > 0.1
+    assert len(during) >= 0.3 * (end - start) / 0.005 * 0.5, (len(during), end - start)
+
+
+def test_concurrent_predict_matches_serial():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(5000, 6))
+    y = np.sin(X[:, 0]) + X[:, 1]
+    reg = RGBMRegressor(n_estimators=40, random_state=0).fit(X, y)
+    want = reg.predict(X)
+    results = [None] * 4
+
+    def work(i):
+        results[i] = reg.predict(X)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for r in results:
+        np.testing.assert_array_equal(r, want)
