@@ -660,14 +660,14 @@ def markdown_section(args, tables: dict, elapsed: float, versions: str, machine:
         "XGBoost: `tree_method=\"hist\"`, `grow_policy=\"lossguide\"`, `max_leaves=31`, `max_depth=0` "
         "(its row limit is a hessian one, `min_child_weight=1`, since it has no row-count limit); "
         "the depth-6 row is XGBoost's default depth-wise growth, for reference only.",
-        f"- Method: every fit in a fresh process; {args.reps} repetitions with the libraries interleaved "
+        f"- Method: every fit in a fresh process; {args.reps} repetition{'s' if args.reps != 1 else ''} with the libraries interleaved "
         "(order rotated each repetition); medians reported. Fit time = wall time of `fit` only (data "
         "already in memory, library imported). Predict = median of 3 `predict_proba` calls on the test "
         "set. Fit peak RSS = VmHWM after `fit` minus RSS just before it (high-water mark reset via "
         "`/proc/self/clear_refs`). Fit CPU/wall = process CPU time / wall time during `fit` (2.0 = both "
         f"cores busy). A fit during which other processes used > {100 * args.max_others:.0f}% of the "
         f"machine (/proc/stat busy+steal minus the child's own) was retried, after waiting up to "
-        f"{args.retry_pause:.0f} s for a quiet machine, up to {args.retries} times; when every attempt was "
+        f"{args.retry_pause:.0f} s for a quiet machine, at most {args.retries} time{'s' if args.retries != 1 else ''}; when every attempt was "
         "contended the fastest is kept and the row is marked CONTENDED (k/n = repetitions affected).",
         "",
         "### Datasets",
@@ -688,7 +688,11 @@ def markdown_section(args, tables: dict, elapsed: float, versions: str, machine:
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog=__doc__[__doc__.index("Usage") :],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--reps", type=int, default=3, help="repetitions (default 3)")
     p.add_argument("--rounds", type=int, default=100, help="boosting rounds (default 100)")
     p.add_argument("--datasets", default=",".join(ALL_DATASETS), help="comma list from: " + ", ".join(ALL_DATASETS))

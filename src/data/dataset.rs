@@ -38,11 +38,18 @@ pub enum BinCodes {
     U16(Vec<u16>),
 }
 
+/// The binned matrix is kept in two layouts: feature-major (a column per
+/// feature: root histograms, partitions, per-feature work) and row-major (a
+/// row's codes in one cache line: histograms of row subsets, where
+/// feature-major would miss the cache once per feature and row).
 #[derive(Clone, Debug)]
 pub struct BinnedDataset {
     pub n_rows: usize,
     pub mapper: BinMapper,
+    /// Feature-major: code of (row i, feature j) at j·n + i.
     pub codes: BinCodes,
+    /// Row-major: code of (row i, feature j) at i·p + j.
+    pub row_codes: BinCodes,
     /// Start of each feature's bins in a flat histogram; last entry = total bins.
     pub bin_offsets: Vec<usize>,
 }
@@ -62,6 +69,26 @@ fn fill_codes<C: BinCode, T: Element>(x: &DenseMatrix<T>, mapper: &BinMapper) ->
         x.for_each_in_col(j, |i, v| col[i] = C::from_idx(fb.bin(v)));
     });
     Ok(codes)
+}
+
+/// Row-major copy of feature-major codes, built in cache-sized row blocks.
+fn transpose<C: BinCode>(codes: &[C], n: usize, p: usize) -> Result<Vec<C>> {
+    const BLOCK: usize = 4096;
+    let mut out: Vec<C> = Vec::new();
+    out.try_reserve_exact(codes.len())
+        .map_err(|_| RgbmError::Shape(format!("cannot allocate the row-major binned matrix ({} codes)", codes.len())))?;
+    out.resize(codes.len(), C::from_idx(0));
+    out.par_chunks_mut(BLOCK * p).enumerate().for_each(|(b, block)| {
+        let r0 = b * BLOCK;
+        let rows = block.len() / p;
+        for j in 0..p {
+            let col = &codes[j * n + r0..j * n + r0 + rows];
+            for (r, &c) in col.iter().enumerate() {
+                block[r * p + j] = c;
+            }
+        }
+    });
+    Ok(out)
 }
 
 impl BinnedDataset {
@@ -93,10 +120,15 @@ impl BinnedDataset {
                 mapper.n_features()
             )));
         }
-        let codes = if mapper.fits_u8() {
-            BinCodes::U8(fill_codes::<u8, T>(x, &mapper)?)
+        let (n, p) = (x.n_rows(), x.n_cols());
+        let (codes, row_codes) = if mapper.fits_u8() {
+            let c = fill_codes::<u8, T>(x, &mapper)?;
+            let r = transpose(&c, n, p)?;
+            (BinCodes::U8(c), BinCodes::U8(r))
         } else {
-            BinCodes::U16(fill_codes::<u16, T>(x, &mapper)?)
+            let c = fill_codes::<u16, T>(x, &mapper)?;
+            let r = transpose(&c, n, p)?;
+            (BinCodes::U16(c), BinCodes::U16(r))
         };
         let mut bin_offsets = Vec::with_capacity(mapper.n_features() + 1);
         let mut total = 0;
@@ -105,7 +137,7 @@ impl BinnedDataset {
             total += fb.n_bins();
         }
         bin_offsets.push(total);
-        Ok(BinnedDataset { n_rows: x.n_rows(), mapper, codes, bin_offsets })
+        Ok(BinnedDataset { n_rows: x.n_rows(), mapper, codes, row_codes, bin_offsets })
     }
 
     pub fn n_features(&self) -> usize {
@@ -121,6 +153,16 @@ impl BinnedDataset {
     pub fn code(&self, row: usize, feature: usize) -> usize {
         let k = feature * self.n_rows + row;
         match &self.codes {
+            BinCodes::U8(c) => c[k] as usize,
+            BinCodes::U16(c) => c[k] as usize,
+        }
+    }
+
+    /// The code of (row, feature) read from the row-major copy.
+    #[inline]
+    pub fn row_code(&self, row: usize, feature: usize) -> usize {
+        let k = row * self.n_features() + feature;
+        match &self.row_codes {
             BinCodes::U8(c) => c[k] as usize,
             BinCodes::U16(c) => c[k] as usize,
         }
@@ -155,6 +197,7 @@ mod tests {
         for i in 0..n {
             for j in 0..p {
                 assert_eq!(a.code(i, j), b.code(i, j));
+                assert_eq!(a.code(i, j), a.row_code(i, j));
                 assert_eq!(a.code(i, j), a.mapper.features[j].bin(xc.get(i, j)));
             }
         }

@@ -33,16 +33,21 @@ impl PointLoss for Logistic {
     }
     #[inline(always)]
     fn grad_hess(&self, y: f64, f: f64) -> (f64, f64) {
-        let mut p = sigmoid(f);
+        // p = sigmoid(f) and q = 1 − p, both from one exp and without
+        // cancellation, so gradients stay exact far into the tails.
+        let e = (-f.abs()).exp();
+        let (small, large) = (e / (1.0 + e), 1.0 / (1.0 + e));
+        let (mut p, mut q) = if f >= 0.0 { (large, small) } else { (small, large) };
         if let Some(rho) = self.clamp {
             // Bound every Newton step: a badly misclassified row counts as p = ρ / 1−ρ.
             if y < 0.5 && p > 1.0 - rho {
-                p = 1.0 - rho;
+                (p, q) = (1.0 - rho, rho);
             } else if y > 0.5 && p < rho {
-                p = rho;
+                (p, q) = (rho, 1.0 - rho);
             }
         }
-        (p - y + self.reg * f, p * (1.0 - p) + self.reg)
+        let g = if y > 0.5 { -q } else { p };
+        (g + self.reg * f, p * q + self.reg)
     }
     fn smoothness(&self) -> Option<f64> {
         Some(0.25 + self.reg)
@@ -83,5 +88,16 @@ mod tests {
         // Well-classified rows are untouched.
         let u = Logistic { reg: 0.0, clamp: None };
         assert_eq!(l.grad_hess(1.0, 2.0), u.grad_hess(1.0, 2.0));
+    }
+
+    #[test]
+    fn tails_are_exact() {
+        // 1 − sigmoid(40) ≈ 4.25e-18 would round to 0 if computed as p − 1.
+        let u = Logistic { reg: 0.0, clamp: None };
+        let (g, h) = u.grad_hess(1.0, 40.0);
+        let want = (-40f64).exp() / (1.0 + (-40f64).exp());
+        assert!((g + want).abs() < 1e-30 && (h - want).abs() < 1e-30, "{g} {h}");
+        let (g, _) = u.grad_hess(0.0, -40.0);
+        assert!((g - want).abs() < 1e-30);
     }
 }

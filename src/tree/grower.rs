@@ -46,7 +46,21 @@ pub struct TreeGrower<'a> {
     scratch: Vec<u32>,
     gh_buf: Vec<[f64; 2]>,
     w_buf: Vec<f64>,
+    partials: Vec<Vec<BinStats>>,
     features: Vec<usize>,
+}
+
+/// (Σg, Σh, Σw, n) over `rows`, summed in row order.
+fn sum_rows(rows: &[u32], grads: &Gradients) -> BinStats {
+    let mut s = BinStats::default();
+    for &r in rows {
+        let [g, h] = grads.gh[r as usize];
+        s.g += g;
+        s.h += h;
+        s.w += grads.weights.map_or(1.0, |w| w[r as usize]);
+        s.n += 1.0;
+    }
+    s
 }
 
 /// Below this many rows a gather runs on one thread.
@@ -61,6 +75,7 @@ impl<'a> TreeGrower<'a> {
             scratch: vec![0; data.n_rows],
             gh_buf: vec![[0.0; 2]; data.n_rows],
             w_buf: Vec::new(),
+            partials: Vec::new(),
             features: (0..data.n_features()).collect(),
         }
     }
@@ -73,7 +88,7 @@ impl<'a> TreeGrower<'a> {
     fn histogram(&mut self, rows: &[u32], all: bool, grads: &Gradients) -> Vec<BinStats> {
         let mut hist = self.pool.take();
         if all {
-            build(self.data, &self.features, None, grads, &mut hist);
+            build(self.data, &self.features, None, grads, &mut hist, &mut self.partials);
             return hist;
         }
         let m = rows.len();
@@ -92,7 +107,7 @@ impl<'a> TreeGrower<'a> {
             self.w_buf.extend(rows.iter().map(|&r| w[r as usize]));
             &self.w_buf[..]
         });
-        build(self.data, &self.features, Some(rows), &Gradients { gh: &self.gh_buf[..m], weights }, &mut hist);
+        build(self.data, &self.features, Some(rows), &Gradients { gh: &self.gh_buf[..m], weights }, &mut hist, &mut self.partials);
         hist
     }
 
@@ -137,13 +152,18 @@ impl<'a> TreeGrower<'a> {
             leaves[i] = left;
             leaves.push(right);
         }
+        // Leaf values from sums over the leaf's own rows: histogram sums of a
+        // larger child come from subtraction and carry ~1e-16 relative residue,
+        // which turns −G/H into garbage once a leaf's true G and H are ~0.
+        let rows_ref: &[u32] = rows;
+        let exact: Vec<BinStats> = leaves.par_iter().map(|l| sum_rows(&rows_ref[l.start..l.end], grads)).collect();
         let mut leaf_ranges = Vec::with_capacity(leaves.len());
         for (k, leaf) in leaves.iter_mut().enumerate() {
             if let Some((p, is_left)) = leaf.parent {
                 let slot = if is_left { &mut tree.left[p] } else { &mut tree.right[p] };
                 *slot = !(k as i32);
             }
-            tree.leaf_value.push(self.cfg.rule.leaf_value(&leaf.total));
+            tree.leaf_value.push(self.cfg.rule.leaf_value(&exact[k]));
             leaf_ranges.push((leaf.start, leaf.end));
             if let Some(h) = leaf.hist.take() {
                 self.pool.give(h);
@@ -267,6 +287,34 @@ mod tests {
             v.iter().sum::<f64>() / v.len() as f64
         };
         assert!((t.leaf_value[!t.left[0] as usize] - left_mean).abs() < 1e-12);
+    }
+
+    /// Leaf values come from sums over the leaf's own rows, not from histogram
+    /// subtraction (parent − sibling), whose ~1e-16 residue turns −G/H into
+    /// garbage when a leaf's true sums are ~0.
+    #[test]
+    fn leaf_values_are_computed_from_the_leaf_rows() {
+        let n = 3000;
+        let x: Vec<f64> = (0..n * 2).map(|k| ((k * 7919) % 211) as f64).collect();
+        let m = DenseMatrix::row_major(&x, n, 2).unwrap();
+        let data = BinnedDataset::from_matrix(&m, 255, 0).unwrap();
+        // Mixed magnitudes: exact zeros, tiny values and large awkward values.
+        let gh: Vec<[f64; 2]> = (0..n)
+            .map(|i| match i % 3 {
+                0 => [0.0, 0.0],
+                1 => [1e-13 * (i as f64).sin(), 1e-13],
+                _ => [1e3 * (i as f64).cos(), 0.3 + (i as f64).sin().abs()],
+            })
+            .collect();
+        let cfg = GrowerConfig { max_depth: None, max_leaves: Some(20), rule: SplitRule { min_child_weight: 0.0, ..rule() } };
+        let mut g = TreeGrower::new(&data, cfg);
+        let mut rows: Vec<u32> = (0..n as u32).collect();
+        let grown = g.grow(&Gradients { gh: &gh, weights: None }, &mut rows, true);
+        assert!(grown.tree.n_leaves() > 5);
+        for (leaf, &(s, e)) in grown.leaf_ranges.iter().enumerate() {
+            let want = rule().leaf_value(&sum_rows(&rows[s..e], &Gradients { gh: &gh, weights: None }));
+            assert_eq!(grown.tree.leaf_value[leaf].to_bits(), want.to_bits(), "leaf {leaf}");
+        }
     }
 
     #[test]

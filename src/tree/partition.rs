@@ -4,6 +4,7 @@
 use rayon::prelude::*;
 
 use crate::data::dataset::{BinCode, BinCodes, BinnedDataset};
+use crate::histogram::{prefetch, PREFETCH_AHEAD};
 
 /// Rows per chunk when partitioning in parallel.
 const CHUNK: usize = 16 * 1024;
@@ -38,7 +39,10 @@ pub fn partition(data: &BinnedDataset, route: SplitRoute, rows: &mut [u32], scra
 #[inline(never)]
 fn split_chunk<C: BinCode>(col: &[C], route: SplitRoute, rows: &[u32], out: &mut [u32]) -> usize {
     let (mut l, mut r) = (0usize, out.len());
-    for &row in rows {
+    for (k, &row) in rows.iter().enumerate() {
+        if let Some(&ahead) = rows.get(k + PREFETCH_AHEAD) {
+            prefetch(col.as_ptr().wrapping_add(ahead as usize));
+        }
         if route.goes_left(col[row as usize].idx()) {
             out[l] = row;
             l += 1;
