@@ -54,41 +54,92 @@ pub struct BinnedDataset {
     pub bin_offsets: Vec<usize>,
 }
 
-fn fill_codes<C: BinCode, T: Element>(x: &DenseMatrix<T>, mapper: &BinMapper) -> Result<Vec<C>> {
-    let n = x.n_rows();
-    let len = n
-        .checked_mul(x.n_cols())
-        .ok_or_else(|| RgbmError::Shape("n_rows * n_features overflows".into()))?;
+fn alloc_codes<C: BinCode>(len: usize, what: &str) -> Result<Vec<C>> {
     let mut codes: Vec<C> = Vec::new();
     codes
         .try_reserve_exact(len)
-        .map_err(|_| RgbmError::Shape(format!("cannot allocate the binned matrix ({len} codes)")))?;
+        .map_err(|_| RgbmError::Shape(format!("cannot allocate the {what} binned matrix ({len} codes)")))?;
     codes.resize(len, C::from_idx(0));
-    codes.par_chunks_mut(n.max(1)).enumerate().for_each(|(j, col)| {
-        let fb = &mapper.features[j];
-        x.for_each_in_col(j, |i, v| col[i] = C::from_idx(fb.bin(v)));
-    });
     Ok(codes)
 }
 
-/// Row-major copy of feature-major codes, built in cache-sized row blocks.
-fn transpose<C: BinCode>(codes: &[C], n: usize, p: usize) -> Result<Vec<C>> {
-    const BLOCK: usize = 4096;
-    let mut out: Vec<C> = Vec::new();
-    out.try_reserve_exact(codes.len())
-        .map_err(|_| RgbmError::Shape(format!("cannot allocate the row-major binned matrix ({} codes)", codes.len())))?;
-    out.resize(codes.len(), C::from_idx(0));
-    out.par_chunks_mut(BLOCK * p).enumerate().for_each(|(b, block)| {
-        let r0 = b * BLOCK;
-        let rows = block.len() / p;
-        for j in 0..p {
-            let col = &codes[j * n + r0..j * n + r0 + rows];
-            for (r, &c) in col.iter().enumerate() {
-                block[r * p + j] = c;
-            }
+/// Rows per task when filling or transposing codes row-block by row-block.
+const ROW_BLOCK: usize = 4096;
+
+/// Bins every value, reading `x` in its memory order, and returns
+/// (feature-major, row-major) codes. Infinity is an error (NaN = missing).
+fn fill_codes<C: BinCode, T: Element>(x: &DenseMatrix<T>, mapper: &BinMapper) -> Result<(Vec<C>, Vec<C>)> {
+    let (n, p) = (x.n_rows(), x.n_cols());
+    let len = n.checked_mul(p).ok_or_else(|| RgbmError::Shape("n_rows * n_features overflows".into()))?;
+    let infinity = |row: usize, col: usize| {
+        RgbmError::NonFinite(format!("X contains infinity at row {row}, column {col} (NaN is allowed and means missing)"))
+    };
+    if x.is_row_major() {
+        let mut rows = alloc_codes::<C>(len, "row-major")?;
+        let bad = rows
+            .par_chunks_mut(ROW_BLOCK * p)
+            .enumerate()
+            .map(|(b, block)| {
+                let mut bad = None;
+                for (k, out) in block.chunks_mut(p).enumerate() {
+                    let i = b * ROW_BLOCK + k;
+                    for (j, o) in out.iter_mut().enumerate() {
+                        let v = x.get(i, j);
+                        if v.is_infinite() && bad.is_none() {
+                            bad = Some((i, j));
+                        }
+                        *o = C::from_idx(mapper.features[j].bin(v));
+                    }
+                }
+                bad
+            })
+            .find_first(|b| b.is_some())
+            .flatten();
+        if let Some((i, j)) = bad {
+            return Err(infinity(i, j));
         }
-    });
-    Ok(out)
+        let mut cols = alloc_codes::<C>(len, "feature-major")?;
+        cols.par_chunks_mut(n).enumerate().for_each(|(j, col)| {
+            for (i, c) in col.iter_mut().enumerate() {
+                *c = rows[i * p + j];
+            }
+        });
+        Ok((cols, rows))
+    } else {
+        let mut cols = alloc_codes::<C>(len, "feature-major")?;
+        let bad = cols
+            .par_chunks_mut(n)
+            .enumerate()
+            .map(|(j, col)| {
+                let fb = &mapper.features[j];
+                let mut bad = None;
+                x.for_each_in_col(j, |i, v| {
+                    if v.is_infinite() && bad.is_none() {
+                        bad = Some((i, j));
+                    }
+                    col[i] = C::from_idx(fb.bin(v));
+                });
+                bad
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .flatten()
+            .min();
+        if let Some((i, j)) = bad {
+            return Err(infinity(i, j));
+        }
+        let mut rows = alloc_codes::<C>(len, "row-major")?;
+        rows.par_chunks_mut(ROW_BLOCK * p).enumerate().for_each(|(b, block)| {
+            let r0 = b * ROW_BLOCK;
+            let m = block.len() / p;
+            for j in 0..p {
+                for (r, &c) in cols[j * n + r0..j * n + r0 + m].iter().enumerate() {
+                    block[r * p + j] = c;
+                }
+            }
+        });
+        Ok((cols, rows))
+    }
 }
 
 impl BinnedDataset {
@@ -106,7 +157,6 @@ impl BinnedDataset {
                 x.n_cols()
             )));
         }
-        x.check_no_infinity()?;
         let mapper = BinMapper::fit(x, max_bins, seed, weights)?;
         Self::with_mapper(x, mapper)
     }
@@ -120,14 +170,11 @@ impl BinnedDataset {
                 mapper.n_features()
             )));
         }
-        let (n, p) = (x.n_rows(), x.n_cols());
         let (codes, row_codes) = if mapper.fits_u8() {
-            let c = fill_codes::<u8, T>(x, &mapper)?;
-            let r = transpose(&c, n, p)?;
+            let (c, r) = fill_codes::<u8, T>(x, &mapper)?;
             (BinCodes::U8(c), BinCodes::U8(r))
         } else {
-            let c = fill_codes::<u16, T>(x, &mapper)?;
-            let r = transpose(&c, n, p)?;
+            let (c, r) = fill_codes::<u16, T>(x, &mapper)?;
             (BinCodes::U16(c), BinCodes::U16(r))
         };
         let mut bin_offsets = Vec::with_capacity(mapper.n_features() + 1);
@@ -209,6 +256,11 @@ mod tests {
         let v = [1.0, f64::INFINITY];
         let x = DenseMatrix::row_major(&v, 2, 1).unwrap();
         assert!(matches!(BinnedDataset::from_matrix(&x, 255, 0), Err(RgbmError::NonFinite(_))));
+        let v = [1.0, 2.0, 3.0, f64::NEG_INFINITY, 5.0, 6.0];
+        for x in [DenseMatrix::col_major(&v, 3, 2).unwrap(), DenseMatrix::row_major(&v, 3, 2).unwrap()] {
+            let e = BinnedDataset::from_matrix(&x, 255, 0).unwrap_err();
+            assert!(e.to_string().contains("infinity"), "{e}");
+        }
         let e: [f64; 0] = [];
         let x = DenseMatrix::row_major(&e, 0, 3).unwrap();
         assert!(matches!(BinnedDataset::from_matrix(&x, 255, 0), Err(RgbmError::EmptyInput(_))));

@@ -86,22 +86,29 @@ impl<'a, T: Element> DenseMatrix<'a, T> {
         }
     }
 
-    /// Rejects +-inf: NaN means "missing" and is allowed.
+    /// Rejects +-inf: NaN means "missing" and is allowed. Reads in memory order.
     pub fn check_no_infinity(&self) -> Result<()> {
-        for col in 0..self.n_cols {
-            let mut bad = None;
-            self.for_each_in_col(col, |row, v| {
-                if v.is_infinite() && bad.is_none() {
-                    bad = Some(row);
-                }
-            });
-            if let Some(row) = bad {
-                return Err(RgbmError::NonFinite(format!(
-                    "X contains infinity at row {row}, column {col} (NaN is allowed and means missing)"
-                )));
-            }
+        let found = if self.is_row_major() {
+            (0..self.n_rows).find_map(|i| (0..self.n_cols).find(|&j| self.get(i, j).is_infinite()).map(|j| (i, j)))
+        } else {
+            (0..self.n_cols)
+                .filter_map(|j| {
+                    let mut bad = None;
+                    self.for_each_in_col(j, |i, v| {
+                        if v.is_infinite() && bad.is_none() {
+                            bad = Some(i);
+                        }
+                    });
+                    bad.map(|i| (i, j))
+                })
+                .min()
+        };
+        match found {
+            Some((row, col)) => Err(RgbmError::NonFinite(format!(
+                "X contains infinity at row {row}, column {col} (NaN is allowed and means missing)"
+            ))),
+            None => Ok(()),
         }
-        Ok(())
     }
 }
 
