@@ -51,6 +51,30 @@ pub fn with_threads<R: Send>(n_jobs: Option<usize>, f: impl FnOnce() -> R + Send
     Ok(pool.install(f))
 }
 
+/// A raw pointer that may be shared between threads writing disjoint rows.
+struct DisjointRows(*mut f64);
+// SAFETY: only used by `add_leaf_values`, whose threads write disjoint indices.
+unsafe impl Sync for DisjointRows {}
+
+/// scores[r] += value of r's leaf, in parallel over leaves. `rows` holds each
+/// row index at most once (it is built as 0..n or a filtered 0..n in `train`
+/// and only permuted by partitioning), so the writes of different leaves never
+/// alias.
+fn add_leaf_values(scores: &mut [f64], rows: &[u32], ranges: &[(usize, usize)], values: &[f64]) {
+    debug_assert!(rows.iter().all(|&r| (r as usize) < scores.len()));
+    let out = DisjointRows(scores.as_mut_ptr());
+    let out = &out;
+    let n = scores.len();
+    ranges.par_iter().zip(values).for_each(|(&(s, e), &v)| {
+        for &r in &rows[s..e] {
+            let r = r as usize;
+            assert!(r < n);
+            // SAFETY: r < n (checked), and no other leaf holds row r.
+            unsafe { *out.0.add(r) += v };
+        }
+    });
+}
+
 /// Trains a model on `x` (NaN = missing), labels `y` and optional weights.
 pub fn train<T: Element>(
     params: &BoosterParams,
@@ -106,12 +130,7 @@ fn train_in_pool<T: Element>(
             *v *= params.learning_rate;
         }
         if all_rows {
-            for (leaf, &(s, e)) in grown.leaf_ranges.iter().enumerate() {
-                let v = tree.leaf_value[leaf];
-                for &r in &rows[s..e] {
-                    scores[r as usize] += v;
-                }
-            }
+            add_leaf_values(&mut scores, &rows, &grown.leaf_ranges, &tree.leaf_value);
         } else {
             // Out-of-bag rows are not in any leaf range: route every row.
             scores.par_iter_mut().enumerate().for_each(|(i, s)| *s += tree.predict_row(x, i));
