@@ -35,6 +35,28 @@ impl BinStats {
     }
 }
 
+impl BinStats {
+    /// Adds one row; without weights Σw is filled in by `finish`.
+    #[inline(always)]
+    fn accumulate<const WEIGHTED: bool>(&mut self, [g, h]: [f64; 2], w: &[f64], k: usize) {
+        self.g += g;
+        self.h += h;
+        self.n += 1.0;
+        if WEIGHTED {
+            self.w += w[k];
+        }
+    }
+}
+
+/// Unweighted kernels skip Σw in the hot loop: it equals the row count.
+fn finish<const WEIGHTED: bool>(hist: &mut [BinStats]) {
+    if !WEIGHTED {
+        for b in hist.iter_mut() {
+            b.w = b.n;
+        }
+    }
+}
+
 /// Per-row (weighted) gradient and hessian, plus optional row weights.
 pub struct Gradients<'a> {
     pub gh: &'a [[f64; 2]],
@@ -64,20 +86,9 @@ fn build_feature<C: BinCode, const ALL_ROWS: bool, const WEIGHTED: bool>(
             }
         }
         let code = if ALL_ROWS { codes[k] } else { codes[rows[k] as usize] };
-        let b = &mut hist[code.idx()];
-        let [g, h] = gh[k];
-        b.g += g;
-        b.h += h;
-        b.n += 1.0;
-        if WEIGHTED {
-            b.w += w[k];
-        }
+        hist[code.idx()].accumulate::<WEIGHTED>(gh[k], w, k);
     }
-    if !WEIGHTED {
-        for b in hist.iter_mut() {
-            b.w = b.n;
-        }
-    }
+    finish::<WEIGHTED>(hist);
 }
 
 fn build_typed<C: BinCode>(
@@ -153,22 +164,11 @@ fn build_rows_chunk<C: BinCode, const WEIGHTED: bool>(
         }
         let r = r as usize;
         let codes = &row_codes[r * p..(r + 1) * p];
-        let [g, h] = gh[k];
         for (code, &off) in codes.iter().zip(offsets) {
-            let b = &mut hist[off + code.idx()];
-            b.g += g;
-            b.h += h;
-            b.n += 1.0;
-            if WEIGHTED {
-                b.w += w[k];
-            }
+            hist[off + code.idx()].accumulate::<WEIGHTED>(gh[k], w, k);
         }
     }
-    if !WEIGHTED {
-        for b in hist.iter_mut() {
-            b.w = b.n;
-        }
-    }
+    finish::<WEIGHTED>(hist);
 }
 
 /// Rows per chunk below which a subset histogram is not split further, and
