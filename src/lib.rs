@@ -11,6 +11,7 @@ pub mod model;
 pub mod objective;
 pub mod params;
 pub mod rng;
+pub mod selection;
 pub mod split;
 pub mod tree;
 

@@ -38,6 +38,50 @@ pub enum Init {
     Zero,
 }
 
+/// How each round's tree is scaled before it is added (RGBM Algorithm 2, step 4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Step {
+    /// learning_rate × tree.
+    Shrinkage,
+    /// (1/σ) × tree with gradient leaves: monotone for a σ-smooth loss (Theorems 4.1-4.2).
+    Constant,
+    /// learning_rate × ρ* × tree, ρ* = argmin_ρ Σ ℓ(y, f + ρ·tree).
+    LineSearch,
+}
+
+/// RGBM's weak-learner selection rule (Lu & Mazumder, section 1.2.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Selection {
+    /// Type 0: every candidate split (plain gradient boosting).
+    Full,
+    /// Type 1: t candidate splits (feature, threshold), uniformly without replacement.
+    Random,
+    /// Type 2: one group of features, uniformly.
+    Group,
+    /// Type 3: t groups, uniformly without replacement.
+    Groups,
+}
+
+/// When the candidate set is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SelectionScope {
+    /// Once per boosting round (as in the paper).
+    Tree,
+    /// Afresh for every node's split search.
+    Node,
+}
+
+/// t as a count, or as a fraction of the candidates (splits or groups).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum SelectionSize {
+    Count(usize),
+    Fraction(f64),
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct BoosterParams {
@@ -59,6 +103,14 @@ pub struct BoosterParams {
     pub gain: Mode,
     pub leaf: Mode,
     pub subsample: f64,
+    pub step: Step,
+    pub selection: Selection,
+    pub selection_size: Option<SelectionSize>,
+    /// A partition of the features into groups; `None` = one group per feature.
+    pub groups: Option<Vec<Vec<usize>>>,
+    pub selection_scope: SelectionScope,
+    /// Record the training loss after every round (costs one pass over the rows).
+    pub record_train_loss: bool,
     pub init: Init,
     pub random_state: u64,
     /// Threads for fit and predict; `None` uses every core.
@@ -84,6 +136,12 @@ impl Default for BoosterParams {
             gain: Mode::Newton,
             leaf: Mode::Newton,
             subsample: 1.0,
+            step: Step::Shrinkage,
+            selection: Selection::Full,
+            selection_size: None,
+            groups: None,
+            selection_scope: SelectionScope::Tree,
+            record_train_loss: false,
             init: Init::Optimal,
             random_state: 0,
             n_jobs: None,
@@ -148,6 +206,36 @@ impl BoosterParams {
         check(self.subsample > 0.0 && self.subsample <= 1.0, "subsample", || {
             format!("must be in (0, 1], got {}", self.subsample)
         })?;
+        if self.step == Step::Constant {
+            check(self.leaf == Mode::Gradient, "step", || {
+                "step='constant' (the 1/sigma step of RGBM) is proven for gradient leaves only: set leaf='gradient'".to_string()
+            })?;
+            check(self.loss != Loss::Exponential, "step", || {
+                "step='constant' needs a smooth loss; the exponential loss has no smoothness constant sigma".to_string()
+            })?;
+        }
+        match (self.selection, self.selection_size) {
+            (Selection::Random | Selection::Groups, None) => {
+                return Err(RgbmError::param("selection_size", format!("selection={:?} needs selection_size (t)", self.selection)));
+            }
+            (Selection::Full | Selection::Group, Some(_)) => {
+                return Err(RgbmError::param(
+                    "selection_size",
+                    format!("selection_size has no effect with selection={:?}; use 'random' or 'groups'", self.selection),
+                ));
+            }
+            (_, Some(SelectionSize::Count(0))) => return Err(RgbmError::param("selection_size", "must be >= 1")),
+            (_, Some(SelectionSize::Fraction(f))) if !(f > 0.0 && f <= 1.0) => {
+                return Err(RgbmError::param("selection_size", format!("a fraction must be in (0, 1], got {f}")));
+            }
+            _ => {}
+        }
+        if self.groups.is_some() && !matches!(self.selection, Selection::Group | Selection::Groups) {
+            return Err(RgbmError::param("groups", "groups are used by selection='group' or 'groups' only"));
+        }
+        if self.selection == Selection::Full && self.selection_scope == SelectionScope::Node {
+            return Err(RgbmError::param("selection_scope", "selection='full' searches every split; 'node' scope has no effect"));
+        }
         if let Some(n) = self.n_jobs {
             check(n >= 1, "n_jobs", || format!("must be >= 1 or None, got {n}"))?;
         }

@@ -10,6 +10,7 @@ use rand_chacha::ChaCha8Rng;
 pub enum Purpose {
     BinSample = 1,
     RowSubsample = 2,
+    Selection = 3,
 }
 
 /// SplitMix64 finaliser: decorrelates nearby seeds before keying ChaCha.

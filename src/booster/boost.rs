@@ -1,6 +1,9 @@
 //! Gradient boosting with shrinkage: each round fits a tree to the current
 //! (weighted) gradients and adds learning_rate × tree to the scores.
+use std::time::Instant;
+
 use rand::RngExt;
+use serde::Serialize;
 use rayon::prelude::*;
 
 use crate::data::matrix::{DenseMatrix, Element};
@@ -9,10 +12,13 @@ use crate::error::{Result, RgbmError};
 use crate::histogram::Gradients;
 use crate::model::{Model, FORMAT_VERSION};
 use crate::objective::Objective;
-use crate::params::{BoosterParams, Init};
+use crate::params::{BoosterParams, Init, SelectionScope, Step};
+use crate::selection::{Candidates, Selector};
 use crate::rng::{stream, Purpose};
 use crate::split::SplitRule;
-use crate::tree::{GrowerConfig, TreeGrower};
+use crate::tree::{GrowerConfig, NodeSelection, TreeGrower};
+
+use super::step::step_scale;
 
 /// Called before every round with the round index; an error (e.g. a pending
 /// Ctrl-C) stops training and is returned from `train`.
@@ -75,6 +81,28 @@ fn add_leaf_values(scores: &mut [f64], rows: &[u32], ranges: &[(usize, usize)], 
     });
 }
 
+/// What happened in one boosting round (RGBM diagnostics).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RoundLog {
+    /// The root split (the weak learner a stump would be), if the tree split.
+    pub root_feature: Option<usize>,
+    pub root_threshold: Option<f64>,
+    /// Features in the round's candidate set J (tree scope), p for `full`.
+    pub features_searched: Option<usize>,
+    /// Multiplier applied to the tree's raw leaf values (ν, 1/σ or ν·ρ*).
+    pub step: f64,
+    /// Wall time of the round, seconds.
+    pub seconds: f64,
+    /// Mean training loss after the round, when `record_train_loss` is set.
+    pub train_loss: Option<f64>,
+}
+
+/// A trained model and its per-round log.
+pub struct Trained {
+    pub model: Model,
+    pub log: Vec<RoundLog>,
+}
+
 /// Trains a model on `x` (NaN = missing), labels `y` and optional weights.
 pub fn train<T: Element>(
     params: &BoosterParams,
@@ -83,6 +111,17 @@ pub fn train<T: Element>(
     w: Option<&[f64]>,
     on_round: RoundHook,
 ) -> Result<Model> {
+    train_logged(params, x, y, w, on_round).map(|t| t.model)
+}
+
+/// Like [`train`], also returning the per-round log.
+pub fn train_logged<T: Element>(
+    params: &BoosterParams,
+    x: &DenseMatrix<T>,
+    y: &[f64],
+    w: Option<&[f64]>,
+    on_round: RoundHook,
+) -> Result<Trained> {
     params.validate()?;
     check_inputs(x, y, w)?;
     let objective = Objective::from_params(params);
@@ -97,7 +136,7 @@ fn train_in_pool<T: Element>(
     y: &[f64],
     w: Option<&[f64]>,
     on_round: RoundHook,
-) -> Result<Model> {
+) -> Result<Trained> {
     let n = x.n_rows();
     let data = BinnedDataset::from_weighted_matrix(x, params.max_bins, params.random_state, w)?;
     let base_score = match params.init {
@@ -110,9 +149,14 @@ fn train_in_pool<T: Element>(
     let cfg = GrowerConfig { max_depth: params.max_depth, max_leaves: params.max_leaves, rule: SplitRule::from_params(params) };
     let mut grower = TreeGrower::new(&data, cfg);
     let mut trees = Vec::with_capacity(params.n_estimators);
+    let mut log = Vec::with_capacity(params.n_estimators);
+    let selector = Selector::new(params, &data)?;
+    let all_features = Candidates::all(data.n_features());
+    let mut dir = if params.step == Step::LineSearch { vec![0.0; n] } else { Vec::new() };
 
     for round in 0..params.n_estimators {
         on_round(round)?;
+        let started = Instant::now();
         objective.gradients(y, &scores, w, &mut gh);
         rows.clear();
         let subsampled = params.subsample < 1.0;
@@ -124,10 +168,30 @@ fn train_in_pool<T: Element>(
             rows.extend(0..n as u32);
         }
         let all_rows = rows.len() == n;
-        let grown = grower.grow(&Gradients { gh: &gh, weights: w }, &mut rows, all_rows);
+        let grads = Gradients { gh: &gh, weights: w };
+        let mut select_rng = stream(params.random_state, Purpose::Selection, round as u64);
+        let (grown, features_searched) = if selector.is_full() {
+            (grower.grow(&grads, &mut rows, all_rows, NodeSelection::Tree(&all_features)), Some(data.n_features()))
+        } else if params.selection_scope == SelectionScope::Tree {
+            let cands = selector.draw(&mut select_rng);
+            let searched = cands.features.len();
+            (grower.grow(&grads, &mut rows, all_rows, NodeSelection::Tree(&cands)), Some(searched))
+        } else {
+            (grower.grow(&grads, &mut rows, all_rows, NodeSelection::Node(&selector, &mut select_rng)), None)
+        };
         let mut tree = grown.tree;
+        if params.step == Step::LineSearch {
+            // u on every training row, for the 1-D search along it.
+            if all_rows {
+                dir.iter_mut().for_each(|d| *d = 0.0);
+                add_leaf_values(&mut dir, &rows, &grown.leaf_ranges, &tree.leaf_value);
+            } else {
+                dir.par_iter_mut().enumerate().for_each(|(i, d)| *d = tree.predict_row(x, i));
+            }
+        }
+        let scale = step_scale(params, objective, y, &scores, w, &dir)?;
         for v in tree.leaf_value.iter_mut() {
-            *v *= params.learning_rate;
+            *v *= scale;
         }
         if all_rows {
             add_leaf_values(&mut scores, &rows, &grown.leaf_ranges, &tree.leaf_value);
@@ -135,7 +199,17 @@ fn train_in_pool<T: Element>(
             // Out-of-bag rows are not in any leaf range: route every row.
             scores.par_iter_mut().enumerate().for_each(|(i, s)| *s += tree.predict_row(x, i));
         }
+        let train_loss = params.record_train_loss.then(|| objective.mean_loss(y, &scores, w));
+        log.push(RoundLog {
+            root_feature: tree.feature.first().map(|&f| f as usize),
+            root_threshold: tree.threshold.first().copied(),
+            features_searched,
+            step: scale,
+            seconds: started.elapsed().as_secs_f64(),
+            train_loss,
+        });
         trees.push(tree);
     }
-    Ok(Model { format_version: FORMAT_VERSION, params: params.clone(), n_features: x.n_cols(), base_score, trees })
+    let model = Model { format_version: FORMAT_VERSION, params: params.clone(), n_features: x.n_cols(), base_score, trees };
+    Ok(Trained { model, log })
 }

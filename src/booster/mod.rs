@@ -1,4 +1,5 @@
 //! The boosting loop.
 pub mod boost;
+pub mod step;
 
-pub use boost::{train, RoundHook};
+pub use boost::{train, train_logged, RoundHook, RoundLog, Trained};

@@ -5,6 +5,7 @@ use rayon::prelude::*;
 use super::gain::SplitRule;
 use crate::data::BinnedDataset;
 use crate::histogram::BinStats;
+use crate::selection::Candidates;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SplitCandidate {
@@ -27,6 +28,7 @@ pub fn best_split_for_feature(
     parent_score: f64,
     feature: usize,
     rule: &SplitRule,
+    allowed: Option<&[bool]>,
 ) -> Option<SplitCandidate> {
     let n_value_bins = thresholds.len() + 1;
     let missing = hist[n_value_bins];
@@ -42,6 +44,9 @@ pub fn best_split_for_feature(
             let right = total.sub(&left);
             if right.n < rule.min_samples_leaf {
                 break;
+            }
+            if allowed.is_some_and(|a| !a[b]) {
+                continue;
             }
             if let Some(gain) = rule.gain(parent_score, &left, &right) {
                 if best.is_none_or(|c| gain > c.gain) {
@@ -59,24 +64,26 @@ pub fn best_split_for_feature(
 /// workers costs more than scanning a few thousand bins).
 const PARALLEL_MIN_BINS: usize = 64 * 1024;
 
-/// Best split of a node over `features`; ties go to the earlier feature.
+/// Best split of a node among the candidates; ties go to the earlier feature.
 pub fn best_split(
     data: &BinnedDataset,
     hist: &[BinStats],
     total: &BinStats,
-    features: &[usize],
+    cands: &Candidates,
     rule: &SplitRule,
 ) -> Option<SplitCandidate> {
     let parent_score = rule.score(total);
-    let one = |&j: &usize| {
+    let features = &cands.features;
+    let one = |(k, &j): (usize, &usize)| {
         let h = &hist[data.bin_offsets[j]..data.bin_offsets[j + 1]];
-        best_split_for_feature(h, &data.mapper.features[j].thresholds, total, parent_score, j, rule)
+        let allowed = cands.allowed.as_ref().map(|a| &a[k][..]);
+        best_split_for_feature(h, &data.mapper.features[j].thresholds, total, parent_score, j, rule, allowed)
     };
     let bins: usize = features.iter().map(|&j| data.bin_offsets[j + 1] - data.bin_offsets[j]).sum();
     let per_feature: Vec<Option<SplitCandidate>> = if bins >= PARALLEL_MIN_BINS {
-        features.par_iter().map(one).collect()
+        features.par_iter().enumerate().map(one).collect()
     } else {
-        features.iter().map(one).collect()
+        features.iter().enumerate().map(one).collect()
     };
     per_feature.into_iter().flatten().fold(None, |best: Option<SplitCandidate>, c| match best {
         Some(b) if b.gain >= c.gain => Some(b),
@@ -119,7 +126,7 @@ mod tests {
             }
             let thresholds: Vec<f64> = (0..n_bins_value - 1).map(|t| t as f64 + 0.5).collect();
             let r = rule();
-            let got = best_split_for_feature(&hist, &thresholds, &total, r.score(&total), 0, &r);
+            let got = best_split_for_feature(&hist, &thresholds, &total, r.score(&total), 0, &r, None);
             let mut want: Option<(f64, usize, bool)> = None;
             for b in 0..n_bins_value - 1 {
                 for ml in [false, true] {

@@ -7,8 +7,19 @@ use rayon::prelude::*;
 use super::partition::{partition, SplitRoute};
 use super::tree::Tree;
 use crate::data::BinnedDataset;
+use rand_chacha::ChaCha8Rng;
+
 use crate::histogram::{build, subtract_into, BinStats, Gradients, HistogramPool};
+use crate::selection::{Candidates, Selector};
 use crate::split::{best_split, SplitCandidate, SplitRule};
+
+/// Which splits a tree may use (RGBM's candidate set J).
+pub enum NodeSelection<'s> {
+    /// One set for every node of the tree (`selection_scope="tree"`).
+    Tree(&'s Candidates),
+    /// A fresh draw for every node (`selection_scope="node"`), in split order.
+    Node(&'s Selector, &'s mut ChaCha8Rng),
+}
 
 #[derive(Clone, Copy, Debug)]
 pub struct GrowerConfig {
@@ -29,6 +40,8 @@ struct OpenLeaf {
     parent: Option<(usize, bool)>,
     /// Creation order: breaks ties deterministically.
     order: usize,
+    /// Node scope only: this leaf's own candidate set.
+    cands: Option<Candidates>,
 }
 
 /// A grown tree (leaf values unscaled) and the row range of each leaf in the
@@ -47,20 +60,31 @@ pub struct TreeGrower<'a> {
     gh_buf: Vec<[f64; 2]>,
     w_buf: Vec<f64>,
     partials: Vec<Vec<BinStats>>,
-    features: Vec<usize>,
 }
 
-/// (Σg, Σh, Σw, n) over `rows`, summed in row order.
+/// (Σg, Σh, Σw, n) over `rows`: fixed chunks summed in order, so the result
+/// does not depend on the thread count.
 fn sum_rows(rows: &[u32], grads: &Gradients) -> BinStats {
-    let mut s = BinStats::default();
-    for &r in rows {
-        let [g, h] = grads.gh[r as usize];
-        s.g += g;
-        s.h += h;
-        s.w += grads.weights.map_or(1.0, |w| w[r as usize]);
-        s.n += 1.0;
+    const CHUNK: usize = 32 * 1024;
+    let part = |rows: &[u32]| {
+        let mut s = BinStats::default();
+        for &r in rows {
+            let [g, h] = grads.gh[r as usize];
+            s.g += g;
+            s.h += h;
+            s.w += grads.weights.map_or(1.0, |w| w[r as usize]);
+            s.n += 1.0;
+        }
+        s
+    };
+    if rows.len() <= CHUNK {
+        return part(rows);
     }
-    s
+    let parts: Vec<BinStats> = rows.par_chunks(CHUNK).map(part).collect();
+    parts.iter().fold(BinStats::default(), |mut acc, p| {
+        acc.add(p);
+        acc
+    })
 }
 
 /// Below this many rows a gather runs on one thread.
@@ -76,7 +100,6 @@ impl<'a> TreeGrower<'a> {
             gh_buf: vec![[0.0; 2]; data.n_rows],
             w_buf: Vec::new(),
             partials: Vec::new(),
-            features: (0..data.n_features()).collect(),
         }
     }
 
@@ -84,11 +107,11 @@ impl<'a> TreeGrower<'a> {
         self.cfg.max_depth.is_none_or(|d| depth < d) && total.n >= 2.0 * self.cfg.rule.min_samples_leaf
     }
 
-    /// Histogram of the rows in `rows`; `all` = these are all rows in row order.
-    fn histogram(&mut self, rows: &[u32], all: bool, grads: &Gradients) -> Vec<BinStats> {
+    /// Histogram of `features` over the rows in `rows`; `all` = these are all rows in row order.
+    fn histogram(&mut self, rows: &[u32], all: bool, grads: &Gradients, features: &[usize]) -> Vec<BinStats> {
         let mut hist = self.pool.take();
         if all {
-            build(self.data, &self.features, None, grads, &mut hist, &mut self.partials);
+            build(self.data, features, None, grads, &mut hist, &mut self.partials);
             return hist;
         }
         let m = rows.len();
@@ -107,25 +130,42 @@ impl<'a> TreeGrower<'a> {
             self.w_buf.extend(rows.iter().map(|&r| w[r as usize]));
             &self.w_buf[..]
         });
-        build(self.data, &self.features, Some(rows), &Gradients { gh: &self.gh_buf[..m], weights }, &mut hist, &mut self.partials);
+        build(self.data, features, Some(rows), &Gradients { gh: &self.gh_buf[..m], weights }, &mut hist, &mut self.partials);
         hist
     }
 
-    fn find_best(&self, hist: &[BinStats], total: &BinStats) -> Option<SplitCandidate> {
-        best_split(self.data, hist, total, &self.features, &self.cfg.rule)
+    fn find_best(&self, hist: &[BinStats], total: &BinStats, cands: &Candidates) -> Option<SplitCandidate> {
+        best_split(self.data, hist, total, cands, &self.cfg.rule)
+    }
+
+    /// The candidate set of a new node: the tree's, or a fresh draw.
+    fn node_cands(selection: &mut NodeSelection) -> Option<Candidates> {
+        match selection {
+            NodeSelection::Tree(_) => None,
+            NodeSelection::Node(selector, rng) => Some(selector.draw(rng)),
+        }
     }
 
     /// Grows a tree on the rows in `rows` (sorted; `all_rows` = it is 0..n),
-    /// with `grads` indexed by row. Reorders `rows` so each leaf's rows are contiguous.
-    pub fn grow(&mut self, grads: &Gradients, rows: &mut [u32], all_rows: bool) -> GrownTree {
-        let root_hist = self.histogram(rows, all_rows, grads);
-        let f0 = self.features[0];
-        let mut total = BinStats::default();
-        for b in &root_hist[self.data.bin_offsets[f0]..self.data.bin_offsets[f0 + 1]] {
-            total.add(b);
+    /// with `grads` indexed by row, searching only the splits `selection`
+    /// allows. Reorders `rows` so each leaf's rows are contiguous.
+    pub fn grow(&mut self, grads: &Gradients, rows: &mut [u32], all_rows: bool, mut selection: NodeSelection) -> GrownTree {
+        let total = sum_rows(rows, grads);
+        let root_cands = Self::node_cands(&mut selection);
+        let (hist, best) = if self.can_split(0, &total) {
+            let cands = root_cands.as_ref().unwrap_or_else(|| tree_cands(&selection));
+            let hist = self.histogram(rows, all_rows, grads, &cands.features);
+            let best = self.find_best(&hist, &total, cands);
+            (Some(hist), best)
+        } else {
+            (None, None)
+        };
+        let mut leaves = vec![OpenLeaf { start: 0, end: rows.len(), depth: 0, total, hist, best, parent: None, order: 0, cands: root_cands }];
+        if leaves[0].best.is_none() {
+            if let Some(h) = leaves[0].hist.take() {
+                self.pool.give(h);
+            }
         }
-        let best = if self.can_split(0, &total) { self.find_best(&root_hist, &total) } else { None };
-        let mut leaves = vec![OpenLeaf { start: 0, end: rows.len(), depth: 0, total, hist: Some(root_hist), best, parent: None, order: 0 }];
         let mut created = 1;
         let mut tree = Tree::default();
         loop {
@@ -148,7 +188,7 @@ impl<'a> TreeGrower<'a> {
                 leaves.iter().enumerate().filter(|(_, l)| l.best.is_some()).min_by_key(|(_, l)| (l.depth, l.order)).map(|(i, _)| i)
             };
             let Some(i) = pick else { break };
-            let (left, right) = self.split_leaf(&mut leaves[i], &mut tree, rows, grads, &mut created);
+            let (left, right) = self.split_leaf(&mut leaves[i], &mut tree, rows, grads, &mut created, &mut selection);
             leaves[i] = left;
             leaves.push(right);
         }
@@ -179,6 +219,7 @@ impl<'a> TreeGrower<'a> {
         rows: &mut [u32],
         grads: &Gradients,
         created: &mut usize,
+        selection: &mut NodeSelection,
     ) -> (OpenLeaf, OpenLeaf) {
         let cand = leaf.best.take().expect("picked leaves have a split");
         let node = tree.feature.len();
@@ -203,43 +244,69 @@ impl<'a> TreeGrower<'a> {
         debug_assert_eq!(n_left as f64, cand.left.n);
         let mid = leaf.start + n_left;
         let depth = leaf.depth + 1;
-        let mut left = OpenLeaf { start: leaf.start, end: mid, depth, total: cand.left, hist: None, best: None, parent: Some((node, true)), order: *created };
-        let mut right = OpenLeaf { start: mid, end: leaf.end, depth, total: cand.right, hist: None, best: None, parent: Some((node, false)), order: *created + 1 };
+        let child = |start, end, total, is_left, order| OpenLeaf { start, end, depth, total, hist: None, best: None, parent: Some((node, is_left)), order, cands: None };
+        let mut left = child(leaf.start, mid, cand.left, true, *created);
+        let mut right = child(mid, leaf.end, cand.right, false, *created + 1);
         *created += 2;
+        let parent_hist = leaf.hist.take().expect("split leaves keep their histogram");
 
-        // Build only the smaller child's histogram; the larger one is parent − smaller,
-        // and neither is built when it cannot be split further.
-        let left_is_small = left.total.n <= right.total.n;
-        let (small, large) = if left_is_small { (&mut left, &mut right) } else { (&mut right, &mut left) };
-        let small_splits = self.can_split(depth, &small.total);
-        let large_splits = self.can_split(depth, &large.total);
-        let mut parent_hist = leaf.hist.take().expect("split leaves keep their histogram");
-        if small_splits || large_splits {
-            let small_hist = self.histogram(&rows[small.start..small.end], false, grads);
-            if large_splits {
-                subtract_into(&mut parent_hist, &small_hist);
-                large.best = self.find_best(&parent_hist, &large.total);
-                large.hist = Some(parent_hist);
+        if let NodeSelection::Node(..) = selection {
+            // Each child searches its own fresh draw: build its histogram directly
+            // (the parent's covers other features, so subtraction does not apply).
+            self.pool.give(parent_hist);
+            for c in [&mut left, &mut right] {
+                if self.can_split(depth, &c.total) {
+                    let cands = Self::node_cands(selection).expect("node scope draws");
+                    let hist = self.histogram(&rows[c.start..c.end], false, grads, &cands.features);
+                    c.best = self.find_best(&hist, &c.total, &cands);
+                    c.hist = Some(hist);
+                    c.cands = Some(cands);
+                }
+            }
+        } else {
+            let cands = tree_cands(selection);
+            // Build only the smaller child's histogram; the larger one is parent − smaller,
+            // and neither is built when it cannot be split further.
+            let left_is_small = left.total.n <= right.total.n;
+            let (small, large) = if left_is_small { (&mut left, &mut right) } else { (&mut right, &mut left) };
+            let small_splits = self.can_split(depth, &small.total);
+            let large_splits = self.can_split(depth, &large.total);
+            let mut parent_hist = parent_hist;
+            if small_splits || large_splits {
+                let small_hist = self.histogram(&rows[small.start..small.end], false, grads, &cands.features);
+                if large_splits {
+                    subtract_into(&mut parent_hist, &small_hist);
+                    large.best = self.find_best(&parent_hist, &large.total, cands);
+                    large.hist = Some(parent_hist);
+                } else {
+                    self.pool.give(parent_hist);
+                }
+                if small_splits {
+                    small.best = self.find_best(&small_hist, &small.total, cands);
+                    small.hist = Some(small_hist);
+                } else {
+                    self.pool.give(small_hist);
+                }
             } else {
                 self.pool.give(parent_hist);
             }
-            if small_splits {
-                small.best = self.find_best(&small_hist, &small.total);
-                small.hist = Some(small_hist);
-            } else {
-                self.pool.give(small_hist);
-            }
-        } else {
-            self.pool.give(parent_hist);
         }
-        for child in [&mut left, &mut right] {
-            if child.best.is_none() {
-                if let Some(h) = child.hist.take() {
+        for c in [&mut left, &mut right] {
+            if c.best.is_none() {
+                if let Some(h) = c.hist.take() {
                     self.pool.give(h);
                 }
             }
         }
         (left, right)
+    }
+}
+
+/// The tree-wide candidate set (tree scope).
+fn tree_cands<'a>(selection: &'a NodeSelection) -> &'a Candidates {
+    match selection {
+        NodeSelection::Tree(c) => c,
+        NodeSelection::Node(..) => unreachable!("node scope gives every leaf its own candidates"),
     }
 }
 
@@ -264,7 +331,7 @@ mod tests {
         let cfg = GrowerConfig { max_depth: Some(1), max_leaves: None, rule: rule() };
         let mut g = TreeGrower::new(&data, cfg);
         let mut rows: Vec<u32> = (0..40).collect();
-        let grown = g.grow(&Gradients { gh: &gh, weights: None }, &mut rows, true);
+        let grown = g.grow(&Gradients { gh: &gh, weights: None }, &mut rows, true, NodeSelection::Tree(&Candidates::all(data.n_features())));
         let t = &grown.tree;
         assert_eq!(t.n_internal(), 1);
         // Brute force: squared error of a two-mean fit at every midpoint.
@@ -309,7 +376,7 @@ mod tests {
         let cfg = GrowerConfig { max_depth: None, max_leaves: Some(20), rule: SplitRule { min_child_weight: 0.0, ..rule() } };
         let mut g = TreeGrower::new(&data, cfg);
         let mut rows: Vec<u32> = (0..n as u32).collect();
-        let grown = g.grow(&Gradients { gh: &gh, weights: None }, &mut rows, true);
+        let grown = g.grow(&Gradients { gh: &gh, weights: None }, &mut rows, true, NodeSelection::Tree(&Candidates::all(data.n_features())));
         assert!(grown.tree.n_leaves() > 5);
         for (leaf, &(s, e)) in grown.leaf_ranges.iter().enumerate() {
             let want = rule().leaf_value(&sum_rows(&rows[s..e], &Gradients { gh: &gh, weights: None }));
@@ -328,7 +395,7 @@ mod tests {
             let cfg = GrowerConfig { max_depth, max_leaves, rule: rule() };
             let mut g = TreeGrower::new(&data, cfg);
             let mut rows: Vec<u32> = (0..n as u32).collect();
-            let grown = g.grow(&Gradients { gh: &gh, weights: None }, &mut rows, true);
+            let grown = g.grow(&Gradients { gh: &gh, weights: None }, &mut rows, true, NodeSelection::Tree(&Candidates::all(data.n_features())));
             grown.tree.validate(3).unwrap();
             let limit = max_leaves.unwrap_or(usize::MAX).min(max_depth.map_or(usize::MAX, |d| 1 << d));
             assert!(grown.tree.n_leaves() <= limit);

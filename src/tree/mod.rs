@@ -5,5 +5,5 @@ pub mod predict;
 #[allow(clippy::module_inception)]
 pub mod tree;
 
-pub use grower::{GrowerConfig, TreeGrower};
+pub use grower::{GrowerConfig, NodeSelection, TreeGrower};
 pub use tree::Tree;

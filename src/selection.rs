@@ -1,0 +1,225 @@
+//! RGBM's random-then-greedy weak-learner selection (Lu & Mazumder 2020,
+//! section 1.2.1): draw a candidate set J, then search the best split in J only.
+//!
+//! The weak-learner space is every candidate split (feature j, threshold b);
+//! K = Σ_j (value bins of j − 1). Groups partition the features (default:
+//! one group per feature).
+use rand_chacha::ChaCha8Rng;
+
+use crate::data::BinnedDataset;
+use crate::error::{Result, RgbmError};
+use crate::params::{BoosterParams, Selection, SelectionSize};
+
+/// A drawn candidate set.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidates {
+    /// Features whose splits may be chosen, ascending.
+    pub features: Vec<usize>,
+    /// Type 1 only: for each entry of `features`, which thresholds (bins) are candidates.
+    pub allowed: Option<Vec<Vec<bool>>>,
+}
+
+impl Candidates {
+    pub fn all(n_features: usize) -> Candidates {
+        Candidates { features: (0..n_features).collect(), allowed: None }
+    }
+}
+
+/// Draws candidate sets for one dataset.
+#[derive(Clone, Debug)]
+pub struct Selector {
+    kind: Selection,
+    /// t, resolved to a count.
+    size: usize,
+    groups: Vec<Vec<usize>>,
+    /// Prefix sums of the number of candidate thresholds per feature (length p + 1).
+    split_offsets: Vec<usize>,
+}
+
+fn resolve(size: SelectionSize, of: usize, what: &str) -> Result<usize> {
+    match size {
+        SelectionSize::Count(c) if c >= 1 && c <= of => Ok(c),
+        SelectionSize::Count(c) => Err(RgbmError::param("selection_size", format!("{c} is more than the {of} {what}"))),
+        SelectionSize::Fraction(f) => Ok(((f * of as f64).ceil() as usize).clamp(1, of)),
+    }
+}
+
+/// Checks that `groups` partition 0..p.
+fn check_partition(groups: &[Vec<usize>], p: usize) -> Result<()> {
+    let mut seen = vec![false; p];
+    for (g, group) in groups.iter().enumerate() {
+        if group.is_empty() {
+            return Err(RgbmError::param("groups", format!("group {g} is empty")));
+        }
+        for &j in group {
+            if j >= p {
+                return Err(RgbmError::param("groups", format!("group {g} names feature {j}, but X has {p} features")));
+            }
+            if seen[j] {
+                return Err(RgbmError::param("groups", format!("feature {j} is in more than one group")));
+            }
+            seen[j] = true;
+        }
+    }
+    if let Some(j) = seen.iter().position(|s| !s) {
+        return Err(RgbmError::param("groups", format!("feature {j} is in no group; groups must partition the features")));
+    }
+    Ok(())
+}
+
+impl Selector {
+    pub fn new(params: &BoosterParams, data: &BinnedDataset) -> Result<Selector> {
+        let p = data.n_features();
+        let groups = match &params.groups {
+            Some(g) => {
+                check_partition(g, p)?;
+                g.iter().map(|grp| {
+                    let mut grp = grp.clone();
+                    grp.sort_unstable();
+                    grp
+                }).collect()
+            }
+            None => (0..p).map(|j| vec![j]).collect::<Vec<_>>(),
+        };
+        let mut split_offsets = Vec::with_capacity(p + 1);
+        let mut k = 0;
+        for fb in &data.mapper.features {
+            split_offsets.push(k);
+            k += fb.n_value_bins() - 1;
+        }
+        split_offsets.push(k);
+        let size = match (params.selection, params.selection_size) {
+            (Selection::Random, Some(s)) => resolve(s, k.max(1), "candidate splits")?,
+            (Selection::Groups, Some(s)) => resolve(s, groups.len(), "groups")?,
+            _ => 1,
+        };
+        Ok(Selector { kind: params.selection, size, groups, split_offsets })
+    }
+
+    /// Whether every split is a candidate (no draw needed).
+    pub fn is_full(&self) -> bool {
+        self.kind == Selection::Full
+    }
+
+    /// t as a count.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    pub fn n_groups(&self) -> usize {
+        self.groups.len()
+    }
+
+    /// Draws J.
+    pub fn draw(&self, rng: &mut ChaCha8Rng) -> Candidates {
+        let p = self.split_offsets.len() - 1;
+        match self.kind {
+            Selection::Full => Candidates::all(p),
+            // Type 2 is Type 3 with t = 1, drawn the same way.
+            Selection::Group | Selection::Groups => {
+                let mut features: Vec<usize> = rand::seq::index::sample(rng, self.groups.len(), self.size)
+                    .into_iter()
+                    .flat_map(|g| self.groups[g].iter().copied())
+                    .collect();
+                features.sort_unstable();
+                Candidates { features, allowed: None }
+            }
+            Selection::Random => {
+                let k = self.split_offsets[p];
+                if k == 0 {
+                    return Candidates { features: Vec::new(), allowed: None };
+                }
+                let mut picks: Vec<usize> = rand::seq::index::sample(rng, k, self.size).into_vec();
+                picks.sort_unstable();
+                let mut features = Vec::new();
+                let mut allowed: Vec<Vec<bool>> = Vec::new();
+                for idx in picks {
+                    // The feature whose candidate range holds idx.
+                    let j = self.split_offsets.partition_point(|&o| o <= idx) - 1;
+                    if features.last() != Some(&j) {
+                        features.push(j);
+                        allowed.push(vec![false; self.split_offsets[j + 1] - self.split_offsets[j]]);
+                    }
+                    if let Some(mask) = allowed.last_mut() {
+                        mask[idx - self.split_offsets[j]] = true;
+                    }
+                }
+                Candidates { features, allowed: Some(allowed) }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::DenseMatrix;
+    use crate::params::SelectionScope;
+    use crate::rng::{stream, Purpose};
+
+    fn data(p: usize) -> BinnedDataset {
+        let n = 200;
+        let x: Vec<f64> = (0..n * p).map(|k| ((k * 7919) % 97) as f64).collect();
+        BinnedDataset::from_matrix(&DenseMatrix::row_major(&x, n, p).unwrap(), 8, 0).unwrap()
+    }
+
+    fn params(selection: Selection, size: Option<SelectionSize>, groups: Option<Vec<Vec<usize>>>) -> BoosterParams {
+        BoosterParams { selection, selection_size: size, groups, selection_scope: SelectionScope::Tree, ..Default::default() }
+    }
+
+    /// Chi-square goodness of fit of group draws against the uniform distribution.
+    #[test]
+    fn group_draws_are_uniform() {
+        let d = data(10);
+        let groups = vec![vec![0, 1], vec![2], vec![3, 4, 5], vec![6], vec![7, 8, 9]];
+        let sel = Selector::new(&params(Selection::Group, None, Some(groups.clone())), &d).unwrap();
+        let mut rng = stream(42, Purpose::Selection, 0);
+        let draws = 20_000;
+        let mut counts = vec![0usize; groups.len()];
+        for _ in 0..draws {
+            let c = sel.draw(&mut rng);
+            let g = groups.iter().position(|g| *g == c.features).unwrap();
+            counts[g] += 1;
+        }
+        let expected = draws as f64 / groups.len() as f64;
+        let chi2: f64 = counts.iter().map(|&c| (c as f64 - expected).powi(2) / expected).sum();
+        // 4 degrees of freedom: P(chi2 > 18.47) = 0.001.
+        assert!(chi2 < 18.47, "chi2 = {chi2}, counts {counts:?}");
+    }
+
+    #[test]
+    fn groups_draw_t_distinct_groups_and_random_draws_t_splits() {
+        let d = data(6);
+        let sel = Selector::new(&params(Selection::Groups, Some(SelectionSize::Count(3)), None), &d).unwrap();
+        let mut rng = stream(1, Purpose::Selection, 0);
+        for _ in 0..50 {
+            let c = sel.draw(&mut rng);
+            assert_eq!(c.features.len(), 3);
+            assert!(c.features.windows(2).all(|w| w[0] < w[1]));
+        }
+        let sel = Selector::new(&params(Selection::Random, Some(SelectionSize::Count(5)), None), &d).unwrap();
+        for _ in 0..50 {
+            let c = sel.draw(&mut rng);
+            let allowed = c.allowed.unwrap();
+            let total: usize = allowed.iter().map(|m| m.iter().filter(|&&a| a).count()).sum();
+            assert_eq!(total, 5);
+            for (k, &j) in c.features.iter().enumerate() {
+                assert_eq!(allowed[k].len(), d.mapper.features[j].n_value_bins() - 1);
+            }
+        }
+        // Fractions round up and never give 0.
+        let sel = Selector::new(&params(Selection::Groups, Some(SelectionSize::Fraction(0.01)), None), &d).unwrap();
+        assert_eq!(sel.size(), 1);
+    }
+
+    #[test]
+    fn bad_groups_and_sizes_are_rejected() {
+        let d = data(4);
+        for groups in [vec![vec![0, 1], vec![2]], vec![vec![0, 1], vec![1, 2, 3]], vec![vec![0, 1, 2, 3, 4]], vec![vec![0, 1, 2, 3], vec![]]] {
+            let e = Selector::new(&params(Selection::Groups, Some(SelectionSize::Count(1)), Some(groups)), &d).unwrap_err();
+            assert!(e.to_string().contains("groups"), "{e}");
+        }
+        let e = Selector::new(&params(Selection::Groups, Some(SelectionSize::Count(5)), None), &d).unwrap_err();
+        assert!(e.to_string().contains("selection_size"), "{e}");
+    }
+}
