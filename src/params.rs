@@ -216,12 +216,12 @@ impl BoosterParams {
         }
         match (self.selection, self.selection_size) {
             (Selection::Random | Selection::Groups, None) => {
-                return Err(RgbmError::param("selection_size", format!("selection={:?} needs selection_size (t)", self.selection)));
+                return Err(RgbmError::param("selection_size", format!("selection={:?} needs selection_size (t)", format!("{:?}", self.selection).to_lowercase())));
             }
             (Selection::Full | Selection::Group, Some(_)) => {
                 return Err(RgbmError::param(
                     "selection_size",
-                    format!("selection_size has no effect with selection={:?}; use 'random' or 'groups'", self.selection),
+                    format!("selection_size has no effect with selection={:?}; use 'random' or 'groups'", format!("{:?}", self.selection).to_lowercase()),
                 ));
             }
             (_, Some(SelectionSize::Count(0))) => return Err(RgbmError::param("selection_size", "must be >= 1")),

@@ -32,10 +32,34 @@ _COMMON_CONSTRAINTS = {
     "gain": [StrOptions({"newton", "gradient"})],
     "leaf": [StrOptions({"newton", "gradient"})],
     "subsample": [Interval(Real, 0, 1, closed="right")],
+    "step": [StrOptions({"shrinkage", "constant", "line_search"})],
+    "selection": [StrOptions({"full", "random", "group", "groups"})],
+    "selection_size": [Interval(Integral, 1, None, closed="left"), Interval(Real, 0, 1, closed="right"), None],
+    "groups": [list, tuple, None],
+    "selection_scope": [StrOptions({"tree", "node"})],
+    "record_train_loss": ["boolean"],
     "init": [StrOptions({"optimal", "zero"})],
     "random_state": ["random_state"],
     "n_jobs": [Integral, None],
 }
+
+
+def _selection_size(size):
+    """An int is a count t, a float a fraction of the candidates."""
+    if size is None:
+        return None
+    if isinstance(size, Integral):
+        return int(size)
+    return float(size)
+
+
+def _groups(groups):
+    if groups is None:
+        return None
+    try:
+        return [[int(j) for j in g] for g in groups]
+    except (TypeError, ValueError):
+        raise ValueError("groups must be a list of lists of feature indices") from None
 
 
 class _RGBMBase(BaseEstimator):
@@ -65,6 +89,12 @@ class _RGBMBase(BaseEstimator):
             "gain": self.gain,
             "leaf": self.leaf,
             "subsample": float(self.subsample),
+            "step": self.step,
+            "selection": self.selection,
+            "selection_size": _selection_size(self.selection_size),
+            "groups": _groups(self.groups),
+            "selection_scope": self.selection_scope,
+            "record_train_loss": bool(self.record_train_loss),
             "init": self.init,
             "random_state": resolve_seed(self.random_state),
             "n_jobs": resolve_n_jobs(self.n_jobs),
@@ -77,6 +107,11 @@ class _RGBMBase(BaseEstimator):
         params = json.dumps(self._native_params())
         self._booster = _core.Booster.train(params, X, np.ascontiguousarray(y_float, dtype=np.float64), w)
         self.n_estimators_ = self._booster.n_trees
+        rounds = json.loads(self._booster.training_log_json())
+        self.training_log_ = {
+            key: [r[key] for r in rounds]
+            for key in ("root_feature", "root_threshold", "features_searched", "step", "seconds", "train_loss")
+        }
         return self
 
     def _raw(self, X):
@@ -180,6 +215,25 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         negative gradient) split gain and leaf values.
     subsample : float, default=1.0
         Fraction of rows drawn (without replacement, per row) for each tree.
+    step : {"shrinkage", "constant", "line_search"}, default="shrinkage"
+        How each tree u is added: ``learning_rate * u``; RGBM's principled
+        ``u / sigma`` (needs ``leaf="gradient"`` and a smooth loss; ignores
+        ``learning_rate``); or ``learning_rate * rho * u`` with rho the exact
+        1-D minimiser of the training loss along u.
+    selection : {"full", "random", "group", "groups"}, default="full"
+        RGBM's random-then-greedy rule: all splits (Type 0); t random
+        candidate splits (Type 1); one random feature group (Type 2); t random
+        groups (Type 3). The best split is searched only among the drawn ones,
+        and histograms are built only for the features they touch.
+    selection_size : int, float or None, default=None
+        t, as a count or as a fraction of the candidate splits (Type 1) or
+        groups (Type 3). Required by "random" and "groups".
+    groups : list of lists of int or None, default=None
+        A partition of the feature indices into groups; None = one group per feature.
+    selection_scope : {"tree", "node"}, default="tree"
+        Draw the candidate set once per tree (as in the paper) or for every node.
+    record_train_loss : bool, default=False
+        Record the mean training loss after every round in ``training_log_``.
     init : {"optimal", "zero"}, default="optimal"
         Start from the loss-minimising constant or from 0.
     random_state : int, RandomState or None, default=None
@@ -210,6 +264,12 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         gain="newton",
         leaf="newton",
         subsample=1.0,
+        step="shrinkage",
+        selection="full",
+        selection_size=None,
+        groups=None,
+        selection_scope="tree",
+        record_train_loss=False,
         init="optimal",
         random_state=None,
         n_jobs=None,
@@ -228,6 +288,12 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         self.gain = gain
         self.leaf = leaf
         self.subsample = subsample
+        self.step = step
+        self.selection = selection
+        self.selection_size = selection_size
+        self.groups = groups
+        self.selection_scope = selection_scope
+        self.record_train_loss = record_train_loss
         self.init = init
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -295,6 +361,12 @@ class RGBMClassifier(ClassifierMixin, _RGBMBase):
         gain="newton",
         leaf="newton",
         subsample=1.0,
+        step="shrinkage",
+        selection="full",
+        selection_size=None,
+        groups=None,
+        selection_scope="tree",
+        record_train_loss=False,
         init="optimal",
         random_state=None,
         n_jobs=None,
@@ -314,6 +386,12 @@ class RGBMClassifier(ClassifierMixin, _RGBMBase):
         self.gain = gain
         self.leaf = leaf
         self.subsample = subsample
+        self.step = step
+        self.selection = selection
+        self.selection_size = selection_size
+        self.groups = groups
+        self.selection_scope = selection_scope
+        self.record_train_loss = record_train_loss
         self.init = init
         self.random_state = random_state
         self.n_jobs = n_jobs

@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 
 use super::convert::{vector, view, Matrix};
 use super::errors::{run_detached, run_interruptible, to_py};
-use crate::booster::train;
+use crate::booster::{train_logged, RoundLog};
 use crate::error::RgbmError;
 use crate::model::{ImportanceKind, Model};
 use crate::params::BoosterParams;
@@ -15,6 +15,8 @@ use crate::params::BoosterParams;
 #[pyclass(module = "rgbm_rs._core", name = "Booster", frozen)]
 pub struct PyBooster {
     model: Model,
+    /// Per-round training log (empty for loaded models).
+    log: Vec<RoundLog>,
 }
 
 /// Runs `$body` with `$m` bound to the core view of whichever dtype `$x` has.
@@ -48,17 +50,17 @@ impl PyBooster {
             Some(w) => Some(w.as_slice()?),
             None => None,
         };
-        let model = with_view!(x, m => run_interruptible(py, |stop| {
+        let trained = with_view!(x, m => run_interruptible(py, |stop| {
             let mut hook = |_round: usize| if stop.load(Ordering::Relaxed) { Err(RgbmError::Interrupted) } else { Ok(()) };
-            train(&params, &m, ys, ws, &mut hook)
+            train_logged(&params, &m, ys, ws, &mut hook)
         }))?;
-        Ok(PyBooster { model })
+        Ok(PyBooster { model: trained.model, log: trained.log })
     }
 
     /// Loads and validates a model from its JSON text.
     #[staticmethod]
     fn from_json(text: &str) -> PyResult<Self> {
-        Model::from_json(text).map(|model| PyBooster { model }).map_err(to_py)
+        Model::from_json(text).map(|model| PyBooster { model, log: Vec::new() }).map_err(to_py)
     }
 
     fn to_json(&self) -> PyResult<String> {
@@ -88,6 +90,11 @@ impl PyBooster {
             other => return Err(PyValueError::new_err(format!("importance_type must be 'gain' or 'split', got {other:?}"))),
         };
         Ok(PyArray1::from_vec(py, self.model.feature_importances(kind)))
+    }
+
+    /// The per-round training log as JSON (a list of objects; empty after loading).
+    fn training_log_json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.log).map_err(|e| to_py(RgbmError::ModelFormat(e.to_string())))
     }
 
     #[getter]
