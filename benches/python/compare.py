@@ -288,8 +288,9 @@ def load_part(part: dict) -> tuple[np.ndarray, np.ndarray]:
     start, stop = part["start"], part["stop"]
     X_map = np.load(part["X"], mmap_mode="r")
     y_map = np.load(part["y"], mmap_mode="r")
-    X = np.ascontiguousarray(X_map[start:stop], dtype=np.float32)
-    y = np.array(y_map[start:stop])
+    # An explicit copy: np.ascontiguousarray would return the memory map itself.
+    X = np.array(X_map[start:stop], dtype=np.float32, order="C", copy=True)
+    y = np.array(y_map[start:stop], copy=True)
     del X_map, y_map
     return X, y
 
@@ -360,6 +361,7 @@ def run_child(job: dict) -> dict:
     X_train, y_train = load_part(job["dataset"]["train"])
     X_test, y_test = load_part(job["dataset"]["test"])
     model = make_estimator(job["lib"], job["rounds"])
+    core_digest = _core_library_digest() if job["lib"] == "rgbm" else None  # the build just imported
     from sklearn.metrics import roc_auc_score
 
     n_cpus = os.cpu_count() or 1
@@ -402,7 +404,7 @@ def run_child(job: dict) -> dict:
         "predict_s": statistics.median(predict_times),
         "predict_all_s": predict_times,
         "auc": auc,
-        "core_digest": _core_library_digest() if job["lib"] == "rgbm" else None,
+        "core_digest": core_digest,
     }
 
 
@@ -645,7 +647,9 @@ def library_versions() -> str:
     )
 
 
-def markdown_section(args, tables: dict, elapsed: float, versions: str, machine: str, started: str) -> str:
+def markdown_section(
+    args, tables: dict, elapsed: float, versions: str, machine: str, started: str, warnings: list[str]
+) -> str:
     command = shlex.join(["python", *sys.argv])
     parts = [
         f"## rgbm_rs vs LightGBM vs XGBoost: end-to-end ({args.rounds} rounds)",
@@ -684,6 +688,8 @@ def markdown_section(args, tables: dict, elapsed: float, versions: str, machine:
     ]
     if tables.get("ratios"):
         parts += ["### Ratios (rgbm_rs / other; below 1 = rgbm_rs faster or smaller)", "", tables["ratios"], ""]
+    if warnings:
+        parts += ["### Warnings", "", *[f"- {w}" for w in warnings], ""]
     return "\n".join(parts)
 
 
@@ -760,9 +766,15 @@ def main(argv=None) -> None:
         print(tables["ratios"])
     print(f"\n{len(records)} measurements in {elapsed / 60:.1f} min", file=sys.stderr)
 
-    digests = {r.get("core_digest") for r in records if r.get("core_digest")}
+    warnings = []
+    digests = {a.get("core_digest") for r in records for a in r.get("attempts", []) if a.get("core_digest")}
     if digests - {core_digest}:
-        log(f"WARNING: rgbm_rs native module changed during the run ({core_digest} -> {sorted(digests)})")
+        warnings.append(
+            f"the rgbm_rs native module was rebuilt during the run (sha256 {core_digest} at the start; "
+            f"fits used {', '.join(sorted(digests))}): rgbm_rs rows mix builds"
+        )
+    for w in warnings:
+        log(f"WARNING: {w}")
 
     json_path = Path(args.json) if args.json else (
         Path(args.write_md).with_suffix(".json") if args.write_md else OUT_DIR / "compare_last.json"
@@ -777,6 +789,7 @@ def main(argv=None) -> None:
                 "machine": machine,
                 "versions": versions,
                 "datasets": descriptions,
+                "warnings": warnings,
                 "records": records,
             },
             indent=1,
@@ -786,7 +799,7 @@ def main(argv=None) -> None:
     if args.write_md:
         md_path = Path(args.write_md)
         md_path.parent.mkdir(parents=True, exist_ok=True)
-        md_path.write_text(markdown_section(args, tables, elapsed, versions, machine, started))
+        md_path.write_text(markdown_section(args, tables, elapsed, versions, machine, started, warnings))
         log(f"markdown section: {md_path}")
 
 
