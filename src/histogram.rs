@@ -5,7 +5,7 @@
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::data::dataset::{BinCode, BinCodes, BinnedDataset};
+use crate::data::dataset::{BinCode, BinCodes, BinnedDataset, SparseRows};
 
 /// Sums over the rows that fall in one bin (or one node).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -76,6 +76,7 @@ fn build_feature<C: BinCode, const ALL_ROWS: bool, const WEIGHTED: bool>(
     gh: &[[f64; 2]],
     w: &[f64],
     hist: &mut [BinStats],
+    skip: usize,
 ) {
     let m = if ALL_ROWS { codes.len() } else { rows.len() };
     let gh = &gh[..m];
@@ -85,8 +86,10 @@ fn build_feature<C: BinCode, const ALL_ROWS: bool, const WEIGHTED: bool>(
                 prefetch(codes.as_ptr().wrapping_add(ahead as usize));
             }
         }
-        let code = if ALL_ROWS { codes[k] } else { codes[rows[k] as usize] };
-        hist[code.idx()].accumulate::<WEIGHTED>(gh[k], w, k);
+        let code = if ALL_ROWS { codes[k] } else { codes[rows[k] as usize] }.idx();
+        if code != skip {
+            hist[code].accumulate::<WEIGHTED>(gh[k], w, k);
+        }
     }
     finish::<WEIGHTED>(hist);
 }
@@ -95,6 +98,7 @@ fn build_typed<C: BinCode>(
     codes: &[C],
     n_rows: usize,
     offsets: &[usize],
+    defaults: &[Option<usize>],
     features: &[usize],
     rows: Option<&[u32]>,
     grads: &Gradients,
@@ -116,11 +120,12 @@ fn build_typed<C: BinCode>(
         h.fill(BinStats::default());
         let col = &codes[*j * n_rows..(*j + 1) * n_rows];
         let w = grads.weights.unwrap_or(&[]);
+        let skip = defaults[*j].unwrap_or(usize::MAX);
         match (rows, grads.weights.is_some()) {
-            (None, false) => build_feature::<C, true, false>(col, &[], grads.gh, w, h),
-            (None, true) => build_feature::<C, true, true>(col, &[], grads.gh, w, h),
-            (Some(r), false) => build_feature::<C, false, false>(col, r, grads.gh, w, h),
-            (Some(r), true) => build_feature::<C, false, true>(col, r, grads.gh, w, h),
+            (None, false) => build_feature::<C, true, false>(col, &[], grads.gh, w, h, skip),
+            (None, true) => build_feature::<C, true, true>(col, &[], grads.gh, w, h, skip),
+            (Some(r), false) => build_feature::<C, false, false>(col, r, grads.gh, w, h, skip),
+            (Some(r), true) => build_feature::<C, false, true>(col, r, grads.gh, w, h, skip),
         }
     };
     if work >= PARALLEL_MIN_WORK {
@@ -171,6 +176,27 @@ fn build_rows_chunk<C: BinCode, const WEIGHTED: bool>(
     finish::<WEIGHTED>(hist);
 }
 
+/// Sparse-row kernel: only the non-default entries of each row. With
+/// ALL_ROWS the rows are `first..first + gh.len()` and `rows` is unused.
+#[inline(never)]
+fn build_sparse_chunk<const ALL_ROWS: bool, const WEIGHTED: bool>(
+    sparse: &SparseRows,
+    first: usize,
+    rows: &[u32],
+    gh: &[[f64; 2]],
+    w: &[f64],
+    hist: &mut [BinStats],
+) {
+    hist.fill(BinStats::default());
+    for k in 0..gh.len() {
+        let r = if ALL_ROWS { first + k } else { rows[k] as usize };
+        for &b in &sparse.bins[sparse.row_ptr[r]..sparse.row_ptr[r + 1]] {
+            hist[b as usize].accumulate::<WEIGHTED>(gh[k], w, k);
+        }
+    }
+    finish::<WEIGHTED>(hist);
+}
+
 /// Rows per chunk below which a subset histogram is not split further, and
 /// the most chunks (each needs a full partial histogram).
 const ROWS_PER_CHUNK: usize = 8192;
@@ -180,25 +206,12 @@ const MAX_CHUNKS: usize = 16;
 /// rows (their number depends only on the row count) build partial
 /// histograms in parallel, then partials are summed in chunk order, so the
 /// result does not depend on the thread count.
-fn build_rows_typed<C: BinCode>(
-    row_codes: &[C],
-    offsets: &[usize],
-    rows: &[u32],
-    grads: &Gradients,
+fn build_rows_chunked(
+    m: usize,
     hist: &mut [BinStats],
     partials: &mut Vec<Vec<BinStats>>,
+    run: impl Fn(usize, usize, &mut [BinStats]) + Sync,
 ) {
-    let m = rows.len();
-    let w = grads.weights.unwrap_or(&[]);
-    let weighted = grads.weights.is_some();
-    let run = |lo: usize, hi: usize, out: &mut [BinStats]| {
-        let (r, gh) = (&rows[lo..hi], &grads.gh[lo..hi]);
-        if weighted {
-            build_rows_chunk::<C, true>(row_codes, offsets, r, gh, &w[lo..hi], out)
-        } else {
-            build_rows_chunk::<C, false>(row_codes, offsets, r, gh, &[], out)
-        }
-    };
     let n_chunks = (m / ROWS_PER_CHUNK).clamp(1, MAX_CHUNKS);
     if n_chunks == 1 {
         run(0, m, hist);
@@ -228,7 +241,8 @@ fn build_rows_typed<C: BinCode>(
 ///
 /// `rows = None` means every row, with `grads` indexed by row. Otherwise
 /// `grads` must already be gathered in the order of `rows`. `partials` is
-/// scratch space reused across calls.
+/// scratch space reused across calls; `total` holds the node's sums (used
+/// to derive skipped default bins).
 pub fn build(
     data: &BinnedDataset,
     features: &[usize],
@@ -236,14 +250,60 @@ pub fn build(
     grads: &Gradients,
     hist: &mut [BinStats],
     partials: &mut Vec<Vec<BinStats>>,
+    total: &BinStats,
 ) {
     debug_assert_eq!(hist.len(), data.total_bins());
     let all_features = features.len() == data.n_features();
-    match (rows, &data.codes, &data.row_codes) {
-        (Some(r), _, BinCodes::U8(c)) if all_features => build_rows_typed(c, &data.bin_offsets, r, grads, hist, partials),
-        (Some(r), _, BinCodes::U16(c)) if all_features => build_rows_typed(c, &data.bin_offsets, r, grads, hist, partials),
-        (_, BinCodes::U8(c), _) => build_typed(c, data.n_rows, &data.bin_offsets, features, rows, grads, hist),
-        (_, BinCodes::U16(c), _) => build_typed(c, data.n_rows, &data.bin_offsets, features, rows, grads, hist),
+    let w = grads.weights.unwrap_or(&[]);
+    let weighted = grads.weights.is_some();
+    let offsets = &data.bin_offsets;
+    macro_rules! chunks {
+        ($r:expr, $kernel:ident, $($arg:expr),*) => {
+            build_rows_chunked($r.len(), hist, partials, |lo, hi, out| {
+                let (r, gh) = (&$r[lo..hi], &grads.gh[lo..hi]);
+                if weighted { $kernel::<_, true>($($arg,)* r, gh, &w[lo..hi], out) } else { $kernel::<_, false>($($arg,)* r, gh, &[], out) }
+            })
+        };
+    }
+    let no_skip = data.sparse_rows.is_none();
+    match (rows, &data.codes, &data.row_codes, &data.sparse_rows) {
+        (Some(r), _, _, Some(sp)) if all_features => build_rows_chunked(r.len(), hist, partials, |lo, hi, out| {
+            let (rr, gh) = (&r[lo..hi], &grads.gh[lo..hi]);
+            if weighted {
+                build_sparse_chunk::<false, true>(sp, 0, rr, gh, &w[lo..hi], out)
+            } else {
+                build_sparse_chunk::<false, false>(sp, 0, rr, gh, &[], out)
+            }
+        }),
+        (None, _, _, Some(sp)) if all_features => build_rows_chunked(data.n_rows, hist, partials, |lo, hi, out| {
+            let gh = &grads.gh[lo..hi];
+            if weighted {
+                build_sparse_chunk::<true, true>(sp, lo, &[], gh, &w[lo..hi], out)
+            } else {
+                build_sparse_chunk::<true, false>(sp, lo, &[], gh, &[], out)
+            }
+        }),
+        (Some(r), _, BinCodes::U8(c), None) if all_features => chunks!(r, build_rows_chunk, c.as_slice(), offsets.as_slice()),
+        (Some(r), _, BinCodes::U16(c), None) if all_features => chunks!(r, build_rows_chunk, c.as_slice(), offsets.as_slice()),
+        (_, BinCodes::U8(c), _, _) => build_typed(c, data.n_rows, offsets, &data.default_bins, features, rows, grads, hist),
+        (_, BinCodes::U16(c), _, _) => build_typed(c, data.n_rows, offsets, &data.default_bins, features, rows, grads, hist),
+    }
+    // Default bins were skipped (by the sparse rows or the feature kernels):
+    // their sums are the node total minus the feature's other bins.
+    let skipped_dense_rows = rows.is_some() && all_features && no_skip;
+    if !skipped_dense_rows {
+        for &j in features {
+            if let Some(d) = data.default_bins[j] {
+                let h = &mut hist[offsets[j]..offsets[j + 1]];
+                let mut rest = BinStats::default();
+                for (b, s) in h.iter().enumerate() {
+                    if b != d {
+                        rest.add(s);
+                    }
+                }
+                h[d] = total.sub(&rest);
+            }
+        }
     }
 }
 
@@ -303,37 +363,58 @@ mod tests {
 
     #[test]
     fn kernels_match_naive_reference_and_subtraction() {
+        for sparse in [false, true] {
+            kernels_match_naive(sparse);
+        }
+    }
+
+    fn kernels_match_naive(sparse: bool) {
         let (n, p) = (30_000, 5);
         let mut s = 12345u64;
         let mut next = || {
             s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             (s >> 11) as f64 / (1u64 << 53) as f64
         };
-        let x: Vec<f64> = (0..n * p).map(|_| if next() < 0.1 { f64::NAN } else { (next() * 40.0).floor() }).collect();
+        // Sparse: mostly zeros, so default bins are skipped and sparse rows are used.
+        let x: Vec<f64> = (0..n * p)
+            .map(|_| {
+                let u = next();
+                if sparse && u < 0.85 { 0.0 } else if u < 0.1 || (sparse && u < 0.87) { f64::NAN } else { (next() * 40.0).floor() }
+            })
+            .collect();
         let gh: Vec<[f64; 2]> = (0..n).map(|_| [next() - 0.5, next()]).collect();
         let w: Vec<f64> = (0..n).map(|_| next() * 2.0).collect();
         let m = DenseMatrix::row_major(&x, n, p).unwrap();
         let data = BinnedDataset::from_matrix(&m, 16, 0).unwrap();
+        assert_eq!(data.sparse_rows.is_some(), sparse);
+        assert_eq!(data.default_bins.iter().all(|d| d.is_some()), sparse);
         let all: Vec<u32> = (0..n as u32).collect();
         let subset: Vec<u32> = all.iter().copied().filter(|r| r % 3 != 0).collect();
         let rest: Vec<u32> = all.iter().copied().filter(|r| r % 3 == 0).collect();
         let features: Vec<usize> = (0..p).collect();
         for weights in [None, Some(&w[..])] {
             let mut partials = Vec::new();
+            let sum = |rows: &[u32]| {
+                let mut t = BinStats::default();
+                for &r in rows {
+                    t.add(&BinStats { g: gh[r as usize][0], h: gh[r as usize][1], w: weights.map_or(1.0, |w| w[r as usize]), n: 1.0 });
+                }
+                t
+            };
             let mut root = vec![BinStats::default(); data.total_bins()];
-            build(&data, &features, None, &Gradients { gh: &gh, weights }, &mut root, &mut partials);
+            build(&data, &features, None, &Gradients { gh: &gh, weights }, &mut root, &mut partials, &sum(&all));
             close(&root, &naive(&data, &all, &gh, weights));
 
             let ggh: Vec<[f64; 2]> = subset.iter().map(|&r| gh[r as usize]).collect();
             let gw: Vec<f64> = subset.iter().map(|&r| w[r as usize]).collect();
             let gw = weights.map(|_| &gw[..]);
             let mut sub = vec![BinStats::default(); data.total_bins()];
-            build(&data, &features, Some(&subset), &Gradients { gh: &ggh, weights: gw }, &mut sub, &mut partials);
+            build(&data, &features, Some(&subset), &Gradients { gh: &ggh, weights: gw }, &mut sub, &mut partials, &sum(&subset));
             close(&sub, &naive(&data, &subset, &gh, weights));
             // The feature-major subset kernel (used when only some features are active).
             let some: Vec<usize> = (0..p).filter(|j| j % 2 == 0).collect();
             let mut part = vec![BinStats::default(); data.total_bins()];
-            build(&data, &some, Some(&subset), &Gradients { gh: &ggh, weights: gw }, &mut part, &mut partials);
+            build(&data, &some, Some(&subset), &Gradients { gh: &ggh, weights: gw }, &mut part, &mut partials, &sum(&subset));
             let want = naive(&data, &subset, &gh, weights);
             for &j in &some {
                 let r = data.bin_offsets[j]..data.bin_offsets[j + 1];

@@ -52,6 +52,69 @@ pub struct BinnedDataset {
     pub row_codes: BinCodes,
     /// Start of each feature's bins in a flat histogram; last entry = total bins.
     pub bin_offsets: Vec<usize>,
+    /// Per feature, the bin holding at least `DEFAULT_BIN_SHARE` of the rows
+    /// (e.g. the zero of a one-hot column). Kernels skip it and derive its
+    /// sums as node total − the other bins, which makes sparse data cheap.
+    pub default_bins: Vec<Option<usize>>,
+    /// Row-major codes without default bins, when that saves enough work.
+    pub sparse_rows: Option<SparseRows>,
+}
+
+/// Share of rows a bin needs to be a feature's skipped default bin.
+pub const DEFAULT_BIN_SHARE: f64 = 0.7;
+/// Sparse rows are kept when they hold at most this share of all entries.
+const SPARSE_MAX_SHARE: f64 = 0.5;
+
+/// Compressed rows: for row i, `bins[row_ptr[i]..row_ptr[i + 1]]` are the
+/// global histogram indices (feature offset + code) of its non-default entries.
+#[derive(Clone, Debug)]
+pub struct SparseRows {
+    pub row_ptr: Vec<usize>,
+    pub bins: Vec<u32>,
+}
+
+/// The most frequent code of every feature, if it covers `DEFAULT_BIN_SHARE` of the rows.
+fn find_default_bins(codes: &BinCodes, n: usize, mapper: &BinMapper) -> Vec<Option<usize>> {
+    let count = |j: usize| {
+        let mut counts = vec![0usize; mapper.features[j].n_bins()];
+        match codes {
+            BinCodes::U8(c) => c[j * n..(j + 1) * n].iter().for_each(|&v| counts[v as usize] += 1),
+            BinCodes::U16(c) => c[j * n..(j + 1) * n].iter().for_each(|&v| counts[v as usize] += 1),
+        }
+        let (bin, &top) = counts.iter().enumerate().max_by_key(|&(b, &c)| (c, std::cmp::Reverse(b))).unwrap_or((0, &0));
+        (top as f64 >= DEFAULT_BIN_SHARE * n as f64).then_some(bin)
+    };
+    (0..mapper.n_features()).into_par_iter().map(count).collect()
+}
+
+fn build_sparse_rows(data: &BinnedDataset) -> Result<Option<SparseRows>> {
+    let (n, p) = (data.n_rows, data.n_features());
+    if data.default_bins.iter().all(|d| d.is_none()) || data.total_bins() > u32::MAX as usize {
+        return Ok(None);
+    }
+    let kept = |i: usize, j: usize| data.default_bins[j] != Some(data.row_code(i, j));
+    let counts: Vec<usize> = (0..n).into_par_iter().map(|i| (0..p).filter(|&j| kept(i, j)).count()).collect();
+    let total: usize = counts.iter().sum();
+    if total as f64 > SPARSE_MAX_SHARE * (n * p) as f64 {
+        return Ok(None);
+    }
+    let mut row_ptr = Vec::with_capacity(n + 1);
+    let mut at = 0;
+    row_ptr.push(0);
+    for c in &counts {
+        at += c;
+        row_ptr.push(at);
+    }
+    let mut bins: Vec<u32> = Vec::new();
+    bins.try_reserve_exact(total).map_err(|_| RgbmError::Shape(format!("cannot allocate sparse rows ({total} entries)")))?;
+    for i in 0..n {
+        for j in 0..p {
+            if kept(i, j) {
+                bins.push((data.bin_offsets[j] + data.row_code(i, j)) as u32);
+            }
+        }
+    }
+    Ok(Some(SparseRows { row_ptr, bins }))
 }
 
 fn alloc_codes<C: BinCode>(len: usize, what: &str) -> Result<Vec<C>> {
@@ -184,7 +247,10 @@ impl BinnedDataset {
             total += fb.n_bins();
         }
         bin_offsets.push(total);
-        Ok(BinnedDataset { n_rows: x.n_rows(), mapper, codes, row_codes, bin_offsets })
+        let default_bins = find_default_bins(&codes, x.n_rows(), &mapper);
+        let mut data = BinnedDataset { n_rows: x.n_rows(), mapper, codes, row_codes, bin_offsets, default_bins, sparse_rows: None };
+        data.sparse_rows = build_sparse_rows(&data)?;
+        Ok(data)
     }
 
     pub fn n_features(&self) -> usize {

@@ -108,10 +108,10 @@ impl<'a> TreeGrower<'a> {
     }
 
     /// Histogram of `features` over the rows in `rows`; `all` = these are all rows in row order.
-    fn histogram(&mut self, rows: &[u32], all: bool, grads: &Gradients, features: &[usize]) -> Vec<BinStats> {
+    fn histogram(&mut self, rows: &[u32], all: bool, grads: &Gradients, features: &[usize], total: &BinStats) -> Vec<BinStats> {
         let mut hist = self.pool.take();
         if all {
-            build(self.data, features, None, grads, &mut hist, &mut self.partials);
+            build(self.data, features, None, grads, &mut hist, &mut self.partials, total);
             return hist;
         }
         let m = rows.len();
@@ -130,7 +130,7 @@ impl<'a> TreeGrower<'a> {
             self.w_buf.extend(rows.iter().map(|&r| w[r as usize]));
             &self.w_buf[..]
         });
-        build(self.data, features, Some(rows), &Gradients { gh: &self.gh_buf[..m], weights }, &mut hist, &mut self.partials);
+        build(self.data, features, Some(rows), &Gradients { gh: &self.gh_buf[..m], weights }, &mut hist, &mut self.partials, total);
         hist
     }
 
@@ -154,7 +154,7 @@ impl<'a> TreeGrower<'a> {
         let root_cands = Self::node_cands(&mut selection);
         let (hist, best) = if self.can_split(0, &total) {
             let cands = root_cands.as_ref().unwrap_or_else(|| tree_cands(&selection));
-            let hist = self.histogram(rows, all_rows, grads, &cands.features);
+            let hist = self.histogram(rows, all_rows, grads, &cands.features, &total);
             let best = self.find_best(&hist, &total, cands);
             (Some(hist), best)
         } else {
@@ -257,7 +257,7 @@ impl<'a> TreeGrower<'a> {
             for c in [&mut left, &mut right] {
                 if self.can_split(depth, &c.total) {
                     let cands = Self::node_cands(selection).expect("node scope draws");
-                    let hist = self.histogram(&rows[c.start..c.end], false, grads, &cands.features);
+                    let hist = self.histogram(&rows[c.start..c.end], false, grads, &cands.features, &c.total);
                     c.best = self.find_best(&hist, &c.total, &cands);
                     c.hist = Some(hist);
                     c.cands = Some(cands);
@@ -273,7 +273,7 @@ impl<'a> TreeGrower<'a> {
             let large_splits = self.can_split(depth, &large.total);
             let mut parent_hist = parent_hist;
             if small_splits || large_splits {
-                let small_hist = self.histogram(&rows[small.start..small.end], false, grads, &cands.features);
+                let small_hist = self.histogram(&rows[small.start..small.end], false, grads, &cands.features, &small.total);
                 if large_splits {
                     subtract_into(&mut parent_hist, &small_hist);
                     large.best = self.find_best(&parent_hist, &large.total, cands);
