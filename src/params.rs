@@ -10,12 +10,14 @@ pub enum Loss {
     Huber,
     Logistic,
     Exponential,
+    /// SGLB's smoothed 0-1 loss.
+    Sla01,
 }
 
 impl Loss {
     /// Losses whose labels must be 0/1.
     pub fn is_binary(self) -> bool {
-        matches!(self, Loss::Logistic | Loss::Exponential)
+        matches!(self, Loss::Logistic | Loss::Exponential | Loss::Sla01)
     }
 }
 
@@ -100,6 +102,8 @@ pub struct BoosterParams {
     pub logistic_reg: f64,
     pub clamp: Option<f64>,
     pub huber_delta: f64,
+    /// ς of the smoothed 0-1 loss.
+    pub sla_scale: f64,
     pub gain: Mode,
     pub leaf: Mode,
     pub subsample: f64,
@@ -111,6 +115,12 @@ pub struct BoosterParams {
     pub selection_scope: SelectionScope,
     /// Record the training loss after every round (costs one pass over the rows).
     pub record_train_loss: bool,
+    /// SGLB: Gaussian noise in split choice and leaf values (Ustimenko & Prokhorenkova 2021).
+    pub langevin: bool,
+    /// SGLB's inverse diffusion temperature β (CatBoost's normalisation).
+    pub temperature: f64,
+    /// Model shrink rate γ: F ← b + (1 − γ·ν)(F − b) + tree. None = 1e-3 with langevin, else 0.
+    pub shrink_rate: Option<f64>,
     pub init: Init,
     pub random_state: u64,
     /// Threads for fit and predict; `None` uses every core.
@@ -133,6 +143,7 @@ impl Default for BoosterParams {
             logistic_reg: 0.0,
             clamp: None,
             huber_delta: 1.0,
+            sla_scale: 0.1,
             gain: Mode::Newton,
             leaf: Mode::Newton,
             subsample: 1.0,
@@ -142,6 +153,9 @@ impl Default for BoosterParams {
             groups: None,
             selection_scope: SelectionScope::Tree,
             record_train_loss: false,
+            langevin: false,
+            temperature: 1e4,
+            shrink_rate: None,
             init: Init::Optimal,
             random_state: 0,
             n_jobs: None,
@@ -160,6 +174,11 @@ impl BoosterParams {
             serde_json::from_str(text).map_err(|e| RgbmError::param("params", e.to_string()))?;
         p.validate()?;
         Ok(p)
+    }
+
+    /// γ with its default resolved.
+    pub fn shrink_rate(&self) -> f64 {
+        self.shrink_rate.unwrap_or(if self.langevin { 1e-3 } else { 0.0 })
     }
 
     /// Whether trees grow best-first (leaf-limited) rather than depth-wise.
@@ -235,6 +254,31 @@ impl BoosterParams {
         }
         if self.selection == Selection::Full && self.selection_scope == SelectionScope::Node {
             return Err(RgbmError::param("selection_scope", "selection='full' searches every split; 'node' scope has no effect"));
+        }
+        check(self.sla_scale.is_finite() && self.sla_scale > 0.0, "sla_scale", || {
+            format!("must be a finite number > 0, got {}", self.sla_scale)
+        })?;
+        if self.loss == Loss::Sla01 {
+            check(self.gain == Mode::Gradient && self.leaf == Mode::Gradient, "loss", || {
+                "loss='sla01' has a hessian that can be negative: use gain='gradient' and leaf='gradient'".to_string()
+            })?;
+        }
+        check(self.temperature.is_finite() && self.temperature > 0.0, "temperature", || {
+            format!("must be a finite number > 0, got {}", self.temperature)
+        })?;
+        let gamma = self.shrink_rate();
+        check(gamma.is_finite() && gamma >= 0.0 && gamma * self.learning_rate < 1.0, "shrink_rate", || {
+            format!("shrink_rate * learning_rate must be in [0, 1), got {gamma} * {}", self.learning_rate)
+        })?;
+        if self.langevin {
+            check(self.step == Step::Shrinkage, "step", || {
+                "langevin=True takes learning_rate as the Langevin step: use step='shrinkage'".to_string()
+            })?;
+        }
+        if gamma > 0.0 {
+            check(self.step == Step::Shrinkage, "shrink_rate", || {
+                "model shrinkage F <- (1 - shrink_rate*learning_rate)F is defined for step='shrinkage' only".to_string()
+            })?;
         }
         if let Some(n) = self.n_jobs {
             check(n >= 1, "n_jobs", || format!("must be >= 1 or None, got {n}"))?;

@@ -11,6 +11,8 @@ pub enum Purpose {
     BinSample = 1,
     RowSubsample = 2,
     Selection = 3,
+    LangevinGradient = 4,
+    LangevinLeaf = 5,
 }
 
 /// SplitMix64 finaliser: decorrelates nearby seeds before keying ChaCha.

@@ -18,7 +18,10 @@ use crate::rng::{stream, Purpose};
 use crate::split::SplitRule;
 use crate::tree::{GrowerConfig, NodeSelection, TreeGrower};
 
+use super::sglb;
 use super::step::step_scale;
+use crate::histogram::BinStats;
+use crate::tree::grower::sum_rows;
 
 /// Called before every round with the round index; an error (e.g. a pending
 /// Ctrl-C) stops training and is returned from `train`.
@@ -153,6 +156,11 @@ fn train_in_pool<T: Element>(
     let selector = Selector::new(params, &data)?;
     let all_features = Candidates::all(data.n_features());
     let mut dir = if params.step == Step::LineSearch { vec![0.0; n] } else { Vec::new() };
+    let langevin_c = params.langevin.then(|| sglb::noise_scale(params.learning_rate, params.temperature));
+    let mut gh_noisy = if params.langevin { vec![[0.0f64; 2]; n] } else { Vec::new() };
+    let rule = SplitRule::from_params(params);
+    // Model shrinkage: F ← b + q·(F − b) + tree each round.
+    let q = 1.0 - params.shrink_rate() * params.learning_rate;
 
     for round in 0..params.n_estimators {
         on_round(round)?;
@@ -168,7 +176,11 @@ fn train_in_pool<T: Element>(
             rows.extend(0..n as u32);
         }
         let all_rows = rows.len() == n;
-        let grads = Gradients { gh: &gh, weights: w };
+        if let Some(c) = langevin_c {
+            sglb::add_gradient_noise(&gh, &mut gh_noisy, c, params.random_state, round as u64);
+        }
+        // SGLB chooses the structure on noisy gradients; leaf sums use the clean ones.
+        let grads = Gradients { gh: if params.langevin { &gh_noisy } else { &gh }, weights: w };
         let mut select_rng = stream(params.random_state, Purpose::Selection, round as u64);
         let (grown, features_searched) = if selector.is_full() {
             (grower.grow(&grads, &mut rows, all_rows, NodeSelection::Tree(&all_features)), Some(data.n_features()))
@@ -180,6 +192,11 @@ fn train_in_pool<T: Element>(
             (grower.grow(&grads, &mut rows, all_rows, NodeSelection::Node(&selector, &mut select_rng)), None)
         };
         let mut tree = grown.tree;
+        if let Some(c) = langevin_c {
+            let clean = Gradients { gh: &gh, weights: w };
+            let sums: Vec<BinStats> = grown.leaf_ranges.par_iter().map(|&(s, e)| sum_rows(&rows[s..e], &clean)).collect();
+            tree.leaf_value = sglb::noisy_leaf_values(&sums, &rule, c, params.random_state, round as u64);
+        }
         if params.step == Step::LineSearch {
             // u on every training row, for the 1-D search along it.
             if all_rows {
@@ -192,6 +209,9 @@ fn train_in_pool<T: Element>(
         let scale = step_scale(params, objective, y, &scores, w, &dir)?;
         for v in tree.leaf_value.iter_mut() {
             *v *= scale;
+        }
+        if q != 1.0 {
+            scores.par_iter_mut().for_each(|s| *s = base_score + q * (*s - base_score));
         }
         if all_rows {
             add_leaf_values(&mut scores, &rows, &grown.leaf_ranges, &tree.leaf_value);
@@ -209,6 +229,14 @@ fn train_in_pool<T: Element>(
             train_loss,
         });
         trees.push(tree);
+    }
+    if q != 1.0 {
+        // Fold the shrinkage in once: tree k ends up scaled by q^(T-1-k).
+        let mut factor = 1.0;
+        for tree in trees.iter_mut().rev() {
+            tree.leaf_value.iter_mut().for_each(|v| *v *= factor);
+            factor *= q;
+        }
     }
     let model = Model { format_version: FORMAT_VERSION, params: params.clone(), n_features: x.n_cols(), base_score, trees };
     Ok(Trained { model, log })

@@ -3,6 +3,7 @@
 mod exponential;
 mod huber;
 mod logistic;
+mod sla01;
 mod squared;
 
 use rayon::prelude::*;
@@ -10,6 +11,7 @@ use rayon::prelude::*;
 pub use exponential::Exponential;
 pub use huber::Huber;
 pub use logistic::Logistic;
+pub use sla01::Sla01;
 pub use squared::Squared;
 
 use crate::error::{Result, RgbmError};
@@ -37,6 +39,7 @@ pub enum Objective {
     Huber(Huber),
     Logistic(Logistic),
     Exponential(Exponential),
+    Sla01(Sla01),
 }
 
 macro_rules! dispatch {
@@ -46,6 +49,7 @@ macro_rules! dispatch {
             Objective::Huber($o) => $body,
             Objective::Logistic($o) => $body,
             Objective::Exponential($o) => $body,
+            Objective::Sla01($o) => $body,
         }
     };
 }
@@ -74,11 +78,12 @@ impl Objective {
             Loss::Huber => Objective::Huber(Huber { delta: p.huber_delta }),
             Loss::Logistic => Objective::Logistic(Logistic { reg: p.logistic_reg, clamp: p.clamp }),
             Loss::Exponential => Objective::Exponential(Exponential),
+            Loss::Sla01 => Objective::Sla01(Sla01 { scale: p.sla_scale }),
         }
     }
 
     pub fn is_binary(&self) -> bool {
-        matches!(self, Objective::Logistic(_) | Objective::Exponential(_))
+        matches!(self, Objective::Logistic(_) | Objective::Exponential(_) | Objective::Sla01(_))
     }
 
     pub fn smoothness(&self) -> Option<f64> {

@@ -64,7 +64,7 @@ pub struct TreeGrower<'a> {
 
 /// (Σg, Σh, Σw, n) over `rows`: fixed chunks summed in order, so the result
 /// does not depend on the thread count.
-fn sum_rows(rows: &[u32], grads: &Gradients) -> BinStats {
+pub fn sum_rows(rows: &[u32], grads: &Gradients) -> BinStats {
     const CHUNK: usize = 32 * 1024;
     let part = |rows: &[u32]| {
         let mut s = BinStats::default();
