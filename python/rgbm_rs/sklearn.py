@@ -38,6 +38,9 @@ _COMMON_CONSTRAINTS = {
     "groups": [list, tuple, None],
     "selection_scope": [StrOptions({"tree", "node"})],
     "record_train_loss": ["boolean"],
+    "langevin": ["boolean"],
+    "temperature": [Interval(Real, 0, None, closed="neither")],
+    "shrink_rate": [Interval(Real, 0, None, closed="left"), None],
     "init": [StrOptions({"optimal", "zero"})],
     "random_state": ["random_state"],
     "n_jobs": [Integral, None],
@@ -95,6 +98,9 @@ class _RGBMBase(BaseEstimator):
             "groups": _groups(self.groups),
             "selection_scope": self.selection_scope,
             "record_train_loss": bool(self.record_train_loss),
+            "langevin": bool(self.langevin),
+            "temperature": float(self.temperature),
+            "shrink_rate": None if self.shrink_rate is None else float(self.shrink_rate),
             "init": self.init,
             "random_state": resolve_seed(self.random_state),
             "n_jobs": resolve_n_jobs(self.n_jobs),
@@ -118,13 +124,26 @@ class _RGBMBase(BaseEstimator):
         check_is_fitted(self, "_booster")
         return self._booster.predict_raw(check_X(self, X))
 
+    def _shrink_factor(self) -> float:
+        """q = 1 - shrink_rate * learning_rate: each round scales earlier trees by q."""
+        gamma = self.shrink_rate if self.shrink_rate is not None else (1e-3 if self.langevin else 0.0)
+        return 1.0 - gamma * self.learning_rate
+
     def _staged_raw(self, X):
+        """Raw scores of the model as it was after each round.
+
+        With model shrinkage the stored trees carry the final scaling; the
+        model after round t is base + q^-(T-1-t) * (sum of the first t+1 stored trees).
+        """
         check_is_fitted(self, "_booster")
         X = check_X(self, X)
-        raw = np.full(X.shape[0], self._booster.base_score)
-        for t in range(self._booster.n_trees):
-            raw = raw + self._booster.predict_trees(X, t, t + 1)
-            yield raw
+        base = self._booster.base_score
+        n_trees = self._booster.n_trees
+        q = self._shrink_factor()
+        acc = np.zeros(X.shape[0])
+        for t in range(n_trees):
+            acc = acc + self._booster.predict_trees(X, t, t + 1)
+            yield base + acc * q ** -(n_trees - 1 - t) if q != 1.0 else base + acc
 
     @property
     def feature_importances_(self):
@@ -234,6 +253,16 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         Draw the candidate set once per tree (as in the paper) or for every node.
     record_train_loss : bool, default=False
         Record the mean training loss after every round in ``training_log_``.
+    langevin : bool, default=False
+        SGLB (Ustimenko & Prokhorenkova 2021): Gaussian noise of per-row scale
+        sqrt(2 / (learning_rate * temperature)) on the gradients that choose
+        each tree's structure, and independent noise on its leaf values.
+    temperature : float, default=1e4
+        SGLB's inverse diffusion temperature beta (CatBoost's normalisation:
+        the paper's beta divided by the number of rows).
+    shrink_rate : float or None, default=None
+        Model shrinkage gamma: F <- b + (1 - gamma * learning_rate)(F - b) + tree
+        (the base score b is not shrunk). None means 1e-3 with ``langevin``, else 0.
     init : {"optimal", "zero"}, default="optimal"
         Start from the loss-minimising constant or from 0.
     random_state : int, RandomState or None, default=None
@@ -270,6 +299,9 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         groups=None,
         selection_scope="tree",
         record_train_loss=False,
+        langevin=False,
+        temperature=1e4,
+        shrink_rate=None,
         init="optimal",
         random_state=None,
         n_jobs=None,
@@ -294,6 +326,9 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         self.groups = groups
         self.selection_scope = selection_scope
         self.record_train_loss = record_train_loss
+        self.langevin = langevin
+        self.temperature = temperature
+        self.shrink_rate = shrink_rate
         self.init = init
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -324,9 +359,13 @@ class RGBMClassifier(ClassifierMixin, _RGBMBase):
     Takes the parameters of :class:`RGBMRegressor`, with classification
     losses instead of regression ones:
 
-    loss : {"logistic", "exponential"}, default="logistic"
-        Binomial deviance, or AdaBoost's exponential loss (probabilities are
-        then sigmoid(2f)).
+    loss : {"logistic", "exponential", "sla01"}, default="logistic"
+        Binomial deviance; AdaBoost's exponential loss (probabilities are
+        then sigmoid(2f)); or SGLB's smoothed 0-1 loss 1 - sigmoid(y f / sla_scale)
+        (needs ``gain="gradient", leaf="gradient"``; probabilities sigmoid(f / sla_scale);
+        starts from 0 since the 0-1 loss has no finite optimal constant).
+    sla_scale : float, default=0.1
+        The smoothing scale of ``loss="sla01"``.
     logistic_reg : float, default=0.0
         d in the regularized logistic loss log(1+e^{-yf}) + (d/2)f².
     clamp : float in (0, 0.5) or None, default=None
@@ -339,8 +378,9 @@ class RGBMClassifier(ClassifierMixin, _RGBMBase):
     _regression = False
     _parameter_constraints = {
         **_COMMON_CONSTRAINTS,
-        "loss": [StrOptions({"logistic", "exponential"})],
+        "loss": [StrOptions({"logistic", "exponential", "sla01"})],
         "logistic_reg": [Interval(Real, 0, None, closed="left")],
+        "sla_scale": [Interval(Real, 0, None, closed="neither")],
         "clamp": [Interval(Real, 0, 0.5, closed="neither"), None],
     }
 
@@ -358,6 +398,7 @@ class RGBMClassifier(ClassifierMixin, _RGBMBase):
         loss="logistic",
         logistic_reg=0.0,
         clamp=None,
+        sla_scale=0.1,
         gain="newton",
         leaf="newton",
         subsample=1.0,
@@ -367,6 +408,9 @@ class RGBMClassifier(ClassifierMixin, _RGBMBase):
         groups=None,
         selection_scope="tree",
         record_train_loss=False,
+        langevin=False,
+        temperature=1e4,
+        shrink_rate=None,
         init="optimal",
         random_state=None,
         n_jobs=None,
@@ -383,6 +427,7 @@ class RGBMClassifier(ClassifierMixin, _RGBMBase):
         self.loss = loss
         self.logistic_reg = logistic_reg
         self.clamp = clamp
+        self.sla_scale = sla_scale
         self.gain = gain
         self.leaf = leaf
         self.subsample = subsample
@@ -392,6 +437,9 @@ class RGBMClassifier(ClassifierMixin, _RGBMBase):
         self.groups = groups
         self.selection_scope = selection_scope
         self.record_train_loss = record_train_loss
+        self.langevin = langevin
+        self.temperature = temperature
+        self.shrink_rate = shrink_rate
         self.init = init
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -402,6 +450,7 @@ class RGBMClassifier(ClassifierMixin, _RGBMBase):
         return {
             "logistic_reg": float(self.logistic_reg),
             "clamp": None if self.clamp is None else float(self.clamp),
+            "sla_scale": float(self.sla_scale),
         }
 
     def fit(self, X, y, sample_weight=None):
@@ -421,7 +470,9 @@ class RGBMClassifier(ClassifierMixin, _RGBMBase):
         return self._fit_native(X, encoded.astype(np.float64), sample_weight)
 
     def _proba_from_raw(self, raw):
-        p = 1.0 / (1.0 + np.exp(-2.0 * raw)) if self.loss == "exponential" else 1.0 / (1.0 + np.exp(-raw))
+        # The link of each loss: log-odds f (logistic), f/2 (exponential), f/sla_scale (sla01).
+        scale = {"exponential": 2.0, "sla01": 1.0 / self.sla_scale}.get(self.loss, 1.0)
+        p = 1.0 / (1.0 + np.exp(-scale * raw))
         return np.column_stack([1.0 - p, p])
 
     def decision_function(self, X):

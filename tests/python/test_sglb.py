@@ -1,0 +1,81 @@
+"""SGLB options through the scikit-learn estimators."""
+import json
+
+import numpy as np
+import pytest
+
+from rgbm_rs import RGBMClassifier, RGBMRegressor
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(1200, 3))
+    y = (np.sin(X[:, 0] * X[:, 1] * X[:, 2]) + rng.normal(size=1200) > 0).astype(int)
+    return X, y
+
+
+def test_staged_predictions_are_the_models_after_each_round(data):
+    X, y = data
+    params = dict(langevin=True, temperature=1e3, shrink_rate=0.2, learning_rate=0.3, max_depth=2, random_state=1)
+    full = RGBMClassifier(n_estimators=6, **params).fit(X, y)
+    stages = list(full.staged_decision_function(X))
+    for k in (1, 3, 6):
+        shorter = RGBMClassifier(n_estimators=k, **params).fit(X, y)
+        np.testing.assert_allclose(stages[k - 1], shorter.decision_function(X), rtol=1e-10, atol=1e-12)
+
+
+def test_sla01_with_langevin(data):
+    X, y = data
+    clf = RGBMClassifier(
+        n_estimators=100, loss="sla01", sla_scale=0.1, gain="gradient", leaf="gradient", langevin=True,
+        temperature=1e3, max_depth=1, max_bins=5, random_state=0,
+    ).fit(X, y)
+    proba = clf.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    raw = clf.decision_function(X)
+    np.testing.assert_allclose(proba[:, 1], 1 / (1 + np.exp(-raw / 0.1)))
+    np.testing.assert_array_equal(clf.predict(X), clf.classes_[(raw > 0).astype(int)])
+
+
+@pytest.mark.parametrize("extra", [{}, {"subsample": 0.5}, {"selection": "groups", "selection_size": 2}, {"max_depth": None, "max_leaves": 6}])
+def test_langevin_is_reproducible_and_seeded(data, extra):
+    X, y = data
+    fits = [RGBMClassifier(n_estimators=8, langevin=True, random_state=3, n_jobs=n, **extra).fit(X, y) for n in (1, 2)]
+    trees = [json.dumps(f._to_document()["model"]["trees"]) for f in fits]
+    assert trees[0] == trees[1]
+    other = RGBMClassifier(n_estimators=8, langevin=True, random_state=4, **extra).fit(X, y)
+    assert json.dumps(other._to_document()["model"]["trees"]) != trees[0]
+
+
+def test_langevin_regression_and_persistence(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(800, 2))
+    y = X[:, 0] + 0.1 * rng.normal(size=800)
+    reg = RGBMRegressor(n_estimators=50, langevin=True, temperature=1e4, random_state=0).fit(X, y)
+    assert reg.score(X, y) > 0.8
+    path = tmp_path / "sglb.json"
+    reg.save_model(path)
+    from rgbm_rs import load_model
+
+    again = load_model(path)
+    np.testing.assert_array_equal(again.predict(X), reg.predict(X))
+    np.testing.assert_allclose(list(again.staged_predict(X))[-1], reg.predict(X), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "params,fragment",
+    [
+        ({"langevin": True, "temperature": 0.0}, "temperature"),
+        ({"langevin": True, "temperature": -5}, "temperature"),
+        ({"shrink_rate": -0.1}, "shrink_rate"),
+        ({"shrink_rate": 20.0, "learning_rate": 0.1}, "shrink_rate"),
+        ({"langevin": True, "step": "line_search"}, "step"),
+        ({"loss": "sla01"}, "gradient"),
+        ({"loss": "sla01", "gain": "gradient", "leaf": "gradient", "sla_scale": 0}, "sla_scale"),
+    ],
+)
+def test_invalid_sglb_parameters(data, params, fragment):
+    X, y = data
+    with pytest.raises(ValueError, match=fragment):
+        RGBMClassifier(n_estimators=2, **params).fit(X, y)
