@@ -65,6 +65,39 @@ impl Model {
         Ok(out)
     }
 
+    /// Virtual ensemble of an SGLB chain (as CatBoost's
+    /// `virtual_ensembles_predict`): member k is the model truncated after
+    /// T − (K−1−k)·⌊T/(2K)⌋ trees, rescaled to undo the shrinkage the cut-off
+    /// trees applied, so it equals the model as it was at that round. Returns
+    /// K vectors of raw scores; the last member is the full model.
+    pub fn virtual_ensemble<T: Element>(&self, x: &DenseMatrix<T>, n_members: usize) -> Result<Vec<Vec<f64>>> {
+        self.check_features(x)?;
+        let t = self.trees.len();
+        if n_members < 2 {
+            return Err(RgbmError::param("n_members", format!("must be >= 2, got {n_members}")));
+        }
+        let period = t / (2 * n_members);
+        if period == 0 {
+            return Err(RgbmError::param(
+                "n_members",
+                format!("{n_members} members need at least {} trees (2 per member), the model has {t}", 2 * n_members),
+            ));
+        }
+        let q = 1.0 - self.params.shrink_rate() * self.params.learning_rate;
+        let ends: Vec<usize> = (0..n_members).map(|k| t - (n_members - 1 - k) * period).collect();
+        // Sums grow member by member: add the trees between consecutive truncations.
+        let mut acc = vec![0.0; x.n_rows()];
+        let mut start = 0;
+        let mut members = Vec::with_capacity(n_members);
+        for &end in &ends {
+            add_tree_outputs(&self.trees[start..end], x, &mut acc);
+            start = end;
+            let undo = q.powi(-((t - end) as i32));
+            members.push(acc.iter().map(|a| self.base_score + undo * a).collect());
+        }
+        Ok(members)
+    }
+
     pub fn to_json(&self) -> Result<String> {
         serde_json::to_string(self).map_err(|e| RgbmError::ModelFormat(e.to_string()))
     }

@@ -117,3 +117,21 @@ fn invalid_sglb_parameters() {
     assert_eq!(sglb().shrink_rate(), 1e-3);
     assert_eq!(BoosterParams::default().shrink_rate(), 0.0);
 }
+
+#[test]
+fn virtual_ensemble_members_are_the_chain_at_earlier_rounds() {
+    let x = common::features(400, 3, 9);
+    let y = common::binary(&x, 3, 10);
+    let m = DenseMatrix::row_major(&x, y.len(), 3).unwrap();
+    let params = BoosterParams { n_estimators: 12, shrink_rate: Some(0.3), learning_rate: 0.3, ..sglb() };
+    let model = fit(&params, &x, 3, &y);
+    // K = 3, period = 12 / 6 = 2: truncations after 8, 10 and 12 trees.
+    let members = model.virtual_ensemble(&m, 3).unwrap();
+    for (member, rounds) in members.iter().zip([8, 10, 12]) {
+        let earlier = fit(&BoosterParams { n_estimators: rounds, ..params.clone() }, &x, 3, &y);
+        let want = earlier.predict_raw(&m, None).unwrap();
+        assert!(member.iter().zip(&want).all(|(a, b)| (a - b).abs() < 1e-10), "member after {rounds} rounds");
+    }
+    assert!(model.virtual_ensemble(&m, 1).is_err());
+    assert!(model.virtual_ensemble(&m, 7).is_err());
+}

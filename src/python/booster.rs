@@ -1,7 +1,7 @@
 //! `rgbm_rs._core.Booster`: a trained model behind an immutable handle.
 use std::sync::atomic::Ordering;
 
-use numpy::PyArray1;
+use numpy::{PyArray1, PyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -80,6 +80,13 @@ impl PyBooster {
         let x = Matrix::extract(x)?;
         let out = with_view!(x, m => run_detached(py, || self.model.predict_trees(&m, start, end)))?;
         Ok(PyArray1::from_vec(py, out))
+    }
+
+    /// Raw scores of the K virtual-ensemble members, shape (K, n).
+    fn virtual_ensemble<'py>(&self, py: Python<'py>, x: &Bound<'py, PyAny>, n_members: usize) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let x = Matrix::extract(x)?;
+        let members = with_view!(x, m => run_detached(py, || self.model.virtual_ensemble(&m, n_members)))?;
+        PyArray2::from_vec2(py, &members).map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
     /// Normalised importances: "gain" (total split gain) or "split" (split count).

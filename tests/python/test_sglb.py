@@ -79,3 +79,27 @@ def test_invalid_sglb_parameters(data, params, fragment):
     X, y = data
     with pytest.raises(ValueError, match=fragment):
         RGBMClassifier(n_estimators=2, **params).fit(X, y)
+
+
+def test_knowledge_uncertainty_grows_away_from_the_data():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(2000, 1))
+    y = np.sin(3 * X[:, 0]) + 0.3 * rng.normal(size=2000)
+    reg = RGBMRegressor(n_estimators=400, langevin=True, temperature=100, max_depth=3, random_state=0).fit(X, y)
+    inside = reg.predict_uncertainty(np.linspace(-0.6, 0.6, 25)[:, None], n_members=10)
+    outside = reg.predict_uncertainty(np.r_[np.linspace(-3, -2, 5), np.linspace(2, 3, 5)][:, None], n_members=10)
+    assert outside["knowledge"].mean() > 3 * inside["knowledge"].mean()
+    np.testing.assert_allclose(inside["mean"], reg.predict(np.linspace(-0.6, 0.6, 25)[:, None]), atol=0.1)
+
+
+def test_classifier_uncertainty_is_entropy_based(data):
+    X, y = data
+    clf = RGBMClassifier(n_estimators=60, langevin=True, temperature=1e3, random_state=0).fit(X, y)
+    u = clf.predict_uncertainty(X[:50], n_members=5)
+    assert set(u) == {"proba", "total", "data", "knowledge"}
+    np.testing.assert_allclose(u["total"], u["data"] + u["knowledge"], atol=1e-12)
+    assert np.all(u["knowledge"] >= 0) and np.all(u["total"] <= np.log(2) + 1e-12)
+    with pytest.raises(ValueError, match="n_members"):
+        clf.predict_uncertainty(X, n_members=100)
+    with pytest.raises(TypeError):
+        clf.predict_uncertainty(X, n_members=2.5)
