@@ -23,6 +23,9 @@ machine during it (at most ``--retries`` times, each after waiting up to
 ``--retry-pause`` seconds for the machine to calm down; when every attempt was
 contended the fastest is kept and flagged CONTENDED in the table), and reports
 medians over repetitions plus rgbm_rs / LightGBM and rgbm_rs / XGBoost ratios.
+rgbm_rs is imported from a copy of the installed build frozen at the start in
+bench_out/frozen/<sha256>/ (``--no-freeze`` uses the live editable install),
+so a rebuild during the run cannot mix two builds in one table.
 
 Common settings: 2 threads (``n_jobs=2`` and ``OMP_NUM_THREADS=2``), 255
 bins, 31 leaves grown best-first, learning rate 0.1, ``--rounds`` rounds,
@@ -62,6 +65,7 @@ import os
 import platform
 import resource
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -345,13 +349,17 @@ def _reset_peak_rss() -> bool:
         return False
 
 
+def _file_digest(path) -> str:
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()[:12]
+
+
 def _core_library_digest() -> str | None:
-    """Short sha256 of rgbm_rs's native module, to spot a rebuild in the middle of a run."""
+    """Short sha256 of the rgbm_rs native module this process imports."""
     try:
         import rgbm_rs._core as core
 
-        with open(core.__file__, "rb") as f:
-            return hashlib.sha256(f.read()).hexdigest()[:12]
+        return _file_digest(core.__file__)
     except Exception:
         return None
 
@@ -423,19 +431,63 @@ def log(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
-def child_env() -> dict:
+def child_env(frozen: Path | None) -> dict:
+    """Thread caps for every library; the frozen rgbm_rs copy (if any) first on the path."""
     env = dict(os.environ)
     for var in ("OMP_NUM_THREADS", "RAYON_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         env[var] = str(THREADS)
+    if frozen is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(frozen), env.get("PYTHONPATH")]))
     return env
 
 
-def spawn(job: dict, timeout: float) -> dict:
+def freeze_rgbm() -> tuple[Path, str]:
+    """Copy the installed rgbm_rs package (Python files + native module) to bench_out/frozen/<sha>/.
+
+    The editable install is rebuilt whenever someone runs ``pip install -e .``;
+    running every child on one frozen copy keeps all rgbm_rs fits of a run on
+    the same build.  Returns the folder to put on PYTHONPATH and the native
+    module's digest; the copy is checked by importing it in a fresh process.
+    """
+    import importlib.util
+
+    spec = importlib.util.find_spec("rgbm_rs")
+    if spec is None or spec.origin is None:
+        raise SystemExit("rgbm_rs is not importable")
+    source = Path(spec.origin).parent
+    frozen_root = OUT_DIR / "frozen"
+    frozen_root.mkdir(parents=True, exist_ok=True)
+    for _ in range(3):
+        tmp = frozen_root / f".tmp-{os.getpid()}"
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.copytree(source, tmp / "rgbm_rs", ignore=shutil.ignore_patterns("__pycache__", "*.tmp"))
+        natives = sorted((tmp / "rgbm_rs").glob("_core*.so"))
+        if len(natives) != 1:
+            raise SystemExit(f"expected one native module in {source}, found {[p.name for p in natives]}")
+        digest = _file_digest(natives[0])
+        dest = frozen_root / digest
+        if dest.exists():
+            shutil.rmtree(tmp)
+        else:
+            os.replace(tmp, dest)
+        check = subprocess.run(
+            [sys.executable, "-c", "import rgbm_rs, rgbm_rs._core; print(rgbm_rs._core.__file__)"],
+            capture_output=True, text=True, env=child_env(dest), cwd=REPO_ROOT,
+        )
+        if check.returncode == 0 and Path(check.stdout.strip()).resolve().is_relative_to(dest.resolve()):
+            return dest, digest
+        log(f"frozen copy {dest} does not import (a build in progress?); retrying in 20 s")
+        shutil.rmtree(dest, ignore_errors=True)
+        time.sleep(20)
+    raise SystemExit("could not freeze a working copy of rgbm_rs")
+
+
+def spawn(job: dict, timeout: float, frozen: Path | None) -> dict:
     """Run one measured fit in a fresh interpreter; failures come back as {'error': ...}."""
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", json.dumps(job)]
     try:
         proc = subprocess.run(
-            cmd, capture_output=True, text=True, timeout=timeout, env=child_env(), cwd=REPO_ROOT
+            cmd, capture_output=True, text=True, timeout=timeout, env=child_env(frozen), cwd=REPO_ROOT
         )
     except subprocess.TimeoutExpired:
         return {"error": f"timed out after {timeout:.0f} s"}
@@ -479,7 +531,7 @@ def measure(job: dict, args) -> dict:
         if attempt:
             log(f"  contended (> {100 * args.max_others:.0f}% others); waiting up to {args.retry_pause:.0f} s")
         wait_for_quiet(args.max_others, args.retry_pause if attempt else 10.0)
-        result = spawn({**job, "attempt": attempt}, args.timeout)
+        result = spawn({**job, "attempt": attempt}, args.timeout, args.frozen)
         attempts.append(result)
         if "error" in result:
             log(f"  {job['lib']:<10} {job['dataset']['name']}: ERROR {result['error']}")
@@ -619,7 +671,7 @@ def machine_description() -> str:
     return "; ".join(parts) + mem + f"; Linux {platform.release()}"
 
 
-def library_versions() -> str:
+def library_versions(digest: str | None, frozen: Path | None) -> str:
     def version(dist):
         try:
             return metadata.version(dist)
@@ -638,8 +690,9 @@ def library_versions() -> str:
         git = f" (git {sha}{', uncommitted changes' if dirty else ''})"
     except (OSError, subprocess.CalledProcessError):
         pass
-    digest = _core_library_digest()
     core = f", native module sha256 {digest}" if digest else ""
+    if frozen is not None:
+        core += f" (run from the frozen copy {frozen.relative_to(REPO_ROOT)})"
     return (
         f"rgbm_rs {version('rgbm_rs')}{git}{core}; LightGBM {version('lightgbm')}; "
         f"XGBoost {version('xgboost')}; numpy {version('numpy')}; scikit-learn {version('scikit-learn')}; "
@@ -668,7 +721,7 @@ def markdown_section(
         "(order rotated each repetition); medians reported. Fit time = wall time of `fit` only (data "
         "already in memory, library imported). Predict = median of 3 `predict_proba` calls on the test "
         "set. Fit peak RSS = VmHWM after `fit` minus RSS just before it (high-water mark reset via "
-        "`/proc/self/clear_refs`). Fit CPU/wall = process CPU time / wall time during `fit` (2.0 = both "
+        "`/proc/self/clear_refs`). rgbm_rs runs from a copy of the build frozen at the start. Fit CPU/wall = process CPU time / wall time during `fit` (2.0 = both "
         f"cores busy). A fit during which other processes used > {100 * args.max_others:.0f}% of the "
         f"machine (/proc/stat busy+steal minus the child's own) was retried, after waiting up to "
         f"{args.retry_pause:.0f} s for a quiet machine, at most {args.retries} time{'s' if args.retries != 1 else ''}; when every attempt was "
@@ -710,6 +763,10 @@ def parse_args(argv=None):
     p.add_argument("--retries", type=int, default=2, help="retries of a contended fit (default 2)")
     p.add_argument("--retry-pause", type=float, default=30.0, help="max seconds to wait for a quiet machine before a retry (default 30)")
     p.add_argument("--timeout", type=float, default=3600.0, help="seconds allowed per child (default 3600)")
+    p.add_argument(
+        "--no-freeze", action="store_true",
+        help="run rgbm_rs from the live install instead of a frozen copy of it (bench_out/frozen/)",
+    )
     p.add_argument("--child", metavar="JOB_JSON", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.child is None:
@@ -740,8 +797,14 @@ def main(argv=None) -> None:
         specs[ds] = prepare_higgs(args.rows) if ds == "higgs1m" else prepare_a9a()
     descriptions = {specs[ds]["name"]: describe_dataset(specs[ds]) for ds in args.datasets}
     names = [specs[ds]["name"] for ds in args.datasets]
-    versions, machine = library_versions(), machine_description()
-    core_digest = _core_library_digest()
+    args.frozen, core_digest = None, None
+    if "rgbm" in args.libs:
+        if args.no_freeze:
+            core_digest = _core_library_digest()
+        else:
+            args.frozen, core_digest = freeze_rgbm()
+            log(f"rgbm_rs build {core_digest} frozen in {args.frozen.relative_to(REPO_ROOT)}")
+    versions, machine = library_versions(core_digest, args.frozen), machine_description()
 
     records = []
     for rep in range(args.reps):
