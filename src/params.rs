@@ -52,6 +52,16 @@ pub enum Step {
     LineSearch,
 }
 
+/// The boosting algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BoosterKind {
+    /// Gradient boosting (with the RGBM / SGLB options).
+    Gbm,
+    /// Regularized gradient boosting over tree families with SRM (Cortes, Mohri & Storcheus 2019).
+    Rgb,
+}
+
 /// RGBM's weak-learner selection rule (Lu & Mazumder, section 1.2.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -115,6 +125,15 @@ pub struct BoosterParams {
     pub selection_scope: SelectionScope,
     /// Record the training loss after every round (costs one pass over the rows).
     pub record_train_loss: bool,
+    pub booster: BoosterKind,
+    /// RGB: families drawn per round (S).
+    pub rgb_candidates: usize,
+    /// RGB: weight β of the complexity penalty Ω_k in the candidate objective.
+    pub rgb_beta: f64,
+    /// RGB: internal-node limits n_k of the family grid (None = the paper's 2..256).
+    pub rgb_nodes: Option<Vec<usize>>,
+    /// RGB: leaf-vector L2 radii λ_k of the family grid (None = the paper's 0.001..4).
+    pub rgb_lambdas: Option<Vec<f64>>,
     /// SGLB: Gaussian noise in split choice and leaf values (Ustimenko & Prokhorenkova 2021).
     pub langevin: bool,
     /// SGLB's inverse diffusion temperature β (CatBoost's normalisation).
@@ -153,6 +172,11 @@ impl Default for BoosterParams {
             groups: None,
             selection_scope: SelectionScope::Tree,
             record_train_loss: false,
+            booster: BoosterKind::Gbm,
+            rgb_candidates: 4,
+            rgb_beta: 0.1,
+            rgb_nodes: None,
+            rgb_lambdas: None,
             langevin: false,
             temperature: 1e4,
             shrink_rate: None,
@@ -199,7 +223,7 @@ impl BoosterParams {
         if let Some(l) = self.max_leaves {
             check((2..=1 << 20).contains(&l), "max_leaves", || format!("must be in [2, 1048576] or None, got {l}"))?;
         }
-        check(self.max_depth.is_some() || self.max_leaves.is_some(), "max_depth", || {
+        check(self.max_depth.is_some() || self.max_leaves.is_some() || self.booster == BoosterKind::Rgb, "max_depth", || {
             "max_depth=None needs max_leaves to bound the tree".to_string()
         })?;
         check((2..=65535).contains(&self.max_bins), "max_bins", || {
@@ -279,6 +303,38 @@ impl BoosterParams {
             check(self.step == Step::Shrinkage, "shrink_rate", || {
                 "model shrinkage F <- (1 - shrink_rate*learning_rate)F is defined for step='shrinkage' only".to_string()
             })?;
+        }
+        check(self.rgb_candidates >= 1, "rgb_candidates", || format!("must be >= 1, got {}", self.rgb_candidates))?;
+        check(self.rgb_beta.is_finite() && self.rgb_beta >= 0.0, "rgb_beta", || format!("must be a finite number >= 0, got {}", self.rgb_beta))?;
+        if let Some(nodes) = &self.rgb_nodes {
+            check(!nodes.is_empty() && nodes.iter().all(|&k| (1..=1 << 20).contains(&k)), "rgb_nodes", || {
+                format!("must be a non-empty list of internal-node counts in [1, 1048576], got {nodes:?}")
+            })?;
+        }
+        if let Some(lambdas) = &self.rgb_lambdas {
+            check(!lambdas.is_empty() && lambdas.iter().all(|&l| l.is_finite() && l > 0.0), "rgb_lambdas", || {
+                format!("must be a non-empty list of finite numbers > 0, got {lambdas:?}")
+            })?;
+        }
+        if self.booster == BoosterKind::Rgb {
+            let refuse = |name: &str, why: &str| Err(RgbmError::param(name, format!("booster='rgb': {why}")));
+            if matches!(self.loss, Loss::Exponential | Loss::Sla01) {
+                return refuse("loss", "the coordinate step needs a convex loss with a smoothness constant sigma (not exponential or sla01)");
+            }
+            if self.langevin {
+                return refuse("langevin", "Langevin noise is not defined for RGB");
+            }
+            if self.max_leaves.is_some() {
+                return refuse("max_leaves", "tree sizes come from the families (rgb_nodes); leave max_leaves=None");
+            }
+            if self.selection != Selection::Full {
+                return refuse("selection", "RGB draws tree families, not RGBM candidate sets; use selection='full'");
+            }
+            if self.step != Step::Shrinkage || self.shrink_rate() > 0.0 {
+                return refuse("step", "RGB takes the coordinate step alpha = -<g,h>/(sigma |h|^2); use step='shrinkage' and no shrink_rate");
+            }
+        } else if self.rgb_nodes.is_some() || self.rgb_lambdas.is_some() {
+            return Err(RgbmError::param("rgb_nodes", "rgb_nodes / rgb_lambdas are used by booster='rgb' only"));
         }
         if let Some(n) = self.n_jobs {
             check(n >= 1, "n_jobs", || format!("must be >= 1 or None, got {n}"))?;

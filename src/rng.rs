@@ -13,6 +13,7 @@ pub enum Purpose {
     Selection = 3,
     LangevinGradient = 4,
     LangevinLeaf = 5,
+    Rgb = 6,
 }
 
 /// SplitMix64 finaliser: decorrelates nearby seeds before keying ChaCha.

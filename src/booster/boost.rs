@@ -12,13 +12,16 @@ use crate::error::{Result, RgbmError};
 use crate::histogram::Gradients;
 use crate::model::{Model, FORMAT_VERSION};
 use crate::objective::Objective;
-use crate::params::{BoosterParams, Init, SelectionScope, Step};
+use crate::params::{BoosterKind, BoosterParams, Init, SelectionScope, Step};
 use crate::selection::{Candidates, Selector};
 use crate::rng::{stream, Purpose};
 use crate::split::SplitRule;
 use crate::tree::{GrowerConfig, NodeSelection, TreeGrower};
 
+use super::rgb::{coordinate_step, project_l2, Families};
 use super::sglb;
+use crate::tree::Tree;
+use std::sync::Mutex;
 use super::step::step_scale;
 use crate::histogram::BinStats;
 use crate::tree::grower::sum_rows;
@@ -98,6 +101,9 @@ pub struct RoundLog {
     pub seconds: f64,
     /// Mean training loss after the round, when `record_train_loss` is set.
     pub train_loss: Option<f64>,
+    /// RGB: the chosen family (internal nodes n_k, leaf radius λ_k).
+    pub rgb_nodes: Option<usize>,
+    pub rgb_lambda: Option<f64>,
 }
 
 /// A trained model and its per-round log.
@@ -161,6 +167,7 @@ fn train_in_pool<T: Element>(
     let rule = SplitRule::from_params(params);
     // Model shrinkage: F ← b + q·(F − b) + tree each round.
     let q = 1.0 - params.shrink_rate() * params.learning_rate;
+    let rgb = (params.booster == BoosterKind::Rgb).then(|| RgbState::new(params, &data, cfg));
 
     for round in 0..params.n_estimators {
         on_round(round)?;
@@ -181,6 +188,23 @@ fn train_in_pool<T: Element>(
         }
         // SGLB chooses the structure on noisy gradients; leaf sums use the clean ones.
         let grads = Gradients { gh: if params.langevin { &gh_noisy } else { &gh }, weights: w };
+        if let Some(rgb) = &rgb {
+            let chosen = rgb.round(params, objective, y, w, &scores, &grads, &rows, all_rows, x, round)?;
+            scores.par_iter_mut().zip(&chosen.h).for_each(|(s, h)| *s += chosen.alpha * h);
+            let train_loss = params.record_train_loss.then(|| objective.mean_loss(y, &scores, w));
+            log.push(RoundLog {
+                root_feature: chosen.tree.feature.first().map(|&f| f as usize),
+                root_threshold: chosen.tree.threshold.first().copied(),
+                features_searched: Some(data.n_features()),
+                step: chosen.alpha,
+                seconds: started.elapsed().as_secs_f64(),
+                train_loss,
+                rgb_nodes: Some(rgb.families.nodes[chosen.family]),
+                rgb_lambda: Some(rgb.families.lambdas[chosen.family]),
+            });
+            trees.push(chosen.tree);
+            continue;
+        }
         let mut select_rng = stream(params.random_state, Purpose::Selection, round as u64);
         let (grown, features_searched) = if selector.is_full() {
             (grower.grow(&grads, &mut rows, all_rows, NodeSelection::Tree(&all_features)), Some(data.n_features()))
@@ -227,6 +251,8 @@ fn train_in_pool<T: Element>(
             step: scale,
             seconds: started.elapsed().as_secs_f64(),
             train_loss,
+            rgb_nodes: None,
+            rgb_lambda: None,
         });
         trees.push(tree);
     }
@@ -240,4 +266,83 @@ fn train_in_pool<T: Element>(
     }
     let model = Model { format_version: FORMAT_VERSION, params: params.clone(), n_features: x.n_cols(), base_score, trees };
     Ok(Trained { model, log })
+}
+
+/// RGB's per-fit state: the family grid and one grower per candidate.
+struct RgbState<'a> {
+    families: Families,
+    growers: Vec<Mutex<TreeGrower<'a>>>,
+    n_features: usize,
+}
+
+/// The candidate RGB keeps in a round.
+struct RgbChoice {
+    family: usize,
+    /// The projected tree, already multiplied by α.
+    tree: Tree,
+    alpha: f64,
+    /// The projected tree's output on every training row (before α).
+    h: Vec<f64>,
+}
+
+impl<'a> RgbState<'a> {
+    fn new(params: &BoosterParams, data: &'a BinnedDataset, cfg: GrowerConfig) -> RgbState<'a> {
+        let families = Families::new(params, data.n_features(), data.n_rows);
+        let growers = (0..params.rgb_candidates).map(|_| Mutex::new(TreeGrower::new(data, cfg))).collect();
+        RgbState { families, growers, n_features: data.n_features() }
+    }
+
+    /// Draws S families, builds their candidates in parallel, keeps the best
+    /// (lowest loss + β·Ω; ties go to the earlier draw).
+    #[allow(clippy::too_many_arguments)]
+    fn round<T: Element>(
+        &self,
+        params: &BoosterParams,
+        objective: &Objective,
+        y: &[f64],
+        w: Option<&[f64]>,
+        scores: &[f64],
+        grads: &Gradients,
+        rows: &[u32],
+        all_rows: bool,
+        x: &DenseMatrix<T>,
+        round: usize,
+    ) -> Result<RgbChoice> {
+        let sigma = objective.smoothness().ok_or_else(|| RgbmError::param("loss", "RGB needs a smooth loss"))?;
+        let mut rng = stream(params.random_state, Purpose::Rgb, round as u64);
+        let drawn: Vec<usize> = (0..self.growers.len()).map(|_| self.families.draw(&mut rng)).collect();
+        let all_features = Candidates::all(self.n_features);
+        let n = scores.len();
+        let candidates: Vec<Result<(f64, RgbChoice)>> = drawn
+            .par_iter()
+            .zip(&self.growers)
+            .map(|(&k, grower)| {
+                let mut grower = grower.lock().map_err(|_| RgbmError::param("booster", "RGB candidate state poisoned"))?;
+                grower.set_max_leaves(Some(self.families.nodes[k] + 1));
+                let mut my_rows = rows.to_vec();
+                let grown = grower.grow(grads, &mut my_rows, all_rows, NodeSelection::Tree(&all_features));
+                let mut tree = grown.tree;
+                project_l2(&mut tree.leaf_value, self.families.lambdas[k]);
+                let mut h = vec![0.0; n];
+                if all_rows {
+                    add_leaf_values(&mut h, &my_rows, &grown.leaf_ranges, &tree.leaf_value);
+                } else {
+                    h.par_iter_mut().enumerate().for_each(|(i, v)| *v = tree.predict_row(x, i));
+                }
+                let alpha = coordinate_step(grads.gh, &h, w, sigma)?;
+                let moved: Vec<f64> = scores.par_iter().zip(&h).map(|(s, hi)| s + alpha * hi).collect();
+                let score = objective.mean_loss(y, &moved, w) + params.rgb_beta * self.families.omega[k];
+                tree.leaf_value.iter_mut().for_each(|v| *v *= alpha);
+                Ok((score, RgbChoice { family: k, tree, alpha, h }))
+            })
+            .collect();
+        let mut best: Option<(f64, RgbChoice)> = None;
+        for c in candidates {
+            let (score, choice) = c?;
+            if best.as_ref().is_none_or(|(b, _)| score < *b) {
+                best = Some((score, choice));
+            }
+        }
+        best.map(|b| b.1).ok_or_else(|| RgbmError::param("rgb_candidates", "must be >= 1"))
+    }
 }

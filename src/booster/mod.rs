@@ -1,5 +1,6 @@
 //! The boosting loop.
 pub mod boost;
+pub mod rgb;
 pub mod sglb;
 pub mod step;
 

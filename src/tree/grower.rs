@@ -103,6 +103,11 @@ impl<'a> TreeGrower<'a> {
         }
     }
 
+    /// Changes the leaf limit (and so best-first growth) for the next trees.
+    pub fn set_max_leaves(&mut self, max_leaves: Option<usize>) {
+        self.cfg.max_leaves = max_leaves;
+    }
+
     fn can_split(&self, depth: usize, total: &BinStats) -> bool {
         self.cfg.max_depth.is_none_or(|d| depth < d) && total.n >= 2.0 * self.cfg.rule.min_samples_leaf
     }

@@ -1,0 +1,155 @@
+//! RGB: regularized gradient boosting over families of trees with structural
+//! risk minimisation (Cortes, Mohri & Storcheus 2019, Algorithm 1).
+//!
+//! Family k = H(n_k, λ_k): trees with at most n_k internal nodes and leaf
+//! vector ‖w‖₂ ≤ λ_k. Each round draws S families with p_k ∝ λ_k, grows the
+//! best tree of each on the current gradients, projects its leaves onto the
+//! λ_k ball, takes the coordinate step α = −⟨g, h⟩/(σ‖h‖²) and keeps the
+//! candidate with the lowest training loss + β·Ω_k.
+use rand::RngExt;
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+
+use crate::error::{Result, RgbmError};
+use crate::params::BoosterParams;
+
+/// The paper's grid.
+pub const DEFAULT_NODES: [usize; 7] = [2, 4, 8, 16, 32, 64, 256];
+pub const DEFAULT_LAMBDAS: [f64; 7] = [0.001, 0.01, 0.1, 0.5, 1.0, 2.0, 4.0];
+
+/// The family grid with its complexities.
+#[derive(Clone, Debug)]
+pub struct Families {
+    pub nodes: Vec<usize>,
+    pub lambdas: Vec<f64>,
+    /// Ω_k normalised to [0, 1] over the grid (Theorem 1's Rademacher bound).
+    pub omega: Vec<f64>,
+    cumulative: Vec<f64>,
+}
+
+impl Families {
+    /// The grid nodes × lambdas for `d` features and `m` rows.
+    pub fn new(params: &BoosterParams, d: usize, m: usize) -> Families {
+        let node_grid = params.rgb_nodes.clone().unwrap_or_else(|| DEFAULT_NODES.to_vec());
+        let lambda_grid = params.rgb_lambdas.clone().unwrap_or_else(|| DEFAULT_LAMBDAS.to_vec());
+        let (mut nodes, mut lambdas, mut omega) = (Vec::new(), Vec::new(), Vec::new());
+        let (m, d) = (m as f64, d as f64);
+        for &n in &node_grid {
+            for &l in &lambda_grid {
+                nodes.push(n);
+                lambdas.push(l);
+                omega.push(l * ((4 * n + 2) as f64 * (d + 2.0).log2() * (m + 1.0).ln() / m).sqrt());
+            }
+        }
+        let top = omega.iter().cloned().fold(0.0, f64::max);
+        if top > 0.0 {
+            omega.iter_mut().for_each(|o| *o /= top);
+        }
+        let mut acc = 0.0;
+        let cumulative = lambdas.iter().map(|l| {
+            acc += l;
+            acc
+        }).collect();
+        Families { nodes, lambdas, omega, cumulative }
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Draws a family with probability λ_k / Σλ.
+    pub fn draw(&self, rng: &mut ChaCha8Rng) -> usize {
+        let total = *self.cumulative.last().unwrap_or(&0.0);
+        let u: f64 = rng.random::<f64>() * total;
+        self.cumulative.partition_point(|&c| c <= u).min(self.len() - 1)
+    }
+}
+
+/// Scales `w` onto the L2 ball of radius `radius` if it lies outside.
+pub fn project_l2(w: &mut [f64], radius: f64) {
+    let norm = w.iter().map(|v| v * v).sum::<f64>().sqrt();
+    if norm > radius {
+        let s = radius / norm;
+        w.iter_mut().for_each(|v| *v *= s);
+    }
+}
+
+/// The coordinate step α = −Σ g_i h_i / (σ Σ w_i h_i²) along h, from per-row
+/// (weighted) gradients `gh` and weights `w`.
+pub fn coordinate_step(gh: &[[f64; 2]], h: &[f64], w: Option<&[f64]>, sigma: f64) -> Result<f64> {
+    const CHUNK: usize = 16 * 1024;
+    let parts: Vec<(f64, f64)> = h
+        .par_chunks(CHUNK)
+        .enumerate()
+        .map(|(c, hc)| {
+            let mut num = 0.0;
+            let mut den = 0.0;
+            for (k, &hi) in hc.iter().enumerate() {
+                let i = c * CHUNK + k;
+                num += gh[i][0] * hi;
+                den += w.map_or(1.0, |w| w[i]) * hi * hi;
+            }
+            (num, den)
+        })
+        .collect();
+    let (num, den) = parts.iter().fold((0.0, 0.0), |a, p| (a.0 + p.0, a.1 + p.1));
+    if !(sigma > 0.0) {
+        return Err(RgbmError::param("loss", "RGB needs a smoothness constant sigma > 0"));
+    }
+    Ok(if den > 0.0 { -num / (sigma * den) } else { 0.0 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::{stream, Purpose};
+
+    #[test]
+    fn projection_never_exceeds_the_radius_and_keeps_inner_points() {
+        let mut w = vec![3.0, -4.0];
+        project_l2(&mut w, 1.0);
+        assert!((w[0] - 0.6).abs() < 1e-15 && (w[1] + 0.8).abs() < 1e-15);
+        let mut inside = vec![0.1, 0.2];
+        project_l2(&mut inside, 1.0);
+        assert_eq!(inside, vec![0.1, 0.2]);
+        let mut s = 1u64;
+        for _ in 0..1000 {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1);
+            let mut v: Vec<f64> = (0..5).map(|k| ((s >> (k * 8)) & 0xff) as f64 - 128.0).collect();
+            project_l2(&mut v, 2.5);
+            assert!(v.iter().map(|x| x * x).sum::<f64>().sqrt() <= 2.5 * (1.0 + 1e-12));
+        }
+    }
+
+    /// Chi-square: family draws follow λ_k / Σλ.
+    #[test]
+    fn families_are_drawn_in_proportion_to_lambda() {
+        let params = BoosterParams { rgb_nodes: Some(vec![2, 8]), rgb_lambdas: Some(vec![0.5, 1.0, 2.5]), ..Default::default() };
+        let fam = Families::new(&params, 10, 1000);
+        assert_eq!(fam.len(), 6);
+        let mut rng = stream(3, Purpose::Rgb, 0);
+        let draws = 30_000;
+        let mut counts = vec![0usize; fam.len()];
+        for _ in 0..draws {
+            counts[fam.draw(&mut rng)] += 1;
+        }
+        let total: f64 = fam.lambdas.iter().sum();
+        let chi2: f64 = counts
+            .iter()
+            .zip(&fam.lambdas)
+            .map(|(&c, &l)| {
+                let e = draws as f64 * l / total;
+                (c as f64 - e).powi(2) / e
+            })
+            .sum();
+        // 5 degrees of freedom: P(chi2 > 20.5) = 0.001.
+        assert!(chi2 < 20.5, "chi2 {chi2}, counts {counts:?}");
+        assert!((fam.omega.iter().cloned().fold(0.0, f64::max) - 1.0).abs() < 1e-15);
+        // Ω grows with n and λ.
+        assert!(fam.omega[0] < fam.omega[3] && fam.omega[0] < fam.omega[1]);
+    }
+}

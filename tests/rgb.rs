@@ -1,0 +1,85 @@
+//! RGB: family draws, projection, coordinate step, SRM choice.
+mod common;
+
+use rgbm_rs::booster::train_logged;
+use rgbm_rs::params::{BoosterKind, BoosterParams, Init, Loss};
+use rgbm_rs::{train, DenseMatrix};
+
+fn rgb() -> BoosterParams {
+    BoosterParams { booster: BoosterKind::Rgb, n_estimators: 15, max_depth: None, min_samples_leaf: 3, random_state: 2, ..Default::default() }
+}
+
+#[test]
+fn one_unbounded_family_takes_the_exact_coordinate_step() {
+    let x = common::features(400, 3, 1);
+    let y = common::regression(&x, 3, 2);
+    let m = DenseMatrix::row_major(&x, y.len(), 3).unwrap();
+    let params = BoosterParams { n_estimators: 1, rgb_nodes: Some(vec![4]), rgb_lambdas: Some(vec![1e9]), rgb_beta: 0.0, init: Init::Zero, ..rgb() };
+    let model = train(&params, &m, &y, None, &mut |_| Ok(())).unwrap();
+    let f = model.predict_raw(&m, None).unwrap();
+    // Squared loss (σ = 1) from f = 0: α·h is the least-squares projection of y on h.
+    let dot: f64 = f.iter().zip(&y).map(|(fi, yi)| (yi - fi) * fi).sum();
+    let norm: f64 = f.iter().map(|v| v * v).sum();
+    assert!(norm > 0.0 && dot.abs() < 1e-9 * norm, "{dot} vs {norm}");
+    assert!(model.trees[0].n_internal() <= 4);
+}
+
+#[test]
+fn leaves_respect_the_family_radius_and_node_limit() {
+    let x = common::features(600, 4, 3);
+    let y = common::binary(&x, 4, 4);
+    let m = DenseMatrix::row_major(&x, y.len(), 4).unwrap();
+    let params = BoosterParams { loss: Loss::Logistic, rgb_nodes: Some(vec![1, 3, 7]), rgb_lambdas: Some(vec![0.05, 0.3, 2.0]), ..rgb() };
+    let t = train_logged(&params, &m, &y, None, &mut |_| Ok(())).unwrap();
+    for (tree, log) in t.model.trees.iter().zip(&t.log) {
+        let norm = tree.leaf_value.iter().map(|v| v * v).sum::<f64>().sqrt();
+        assert!(norm <= log.step.abs() * log.rgb_lambda.unwrap() * (1.0 + 1e-12), "{norm}");
+        assert!(tree.n_internal() <= log.rgb_nodes.unwrap());
+    }
+}
+
+#[test]
+fn rgb_is_reproducible_for_any_thread_count() {
+    let x = common::features(800, 5, 5);
+    let y = common::regression(&x, 5, 6);
+    let m = DenseMatrix::row_major(&x, y.len(), 5).unwrap();
+    let fit = |p: &BoosterParams| train(p, &m, &y, None, &mut |_| Ok(())).unwrap();
+    for s in [1, 4] {
+        let p = BoosterParams { rgb_candidates: s, subsample: 0.8, ..rgb() };
+        assert_eq!(fit(&BoosterParams { n_jobs: Some(1), ..p.clone() }).trees, fit(&BoosterParams { n_jobs: Some(2), ..p.clone() }).trees);
+    }
+}
+
+#[test]
+fn a_larger_beta_prefers_simpler_families() {
+    let x = common::features(1000, 4, 7);
+    let y = common::regression(&x, 4, 8);
+    let m = DenseMatrix::row_major(&x, y.len(), 4).unwrap();
+    let mean_complexity = |beta: f64| {
+        let mut total = 0.0;
+        for seed in 0..4 {
+            let p = BoosterParams { rgb_beta: beta, rgb_candidates: 6, random_state: seed, n_estimators: 20, ..rgb() };
+            let t = train_logged(&p, &m, &y, None, &mut |_| Ok(())).unwrap();
+            total += t.log.iter().map(|l| l.rgb_lambda.unwrap() * ((4 * l.rgb_nodes.unwrap() + 2) as f64).sqrt()).sum::<f64>();
+        }
+        total
+    };
+    let (free, penalised, heavy) = (mean_complexity(0.0), mean_complexity(0.1), mean_complexity(10.0));
+    assert!(free >= penalised && penalised >= heavy && heavy < free, "{free} {penalised} {heavy}");
+}
+
+#[test]
+fn rgb_refuses_what_it_cannot_do() {
+    for p in [
+        BoosterParams { loss: Loss::Exponential, ..rgb() },
+        BoosterParams { langevin: true, ..rgb() },
+        BoosterParams { selection: rgbm_rs::params::Selection::Group, ..rgb() },
+        BoosterParams { step: rgbm_rs::params::Step::LineSearch, ..rgb() },
+        BoosterParams { rgb_candidates: 0, ..rgb() },
+        BoosterParams { rgb_lambdas: Some(vec![0.0]), ..rgb() },
+        BoosterParams { rgb_nodes: Some(vec![]), ..rgb() },
+        BoosterParams { booster: BoosterKind::Gbm, rgb_nodes: Some(vec![2]), ..rgb() },
+    ] {
+        assert!(p.validate().is_err(), "{p:?}");
+    }
+}
