@@ -38,6 +38,11 @@ _COMMON_CONSTRAINTS = {
     "groups": [list, tuple, None],
     "selection_scope": [StrOptions({"tree", "node"})],
     "record_train_loss": ["boolean"],
+    "booster": [StrOptions({"gbm", "rgb"})],
+    "rgb_candidates": [Interval(Integral, 1, None, closed="left")],
+    "rgb_beta": [Interval(Real, 0, None, closed="left")],
+    "rgb_nodes": [list, tuple, None],
+    "rgb_lambdas": [list, tuple, None],
     "langevin": ["boolean"],
     "temperature": [Interval(Real, 0, None, closed="neither")],
     "shrink_rate": [Interval(Real, 0, None, closed="left"), None],
@@ -71,7 +76,7 @@ class _RGBMBase(BaseEstimator):
     _regression = True
 
     def _native_params(self) -> dict:
-        if self.max_depth is None and self.max_leaves is None:
+        if self.max_depth is None and self.max_leaves is None and self.booster != "rgb":
             raise ValueError("max_depth=None needs max_leaves: set one of them to bound the trees")
         if self.max_depth is not None and self.max_leaves is not None and self.max_leaves > 2**self.max_depth:
             raise ValueError(
@@ -98,6 +103,11 @@ class _RGBMBase(BaseEstimator):
             "groups": _groups(self.groups),
             "selection_scope": self.selection_scope,
             "record_train_loss": bool(self.record_train_loss),
+            "booster": self.booster,
+            "rgb_candidates": int(self.rgb_candidates),
+            "rgb_beta": float(self.rgb_beta),
+            "rgb_nodes": None if self.rgb_nodes is None else [int(v) for v in self.rgb_nodes],
+            "rgb_lambdas": None if self.rgb_lambdas is None else [float(v) for v in self.rgb_lambdas],
             "langevin": bool(self.langevin),
             "temperature": float(self.temperature),
             "shrink_rate": None if self.shrink_rate is None else float(self.shrink_rate),
@@ -118,6 +128,14 @@ class _RGBMBase(BaseEstimator):
             key: [r[key] for r in rounds]
             for key in ("root_feature", "root_threshold", "features_searched", "step", "seconds", "train_loss")
         }
+        if self.booster == "rgb":
+            self.training_log_["rgb_nodes"] = [r["rgb_nodes"] for r in rounds]
+            self.training_log_["rgb_lambda"] = [r["rgb_lambda"] for r in rounds]
+            counts = {}
+            for r in rounds:
+                key = (r["rgb_nodes"], r["rgb_lambda"])
+                counts[key] = counts.get(key, 0) + 1
+            self.rgb_family_counts_ = dict(sorted(counts.items()))
         return self
 
     def _raw(self, X):
@@ -259,6 +277,22 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         Draw the candidate set once per tree (as in the paper) or for every node.
     record_train_loss : bool, default=False
         Record the mean training loss after every round in ``training_log_``.
+    booster : {"gbm", "rgb"}, default="gbm"
+        "rgb" is regularized boosting over tree families with structural risk
+        minimisation (Cortes, Mohri & Storcheus 2019): each round draws
+        ``rgb_candidates`` families (n internal nodes, leaf L2 radius lambda)
+        with probability proportional to lambda, grows the best tree of each,
+        projects its leaves onto the lambda ball, takes the coordinate step
+        alpha = -<g, h> / (sigma |h|^2) (``learning_rate`` is not used) and
+        keeps the candidate with the lowest training loss + ``rgb_beta`` *
+        complexity. ``max_depth`` still caps the trees (use None to let the
+        families decide). After fit, ``rgb_family_counts_`` counts the chosen
+        (nodes, lambda) families.
+    rgb_candidates : int, default=4
+    rgb_beta : float, default=0.1
+    rgb_nodes, rgb_lambdas : list or None
+        The family grid; None = the paper's n in {2, ..., 256} and
+        lambda in {0.001, ..., 4}.
     langevin : bool, default=False
         SGLB (Ustimenko & Prokhorenkova 2021): Gaussian noise of per-row scale
         sqrt(2 / (learning_rate * temperature)) on the gradients that choose
@@ -305,6 +339,11 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         groups=None,
         selection_scope="tree",
         record_train_loss=False,
+        booster="gbm",
+        rgb_candidates=4,
+        rgb_beta=0.1,
+        rgb_nodes=None,
+        rgb_lambdas=None,
         langevin=False,
         temperature=1e4,
         shrink_rate=None,
@@ -332,6 +371,11 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         self.groups = groups
         self.selection_scope = selection_scope
         self.record_train_loss = record_train_loss
+        self.booster = booster
+        self.rgb_candidates = rgb_candidates
+        self.rgb_beta = rgb_beta
+        self.rgb_nodes = rgb_nodes
+        self.rgb_lambdas = rgb_lambdas
         self.langevin = langevin
         self.temperature = temperature
         self.shrink_rate = shrink_rate
@@ -432,6 +476,11 @@ class RGBMClassifier(ClassifierMixin, _RGBMBase):
         groups=None,
         selection_scope="tree",
         record_train_loss=False,
+        booster="gbm",
+        rgb_candidates=4,
+        rgb_beta=0.1,
+        rgb_nodes=None,
+        rgb_lambdas=None,
         langevin=False,
         temperature=1e4,
         shrink_rate=None,
@@ -461,6 +510,11 @@ class RGBMClassifier(ClassifierMixin, _RGBMBase):
         self.groups = groups
         self.selection_scope = selection_scope
         self.record_train_loss = record_train_loss
+        self.booster = booster
+        self.rgb_candidates = rgb_candidates
+        self.rgb_beta = rgb_beta
+        self.rgb_nodes = rgb_nodes
+        self.rgb_lambdas = rgb_lambdas
         self.langevin = langevin
         self.temperature = temperature
         self.shrink_rate = shrink_rate
