@@ -197,9 +197,13 @@ fn build_sparse_chunk<const ALL_ROWS: bool, const WEIGHTED: bool>(
     finish::<WEIGHTED>(hist);
 }
 
-/// Rows per chunk below which a subset histogram is not split further, and
-/// the most chunks (each needs a full partial histogram).
-const ROWS_PER_CHUNK: usize = 8192;
+/// Rows per chunk below which a subset histogram is not split further: a
+/// chunk costs a zeroed partial histogram and its reduction, so small
+/// histograms (few bins, e.g. one-hot data) afford smaller chunks. At most
+/// MAX_CHUNKS chunks. Depends only on sizes, never on the thread count.
+fn rows_per_chunk(total_bins: usize) -> usize {
+    (2 * total_bins).clamp(1024, 8192)
+}
 const MAX_CHUNKS: usize = 16;
 
 /// All features of a row subset via the row-major codes: fixed chunks of
@@ -212,7 +216,7 @@ fn build_rows_chunked(
     partials: &mut Vec<Vec<BinStats>>,
     run: impl Fn(usize, usize, &mut [BinStats]) + Sync,
 ) {
-    let n_chunks = (m / ROWS_PER_CHUNK).clamp(1, MAX_CHUNKS);
+    let n_chunks = (m / rows_per_chunk(hist.len())).clamp(1, MAX_CHUNKS);
     if n_chunks == 1 {
         run(0, m, hist);
         return;
