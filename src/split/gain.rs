@@ -45,11 +45,15 @@ impl SplitRule {
         if d > TINY { s.g * s.g / d } else { 0.0 }
     }
 
-    /// Whether a child may exist.
+    /// Whether a child may exist. The hessian minimum applies only when a
+    /// Newton formula divides by the hessian: first-order boosting (gradient
+    /// gain and leaves) never reads it, and for non-convex losses such as the
+    /// smoothed 0-1 loss it is negative on misclassified rows.
     #[inline(always)]
     pub fn child_ok(&self, s: &BinStats) -> bool {
+        let uses_hessian = self.gain == Mode::Newton || self.leaf == Mode::Newton;
         s.n >= self.min_samples_leaf
-            && s.h >= self.min_child_weight
+            && (!uses_hessian || s.h >= self.min_child_weight)
             && Self::denominator(self.gain, s, self.lambda) > TINY
             && Self::denominator(self.leaf, s, self.lambda) > TINY
     }
@@ -90,6 +94,18 @@ mod tests {
         assert_eq!(rule(Mode::Gradient, Mode::Newton).score(&s), 9.0 / 6.0);
         assert_eq!(rule(Mode::Newton, Mode::Newton).leaf_value(&s), 1.0);
         assert_eq!(rule(Mode::Newton, Mode::Gradient).leaf_value(&s), 0.5);
+    }
+
+    #[test]
+    fn negative_hessians_do_not_block_first_order_splits() {
+        let mut r = rule(Mode::Gradient, Mode::Gradient);
+        r.min_child_weight = 0.0;
+        let l = BinStats { g: -3.0, h: -1.0, w: 2.0, n: 2.0 };
+        let rr = BinStats { g: 3.0, h: 0.5, w: 2.0, n: 2.0 };
+        let parent = BinStats { g: 0.0, h: -0.5, w: 4.0, n: 4.0 };
+        assert!(r.gain(r.score(&parent), &l, &rr).is_some());
+        let newton = rule(Mode::Newton, Mode::Newton);
+        assert!(newton.gain(newton.score(&parent), &l, &rr).is_none());
     }
 
     #[test]

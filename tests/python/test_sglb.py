@@ -103,3 +103,19 @@ def test_classifier_uncertainty_is_entropy_based(data):
         clf.predict_uncertainty(X, n_members=100)
     with pytest.raises(TypeError):
         clf.predict_uncertainty(X, n_members=2.5)
+
+
+def test_sla01_splits_are_not_blocked_by_negative_hessians():
+    # Four cells; by the first-order gain G²/W feature 0 (26.5) beats feature 1 (24.2),
+    # but feature 0's left child has a negative hessian sum under the sla01 loss.
+    counts = {(0, 0): (6, 5), (0, 1): (15, 32), (1, 0): (37, 58), (1, 1): (47, 20)}
+    X, y = [], []
+    for (a, b), (n0, n1) in counts.items():
+        X += [[a, b]] * (n0 + n1)
+        y += [0] * n0 + [1] * n1
+    X, y = np.array(X, float), np.array(y)
+    kw = dict(loss="sla01", sla_scale=0.1, gain="gradient", leaf="gradient", max_depth=1, learning_rate=0.1,
+              init="zero", min_samples_leaf=1, min_child_weight=0.0, n_jobs=1)
+    clf = RGBMClassifier(n_estimators=2, **kw).fit(X, y)
+    trees = json.loads(clf._booster.to_json())["trees"]
+    assert trees[1]["feature"] == [0]
