@@ -52,6 +52,13 @@ _COMMON_CONSTRAINTS = {
 }
 
 
+def _store_params(estimator, values):
+    """Store constructor arguments unchanged, as scikit-learn requires."""
+    for name, value in values.items():
+        if name != "self":
+            setattr(estimator, name, value)
+
+
 def _selection_size(size):
     """An int is a count t, a float a fraction of the candidates."""
     if size is None:
@@ -351,37 +358,7 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         random_state=None,
         n_jobs=None,
     ):
-        self.n_estimators = n_estimators
-        self.learning_rate = learning_rate
-        self.max_depth = max_depth
-        self.max_leaves = max_leaves
-        self.max_bins = max_bins
-        self.min_samples_leaf = min_samples_leaf
-        self.min_child_weight = min_child_weight
-        self.reg_lambda = reg_lambda
-        self.min_split_gain = min_split_gain
-        self.loss = loss
-        self.huber_delta = huber_delta
-        self.gain = gain
-        self.leaf = leaf
-        self.subsample = subsample
-        self.step = step
-        self.selection = selection
-        self.selection_size = selection_size
-        self.groups = groups
-        self.selection_scope = selection_scope
-        self.record_train_loss = record_train_loss
-        self.booster = booster
-        self.rgb_candidates = rgb_candidates
-        self.rgb_beta = rgb_beta
-        self.rgb_nodes = rgb_nodes
-        self.rgb_lambdas = rgb_lambdas
-        self.langevin = langevin
-        self.temperature = temperature
-        self.shrink_rate = shrink_rate
-        self.init = init
-        self.random_state = random_state
-        self.n_jobs = n_jobs
+        _store_params(self, locals())
 
     def _loss_params(self):
         return {"huber_delta": float(self.huber_delta)}
@@ -488,39 +465,7 @@ class RGBMClassifier(ClassifierMixin, _RGBMBase):
         random_state=None,
         n_jobs=None,
     ):
-        self.n_estimators = n_estimators
-        self.learning_rate = learning_rate
-        self.max_depth = max_depth
-        self.max_leaves = max_leaves
-        self.max_bins = max_bins
-        self.min_samples_leaf = min_samples_leaf
-        self.min_child_weight = min_child_weight
-        self.reg_lambda = reg_lambda
-        self.min_split_gain = min_split_gain
-        self.loss = loss
-        self.logistic_reg = logistic_reg
-        self.clamp = clamp
-        self.sla_scale = sla_scale
-        self.gain = gain
-        self.leaf = leaf
-        self.subsample = subsample
-        self.step = step
-        self.selection = selection
-        self.selection_size = selection_size
-        self.groups = groups
-        self.selection_scope = selection_scope
-        self.record_train_loss = record_train_loss
-        self.booster = booster
-        self.rgb_candidates = rgb_candidates
-        self.rgb_beta = rgb_beta
-        self.rgb_nodes = rgb_nodes
-        self.rgb_lambdas = rgb_lambdas
-        self.langevin = langevin
-        self.temperature = temperature
-        self.shrink_rate = shrink_rate
-        self.init = init
-        self.random_state = random_state
-        self.n_jobs = n_jobs
+        _store_params(self, locals())
 
     def _loss_params(self):
         if self.clamp is not None and self.loss != "logistic":
