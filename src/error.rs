@@ -20,6 +20,9 @@ pub enum RgbmError {
     Io(String),
     #[error("training interrupted")]
     Interrupted,
+    /// A user callback raised; the bindings re-raise the original exception.
+    #[error("a callback failed: {0}")]
+    Callback(String),
 }
 
 impl RgbmError {

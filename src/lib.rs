@@ -7,6 +7,7 @@ pub mod booster;
 pub mod data;
 pub mod error;
 pub mod histogram;
+pub mod metric;
 pub mod model;
 pub mod objective;
 pub mod params;

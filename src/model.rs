@@ -1,15 +1,17 @@
 //! A trained model: base score plus trees with raw thresholds, and its
 //! versioned JSON form. Loading validates everything prediction relies on.
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::data::matrix::{DenseMatrix, Element};
 use crate::error::{Result, RgbmError};
 use crate::objective::Objective;
 use crate::params::BoosterParams;
-use crate::tree::predict::add_tree_outputs;
+use crate::tree::predict::add_tree_outputs_multi;
 use crate::tree::Tree;
 
-pub const FORMAT_VERSION: u32 = 1;
+/// Version 2 added multi-output models (`n_outputs`, one base score per
+/// output); version 1 files (a single number as base score) still load.
+pub const FORMAT_VERSION: u32 = 2;
 /// Caps that keep a hostile file from asking for absurd allocations.
 const MAX_TREES: usize = 10_000_000;
 const MAX_FEATURES: usize = 100_000_000;
@@ -20,9 +22,33 @@ pub struct Model {
     pub format_version: u32,
     pub params: BoosterParams,
     pub n_features: usize,
-    pub base_score: f64,
-    /// Leaf values already include the learning rate.
+    /// Scores per row: K classes for softmax, else 1.
+    #[serde(default = "one")]
+    pub n_outputs: usize,
+    /// Starting score of each output.
+    #[serde(deserialize_with = "number_or_list")]
+    pub base_score: Vec<f64>,
+    /// Leaf values already include the learning rate. Round r stores one
+    /// tree per output: trees r·K .. r·K + K − 1, tree r·K + k for output k.
     pub trees: Vec<Tree>,
+}
+
+fn one() -> usize {
+    1
+}
+
+/// Format 1 stored the base score as one number.
+fn number_or_list<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Vec<f64>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Either {
+        One(f64),
+        Many(Vec<f64>),
+    }
+    Ok(match Either::deserialize(d)? {
+        Either::One(v) => vec![v],
+        Either::Many(v) => v,
+    })
 }
 
 impl Model {
@@ -32,6 +58,20 @@ impl Model {
 
     pub fn n_trees(&self) -> usize {
         self.trees.len()
+    }
+
+    /// Boosting rounds (trees per output).
+    pub fn n_rounds(&self) -> usize {
+        self.trees.len() / self.n_outputs
+    }
+
+    /// `n_rows` copies of the base scores, row-major (n_rows × n_outputs).
+    fn base_rows(&self, n_rows: usize) -> Vec<f64> {
+        let mut out = Vec::with_capacity(n_rows * self.n_outputs);
+        for _ in 0..n_rows {
+            out.extend_from_slice(&self.base_score);
+        }
+        out
     }
 
     fn check_features<T: Element>(&self, x: &DenseMatrix<T>) -> Result<()> {
@@ -45,23 +85,25 @@ impl Model {
         x.check_no_infinity()
     }
 
-    /// Raw scores using the first `n_trees` trees (all when None).
-    pub fn predict_raw<T: Element>(&self, x: &DenseMatrix<T>, n_trees: Option<usize>) -> Result<Vec<f64>> {
+    /// Raw scores using the first `n_rounds` rounds (all when None),
+    /// row-major (n_rows × n_outputs).
+    pub fn predict_raw<T: Element>(&self, x: &DenseMatrix<T>, n_rounds: Option<usize>) -> Result<Vec<f64>> {
         self.check_features(x)?;
-        let k = n_trees.unwrap_or(self.trees.len()).min(self.trees.len());
-        let mut out = vec![self.base_score; x.n_rows()];
-        add_tree_outputs(&self.trees[..k], x, &mut out);
+        let k = n_rounds.unwrap_or(self.n_rounds()).min(self.n_rounds()) * self.n_outputs;
+        let mut out = self.base_rows(x.n_rows());
+        add_tree_outputs_multi(&self.trees[..k], self.n_outputs, 0, x, &mut out);
         Ok(out)
     }
 
-    /// Contributions of trees start..end only (no base score), for staged prediction.
+    /// Contributions of trees start..end only (no base score), row-major
+    /// (n_rows × n_outputs), for staged prediction and introspection.
     pub fn predict_trees<T: Element>(&self, x: &DenseMatrix<T>, start: usize, end: usize) -> Result<Vec<f64>> {
         self.check_features(x)?;
         if start > end || end > self.trees.len() {
             return Err(RgbmError::param("tree range", format!("{start}..{end} is not within 0..{}", self.trees.len())));
         }
-        let mut out = vec![0.0; x.n_rows()];
-        add_tree_outputs(&self.trees[start..end], x, &mut out);
+        let mut out = vec![0.0; x.n_rows() * self.n_outputs];
+        add_tree_outputs_multi(&self.trees[start..end], self.n_outputs, start, x, &mut out);
         Ok(out)
     }
 
@@ -69,10 +111,12 @@ impl Model {
     /// `virtual_ensembles_predict`): member k is the model truncated after
     /// T − (K−1−k)·⌊T/(2K)⌋ trees, rescaled to undo the shrinkage the cut-off
     /// trees applied, so it equals the model as it was at that round. Returns
-    /// K vectors of raw scores; the last member is the full model.
+    /// K vectors of raw scores (each row-major n_rows × n_outputs); the last
+    /// member is the full model. Truncation happens at round boundaries.
     pub fn virtual_ensemble<T: Element>(&self, x: &DenseMatrix<T>, n_members: usize) -> Result<Vec<Vec<f64>>> {
         self.check_features(x)?;
-        let t = self.trees.len();
+        let t = self.n_rounds();
+        let k_out = self.n_outputs;
         if n_members < 2 {
             return Err(RgbmError::param("n_members", format!("must be >= 2, got {n_members}")));
         }
@@ -80,20 +124,20 @@ impl Model {
         if period == 0 {
             return Err(RgbmError::param(
                 "n_members",
-                format!("{n_members} members need at least {} trees (2 per member), the model has {t}", 2 * n_members),
+                format!("{n_members} members need at least {} rounds (2 per member), the model has {t}", 2 * n_members),
             ));
         }
         let q = 1.0 - self.params.shrink_rate() * self.params.learning_rate;
         let ends: Vec<usize> = (0..n_members).map(|k| t - (n_members - 1 - k) * period).collect();
         // Sums grow member by member: add the trees between consecutive truncations.
-        let mut acc = vec![0.0; x.n_rows()];
+        let mut acc = vec![0.0; x.n_rows() * k_out];
         let mut start = 0;
         let mut members = Vec::with_capacity(n_members);
         for &end in &ends {
-            add_tree_outputs(&self.trees[start..end], x, &mut acc);
+            add_tree_outputs_multi(&self.trees[start * k_out..end * k_out], k_out, start * k_out, x, &mut acc);
             start = end;
             let undo = q.powi(-((t - end) as i32));
-            members.push(acc.iter().map(|a| self.base_score + undo * a).collect());
+            members.push(acc.iter().enumerate().map(|(j, a)| self.base_score[j % k_out] + undo * a).collect());
         }
         Ok(members)
     }
@@ -110,7 +154,7 @@ impl Model {
     }
 
     pub fn validate(&self) -> Result<()> {
-        if self.format_version != FORMAT_VERSION {
+        if !(1..=FORMAT_VERSION).contains(&self.format_version) {
             return Err(RgbmError::ModelFormat(format!(
                 "format version {} is not supported (this build reads {FORMAT_VERSION})",
                 self.format_version
@@ -120,8 +164,15 @@ impl Model {
         if self.n_features == 0 || self.n_features > MAX_FEATURES {
             return Err(RgbmError::ModelFormat(format!("n_features = {} is out of range", self.n_features)));
         }
-        if !self.base_score.is_finite() {
-            return Err(RgbmError::ModelFormat("base_score is not finite".into()));
+        let expected = self.objective().n_outputs();
+        if self.n_outputs != expected {
+            return Err(RgbmError::ModelFormat(format!("n_outputs = {} but the loss has {expected} outputs", self.n_outputs)));
+        }
+        if self.base_score.len() != self.n_outputs || !self.base_score.iter().all(|v| v.is_finite()) {
+            return Err(RgbmError::ModelFormat(format!("base_score needs {} finite numbers", self.n_outputs)));
+        }
+        if self.trees.len() % self.n_outputs != 0 {
+            return Err(RgbmError::ModelFormat(format!("{} trees are not whole rounds of {} outputs", self.trees.len(), self.n_outputs)));
         }
         if self.trees.len() > MAX_TREES {
             return Err(RgbmError::ModelFormat(format!("{} trees exceed the cap of {MAX_TREES}", self.trees.len())));

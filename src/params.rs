@@ -2,6 +2,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, RgbmError};
+use crate::metric::Metric;
+
+/// Upper limit on `n_classes` (one tree per class per round).
+pub const MAX_CLASSES: usize = 10_000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -12,6 +16,8 @@ pub enum Loss {
     Exponential,
     /// SGLB's smoothed 0-1 loss.
     Sla01,
+    /// Multiclass cross-entropy over `n_classes` scores per row.
+    Softmax,
 }
 
 impl Loss {
@@ -109,6 +115,8 @@ pub struct BoosterParams {
     pub reg_lambda: f64,
     pub min_split_gain: f64,
     pub loss: Loss,
+    /// Classes K of `loss = softmax` (labels 0..K−1); unset for other losses.
+    pub n_classes: Option<usize>,
     pub logistic_reg: f64,
     pub clamp: Option<f64>,
     pub huber_delta: f64,
@@ -144,6 +152,11 @@ pub struct BoosterParams {
     pub random_state: u64,
     /// Threads for fit and predict; `None` uses every core.
     pub n_jobs: Option<usize>,
+    /// Metrics recorded on every evaluation set; `None` = the loss's default.
+    pub eval_metric: Option<Vec<Metric>>,
+    /// Stop when the first metric on the last evaluation set has not improved
+    /// for this many rounds, and keep the model of the best round.
+    pub early_stopping_rounds: Option<usize>,
 }
 
 impl Default for BoosterParams {
@@ -159,6 +172,7 @@ impl Default for BoosterParams {
             reg_lambda: 0.0,
             min_split_gain: 0.0,
             loss: Loss::Squared,
+            n_classes: None,
             logistic_reg: 0.0,
             clamp: None,
             huber_delta: 1.0,
@@ -183,6 +197,8 @@ impl Default for BoosterParams {
             init: Init::Optimal,
             random_state: 0,
             n_jobs: None,
+            eval_metric: None,
+            early_stopping_rounds: None,
         }
     }
 }
@@ -338,6 +354,26 @@ impl BoosterParams {
         }
         if let Some(n) = self.n_jobs {
             check(n >= 1, "n_jobs", || format!("must be >= 1 or None, got {n}"))?;
+        }
+        match (self.loss, self.n_classes) {
+            (Loss::Softmax, None) => return Err(RgbmError::param("n_classes", "loss='softmax' needs n_classes")),
+            (Loss::Softmax, Some(k)) => check((2..=MAX_CLASSES).contains(&k), "n_classes", || {
+                format!("must be in [2, {MAX_CLASSES}], got {k}")
+            })?,
+            (_, Some(_)) => return Err(RgbmError::param("n_classes", "n_classes is used by loss='softmax' only")),
+            _ => {}
+        }
+        if self.loss == Loss::Softmax && self.booster == BoosterKind::Rgb {
+            return Err(RgbmError::param("booster", "booster='rgb' is implemented for single-output losses; multiclass RGB is not available yet"));
+        }
+        if let Some(metrics) = &self.eval_metric {
+            check(!metrics.is_empty(), "eval_metric", || "must name at least one metric".to_string())?;
+            for m in metrics {
+                m.check_loss(self.loss)?;
+            }
+        }
+        if let Some(r) = self.early_stopping_rounds {
+            check(r >= 1, "early_stopping_rounds", || format!("must be >= 1 or None, got {r}"))?;
         }
         Ok(())
     }

@@ -53,13 +53,14 @@ fn shrinkage_equals_shrinking_every_earlier_tree() {
         }
         // And the training-time recursion agrees with the folded model.
         let m = DenseMatrix::row_major(&x, y.len(), 3).unwrap();
-        let mut f = vec![long.base_score; y.len()];
+        let base = long.base_score[0];
+        let mut f = vec![base; y.len()];
         let raw: Vec<Model> = (1..=7).map(|k| fit(&BoosterParams { n_estimators: k, ..params.clone() }, &x, 3, &y)).collect();
         for k in 0..7 {
             // The newest tree of the (k+1)-round model is unshrunk.
             let newest = raw[k].predict_trees(&m, k, k + 1).unwrap();
             for (fi, t) in f.iter_mut().zip(newest) {
-                *fi = long.base_score + q * (*fi - long.base_score) + t;
+                *fi = base + q * (*fi - base) + t;
             }
         }
         let folded = long.predict_raw(&m, None).unwrap();

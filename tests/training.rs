@@ -5,6 +5,7 @@ mod common;
 use proptest::prelude::*;
 use rgbm_rs::objective::Objective;
 use rgbm_rs::params::{BoosterParams, Init, Loss, Mode};
+use rgbm_rs::model::FORMAT_VERSION;
 use rgbm_rs::{train, DenseMatrix, Model, RgbmError};
 
 fn fit(params: &BoosterParams, x: &[f64], p: usize, y: &[f64], w: Option<&[f64]>) -> Model {
@@ -26,7 +27,7 @@ fn same_seed_gives_the_same_model_for_one_and_two_threads() {
         let one = fit(&BoosterParams { n_jobs: Some(1), ..base.clone() }, &x, p, &y, None);
         let two = fit(&BoosterParams { n_jobs: Some(2), ..base.clone() }, &x, p, &y, None);
         assert_eq!(one.trees, two.trees);
-        assert_eq!(one.base_score.to_bits(), two.base_score.to_bits());
+        assert_eq!(one.base_score.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), two.base_score.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
         let other_seed = fit(&BoosterParams { random_state: 12, ..base.clone() }, &x, p, &y, None);
         if subsample < 1.0 {
             assert_ne!(one.trees, other_seed.trees, "the seed must matter when rows are sampled");
@@ -48,8 +49,18 @@ fn json_round_trip_preserves_model_and_predictions() {
     let b = back.predict_raw(&m, None).unwrap();
     assert!(a.iter().zip(&b).all(|(u, v)| u.to_bits() == v.to_bits()));
     // A file claiming another format version is refused.
-    let bumped = text.replacen("\"format_version\":1", "\"format_version\":99", 1);
+    let current = format!("\"format_version\":{FORMAT_VERSION}");
+    assert!(text.contains(&current));
+    let bumped = text.replacen(&current, "\"format_version\":99", 1);
     assert!(matches!(Model::from_json(&bumped), Err(RgbmError::ModelFormat(_))));
+    // Format 1 stored one base score as a plain number and had no n_outputs.
+    let base = format!("\"base_score\":[{}]", serde_json::to_string(&model.base_score[0]).unwrap());
+    assert!(text.contains(&base));
+    let v1 = text.replacen(&current, "\"format_version\":1", 1).replacen(&base, &base.replace('[', "").replace(']', ""), 1).replacen("\"n_outputs\":1,", "", 1);
+    let old = Model::from_json(&v1).unwrap();
+    assert_eq!(old.base_score, model.base_score);
+    assert_eq!(old.n_outputs, 1);
+    assert_eq!(old.predict_raw(&m, None).unwrap(), a);
     assert!(Model::from_json("{").is_err());
 }
 
@@ -61,7 +72,7 @@ fn staged_tree_sums_equal_full_prediction() {
     let model = fit(&params(Loss::Logistic), &x, p, &y, None);
     let m = DenseMatrix::row_major(&x, n, p).unwrap();
     let full = model.predict_raw(&m, None).unwrap();
-    let mut acc = vec![model.base_score; n];
+    let mut acc = vec![model.base_score[0]; n];
     for t in 0..model.n_trees() {
         for (a, v) in acc.iter_mut().zip(model.predict_trees(&m, t, t + 1).unwrap()) {
             *a += v;

@@ -12,12 +12,14 @@ use crate::error::{Result, RgbmError};
 use crate::histogram::Gradients;
 use crate::model::{Model, FORMAT_VERSION};
 use crate::objective::Objective;
+use crate::metric::Metric;
 use crate::params::{BoosterKind, BoosterParams, Init, SelectionScope, Step};
 use crate::selection::{Candidates, Selector};
 use crate::rng::{stream, Purpose};
 use crate::split::SplitRule;
 use crate::tree::{GrowerConfig, NodeSelection, TreeGrower};
 
+use super::eval::{BeforeRound, EarlyStopping, EvalHistory, EvalSet, Evaluator, Monitor};
 use super::rgb::{coordinate_step, project_l2, Families};
 use super::sglb;
 use crate::tree::Tree;
@@ -106,10 +108,14 @@ pub struct RoundLog {
     pub rgb_lambda: Option<f64>,
 }
 
-/// A trained model and its per-round log.
+/// A trained model, its per-round log and the evaluation histories.
 pub struct Trained {
     pub model: Model,
     pub log: Vec<RoundLog>,
+    /// One history per (evaluation set, metric), over every round trained.
+    pub evals: Vec<EvalHistory>,
+    /// With early stopping: the round whose model was kept (0-based).
+    pub best_iteration: Option<usize>,
 }
 
 /// Trains a model on `x` (NaN = missing), labels `y` and optional weights.
@@ -131,37 +137,73 @@ pub fn train_logged<T: Element>(
     w: Option<&[f64]>,
     on_round: RoundHook,
 ) -> Result<Trained> {
+    train_with(params, x, y, w, &[], &mut BeforeRound(on_round))
+}
+
+/// The full training entry: evaluation sets (metrics after every round,
+/// early stopping on the first metric of the last set) and a monitor.
+pub fn train_with<T: Element>(
+    params: &BoosterParams,
+    x: &DenseMatrix<T>,
+    y: &[f64],
+    w: Option<&[f64]>,
+    eval_sets: &[EvalSet<T>],
+    monitor: &mut dyn Monitor,
+) -> Result<Trained> {
     params.validate()?;
     check_inputs(x, y, w)?;
     let objective = Objective::from_params(params);
     objective.check_labels(y)?;
-    with_threads(params.n_jobs, || train_in_pool(params, &objective, x, y, w, on_round))?
+    if params.early_stopping_rounds.is_some() && eval_sets.is_empty() {
+        return Err(RgbmError::param("early_stopping_rounds", "early stopping needs at least one evaluation set (eval_set or validation_fraction)"));
+    }
+    with_threads(params.n_jobs, || train_in_pool(params, &objective, x, y, w, eval_sets, monitor))?
 }
 
+/// Adds `values` of each leaf to the rows of `out` that fell in it: through
+/// the leaf ranges when every row was in the tree, else by routing every row.
+fn add_tree_to_rows<T: Element>(out: &mut [f64], tree: &Tree, values: &[f64], rows: &[u32], ranges: &[(usize, usize)], all_rows: bool, x: &DenseMatrix<T>) {
+    if all_rows {
+        add_leaf_values(out, rows, ranges, values);
+    } else {
+        // Out-of-bag rows are not in any leaf range.
+        out.par_iter_mut().enumerate().for_each(|(i, s)| *s += values[tree.leaf_index(|j| x.get(i, j))]);
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn train_in_pool<T: Element>(
     params: &BoosterParams,
     objective: &Objective,
     x: &DenseMatrix<T>,
     y: &[f64],
     w: Option<&[f64]>,
-    on_round: RoundHook,
+    eval_sets: &[EvalSet<T>],
+    monitor: &mut dyn Monitor,
 ) -> Result<Trained> {
     let n = x.n_rows();
+    let k_out = objective.n_outputs();
     let data = BinnedDataset::from_weighted_matrix(x, params.max_bins, params.random_state, w)?;
     let base_score = match params.init {
-        Init::Optimal => objective.optimal_constant(y, w),
-        Init::Zero => 0.0,
+        Init::Optimal => objective.initial_scores(y, w),
+        Init::Zero => vec![0.0; k_out],
     };
-    let mut scores = vec![base_score; n];
-    let mut gh = vec![[0.0f64; 2]; n];
+    let mut evaluator = Evaluator::new(eval_sets, params, objective, x.n_cols(), &base_score)?;
+    let mut early = params.early_stopping_rounds.map(|r| {
+        let metric = params.eval_metric.as_ref().map_or(Metric::default_for(params.loss), |m| m[0]);
+        EarlyStopping::new(r, metric.higher_is_better())
+    });
+    // Class-major: the scores and gradients of output k are rows k·n .. (k+1)·n.
+    let mut scores: Vec<f64> = base_score.iter().flat_map(|&b| std::iter::repeat_n(b, n)).collect();
+    let mut gh = vec![[0.0f64; 2]; k_out * n];
     let mut rows: Vec<u32> = Vec::with_capacity(n);
     let cfg = GrowerConfig { max_depth: params.max_depth, max_leaves: params.max_leaves, rule: SplitRule::from_params(params) };
     let mut grower = TreeGrower::new(&data, cfg);
-    let mut trees = Vec::with_capacity(params.n_estimators);
+    let mut trees = Vec::with_capacity(params.n_estimators * k_out);
     let mut log = Vec::with_capacity(params.n_estimators);
     let selector = Selector::new(params, &data)?;
     let all_features = Candidates::all(data.n_features());
-    let mut dir = if params.step == Step::LineSearch { vec![0.0; n] } else { Vec::new() };
+    let mut dir = if params.step == Step::LineSearch { vec![0.0; k_out * n] } else { Vec::new() };
     let langevin_c = params.langevin.then(|| sglb::noise_scale(params.learning_rate, params.temperature));
     let mut gh_noisy = if params.langevin { vec![[0.0f64; 2]; n] } else { Vec::new() };
     let rule = SplitRule::from_params(params);
@@ -170,7 +212,7 @@ fn train_in_pool<T: Element>(
     let rgb = (params.booster == BoosterKind::Rgb).then(|| RgbState::new(params, &data, cfg));
 
     for round in 0..params.n_estimators {
-        on_round(round)?;
+        monitor.before_round(round)?;
         let started = Instant::now();
         objective.gradients(y, &scores, w, &mut gh);
         rows.clear();
@@ -183,89 +225,124 @@ fn train_in_pool<T: Element>(
             rows.extend(0..n as u32);
         }
         let all_rows = rows.len() == n;
-        if let Some(c) = langevin_c {
-            sglb::add_gradient_noise(&gh, &mut gh_noisy, c, params.random_state, round as u64);
-        }
-        // SGLB chooses the structure on noisy gradients; leaf sums use the clean ones.
-        let grads = Gradients { gh: if params.langevin { &gh_noisy } else { &gh }, weights: w };
-        if let Some(rgb) = &rgb {
+        let round_log = if let Some(rgb) = &rgb {
+            // Single-output only (validated): one tree per round.
+            let grads = Gradients { gh: &gh, weights: w };
             let chosen = rgb.round(params, objective, y, w, &scores, &grads, &rows, all_rows, x, round)?;
             scores.par_iter_mut().zip(&chosen.h).for_each(|(s, h)| *s += chosen.alpha * h);
-            let train_loss = params.record_train_loss.then(|| objective.mean_loss(y, &scores, w));
-            log.push(RoundLog {
+            evaluator.add_tree(&chosen.tree, 0);
+            let entry = RoundLog {
                 root_feature: chosen.tree.feature.first().map(|&f| f as usize),
                 root_threshold: chosen.tree.threshold.first().copied(),
                 features_searched: Some(data.n_features()),
                 step: chosen.alpha,
-                seconds: started.elapsed().as_secs_f64(),
-                train_loss,
                 rgb_nodes: Some(rgb.families.nodes[chosen.family]),
                 rgb_lambda: Some(rgb.families.lambdas[chosen.family]),
-            });
+                ..RoundLog::default()
+            };
             trees.push(chosen.tree);
-            continue;
-        }
-        let mut select_rng = stream(params.random_state, Purpose::Selection, round as u64);
-        let (grown, features_searched) = if selector.is_full() {
-            (grower.grow(&grads, &mut rows, all_rows, NodeSelection::Tree(&all_features)), Some(data.n_features()))
-        } else if params.selection_scope == SelectionScope::Tree {
-            let cands = selector.draw(&mut select_rng);
-            let searched = cands.features.len();
-            (grower.grow(&grads, &mut rows, all_rows, NodeSelection::Tree(&cands)), Some(searched))
+            entry
         } else {
-            (grower.grow(&grads, &mut rows, all_rows, NodeSelection::Node(&selector, &mut select_rng)), None)
-        };
-        let mut tree = grown.tree;
-        if let Some(c) = langevin_c {
-            let clean = Gradients { gh: &gh, weights: w };
-            let sums: Vec<BinStats> = grown.leaf_ranges.par_iter().map(|&(s, e)| sum_rows(&rows[s..e], &clean)).collect();
-            tree.leaf_value = sglb::noisy_leaf_values(&sums, &rule, c, params.random_state, round as u64);
-        }
-        if params.step == Step::LineSearch {
-            // u on every training row, for the 1-D search along it.
-            if all_rows {
-                dir.iter_mut().for_each(|d| *d = 0.0);
-                add_leaf_values(&mut dir, &rows, &grown.leaf_ranges, &tree.leaf_value);
-            } else {
-                dir.par_iter_mut().enumerate().for_each(|(i, d)| *d = tree.predict_row(x, i));
+            // Shrinkage and constant steps are known before the trees are grown.
+            let fixed_scale = (params.step != Step::LineSearch).then(|| step_scale(params, objective, y, &scores, w, &[])).transpose()?;
+            if q != 1.0 {
+                scores.par_iter_mut().enumerate().for_each(|(j, s)| *s = base_score[j / n] + q * (*s - base_score[j / n]));
+                evaluator.shrink(q, &base_score);
             }
-        }
-        let scale = step_scale(params, objective, y, &scores, w, &dir)?;
-        for v in tree.leaf_value.iter_mut() {
-            *v *= scale;
-        }
-        if q != 1.0 {
-            scores.par_iter_mut().for_each(|s| *s = base_score + q * (*s - base_score));
-        }
-        if all_rows {
-            add_leaf_values(&mut scores, &rows, &grown.leaf_ranges, &tree.leaf_value);
-        } else {
-            // Out-of-bag rows are not in any leaf range: route every row.
-            scores.par_iter_mut().enumerate().for_each(|(i, s)| *s += tree.predict_row(x, i));
-        }
+            let mut round_trees = Vec::with_capacity(k_out);
+            let mut features_searched = None;
+            for class in 0..k_out {
+                // Per-tree random streams: (round, class) → one index; equals the round for single-output losses.
+                let stream_id = (round * k_out + class) as u64;
+                let gh_class = &gh[class * n..(class + 1) * n];
+                if let Some(c) = langevin_c {
+                    sglb::add_gradient_noise(gh_class, &mut gh_noisy, c, params.random_state, stream_id);
+                }
+                // SGLB chooses the structure on noisy gradients; leaf sums use the clean ones.
+                let grads = Gradients { gh: if params.langevin { &gh_noisy } else { gh_class }, weights: w };
+                let mut select_rng = stream(params.random_state, Purpose::Selection, stream_id);
+                let (grown, searched) = if selector.is_full() {
+                    (grower.grow(&grads, &mut rows, all_rows, NodeSelection::Tree(&all_features)), Some(data.n_features()))
+                } else if params.selection_scope == SelectionScope::Tree {
+                    let cands = selector.draw(&mut select_rng);
+                    let searched = cands.features.len();
+                    (grower.grow(&grads, &mut rows, all_rows, NodeSelection::Tree(&cands)), Some(searched))
+                } else {
+                    (grower.grow(&grads, &mut rows, all_rows, NodeSelection::Node(&selector, &mut select_rng)), None)
+                };
+                if class == 0 {
+                    features_searched = searched;
+                }
+                let mut tree = grown.tree;
+                if let Some(c) = langevin_c {
+                    let clean = Gradients { gh: gh_class, weights: w };
+                    let sums: Vec<BinStats> = grown.leaf_ranges.par_iter().map(|&(s, e)| sum_rows(&rows[s..e], &clean)).collect();
+                    tree.leaf_value = sglb::noisy_leaf_values(&sums, &rule, c, params.random_state, stream_id);
+                }
+                if let Some(scale) = fixed_scale {
+                    tree.leaf_value.iter_mut().for_each(|v| *v *= scale);
+                    add_tree_to_rows(&mut scores[class * n..(class + 1) * n], &tree, &tree.leaf_value, &rows, &grown.leaf_ranges, all_rows, x);
+                } else {
+                    // u on every training row, for the 1-D search along all K trees at once.
+                    let block = &mut dir[class * n..(class + 1) * n];
+                    block.iter_mut().for_each(|d| *d = 0.0);
+                    add_tree_to_rows(block, &tree, &tree.leaf_value, &rows, &grown.leaf_ranges, all_rows, x);
+                }
+                round_trees.push(tree);
+            }
+            let scale = match fixed_scale {
+                Some(s) => s,
+                None => {
+                    let s = step_scale(params, objective, y, &scores, w, &dir)?;
+                    scores.par_iter_mut().zip(&dir).for_each(|(f, d)| *f += s * d);
+                    round_trees.iter_mut().for_each(|t| t.leaf_value.iter_mut().for_each(|v| *v *= s));
+                    s
+                }
+            };
+            for (class, tree) in round_trees.iter().enumerate() {
+                evaluator.add_tree(tree, class);
+            }
+            let first = &round_trees[0];
+            let entry = RoundLog {
+                root_feature: first.feature.first().map(|&f| f as usize),
+                root_threshold: first.threshold.first().copied(),
+                features_searched,
+                step: scale,
+                ..RoundLog::default()
+            };
+            trees.extend(round_trees);
+            entry
+        };
         let train_loss = params.record_train_loss.then(|| objective.mean_loss(y, &scores, w));
-        log.push(RoundLog {
-            root_feature: tree.feature.first().map(|&f| f as usize),
-            root_threshold: tree.threshold.first().copied(),
-            features_searched,
-            step: scale,
-            seconds: started.elapsed().as_secs_f64(),
-            train_loss,
-            rgb_nodes: None,
-            rgb_lambda: None,
-        });
-        trees.push(tree);
+        log.push(RoundLog { seconds: started.elapsed().as_secs_f64(), train_loss, ..round_log });
+        let results = if evaluator.is_empty() { Vec::new() } else { evaluator.record(objective) };
+        // Early stopping watches the first metric of the last set.
+        let early_stop = match (&mut early, results.len()) {
+            (Some(es), len) if len > 0 => {
+                let n_metrics = params.eval_metric.as_ref().map_or(1, |m| m.len());
+                es.update(round, results[len - n_metrics].value)
+            }
+            _ => false,
+        };
+        let user_stop = monitor.after_round(round, &results)?;
+        if early_stop || user_stop {
+            break;
+        }
+    }
+    let best_iteration = early.as_ref().and_then(|es| es.best_round());
+    if let Some(best) = best_iteration {
+        trees.truncate((best + 1) * k_out);
     }
     if q != 1.0 {
-        // Fold the shrinkage in once: tree k ends up scaled by q^(T-1-k).
+        // Fold the shrinkage in once: the trees of round r end up scaled by q^(R-1-r).
         let mut factor = 1.0;
-        for tree in trees.iter_mut().rev() {
-            tree.leaf_value.iter_mut().for_each(|v| *v *= factor);
+        for round_trees in trees.rchunks_mut(k_out) {
+            round_trees.iter_mut().for_each(|t| t.leaf_value.iter_mut().for_each(|v| *v *= factor));
             factor *= q;
         }
     }
-    let model = Model { format_version: FORMAT_VERSION, params: params.clone(), n_features: x.n_cols(), base_score, trees };
-    Ok(Trained { model, log })
+    let model = Model { format_version: FORMAT_VERSION, params: params.clone(), n_features: x.n_cols(), n_outputs: k_out, base_score, trees };
+    Ok(Trained { model, log, evals: evaluator.histories, best_iteration })
 }
 
 /// RGB's per-fit state: the family grid and one grower per candidate.

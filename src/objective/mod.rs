@@ -4,6 +4,7 @@ mod exponential;
 mod huber;
 mod logistic;
 mod sla01;
+mod softmax;
 mod squared;
 
 use rayon::prelude::*;
@@ -12,6 +13,7 @@ pub use exponential::Exponential;
 pub use huber::Huber;
 pub use logistic::Logistic;
 pub use sla01::Sla01;
+pub use softmax::Softmax;
 pub use squared::Squared;
 
 use crate::error::{Result, RgbmError};
@@ -40,22 +42,26 @@ pub enum Objective {
     Logistic(Logistic),
     Exponential(Exponential),
     Sla01(Sla01),
+    /// Multiclass: K scores per row (see `softmax` for the buffer layout).
+    Softmax(Softmax),
 }
 
+/// Runs `$body` with `$o` bound to the point loss; `$multi` handles softmax.
 macro_rules! dispatch {
-    ($self:expr, $o:ident => $body:expr) => {
+    ($self:expr, $o:ident => $body:expr, $s:ident => $multi:expr) => {
         match $self {
             Objective::Squared($o) => $body,
             Objective::Huber($o) => $body,
             Objective::Logistic($o) => $body,
             Objective::Exponential($o) => $body,
             Objective::Sla01($o) => $body,
+            Objective::Softmax($s) => $multi,
         }
     };
 }
 
 /// Rows per task for parallel element-wise passes (fixed, so sums reduce in a fixed order).
-const CHUNK: usize = 16 * 1024;
+pub(crate) const CHUNK: usize = 16 * 1024;
 
 fn weighted_sum(n: usize, w: Option<&[f64]>, f: impl Fn(usize) -> f64 + Sync) -> f64 {
     let parts: Vec<f64> = (0..n.div_ceil(CHUNK))
@@ -79,6 +85,7 @@ impl Objective {
             Loss::Logistic => Objective::Logistic(Logistic { reg: p.logistic_reg, clamp: p.clamp }),
             Loss::Exponential => Objective::Exponential(Exponential),
             Loss::Sla01 => Objective::Sla01(Sla01 { scale: p.sla_scale }),
+            Loss::Softmax => Objective::Softmax(Softmax { n_classes: p.n_classes.unwrap_or(2) }),
         }
     }
 
@@ -86,12 +93,26 @@ impl Objective {
         matches!(self, Objective::Logistic(_) | Objective::Exponential(_) | Objective::Sla01(_))
     }
 
-    pub fn smoothness(&self) -> Option<f64> {
-        dispatch!(self, o => o.smoothness())
+    /// Scores per row: K for softmax, else 1.
+    pub fn n_outputs(&self) -> usize {
+        match self {
+            Objective::Softmax(s) => s.n_classes,
+            _ => 1,
+        }
     }
 
-    pub fn transform(&self, f: f64) -> f64 {
-        dispatch!(self, o => o.transform(f))
+    pub fn smoothness(&self) -> Option<f64> {
+        dispatch!(self, o => o.smoothness(), _s => Some(Softmax::SMOOTHNESS))
+    }
+
+    /// Probability of class 1 for a binary loss's raw score (its link).
+    pub fn probability(&self, f: f64) -> Option<f64> {
+        match self {
+            Objective::Logistic(o) => Some(o.transform(f)),
+            Objective::Exponential(o) => Some(o.transform(f)),
+            Objective::Sla01(o) => Some(o.transform(f)),
+            _ => None,
+        }
     }
 
     /// Labels must be finite, and 0/1 for binary losses.
@@ -104,10 +125,22 @@ impl Objective {
                 return Err(RgbmError::InvalidLabel(format!("binary losses need labels 0/1, got {} at index {i}", y[i])));
             }
         }
+        if let Objective::Softmax(s) = self {
+            let k_out = s.n_classes as f64;
+            if let Some(i) = y.iter().position(|&v| !(v >= 0.0 && v < k_out && v.fract() == 0.0)) {
+                return Err(RgbmError::InvalidLabel(format!(
+                    "softmax needs class indices 0..{} (n_classes = {}), got {} at index {i}",
+                    s.n_classes - 1,
+                    s.n_classes,
+                    y[i]
+                )));
+            }
+        }
         Ok(())
     }
 
     /// Per-row weighted (g, h) into `out`, parallel over fixed chunks.
+    /// `f` and `out` hold `n_outputs()` class-major blocks of `y.len()` rows.
     pub fn gradients(&self, y: &[f64], f: &[f64], w: Option<&[f64]>, out: &mut [[f64; 2]]) {
         dispatch!(self, o => {
             out.par_chunks_mut(CHUNK).enumerate().for_each(|(c, chunk)| {
@@ -119,19 +152,29 @@ impl Objective {
                     *gh = [wi * g, wi * h];
                 }
             })
-        })
+        }, s => s.gradients(y, f, w, out))
     }
 
     /// Σ w ℓ(y, f) / Σ w.
     pub fn mean_loss(&self, y: &[f64], f: &[f64], w: Option<&[f64]>) -> f64 {
-        let total = dispatch!(self, o => weighted_sum(y.len(), w, |i| o.value(y[i], f[i])));
-        let wsum = w.map_or(y.len() as f64, |w| w.iter().sum());
+        let n = y.len();
+        let total = dispatch!(self, o => weighted_sum(n, w, |i| o.value(y[i], f[i])), s => weighted_sum(n, w, |i| s.row_value(y[i], f, n, i)));
+        let wsum = w.map_or(n as f64, |w| w.iter().sum());
         total / wsum
     }
 
-    /// argmin_c Σ w ℓ(y, c): safeguarded Newton from the loss's closed-form start.
-    pub fn optimal_constant(&self, y: &[f64], w: Option<&[f64]>) -> f64 {
-        let start = dispatch!(self, o => o.start(y, w));
+    /// The starting score of each output for `init="optimal"`.
+    pub fn initial_scores(&self, y: &[f64], w: Option<&[f64]>) -> Vec<f64> {
+        match self {
+            Objective::Softmax(s) => s.optimal_constants(y, w),
+            _ => vec![self.optimal_constant(y, w)],
+        }
+    }
+
+    /// argmin_c Σ w ℓ(y, c) of a single-output loss: safeguarded Newton from
+    /// the loss's closed-form start.
+    fn optimal_constant(&self, y: &[f64], w: Option<&[f64]>) -> f64 {
+        let start = dispatch!(self, o => o.start(y, w), _s => 0.0);
         let zeros = vec![0.0; y.len()];
         let ones = vec![1.0; y.len()];
         self.line_minimum(y, &zeros, &ones, w, start)
@@ -139,14 +182,41 @@ impl Objective {
 
     /// argmin_ρ Σ w ℓ(y, base + ρ·dir), by Newton steps with step halving
     /// (never accepts a step that increases the loss), starting at ρ = start.
+    /// `base` and `dir` hold `n_outputs()` class-major blocks.
     pub fn line_minimum(&self, y: &[f64], base: &[f64], dir: &[f64], w: Option<&[f64]>, start: f64) -> f64 {
-        dispatch!(self, o => {
-            let loss_at = |rho: f64| weighted_sum(y.len(), w, |i| o.value(y[i], base[i] + rho * dir[i]));
+        let n = y.len();
+        let directional = |rho: f64| -> (f64, f64) {
+            dispatch!(self, o => {
+                let g = weighted_sum(n, w, |i| o.grad_hess(y[i], base[i] + rho * dir[i]).0 * dir[i]);
+                let h = weighted_sum(n, w, |i| o.grad_hess(y[i], base[i] + rho * dir[i]).1 * dir[i] * dir[i]);
+                (g, h)
+            }, s => {
+                let parts: Vec<(f64, f64)> = (0..n.div_ceil(CHUNK))
+                    .into_par_iter()
+                    .map(|c| {
+                        let mut p = vec![0.0; s.n_classes];
+                        let (mut g, mut h) = (0.0, 0.0);
+                        for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
+                            let wi = w.map_or(1.0, |w| w[i]);
+                            let (gi, hi) = s.row_directional(y[i], base, dir, rho, n, i, &mut p);
+                            g += wi * gi;
+                            h += wi * hi;
+                        }
+                        (g, h)
+                    })
+                    .collect();
+                parts.iter().fold((0.0, 0.0), |(g, h), &(a, b)| (g + a, h + b))
+            })
+        };
+        let loss_at = |rho: f64| -> f64 {
+            dispatch!(self, o => weighted_sum(n, w, |i| o.value(y[i], base[i] + rho * dir[i])),
+                s => weighted_sum(n, w, |i| s.value_of(y[i], |k| base[k * n + i] + rho * dir[k * n + i])))
+        };
+        {
             let mut rho = start;
             let mut current = loss_at(rho);
             for _ in 0..100 {
-                let g = weighted_sum(y.len(), w, |i| o.grad_hess(y[i], base[i] + rho * dir[i]).0 * dir[i]);
-                let h = weighted_sum(y.len(), w, |i| o.grad_hess(y[i], base[i] + rho * dir[i]).1 * dir[i] * dir[i]);
+                let (g, h) = directional(rho);
                 if !(h > 0.0) || g == 0.0 {
                     break;
                 }
@@ -167,7 +237,7 @@ impl Objective {
                 }
             }
             rho
-        })
+        }
     }
 }
 

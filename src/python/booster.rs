@@ -1,14 +1,17 @@
 //! `rgbm_rs._core.Booster`: a trained model behind an immutable handle.
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
-use numpy::{PyArray1, PyArray2};
-use pyo3::exceptions::PyValueError;
+use numpy::{PyArray1, PyArray2, PyArray3, PyArrayMethods, PyReadonlyArray1};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
 
 use super::convert::{vector, view, Matrix};
 use super::errors::{run_detached, run_interruptible, to_py};
-use crate::booster::{train_logged, RoundLog};
-use crate::error::RgbmError;
+use crate::booster::{train_with, EvalHistory, EvalResult, EvalSet, Monitor, RoundLog};
+use crate::data::matrix::Element;
+use crate::error::{Result as CoreResult, RgbmError};
 use crate::model::{ImportanceKind, Model};
 use crate::params::BoosterParams;
 
@@ -17,6 +20,90 @@ pub struct PyBooster {
     model: Model,
     /// Per-round training log (empty for loaded models).
     log: Vec<RoundLog>,
+    /// Evaluation histories (empty for loaded models).
+    evals: Vec<EvalHistory>,
+    best_iteration: Option<usize>,
+}
+
+/// Stops at Ctrl-C and calls the Python callback after every round.
+struct PyMonitor<'a> {
+    stop: &'a AtomicBool,
+    callback: Option<Py<PyAny>>,
+    /// The exception a callback raised, re-raised after training.
+    failure: &'a Mutex<Option<PyErr>>,
+}
+
+impl Monitor for PyMonitor<'_> {
+    fn before_round(&mut self, _round: usize) -> CoreResult<()> {
+        if self.stop.load(Ordering::Relaxed) { Err(RgbmError::Interrupted) } else { Ok(()) }
+    }
+
+    fn after_round(&mut self, round: usize, results: &[EvalResult]) -> CoreResult<bool> {
+        let Some(callback) = &self.callback else { return Ok(false) };
+        Python::attach(|py| {
+            let items: Vec<(String, &str, f64, bool)> =
+                results.iter().map(|r| (r.set.clone(), r.metric, r.value, r.higher_is_better)).collect();
+            match callback.call1(py, (round, items)).and_then(|v| v.is_truthy(py)) {
+                Ok(stop) => Ok(stop),
+                Err(e) => {
+                    let text = e.to_string();
+                    if let Ok(mut slot) = self.failure.lock() {
+                        *slot = Some(e);
+                    }
+                    Err(RgbmError::Callback(text))
+                }
+            }
+        })
+    }
+}
+
+/// Evaluation sets converted from Python: (name, X, y, weights).
+struct PyEvalSet<'py> {
+    name: String,
+    x: Matrix<'py>,
+    y: PyReadonlyArray1<'py, f64>,
+    w: Option<PyReadonlyArray1<'py, f64>>,
+}
+
+fn extract_eval_sets<'py>(sets: Option<&Bound<'py, PyAny>>) -> PyResult<Vec<PyEvalSet<'py>>> {
+    let Some(sets) = sets else { return Ok(Vec::new()) };
+    let list = sets.cast::<PyList>().map_err(|_| PyTypeError::new_err("eval_sets must be a list of (name, X, y, sample_weight) tuples"))?;
+    list.iter()
+        .map(|item| {
+            let t = item.cast::<PyTuple>().map_err(|_| PyTypeError::new_err("each evaluation set must be a (name, X, y, sample_weight) tuple"))?;
+            if t.len() != 4 {
+                return Err(PyTypeError::new_err("each evaluation set must be a (name, X, y, sample_weight) tuple"));
+            }
+            let w = t.get_item(3)?;
+            Ok(PyEvalSet {
+                name: t.get_item(0)?.extract()?,
+                x: Matrix::extract(&t.get_item(1)?)?,
+                y: vector(&t.get_item(2)?, "eval y")?,
+                w: if w.is_none() { None } else { Some(vector(&w, "eval sample_weight")?) },
+            })
+        })
+        .collect()
+}
+
+/// Core views of the evaluation sets whose matrices have element type `T`.
+fn eval_views<'a, T: Element + numpy::Element>(
+    sets: &'a [PyEvalSet<'_>],
+    pick: impl Fn(&'a Matrix<'_>) -> Option<&'a numpy::PyReadonlyArray2<'a, T>>,
+) -> PyResult<Vec<EvalSet<'a, T>>> {
+    sets.iter()
+        .map(|s| {
+            let x = pick(&s.x).ok_or_else(|| PyTypeError::new_err(format!("evaluation set {:?}: X must have the training data's dtype", s.name)))?;
+            Ok(EvalSet {
+                name: s.name.clone(),
+                x: view(x)?,
+                y: s.y.as_slice()?,
+                w: match &s.w {
+                    Some(w) => Some(w.as_slice()?),
+                    None => None,
+                },
+            })
+        })
+        .collect()
 }
 
 /// Runs `$body` with `$m` bound to the core view of whichever dtype `$x` has.
@@ -37,56 +124,97 @@ macro_rules! with_view {
 
 #[pymethods]
 impl PyBooster {
-    /// Trains a model. `params_json` holds BoosterParams (unknown keys are errors).
+    /// Trains a model. `params_json` holds BoosterParams (unknown keys are
+    /// errors); `eval_sets` is a list of (name, X, y, sample_weight or None)
+    /// with X of the training dtype; `callback(round, results)` runs after
+    /// every round with results [(set, metric, value, higher_is_better)] and
+    /// stops training by returning True.
     #[staticmethod]
-    #[pyo3(signature = (params_json, x, y, sample_weight=None))]
-    fn train(py: Python<'_>, params_json: &str, x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>, sample_weight: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+    #[pyo3(signature = (params_json, x, y, sample_weight=None, eval_sets=None, callback=None))]
+    fn train(
+        py: Python<'_>,
+        params_json: &str,
+        x: &Bound<'_, PyAny>,
+        y: &Bound<'_, PyAny>,
+        sample_weight: Option<&Bound<'_, PyAny>>,
+        eval_sets: Option<&Bound<'_, PyAny>>,
+        callback: Option<Py<PyAny>>,
+    ) -> PyResult<Self> {
         let params = BoosterParams::from_json(params_json).map_err(to_py)?;
         let x = Matrix::extract(x)?;
         let y = vector(y, "y")?;
         let w = sample_weight.map(|w| vector(w, "sample_weight")).transpose()?;
+        let sets = extract_eval_sets(eval_sets)?;
         let ys = y.as_slice()?;
         let ws = match &w {
             Some(w) => Some(w.as_slice()?),
             None => None,
         };
-        let trained = with_view!(x, m => run_interruptible(py, |stop| {
-            let mut hook = |_round: usize| if stop.load(Ordering::Relaxed) { Err(RgbmError::Interrupted) } else { Ok(()) };
-            train_logged(&params, &m, ys, ws, &mut hook)
-        }))?;
-        Ok(PyBooster { model: trained.model, log: trained.log })
+        let failure = Mutex::new(None);
+        let result = match &x {
+            Matrix::F32(a) => {
+                let m = view(a)?;
+                let evals = eval_views(&sets, |x| if let Matrix::F32(e) = x { Some(e) } else { None })?;
+                run_interruptible(py, |stop| {
+                    let mut monitor = PyMonitor { stop, callback, failure: &failure };
+                    train_with(&params, &m, ys, ws, &evals, &mut monitor)
+                })
+            }
+            Matrix::F64(a) => {
+                let m = view(a)?;
+                let evals = eval_views(&sets, |x| if let Matrix::F64(e) = x { Some(e) } else { None })?;
+                run_interruptible(py, |stop| {
+                    let mut monitor = PyMonitor { stop, callback, failure: &failure };
+                    train_with(&params, &m, ys, ws, &evals, &mut monitor)
+                })
+            }
+        };
+        if let Some(e) = failure.lock().ok().and_then(|mut slot| slot.take()) {
+            return Err(e);
+        }
+        let trained = result?;
+        Ok(PyBooster { model: trained.model, log: trained.log, evals: trained.evals, best_iteration: trained.best_iteration })
     }
 
     /// Loads and validates a model from its JSON text.
     #[staticmethod]
     fn from_json(text: &str) -> PyResult<Self> {
-        Model::from_json(text).map(|model| PyBooster { model, log: Vec::new() }).map_err(to_py)
+        Model::from_json(text).map(|model| PyBooster { model, log: Vec::new(), evals: Vec::new(), best_iteration: None }).map_err(to_py)
     }
 
     fn to_json(&self) -> PyResult<String> {
         self.model.to_json().map_err(to_py)
     }
 
-    /// Raw scores (base score + trees), using the first `n_trees` trees.
-    #[pyo3(signature = (x, n_trees=None))]
-    fn predict_raw<'py>(&self, py: Python<'py>, x: &Bound<'py, PyAny>, n_trees: Option<usize>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    /// Raw scores (base score + trees) of the first `n_rounds` rounds:
+    /// shape (n,) for single-output models, (n, n_outputs) otherwise.
+    #[pyo3(signature = (x, n_rounds=None))]
+    fn predict_raw<'py>(&self, py: Python<'py>, x: &Bound<'py, PyAny>, n_rounds: Option<usize>) -> PyResult<Bound<'py, PyAny>> {
         let x = Matrix::extract(x)?;
-        let out = with_view!(x, m => run_detached(py, || self.model.predict_raw(&m, n_trees)))?;
-        Ok(PyArray1::from_vec(py, out))
+        let out = with_view!(x, m => run_detached(py, || self.model.predict_raw(&m, n_rounds)))?;
+        self.shaped(py, out)
     }
 
-    /// Sum of the outputs of trees start..end (no base score).
-    fn predict_trees<'py>(&self, py: Python<'py>, x: &Bound<'py, PyAny>, start: usize, end: usize) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    /// Sum of the outputs of trees start..end (no base score), shaped like `predict_raw`.
+    fn predict_trees<'py>(&self, py: Python<'py>, x: &Bound<'py, PyAny>, start: usize, end: usize) -> PyResult<Bound<'py, PyAny>> {
         let x = Matrix::extract(x)?;
         let out = with_view!(x, m => run_detached(py, || self.model.predict_trees(&m, start, end)))?;
-        Ok(PyArray1::from_vec(py, out))
+        self.shaped(py, out)
     }
 
-    /// Raw scores of the K virtual-ensemble members, shape (K, n).
-    fn virtual_ensemble<'py>(&self, py: Python<'py>, x: &Bound<'py, PyAny>, n_members: usize) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    /// Raw scores of the virtual-ensemble members: shape (members, n), or
+    /// (members, n, n_outputs) for multi-output models.
+    fn virtual_ensemble<'py>(&self, py: Python<'py>, x: &Bound<'py, PyAny>, n_members: usize) -> PyResult<Bound<'py, PyAny>> {
         let x = Matrix::extract(x)?;
+        let n = x_rows(&x);
         let members = with_view!(x, m => run_detached(py, || self.model.virtual_ensemble(&m, n_members)))?;
-        PyArray2::from_vec2(py, &members).map_err(|e| PyValueError::new_err(e.to_string()))
+        let k = self.model.n_outputs;
+        if k == 1 {
+            return Ok(PyArray2::from_vec2(py, &members).map_err(|e| PyValueError::new_err(e.to_string()))?.into_any());
+        }
+        let flat: Vec<f64> = members.concat();
+        let arr = PyArray1::from_vec(py, flat).reshape([n_members, n, k])?;
+        Ok(arr.cast_into::<PyArray3<f64>>()?.into_any())
     }
 
     /// Normalised importances: "gain" (total split gain) or "split" (split count).
@@ -104,6 +232,25 @@ impl PyBooster {
         serde_json::to_string(&self.log).map_err(|e| to_py(RgbmError::ModelFormat(e.to_string())))
     }
 
+    /// Evaluation histories as JSON: a list of {set, metric, values} (empty after loading).
+    fn evals_json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.evals).map_err(|e| to_py(RgbmError::ModelFormat(e.to_string())))
+    }
+
+    /// The round kept by early stopping (0-based), if early stopping ran.
+    #[getter]
+    fn best_iteration(&self) -> Option<usize> {
+        self.best_iteration
+    }
+    #[getter]
+    fn n_rounds(&self) -> usize {
+        self.model.n_rounds()
+    }
+    #[getter]
+    fn n_outputs(&self) -> usize {
+        self.model.n_outputs
+    }
+
     #[getter]
     fn n_trees(&self) -> usize {
         self.model.n_trees()
@@ -112,9 +259,32 @@ impl PyBooster {
     fn n_features(&self) -> usize {
         self.model.n_features
     }
+    /// Starting score of each output.
     #[getter]
-    fn base_score(&self) -> f64 {
-        self.model.base_score
+    fn base_score(&self) -> Vec<f64> {
+        self.model.base_score.clone()
+    }
+}
+
+impl PyBooster {
+    /// A row-major n × n_outputs buffer as a numpy array ((n,) when single-output).
+    fn shaped<'py>(&self, py: Python<'py>, out: Vec<f64>) -> PyResult<Bound<'py, PyAny>> {
+        let k = self.model.n_outputs;
+        let n = out.len() / k;
+        let arr = PyArray1::from_vec(py, out);
+        if k == 1 {
+            Ok(arr.into_any())
+        } else {
+            Ok(arr.reshape([n, k])?.into_any())
+        }
+    }
+}
+
+fn x_rows(x: &Matrix<'_>) -> usize {
+    use numpy::PyUntypedArrayMethods;
+    match x {
+        Matrix::F32(a) => a.shape()[0],
+        Matrix::F64(a) => a.shape()[0],
     }
 }
 

@@ -162,7 +162,7 @@ def test_load_model_rejects_broken_files(tmp_path, data):
     cases = {
         "not_json.json": "this is not json",
         "wrong_format.json": '{"format": "xgboost"}',
-        "bad_version.json": text.replace('"format_version": 1', '"format_version": 7'),
+        "bad_version.json": text.replace('"format_version": 2', '"format_version": 7'),
         "bad_feature.json": text.replace('"feature": [', '"feature": [99999, ', 1),
         "truncated.json": text[: len(text) // 2],
     }

@@ -162,7 +162,7 @@ def test_feature_importances_point_at_the_signal(regression_data):
 def test_init_zero_and_subsample(binary_data):
     X, y = binary_data
     zero = RGBMClassifier(n_estimators=1, init="zero", random_state=0).fit(X, y)
-    assert zero._booster.base_score == 0.0
+    assert zero._booster.base_score == [0.0]
     opt = RGBMClassifier(n_estimators=1, random_state=0).fit(X, y)
     assert abs(opt._booster.base_score - np.log(y.mean() / (1 - y.mean()))) < 1e-9
     sub = RGBMClassifier(n_estimators=30, subsample=0.5, random_state=0).fit(X, y)

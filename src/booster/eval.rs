@@ -1,0 +1,198 @@
+//! Evaluation sets, per-round metrics, early stopping and the training monitor.
+//!
+//! Scores of each evaluation set are kept up to date incrementally: every
+//! new tree is routed once through the set's rows, so a round costs one tree
+//! traversal per row and metric evaluation, never a full re-prediction.
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::data::matrix::{DenseMatrix, Element};
+use crate::error::{Result, RgbmError};
+use crate::metric::Metric;
+use crate::objective::Objective;
+use crate::params::BoosterParams;
+use crate::tree::Tree;
+
+/// Data to evaluate after every round (labels coded like the training labels).
+pub struct EvalSet<'a, T: Element> {
+    pub name: String,
+    pub x: DenseMatrix<'a, T>,
+    pub y: &'a [f64],
+    pub w: Option<&'a [f64]>,
+}
+
+/// One metric on one evaluation set, after one round.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EvalResult {
+    pub set: String,
+    pub metric: &'static str,
+    pub value: f64,
+    pub higher_is_better: bool,
+}
+
+/// The values of one metric on one set, round by round.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EvalHistory {
+    pub set: String,
+    pub metric: &'static str,
+    pub values: Vec<f64>,
+}
+
+/// Observes training: `before_round` may stop it with an error (Ctrl-C),
+/// `after_round` sees the round's evaluation results and returns true to stop.
+pub trait Monitor: Send {
+    fn before_round(&mut self, _round: usize) -> Result<()> {
+        Ok(())
+    }
+    fn after_round(&mut self, _round: usize, _results: &[EvalResult]) -> Result<bool> {
+        Ok(false)
+    }
+}
+
+/// A monitor that never stops training.
+pub struct Unmonitored;
+impl Monitor for Unmonitored {}
+
+/// Adapts a before-round closure (interrupt checks) to a [`Monitor`].
+pub struct BeforeRound<'a>(pub &'a mut (dyn FnMut(usize) -> Result<()> + Send));
+impl Monitor for BeforeRound<'_> {
+    fn before_round(&mut self, round: usize) -> Result<()> {
+        (self.0)(round)
+    }
+}
+
+/// Running scores and metric histories of the evaluation sets.
+pub(crate) struct Evaluator<'s, 'a, T: Element> {
+    sets: &'s [EvalSet<'a, T>],
+    metrics: Vec<Metric>,
+    /// Per set: class-major raw scores (n_outputs blocks of the set's rows).
+    scores: Vec<Vec<f64>>,
+    pub histories: Vec<EvalHistory>,
+    n_outputs: usize,
+}
+
+impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
+    pub fn new(sets: &'s [EvalSet<'a, T>], params: &BoosterParams, objective: &Objective, n_features: usize, base: &[f64]) -> Result<Self> {
+        let metrics = params.eval_metric.clone().unwrap_or_else(|| vec![Metric::default_for(params.loss)]);
+        for set in sets {
+            let what = |msg: String| RgbmError::Shape(format!("evaluation set {:?}: {msg}", set.name));
+            if set.x.n_cols() != n_features {
+                return Err(what(format!("X has {} features, the training data {n_features}", set.x.n_cols())));
+            }
+            if set.x.n_rows() == 0 {
+                return Err(RgbmError::EmptyInput(format!("evaluation set {:?} has no rows", set.name)));
+            }
+            if set.y.len() != set.x.n_rows() {
+                return Err(what(format!("X has {} rows but y has {}", set.x.n_rows(), set.y.len())));
+            }
+            if let Some(w) = set.w {
+                if w.len() != set.x.n_rows() {
+                    return Err(what(format!("X has {} rows but sample_weight has {}", set.x.n_rows(), w.len())));
+                }
+                if w.iter().any(|v| !v.is_finite() || *v < 0.0) || !(w.iter().sum::<f64>() > 0.0) {
+                    return Err(RgbmError::NonFinite(format!("evaluation set {:?}: weights must be finite, >= 0 and not all 0", set.name)));
+                }
+            }
+            set.x.check_no_infinity()?;
+            objective.check_labels(set.y).map_err(|e| RgbmError::InvalidLabel(format!("evaluation set {:?}: {e}", set.name)))?;
+        }
+        let n_outputs = objective.n_outputs();
+        let scores = sets
+            .iter()
+            .map(|s| base.iter().flat_map(|&b| std::iter::repeat_n(b, s.x.n_rows())).collect())
+            .collect();
+        let histories = sets
+            .iter()
+            .flat_map(|s| metrics.iter().map(|m| EvalHistory { set: s.name.clone(), metric: m.name(), values: Vec::new() }))
+            .collect();
+        Ok(Evaluator { sets, metrics, scores, histories, n_outputs })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.sets.is_empty()
+    }
+
+    /// Model shrinkage at the start of a round: F ← b + q·(F − b).
+    pub fn shrink(&mut self, q: f64, base: &[f64]) {
+        for (set, scores) in self.sets.iter().zip(&mut self.scores) {
+            let n = set.x.n_rows();
+            scores.par_iter_mut().enumerate().for_each(|(j, s)| *s = base[j / n] + q * (*s - base[j / n]));
+        }
+    }
+
+    /// Adds a finished tree of output `class` to every set's scores.
+    pub fn add_tree(&mut self, tree: &Tree, class: usize) {
+        for (set, scores) in self.sets.iter().zip(&mut self.scores) {
+            let n = set.x.n_rows();
+            scores[class * n..(class + 1) * n].par_iter_mut().enumerate().for_each(|(i, s)| *s += tree.predict_row(&set.x, i));
+        }
+    }
+
+    /// Evaluates every metric on every set, appends them to the histories
+    /// and returns them (set-major, metrics in the configured order).
+    pub fn record(&mut self, objective: &Objective) -> Vec<EvalResult> {
+        let mut out = Vec::with_capacity(self.histories.len());
+        for (set, scores) in self.sets.iter().zip(&self.scores) {
+            for &m in &self.metrics {
+                let value = m.evaluate(objective, set.y, scores, set.w);
+                out.push(EvalResult { set: set.name.clone(), metric: m.name(), value, higher_is_better: m.higher_is_better() });
+            }
+        }
+        for (h, r) in self.histories.iter_mut().zip(&out) {
+            h.values.push(r.value);
+        }
+        debug_assert!(self.n_outputs >= 1);
+        out
+    }
+}
+
+/// Stops when a metric has not improved for `patience` rounds; remembers the best round.
+#[derive(Clone, Debug)]
+pub(crate) struct EarlyStopping {
+    patience: usize,
+    higher_is_better: bool,
+    best: Option<(usize, f64)>,
+}
+
+impl EarlyStopping {
+    pub fn new(patience: usize, higher_is_better: bool) -> Self {
+        EarlyStopping { patience, higher_is_better, best: None }
+    }
+
+    /// Records round `round`'s value; true when training should stop. A NaN
+    /// value never counts as an improvement.
+    pub fn update(&mut self, round: usize, value: f64) -> bool {
+        let better = match self.best {
+            None => !value.is_nan(),
+            Some((_, b)) => if self.higher_is_better { value > b } else { value < b },
+        };
+        if better {
+            self.best = Some((round, value));
+        }
+        let since = round - self.best.map_or(0, |(r, _)| r);
+        // Without any finite value yet, count from round 0.
+        since >= self.patience || (self.best.is_none() && round + 1 >= self.patience)
+    }
+
+    pub fn best_round(&self) -> Option<usize> {
+        self.best.map(|(r, _)| r)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn early_stopping_finds_the_minimum_and_waits_patience_rounds() {
+        let curve = [5.0, 4.0, 3.0, 3.5, 2.9, 3.0, 3.1, 3.2, 1.0];
+        let mut es = EarlyStopping::new(3, false);
+        let stop = (0..curve.len()).find(|&r| es.update(r, curve[r]));
+        assert_eq!(stop, Some(7));
+        assert_eq!(es.best_round(), Some(4));
+        let mut up = EarlyStopping::new(2, true);
+        assert!(!up.update(0, 0.5) && !up.update(1, 0.6) && !up.update(2, 0.6));
+        assert!(up.update(3, 0.55));
+        assert_eq!(up.best_round(), Some(1));
+    }
+}

@@ -1,0 +1,196 @@
+//! Evaluation metrics recorded on evaluation sets after every round.
+//!
+//! Scores come in the training loop's layout: `n_outputs` class-major blocks
+//! of raw scores. Weighted metrics divide by Σw; sums reduce in fixed chunks,
+//! so the values do not depend on the thread count.
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Result, RgbmError};
+use crate::objective::{Objective, CHUNK};
+use crate::params::Loss;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Metric {
+    /// Mean squared error.
+    L2,
+    Rmse,
+    /// Mean absolute error.
+    Mae,
+    /// Mean Huber loss (the training loss's δ).
+    Huber,
+    /// Binary cross-entropy of the loss's probability link.
+    Logloss,
+    /// Binary error rate (raw score > 0 predicts class 1).
+    Error,
+    /// Area under the ROC curve (ties count one half).
+    Auc,
+    /// Mean exponential loss.
+    Exponential,
+    /// Mean smoothed 0-1 loss.
+    Sla01,
+    /// Multiclass cross-entropy.
+    MultiLogloss,
+    /// Multiclass error rate (argmax of the scores).
+    MultiError,
+}
+
+fn weighted_mean(n: usize, w: Option<&[f64]>, f: impl Fn(usize) -> f64 + Sync) -> f64 {
+    let parts: Vec<(f64, f64)> = (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            let (mut s, mut ws) = (0.0, 0.0);
+            for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
+                let wi = w.map_or(1.0, |w| w[i]);
+                s += wi * f(i);
+                ws += wi;
+            }
+            (s, ws)
+        })
+        .collect();
+    let (s, ws) = parts.iter().fold((0.0, 0.0), |(a, b), &(c, d)| (a + c, b + d));
+    s / ws
+}
+
+/// Weighted AUC: P(score of a positive > score of a negative) + ½ P(tie).
+fn auc(y: &[f64], f: &[f64], w: Option<&[f64]>) -> f64 {
+    let mut order: Vec<usize> = (0..y.len()).collect();
+    order.par_sort_unstable_by(|&a, &b| f[a].total_cmp(&f[b]).then(a.cmp(&b)));
+    let (mut neg_below, mut pos_total, mut neg_total, mut pairs) = (0.0, 0.0, 0.0, 0.0);
+    let mut start = 0;
+    while start < order.len() {
+        let mut end = start;
+        let (mut pos, mut neg) = (0.0, 0.0);
+        while end < order.len() && f[order[end]] == f[order[start]] {
+            let i = order[end];
+            let wi = w.map_or(1.0, |w| w[i]);
+            if y[i] > 0.5 { pos += wi } else { neg += wi }
+            end += 1;
+        }
+        pairs += pos * (neg_below + 0.5 * neg);
+        neg_below += neg;
+        pos_total += pos;
+        neg_total += neg;
+        start = end;
+    }
+    pairs / (pos_total * neg_total)
+}
+
+impl Metric {
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::L2 => "l2",
+            Metric::Rmse => "rmse",
+            Metric::Mae => "mae",
+            Metric::Huber => "huber",
+            Metric::Logloss => "logloss",
+            Metric::Error => "error",
+            Metric::Auc => "auc",
+            Metric::Exponential => "exponential",
+            Metric::Sla01 => "sla01",
+            Metric::MultiLogloss => "multi_logloss",
+            Metric::MultiError => "multi_error",
+        }
+    }
+
+    /// The metric recorded when the user names none.
+    pub fn default_for(loss: Loss) -> Metric {
+        match loss {
+            Loss::Squared => Metric::L2,
+            Loss::Huber => Metric::Huber,
+            Loss::Logistic => Metric::Logloss,
+            Loss::Exponential => Metric::Exponential,
+            Loss::Sla01 => Metric::Sla01,
+            Loss::Softmax => Metric::MultiLogloss,
+        }
+    }
+
+    pub fn higher_is_better(self) -> bool {
+        self == Metric::Auc
+    }
+
+    /// Refuses metrics that do not apply to the training loss's predictions.
+    pub fn check_loss(self, loss: Loss) -> Result<()> {
+        let ok = match self {
+            Metric::L2 | Metric::Rmse | Metric::Mae => matches!(loss, Loss::Squared | Loss::Huber),
+            Metric::Huber => loss == Loss::Huber,
+            Metric::Logloss | Metric::Error | Metric::Auc => loss.is_binary(),
+            Metric::Exponential => loss == Loss::Exponential,
+            Metric::Sla01 => loss == Loss::Sla01,
+            Metric::MultiLogloss | Metric::MultiError => loss == Loss::Softmax,
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(RgbmError::param("eval_metric", format!("metric {:?} does not apply to loss {:?}", self.name(), format!("{loss:?}").to_lowercase())))
+        }
+    }
+
+    /// The metric of raw scores `f` (class-major, `objective.n_outputs()` blocks) against labels `y`.
+    pub fn evaluate(self, objective: &Objective, y: &[f64], f: &[f64], w: Option<&[f64]>) -> f64 {
+        let n = y.len();
+        match self {
+            Metric::L2 => weighted_mean(n, w, |i| (y[i] - f[i]).powi(2)),
+            Metric::Rmse => weighted_mean(n, w, |i| (y[i] - f[i]).powi(2)).sqrt(),
+            Metric::Mae => weighted_mean(n, w, |i| (y[i] - f[i]).abs()),
+            Metric::Huber | Metric::Exponential | Metric::Sla01 | Metric::MultiLogloss => objective.mean_loss(y, f, w),
+            Metric::Logloss => weighted_mean(n, w, |i| {
+                let p = objective.probability(f[i]).unwrap_or(f64::NAN).clamp(1e-15, 1.0 - 1e-15);
+                if y[i] > 0.5 { -p.ln() } else { -(1.0 - p).ln() }
+            }),
+            Metric::Error => weighted_mean(n, w, |i| if (f[i] > 0.0) != (y[i] > 0.5) { 1.0 } else { 0.0 }),
+            Metric::Auc => auc(y, f, w),
+            Metric::MultiError => {
+                let k_out = objective.n_outputs();
+                weighted_mean(n, w, |i| {
+                    // First maximum, like numpy's argmax.
+                    let best = (1..k_out).fold(0, |b, k| if f[k * n + i] > f[b * n + i] { k } else { b });
+                    if best as f64 != y[i] { 1.0 } else { 0.0 }
+                })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::objective::{Logistic, Softmax};
+
+    /// AUC equals the brute-force pair count, with ties and weights.
+    #[test]
+    fn auc_matches_pair_counting() {
+        let y = [1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0];
+        let f = [0.3, 0.3, 0.9, -1.0, 0.1, 0.5, 0.1];
+        let w = [1.0, 2.0, 0.5, 1.0, 3.0, 1.0, 0.25];
+        let (mut num, mut den) = (0.0, 0.0);
+        for i in 0..7 {
+            for j in 0..7 {
+                if y[i] > 0.5 && y[j] < 0.5 {
+                    let s = if f[i] > f[j] { 1.0 } else if f[i] == f[j] { 0.5 } else { 0.0 };
+                    num += w[i] * w[j] * s;
+                    den += w[i] * w[j];
+                }
+            }
+        }
+        assert!((auc(&y, &f, Some(&w)) - num / den).abs() < 1e-12);
+    }
+
+    #[test]
+    fn classification_metrics_match_hand_computation() {
+        let lg = Objective::Logistic(Logistic { reg: 0.0, clamp: None });
+        let y = [1.0, 0.0, 1.0];
+        let f = [2.0, 0.5, -1.0];
+        let sig = |z: f64| 1.0 / (1.0 + (-z).exp());
+        let ll = -(sig(2.0).ln() + (1.0 - sig(0.5)).ln() + sig(-1.0).ln()) / 3.0;
+        assert!((Metric::Logloss.evaluate(&lg, &y, &f, None) - ll).abs() < 1e-12);
+        assert!((Metric::Error.evaluate(&lg, &y, &f, None) - 2.0 / 3.0).abs() < 1e-12);
+        let sm = Objective::Softmax(Softmax { n_classes: 3 });
+        // Two rows, class-major scores: row 0 argmax 2, row 1 argmax 0.
+        let f = [0.0, 1.0, 0.5, 0.0, 2.0, 0.5];
+        assert_eq!(Metric::MultiError.evaluate(&sm, &[2.0, 1.0], &f, None), 0.5);
+        assert!(Metric::L2.check_loss(Loss::Logistic).is_err());
+        assert!(Metric::Auc.check_loss(Loss::Sla01).is_ok());
+    }
+}
