@@ -1,40 +1,190 @@
-"""Input and parameter checks done in Python before any native code runs."""
+"""Input and parameter checks done in Python before any native code runs.
+
+Data frames (pandas, polars, pyarrow, and other libraries through the Arrow
+stream or data frame interchange protocols) are read by :mod:`._frames`; see
+its docstring for the column policy. In short: numeric and boolean columns are
+used as floats with every kind of null as NaN (= missing); categorical columns
+use the position of their value in the categories recorded at fit, a value
+unseen at fit counting as missing; other columns are refused. String column
+names become ``feature_names_in_`` whatever the library, and are checked at
+predict time with scikit-learn's messages and warnings.
+"""
 from __future__ import annotations
 
 import numbers
 import os
+import sys
+import warnings
 
 import numpy as np
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import _check_sample_weight, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_array, validate_data
+
+from ._frames import read_frame
+
+_X_CHECKS = dict(dtype=[np.float64, np.float32], ensure_all_finite="allow-nan", accept_sparse=False)
 
 
 def check_X_y(estimator, X, y, *, regression: bool):
-    """Validate training data; NaN in X means missing, infinity is an error."""
-    X, y = validate_data(
-        estimator,
-        X,
-        y,
-        reset=True,
-        dtype=[np.float64, np.float32],
-        ensure_all_finite="allow-nan",
-        y_numeric=regression,
-        accept_sparse=False,
-    )
+    """Validate training data; NaN in X means missing, infinity is an error.
+
+    X may be an array or a data frame. For a frame, string column names are
+    stored in ``feature_names_in_`` and the categories of its categorical
+    columns in ``_categories_`` (feature name, or position when the frame has
+    no string names -> list of categories); prediction maps category values to
+    these codes, an unseen value counting as missing.
+    """
+    frame = read_frame(X)
+    if frame is None:
+        X, y = validate_data(estimator, X, _as_1d(y), reset=True, y_numeric=regression, **_X_CHECKS)
+        _set_categories(estimator, None, [])
+        return _contiguous(X), y
+    names = _feature_names(frame.labels)
+    X, categories = frame.to_array()
+    X, y = validate_data(estimator, X, _as_1d(y), reset=True, y_numeric=regression, **_X_CHECKS)
+    if names is not None:
+        estimator.feature_names_in_ = names
+    _set_categories(estimator, names, categories)
     return _contiguous(X), y
 
 
 def check_X(estimator, X):
-    """Validate prediction data against what the estimator was fitted on."""
-    X = validate_data(
-        estimator,
-        X,
-        reset=False,
-        dtype=[np.float64, np.float32],
-        ensure_all_finite="allow-nan",
-        accept_sparse=False,
-    )
+    """Validate prediction data against what the estimator was fitted on.
+
+    A data frame must have the columns seen at fit, in the same order (a
+    ValueError lists the unexpected, missing or misplaced names); categorical
+    columns are encoded with the categories recorded at fit. A plain array is
+    taken as is, categorical features as their fit-time codes.
+    """
+    frame = read_frame(X)
+    if frame is None:
+        return _contiguous(validate_data(estimator, X, reset=False, **_X_CHECKS))
+    _check_frame_names(estimator, _feature_names(frame.labels))
+    expected = getattr(estimator, "n_features_in_", None)
+    if expected is not None and frame.n_columns != expected:
+        raise ValueError(
+            f"X has {frame.n_columns} features, but {type(estimator).__name__} "
+            f"is expecting {expected} features as input."
+        )
+    X, _ = frame.to_array(categories=fitted_categories(estimator, frame.n_columns))
+    X = check_array(X, input_name="X", estimator=estimator, **_X_CHECKS)
     return _contiguous(X)
+
+
+def _as_1d(v):
+    """polars Series and arrow arrays as numpy (nulls as NaN); anything else unchanged."""
+    pl = sys.modules.get("polars")
+    if pl is not None and isinstance(v, pl.Series):
+        return v.to_numpy()
+    pa = sys.modules.get("pyarrow")
+    if pa is not None and isinstance(v, (pa.Array, pa.ChunkedArray)):
+        return v.to_numpy(zero_copy_only=False)
+    return v
+
+
+def _feature_names(labels):
+    """Column labels as ``feature_names_in_``: all strings, or None (scikit-learn's rule)."""
+    if not labels:
+        return None
+    is_str = [isinstance(label, str) for label in labels]
+    if all(is_str):
+        return np.asarray(labels, dtype=object)
+    if any(is_str):
+        types = sorted({type(label).__qualname__ for label in labels})
+        raise TypeError(
+            "Feature names are only supported if all input features have string names, "
+            f"but your input has {types} as feature name / column name types. "
+            "If you want feature names to be stored and validated, you must convert "
+            "them all to strings, by using X.columns = X.columns.astype(str) for "
+            "example. Otherwise you can remove feature / column names from your input "
+            "data, or convert them all to a non-string data type."
+        )
+    return None
+
+
+def _name_list(names, limit=5):
+    lines = [f"- {name}\n" for name in names[:limit]]
+    if len(names) > limit:
+        lines.append("- ...\n")
+    return "".join(lines)
+
+
+def _check_frame_names(estimator, names):
+    """scikit-learn's feature name check (same messages), for any kind of frame."""
+    fitted = getattr(estimator, "feature_names_in_", None)
+    cls = type(estimator).__name__
+    if fitted is None and names is None:
+        return
+    if fitted is None:
+        warnings.warn(f"X has feature names, but {cls} was fitted without feature names", UserWarning, stacklevel=3)
+        return
+    if names is None:
+        warnings.warn(
+            f"X does not have valid feature names, but {cls} was fitted with feature names", UserWarning, stacklevel=3
+        )
+        return
+    fitted = [str(n) for n in fitted]
+    given = [str(n) for n in names]
+    if fitted == given:
+        return
+    message = "The feature names should match those that were passed during fit.\n"
+    unexpected = sorted(set(given) - set(fitted))
+    missing = sorted(set(fitted) - set(given))
+    if unexpected:
+        message += "Feature names unseen at fit time:\n" + _name_list(unexpected)
+    if missing:
+        message += "Feature names seen at fit time, yet now missing:\n" + _name_list(missing)
+    if not unexpected and not missing:
+        repeated = sorted({n for n in given if given.count(n) > 1})
+        if repeated:
+            message += "Feature names repeated in X:\n" + _name_list(repeated)
+        else:
+            message += "Feature names must be in the same order as they were in fit.\n"
+            moved = [f"position {j}: {g} (was {f} at fit)" for j, (f, g) in enumerate(zip(fitted, given)) if f != g]
+            message += "Columns out of place:\n" + _name_list(moved)
+    raise ValueError(message)
+
+
+def _set_categories(estimator, names, categories):
+    """Record fit-time categories as ``_categories_`` (name or position -> list); drop stale ones."""
+    found = {
+        (names[j] if names is not None else j): list(cats) for j, cats in enumerate(categories) if cats is not None
+    }
+    if found:
+        estimator._categories_ = found
+    elif hasattr(estimator, "_categories_"):
+        del estimator._categories_
+
+
+def fitted_categories(estimator, n_features=None):
+    """The fit-time categories per feature position (None for non-categorical features)."""
+    n = int(getattr(estimator, "n_features_in_", 0) if n_features is None else n_features)
+    recorded = getattr(estimator, "_categories_", None) or {}
+    names = getattr(estimator, "feature_names_in_", None)
+    keys = list(names) if names is not None and len(names) == n else list(range(n))
+    return [recorded.get(k, recorded.get(j)) for j, k in enumerate(keys)]
+
+
+def categories_to_json(estimator):
+    """``_categories_`` for a model file: a per-feature list (None = not categorical), or None."""
+    if not getattr(estimator, "_categories_", None):
+        return None
+    return [None if c is None else [_plain(v) for v in c] for c in fitted_categories(estimator)]
+
+
+def categories_from_json(estimator, value):
+    """Restore what :func:`categories_to_json` wrote (call after feature names and counts are set)."""
+    if value is None:
+        return
+    n = int(estimator.n_features_in_)
+    if not isinstance(value, list) or len(value) != n or not all(c is None or isinstance(c, list) for c in value):
+        raise ValueError(f"categories must be a list of {n} lists or nulls")
+    names = getattr(estimator, "feature_names_in_", None)
+    _set_categories(estimator, list(names) if names is not None else None, value)
+
+
+def _plain(v):
+    return v.item() if isinstance(v, np.generic) else v
 
 
 def _contiguous(X):
@@ -47,7 +197,7 @@ def check_weights(sample_weight, X):
     """Finite, non-negative float64 weights, one per row, not all zero (or None)."""
     if sample_weight is None:
         return None
-    w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    w = _check_sample_weight(_as_1d(sample_weight), X, dtype=np.float64, ensure_non_negative=True)
     if not np.all(np.isfinite(w)):
         raise ValueError("sample_weight contains NaN or infinity")
     if not w.sum() > 0:
