@@ -1,0 +1,487 @@
+"""Reading data files for the command line (``python -m rgbm_rs``).
+
+Two formats are understood, chosen by the file extension:
+
+* CSV (``.csv``, ``.tsv``): a header row naming the columns, one row per
+  sample. Features must be numeric; an empty cell or ``NaN``/``NA``/``null``
+  is a missing value. The target may hold numbers or labels of any kind.
+* libsvm / svmlight (``.libsvm``, ``.svm``, ``.svmlight``, ``.txt``): one
+  sample per line, ``label index:value index:value ...``. Indices may be
+  1-based (the libsvm convention) or 0-based; a file using index 0 anywhere
+  is read as 0-based. Entries that are not listed are 0, as in libsvm.
+
+Files with another extension are recognised by their first line.
+
+Every problem with the file is raised as :class:`DataError` with a one-line
+message that names the file, and where it helps the line and column.
+Only numpy is needed here (no pandas).
+"""
+from __future__ import annotations
+
+import csv
+import os
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+import numpy as np
+
+__all__ = [
+    "DataError",
+    "CsvTable",
+    "detect_format",
+    "read_csv",
+    "read_libsvm",
+    "parse_target",
+    "infer_task",
+    "class_labels",
+]
+
+#: Cell texts (compared case-insensitively, after stripping blanks) read as missing.
+MISSING_TOKENS = frozenset({"", "nan", "na", "n/a", "null", "none"})
+
+_CSV_EXTENSIONS = {".csv": ",", ".tsv": "\t"}
+_LIBSVM_EXTENSIONS = {".libsvm", ".svm", ".svmlight", ".txt"}
+
+#: A target with at most this many distinct integer values is a classification target.
+MAX_CLASSES_AUTO = 20
+
+
+class DataError(Exception):
+    """A data file cannot be used; the message is one line meant for the user."""
+
+
+def _quote(name: str) -> str:
+    return repr(str(name))
+
+
+def _names_preview(names, limit: int = 8) -> str:
+    shown = ", ".join(_quote(n) for n in names[:limit])
+    return shown + (f", ... ({len(names)} in all)" if len(names) > limit else "")
+
+
+def _read_error(path: str, err: BaseException) -> DataError:
+    """Turn an OSError / decoding error into a one-line DataError."""
+    if isinstance(err, FileNotFoundError):
+        return DataError(f"cannot read {_quote(path)}: no such file")
+    if isinstance(err, IsADirectoryError):
+        return DataError(f"cannot read {_quote(path)}: it is a directory")
+    if isinstance(err, PermissionError):
+        return DataError(f"cannot read {_quote(path)}: permission denied")
+    if isinstance(err, UnicodeDecodeError):
+        return DataError(f"cannot read {_quote(path)}: it is not UTF-8 text (byte {err.start})")
+    reason = getattr(err, "strerror", None) or str(err)
+    return DataError(f"cannot read {_quote(path)}: {reason}")
+
+
+def detect_format(path) -> str:
+    """Tell whether ``path`` is a CSV or a libsvm file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The data file.
+
+    Returns
+    -------
+    str
+        ``"csv"`` or ``"libsvm"``.
+
+    Raises
+    ------
+    DataError
+        If the file cannot be read, or its extension is unknown and its
+        first line looks like neither format.
+    """
+    path = os.fspath(path)
+    ext = os.path.splitext(path)[1].lower()
+    if ext in _CSV_EXTENSIONS:
+        return "csv"
+    if ext in _LIBSVM_EXTENSIONS:
+        return "libsvm"
+    try:
+        with open(path, "r", encoding="utf-8-sig") as f:
+            first = ""
+            for line in f:
+                if line.strip() and not line.lstrip().startswith("#"):
+                    first = line.strip()
+                    break
+    except (OSError, UnicodeDecodeError) as e:
+        raise _read_error(path, e) from None
+    tokens = first.split()
+    if len(tokens) > 1 and all(":" in t for t in tokens[1:]):
+        return "libsvm"
+    if "," in first or "\t" in first:
+        return "csv"
+    raise DataError(
+        f"cannot tell the format of {_quote(path)}: name it *.csv (with a header row) "
+        "or *.libsvm / *.svm / *.txt (label index:value ...)"
+    )
+
+
+def _to_float(text: str) -> Optional[float]:
+    """A cell as float, NaN if it is a missing-value token, None if it is not a number."""
+    stripped = text.strip()
+    if stripped.lower() in MISSING_TOKENS:
+        return float("nan")
+    try:
+        return float(stripped)
+    except ValueError:
+        return None
+
+
+@dataclass
+class CsvTable:
+    """The cells of a CSV file, as text, column by column.
+
+    Attributes
+    ----------
+    path : str
+        The file read.
+    header : list of str
+        Column names, blanks stripped.
+    columns : list of list of str
+        ``columns[j][i]`` is the cell of row ``i`` in column ``j``.
+    line_numbers : list of int
+        The file line on which each row ends (for error messages).
+    """
+
+    path: str
+    header: List[str]
+    columns: List[List[str]]
+    line_numbers: List[int] = field(repr=False)
+
+    @property
+    def n_rows(self) -> int:
+        """Number of data rows (the header excluded)."""
+        return len(self.line_numbers)
+
+    def column_index(self, spec) -> int:
+        """Find a column by name, or else by its 0-based index (negative counts from the end).
+
+        Parameters
+        ----------
+        spec : str or int
+            A column name from the header, or an index such as ``"0"`` or ``"-1"``.
+            A name wins over an index when a column is literally called ``"3"``.
+
+        Returns
+        -------
+        int
+            The column's index.
+
+        Raises
+        ------
+        DataError
+            If there is no such column.
+        """
+        spec = str(spec).strip()
+        if spec in self.header:
+            return self.header.index(spec)
+        try:
+            index = int(spec)
+        except ValueError:
+            index = None
+        if index is not None and -len(self.header) <= index < len(self.header):
+            return index % len(self.header)
+        raise DataError(
+            f"{_quote(self.path)} has no column {_quote(spec)} (columns: {_names_preview(self.header)})"
+        )
+
+    def numeric_column(self, j: int) -> np.ndarray:
+        """Column ``j`` as float64, missing cells as NaN.
+
+        Parameters
+        ----------
+        j : int
+            Column index.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_rows,)
+
+        Raises
+        ------
+        DataError
+            If a cell is not a number (naming the column, line and cell) or is infinite.
+        """
+        cells = self.columns[j]
+        try:
+            values = np.array(cells, dtype=np.float64)
+        except ValueError:
+            values = np.empty(len(cells))
+            for i, cell in enumerate(cells):
+                v = _to_float(cell)
+                if v is None:
+                    raise DataError(
+                        f"column {_quote(self.header[j])} of {_quote(self.path)} is not numeric "
+                        f"(line {self.line_numbers[i]}: {cell.strip()!r}); features must be numbers: "
+                        "encode or drop the column"
+                    ) from None
+                values[i] = v
+        bad = np.flatnonzero(np.isinf(values))
+        if bad.size:
+            i = int(bad[0])
+            raise DataError(
+                f"column {_quote(self.header[j])} of {_quote(self.path)} has an infinite value "
+                f"(line {self.line_numbers[i]}: {cells[i].strip()!r})"
+            )
+        return values
+
+    def feature_matrix(self, indices) -> np.ndarray:
+        """Stack the given columns into a float64 matrix of shape (n_rows, len(indices)).
+
+        Parameters
+        ----------
+        indices : sequence of int
+            Column indices, in the order wanted.
+
+        Returns
+        -------
+        numpy.ndarray
+            C-contiguous, NaN where a cell is missing.
+        """
+        X = np.empty((self.n_rows, len(indices)), dtype=np.float64)
+        for k, j in enumerate(indices):
+            X[:, k] = self.numeric_column(j)
+        return X
+
+    def target_column(self, j: int) -> np.ndarray:
+        """Column ``j`` read as a target: see :func:`parse_target`."""
+        return parse_target(
+            self.columns[j], name=self.header[j], path=self.path, line_numbers=self.line_numbers
+        )
+
+
+def read_csv(path) -> CsvTable:
+    """Read a CSV file with a header row.
+
+    The delimiter is a comma, or a tab for ``.tsv`` files. Blank lines are
+    skipped; a row with a different number of fields from the header is an
+    error.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+
+    Returns
+    -------
+    CsvTable
+        The cells as text; convert with :meth:`CsvTable.feature_matrix` and
+        :meth:`CsvTable.target_column`.
+
+    Raises
+    ------
+    DataError
+        If the file is missing, unreadable, empty, ragged or has duplicate column names.
+    """
+    path = os.fspath(path)
+    delimiter = _CSV_EXTENSIONS.get(os.path.splitext(path)[1].lower(), ",")
+    rows: List[List[str]] = []
+    line_numbers: List[int] = []
+    header: Optional[List[str]] = None
+    try:
+        with open(path, "r", encoding="utf-8-sig", newline="") as f:
+            reader = csv.reader(f, delimiter=delimiter)
+            for row in reader:
+                if not row or (len(row) == 1 and not row[0].strip()):
+                    continue
+                if header is None:
+                    header = [name.strip() for name in row]
+                    continue
+                if len(row) != len(header):
+                    raise DataError(
+                        f"line {reader.line_num} of {_quote(path)} has {len(row)} fields, "
+                        f"but the header has {len(header)}"
+                    )
+                rows.append(row)
+                line_numbers.append(reader.line_num)
+    except (OSError, UnicodeDecodeError) as e:
+        raise _read_error(path, e) from None
+    except csv.Error as e:
+        raise DataError(f"cannot parse {_quote(path)} as CSV: {e}") from None
+    if header is None:
+        raise DataError(f"{_quote(path)} is empty")
+    if not rows:
+        raise DataError(f"{_quote(path)} has a header but no data rows")
+    seen = {}
+    for j, name in enumerate(header):
+        if name in seen:
+            raise DataError(
+                f"{_quote(path)} has two columns named {_quote(name)} (columns {seen[name]} and {j}); "
+                "column names must be unique"
+            )
+        seen[name] = j
+    columns = [list(col) for col in zip(*rows)]
+    return CsvTable(path=path, header=header, columns=columns, line_numbers=line_numbers)
+
+
+def read_libsvm(path, n_features: Optional[int] = None):
+    """Read a libsvm / svmlight file into a dense matrix.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file: ``label index:value ...`` per line; ``#`` starts a comment,
+        ``qid:`` fields are ignored.
+    n_features : int, optional
+        Width wanted (e.g. the model's). A file whose largest index is
+        smaller is padded with zero columns; a larger index is an error.
+
+    Returns
+    -------
+    X : numpy.ndarray of shape (n_samples, n_features)
+        Unlisted entries are 0.
+    y : numpy.ndarray of shape (n_samples,)
+        The labels, as float64.
+    zero_based : bool
+        Whether the indices were read as 0-based (some index was 0).
+
+    Raises
+    ------
+    DataError
+        If the file is missing, unreadable, malformed or has no samples.
+    """
+    path = os.fspath(path)
+    labels: List[float] = []
+    row_idx: List[np.ndarray] = []
+    row_val: List[np.ndarray] = []
+    hint = ""
+    if os.path.splitext(path)[1].lower() == ".txt":
+        hint = " (.txt files are read as libsvm; name a CSV file *.csv)"
+    try:
+        with open(path, "r", encoding="utf-8-sig") as f:
+            for line_no, line in enumerate(f, start=1):
+                content = line.split("#", 1)[0].strip()
+                if not content:
+                    continue
+                tokens = content.split()
+                try:
+                    label = float(tokens[0])
+                except ValueError:
+                    raise DataError(
+                        f"line {line_no} of {_quote(path)}: the label {tokens[0]!r} is not a number{hint}"
+                    ) from None
+                idx, val = [], []
+                for tok in tokens[1:]:
+                    key, sep, value = tok.partition(":")
+                    if key == "qid":
+                        continue
+                    try:
+                        if not sep:
+                            raise ValueError
+                        k, v = int(key), float(value)
+                    except ValueError:
+                        raise DataError(
+                            f"line {line_no} of {_quote(path)}: expected index:value, got {tok!r}{hint}"
+                        ) from None
+                    if k < 0:
+                        raise DataError(f"line {line_no} of {_quote(path)}: negative feature index {k}")
+                    if not np.isfinite(v):
+                        raise DataError(f"line {line_no} of {_quote(path)}: value {value!r} is not finite")
+                    idx.append(k)
+                    val.append(v)
+                labels.append(label)
+                row_idx.append(np.asarray(idx, dtype=np.int64))
+                row_val.append(np.asarray(val, dtype=np.float64))
+    except (OSError, UnicodeDecodeError) as e:
+        raise _read_error(path, e) from None
+    if not labels:
+        raise DataError(f"{_quote(path)} has no samples")
+    nonempty = [r for r in row_idx if r.size]
+    if not nonempty:
+        raise DataError(f"{_quote(path)} lists no feature values")
+    all_idx = np.concatenate(nonempty)
+    zero_based = bool(all_idx.min() == 0)
+    offset = 0 if zero_based else 1
+    width = int(all_idx.max()) + 1 - offset
+    if n_features is not None:
+        if width > n_features:
+            raise DataError(
+                f"{_quote(path)} has feature index {int(all_idx.max())}, but the model has "
+                f"{n_features} features ({'0' if zero_based else '1'}-based indices)"
+            )
+        width = n_features
+    X = np.zeros((len(labels), width), dtype=np.float64)
+    for i, (idx, val) in enumerate(zip(row_idx, row_val)):
+        X[i, idx - offset] = val
+    return X, np.asarray(labels, dtype=np.float64), zero_based
+
+
+def parse_target(cells, *, name: str = "target", path: str = "", line_numbers=None) -> np.ndarray:
+    """Read target cells: numbers if every cell is one, otherwise text labels.
+
+    Parameters
+    ----------
+    cells : sequence of str
+        The column's cells.
+    name, path : str
+        Column and file, for error messages.
+    line_numbers : sequence of int, optional
+        File line of each cell, for error messages.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 if every cell is a number, else an object array of stripped strings.
+
+    Raises
+    ------
+    DataError
+        If a cell is missing: every row needs a target.
+    """
+    stripped = [c.strip() for c in cells]
+    for i, c in enumerate(stripped):
+        if c.lower() in MISSING_TOKENS:
+            where = f"line {line_numbers[i]}" if line_numbers is not None else f"row {i + 1}"
+            raise DataError(
+                f"target column {_quote(name)}{' of ' + _quote(path) if path else ''} "
+                f"has a missing value ({where}: {c!r}); every row needs a target"
+            )
+    try:
+        return np.array(stripped, dtype=np.float64)
+    except ValueError:
+        return np.array(stripped, dtype=object)
+
+
+def _integer_valued(y: np.ndarray) -> bool:
+    return y.dtype.kind == "f" and bool(np.all(np.isfinite(y))) and bool(np.all(y == np.round(y)))
+
+
+def infer_task(y: np.ndarray) -> str:
+    """Guess the task from the target.
+
+    Parameters
+    ----------
+    y : numpy.ndarray
+        As returned by :func:`parse_target`.
+
+    Returns
+    -------
+    str
+        ``"classification"`` if the target is not numeric or has at most
+        ``MAX_CLASSES_AUTO`` (20) distinct integer values, else ``"regression"``.
+    """
+    if y.dtype.kind not in "fiu":
+        return "classification"
+    if _integer_valued(y.astype(np.float64)) and len(np.unique(y)) <= MAX_CLASSES_AUTO:
+        return "classification"
+    return "regression"
+
+
+def class_labels(y: np.ndarray) -> np.ndarray:
+    """Class labels for a classifier: integer-valued floats become int64, the rest is unchanged.
+
+    Parameters
+    ----------
+    y : numpy.ndarray
+        As returned by :func:`parse_target` or :func:`read_libsvm`.
+
+    Returns
+    -------
+    numpy.ndarray
+        So that ``1.0`` is written back as ``1``, as in the input file.
+    """
+    if _integer_valued(y):
+        return y.astype(np.int64)
+    return y
