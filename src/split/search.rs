@@ -32,7 +32,10 @@ pub fn best_split_for_feature(
 ) -> Option<SplitCandidate> {
     let n_value_bins = thresholds.len() + 1;
     let missing = hist[n_value_bins];
-    let directions: &[bool] = if missing.n > 0.0 { &[false, true] } else { &[false] };
+    // Missing rows count as seen only when they carry weight, so zero-weight
+    // rows change nothing (a fit with weights equals one on repeated rows).
+    let missing_seen = missing.w > 0.0;
+    let directions: &[bool] = if missing_seen { &[false, true] } else { &[false] };
     let mut best: Option<SplitCandidate> = None;
     for &missing_left in directions {
         let mut left = if missing_left { missing } else { BinStats::default() };
@@ -49,15 +52,35 @@ pub fn best_split_for_feature(
                 continue;
             }
             if let Some(gain) = rule.gain(parent_score, &left, &right) {
-                if best.is_none_or(|c| gain > c.gain) {
+                if best.is_none_or(|c| clearly_better(gain, c.gain, parent_score)) {
                     // With no missing rows seen, send future missing values to the heavier side.
-                    let default_left = if missing.n > 0.0 { missing_left } else { left.w >= right.w };
+                    let (mut default_left, mut left, mut right) = (missing_left, left, right);
+                    if !missing_seen && left.w >= right.w && right.n - missing.n >= rule.min_samples_leaf {
+                        // Zero-weight missing rows follow the default to the heavier left side.
+                        default_left = true;
+                        left.add(&missing);
+                        right = total.sub(&left);
+                    }
                     best = Some(SplitCandidate { feature, bin: b, threshold: thresholds[b], default_left, gain, left, right });
                 }
             }
         }
     }
     best
+}
+
+/// Relative margin by which a later candidate must beat the current best.
+/// Gains that are equal in exact arithmetic (two features splitting a node's
+/// rows the same way) differ by rounding that depends on how the sums were
+/// formed (weights vs repeated rows, summation order); without the margin
+/// such ties would go to whichever side the rounding favoured. A gain is a
+/// difference of child and parent scores, so its rounding error scales with
+/// those scores, not with the gain itself.
+const TIE_MARGIN: f64 = 1e-9;
+
+#[inline]
+fn clearly_better(gain: f64, best: f64, parent_score: f64) -> bool {
+    gain > best + TIE_MARGIN * (best.abs() + parent_score.abs())
 }
 
 /// Below this many histogram bins the search runs on one thread (waking
@@ -86,7 +109,7 @@ pub fn best_split(
         features.iter().enumerate().map(one).collect()
     };
     per_feature.into_iter().flatten().fold(None, |best: Option<SplitCandidate>, c| match best {
-        Some(b) if b.gain >= c.gain => Some(b),
+        Some(b) if !clearly_better(c.gain, b.gain, parent_score) => Some(b),
         _ => Some(c),
     })
 }
