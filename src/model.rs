@@ -142,6 +142,25 @@ impl Model {
         Ok(members)
     }
 
+    /// The model as it was after its first `n_rounds` rounds: later trees
+    /// are dropped and the shrinkage they applied to the kept trees (SGLB's
+    /// q = 1 − γν per round) is undone. Used to keep the best round when a
+    /// user callback stops training.
+    pub fn truncated(&self, n_rounds: usize) -> Result<Model> {
+        let total = self.n_rounds();
+        if n_rounds == 0 || n_rounds > total {
+            return Err(RgbmError::param("n_rounds", format!("must be in [1, {total}], got {n_rounds}")));
+        }
+        let q = 1.0 - self.params.shrink_rate() * self.params.learning_rate;
+        let undo = q.powi(-((total - n_rounds) as i32));
+        let mut trees = self.trees[..n_rounds * self.n_outputs].to_vec();
+        if undo != 1.0 {
+            trees.iter_mut().for_each(|t| t.leaf_value.iter_mut().for_each(|v| *v *= undo));
+        }
+        let params = BoosterParams { n_estimators: n_rounds, ..self.params.clone() };
+        Ok(Model { trees, params, ..self.clone() })
+    }
+
     pub fn to_json(&self) -> Result<String> {
         serde_json::to_string(self).map_err(|e| RgbmError::ModelFormat(e.to_string()))
     }

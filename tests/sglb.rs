@@ -136,3 +136,21 @@ fn virtual_ensemble_members_are_the_chain_at_earlier_rounds() {
     assert!(model.virtual_ensemble(&m, 1).is_err());
     assert!(model.virtual_ensemble(&m, 7).is_err());
 }
+
+#[test]
+fn truncated_model_equals_the_shorter_fit() {
+    let x = common::features(500, 3, 5);
+    let y = common::binary(&x, 3, 6);
+    let m = DenseMatrix::row_major(&x, y.len(), 3).unwrap();
+    for langevin in [false, true] {
+        let params = BoosterParams { shrink_rate: Some(0.3), learning_rate: 0.2, langevin, ..sglb() };
+        let long = fit(&BoosterParams { n_estimators: 9, ..params.clone() }, &x, 3, &y);
+        let short = fit(&BoosterParams { n_estimators: 5, ..params.clone() }, &x, 3, &y);
+        let cut = long.truncated(5).unwrap();
+        assert_eq!(cut.n_rounds(), 5);
+        let (a, b) = (cut.predict_raw(&m, None).unwrap(), short.predict_raw(&m, None).unwrap());
+        assert!(a.iter().zip(&b).all(|(u, v)| (u - v).abs() < 1e-12), "langevin={langevin}");
+        assert!(long.truncated(0).is_err() && long.truncated(10).is_err());
+        assert_eq!(long.truncated(9).unwrap().trees, long.trees);
+    }
+}

@@ -369,7 +369,7 @@ def cmd_train(args, report) -> int:
             message += " (the target was read as classes because it has few distinct integer values; use --task regression to fit it as a number)"
         raise CLIError(message) from None
     fit_s = time.perf_counter() - start
-    report.info(f"trained {est.n_estimators_} trees on {len(y_train)} rows in {fit_s:.3f} s")
+    report.info(f"trained {est.n_estimators_} rounds on {len(y_train)} rows in {fit_s:.3f} s")
 
     if X_test is not None:
         report.info(f"test {_score_line(task, y_test, est.predict(X_test))} on {len(y_test)} held-out rows")
@@ -518,7 +518,7 @@ def cmd_predict(args, report) -> int:
         header = ["prediction"]
         rows = [[repr(float(v))] for v in pred]
     _write_csv(args.out, header, rows)
-    report.info(f"wrote {len(rows)} predictions of {type(est).__name__} ({est.n_estimators_} trees) to {'stdout' if args.out == '-' else args.out}")
+    report.info(f"wrote {len(rows)} predictions of {type(est).__name__} ({est.n_estimators_} rounds) to {'stdout' if args.out == '-' else args.out}")
 
     if y is not None:
         task = "classification" if is_classifier else "regression"

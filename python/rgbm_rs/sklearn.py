@@ -2,18 +2,33 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
+import sys
 import tempfile
+import time
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.model_selection import train_test_split
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._validation import check_weights, check_X, check_X_y, resolve_n_jobs, resolve_seed
+from ._validation import (
+    categories_from_json,
+    categories_to_json,
+    check_weights,
+    check_X,
+    check_X_y,
+    resolve_n_jobs,
+    resolve_seed,
+)
+from .callback import CallbackEnv, EarlyStopping, format_results
+
+logger = logging.getLogger("rgbm_rs")
 
 _MODEL_FILE_FORMAT = "rgbm_rs"
 
@@ -47,8 +62,23 @@ _COMMON_CONSTRAINTS = {
     "temperature": [Interval(Real, 0, None, closed="neither")],
     "shrink_rate": [Interval(Real, 0, None, closed="left"), None],
     "init": [StrOptions({"optimal", "zero"})],
+    "early_stopping_rounds": [Interval(Integral, 1, None, closed="left"), None],
+    "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
+    "eval_metric": [str, list, tuple, None],
+    "importance_type": [StrOptions({"gain", "split"})],
     "random_state": ["random_state"],
     "n_jobs": [Integral, None],
+    "verbose": ["verbose"],
+}
+
+# Metrics by task, first = the default (what early stopping watches).
+_METRICS = {
+    "squared": ("l2", "rmse", "mae"),
+    "huber": ("huber", "l2", "rmse", "mae"),
+    "logistic": ("logloss", "error", "auc"),
+    "exponential": ("exponential", "logloss", "error", "auc"),
+    "sla01": ("sla01", "logloss", "error", "auc"),
+    "softmax": ("multi_logloss", "multi_error"),
 }
 
 
@@ -77,12 +107,95 @@ def _groups(groups):
         raise ValueError("groups must be a list of lists of feature indices") from None
 
 
+def _metric_names(eval_metric, native_loss):
+    """The requested metrics as a list of names, checked against the loss."""
+    allowed = _METRICS[native_loss]
+    if eval_metric is None:
+        return None
+    names = [eval_metric] if isinstance(eval_metric, str) else list(eval_metric)
+    if not names:
+        raise ValueError("eval_metric must name at least one metric, or be None for the loss's default")
+    for m in names:
+        if not isinstance(m, str) or m not in allowed:
+            raise ValueError(f"eval_metric {m!r} is not available for this loss; choose from {list(allowed)}")
+    if len(set(names)) != len(names):
+        raise ValueError(f"eval_metric names a metric twice: {names}")
+    return names
+
+
+class _ProgressAwareHandler(logging.Handler):
+    """Writes to stderr through tqdm when it is installed, so log lines do not break a progress bar."""
+
+    def emit(self, record):
+        try:
+            text = self.format(record)
+            try:
+                from tqdm.auto import tqdm
+            except ImportError:
+                sys.stderr.write(text + "\n")
+            else:
+                tqdm.write(text, file=sys.stderr)
+        except Exception:
+            self.handleError(record)
+
+
+class _Progress:
+    """Per-round Python work during fit: callbacks, logging, a progress bar.
+
+    Runs on the native training thread with the GIL taken for the call, once
+    per round; only installed when there is something to do.
+    """
+
+    def __init__(self, estimator, callbacks, n_rounds):
+        self.estimator = estimator
+        self.callbacks = callbacks
+        self.n_rounds = n_rounds
+        self.period = int(estimator.verbose)
+        self.evals = {}
+        self.started = time.perf_counter()
+        self.bar = None
+        if self.period > 0:
+            if not logger.hasHandlers():
+                # verbose asks for output even when the application did not configure logging.
+                handler = _ProgressAwareHandler()
+                handler.setFormatter(logging.Formatter("%(message)s"))
+                logger.addHandler(handler)
+            if logger.getEffectiveLevel() > logging.INFO:
+                logger.setLevel(logging.INFO)
+            try:
+                from tqdm.auto import tqdm
+            except ImportError:
+                tqdm = None
+            if tqdm is not None:
+                self.bar = tqdm(total=n_rounds, desc=type(estimator).__name__, unit="round", file=sys.stderr)
+
+    def __call__(self, iteration, items):
+        items = [(str(s), str(m), float(v), bool(h)) for s, m, v, h in items]
+        for s, m, v, _ in items:
+            self.evals.setdefault(s, {}).setdefault(m, []).append(v)
+        elapsed = time.perf_counter() - self.started
+        if self.bar is not None:
+            self.bar.update(1)
+        round_no = iteration + 1
+        if self.period > 0 and (round_no % self.period == 0 or round_no == self.n_rounds):
+            logger.info("[%d]\t%s", round_no, format_results(items) or f"{elapsed:.2f} s")
+        env = CallbackEnv(self.estimator, iteration, self.n_rounds, items, self.evals, elapsed)
+        stop = False
+        for cb in self.callbacks:
+            stop = bool(cb(env)) or stop
+        return stop
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
 class _RGBMBase(BaseEstimator):
     """Fitting, prediction and persistence shared by the estimators."""
 
     _regression = True
 
-    def _native_params(self) -> dict:
+    def _native_params(self, seed, native_loss) -> dict:
         if self.max_depth is None and self.max_leaves is None and self.booster != "rgb":
             raise ValueError("max_depth=None needs max_leaves: set one of them to bound the trees")
         if self.max_depth is not None and self.max_leaves is not None and self.max_leaves > 2**self.max_depth:
@@ -100,7 +213,7 @@ class _RGBMBase(BaseEstimator):
             "min_child_weight": float(self.min_child_weight),
             "reg_lambda": float(self.reg_lambda),
             "min_split_gain": float(self.min_split_gain),
-            "loss": self.loss,
+            "loss": native_loss,
             "gain": self.gain,
             "leaf": self.leaf,
             "subsample": float(self.subsample),
@@ -119,18 +232,108 @@ class _RGBMBase(BaseEstimator):
             "temperature": float(self.temperature),
             "shrink_rate": None if self.shrink_rate is None else float(self.shrink_rate),
             "init": self.init,
-            "random_state": resolve_seed(self.random_state),
+            "random_state": seed,
             "n_jobs": resolve_n_jobs(self.n_jobs),
+            "eval_metric": _metric_names(self.eval_metric, native_loss),
+            "early_stopping_rounds": None if self.early_stopping_rounds is None else int(self.early_stopping_rounds),
         }
-        p.update(self._loss_params())
+        p.update(self._loss_params(native_loss))
         return p
 
-    def _fit_native(self, X, y_float, sample_weight):
+    def _eval_sets(self, X, y, w, eval_set, eval_names, eval_sample_weight, encode, seed):
+        """Training rows and evaluation sets: (X, y, w, [(name, X, y, w)])."""
+        if eval_set is not None and self.validation_fraction is not None:
+            raise ValueError(
+                "pass either eval_set or validation_fraction, not both "
+                "(early stopping watches the last evaluation set)"
+            )
+        sets = []
+        if self.validation_fraction is not None:
+            n_val = int(np.floor(self.validation_fraction * X.shape[0]))
+            if n_val < 1 or X.shape[0] - n_val < 2:
+                raise ValueError(
+                    f"validation_fraction={self.validation_fraction} of {X.shape[0]} rows leaves "
+                    f"{n_val} validation and {X.shape[0] - n_val} training rows; both sides need rows"
+                )
+            stratify = None if self._regression else y
+            idx_train, idx_val = train_test_split(
+                np.arange(X.shape[0]), test_size=n_val, random_state=seed % 2**32, stratify=stratify
+            )
+            idx_train.sort()
+            idx_val.sort()
+            sets.append(("validation", np.ascontiguousarray(X[idx_val]), y[idx_val], None if w is None else w[idx_val]))
+            X, y, w = np.ascontiguousarray(X[idx_train]), y[idx_train], None if w is None else w[idx_train]
+            if w is not None and not w.sum() > 0:
+                raise ValueError("sample_weight of the training part (after validation_fraction) sums to zero")
+        elif eval_set is not None:
+            if isinstance(eval_set, tuple) and len(eval_set) == 2:
+                eval_set = [eval_set]
+            if not isinstance(eval_set, (list, tuple)) or not all(
+                isinstance(e, (list, tuple)) and len(e) == 2 for e in eval_set
+            ):
+                raise TypeError("eval_set must be a list of (X, y) pairs")
+            if eval_names is not None and (isinstance(eval_names, str) or len(eval_names) != len(eval_set)):
+                raise ValueError(f"eval_names must be a list of {len(eval_set)} names, one per eval_set entry")
+            if eval_sample_weight is not None and len(eval_sample_weight) != len(eval_set):
+                raise ValueError(f"eval_sample_weight must be a list of {len(eval_set)} weight arrays (or None)")
+            for i, (Xe, ye) in enumerate(eval_set):
+                name = str(eval_names[i]) if eval_names is not None else f"valid_{i}"
+                Xe_checked = check_X(self, Xe)
+                if Xe_checked.shape[0] == 0:
+                    raise ValueError(f"eval_set[{i}] has no rows")
+                ye = np.asarray(ye)
+                if ye.ndim != 1 or ye.shape[0] != Xe_checked.shape[0]:
+                    raise ValueError(
+                        f"eval_set[{i}]: y must be 1-D with one value per row of X "
+                        f"({Xe_checked.shape[0]}), got shape {ye.shape}"
+                    )
+                we = None if eval_sample_weight is None else check_weights(eval_sample_weight[i], Xe_checked)
+                sets.append((name, np.ascontiguousarray(Xe_checked, dtype=X.dtype), encode(ye, i), we))
+            if len({s[0] for s in sets}) != len(sets):
+                raise ValueError(f"eval_names must be unique, got {[s[0] for s in sets]}")
+        if self.early_stopping_rounds is not None and not sets:
+            raise ValueError(
+                "early_stopping_rounds needs evaluation data: pass eval_set to fit or set validation_fraction"
+            )
+        return X, y, w, sets
+
+    def _fit_native(self, X, y_float, sample_weight, native_loss, eval_set, eval_names, eval_sample_weight,
+                    callbacks, encode):
+        for attr in ("_booster", "best_iteration_", "best_score_", "evals_result_", "rgb_family_counts_"):
+            if attr in self.__dict__:
+                delattr(self, attr)
+        seed = resolve_seed(self.random_state)
         w = check_weights(sample_weight, X)
-        params = json.dumps(self._native_params())
-        self._booster = _core.Booster.train(params, X, np.ascontiguousarray(y_float, dtype=np.float64), w)
-        self.n_estimators_ = self._booster.n_trees
-        rounds = json.loads(self._booster.training_log_json())
+        y_float = np.ascontiguousarray(y_float, dtype=np.float64)
+        X, y_float, w, sets = self._eval_sets(X, y_float, w, eval_set, eval_names, eval_sample_weight, encode, seed)
+        callbacks = [] if callbacks is None else list(callbacks)
+        for cb in callbacks:
+            if not callable(cb):
+                raise TypeError(f"callbacks must be callables taking a CallbackEnv, got {type(cb).__name__}")
+        params = json.dumps(self._native_params(seed, native_loss))
+        progress = _Progress(self, callbacks, int(self.n_estimators)) if (callbacks or self.verbose) else None
+        try:
+            booster = _core.Booster.train(params, X, y_float, w, sets or None, progress)
+        finally:
+            if progress is not None:
+                progress.close()
+        rounds = json.loads(booster.training_log_json())
+        self.n_estimators_ = len(rounds)
+        self.evals_result_ = {}
+        for h in json.loads(booster.evals_json()):
+            self.evals_result_.setdefault(h["set"], {})[h["metric"]] = h["values"]
+        best = booster.best_iteration
+        stoppers = [cb for cb in callbacks if isinstance(cb, EarlyStopping) and cb.best_iteration is not None]
+        if best is None and stoppers:
+            # A callback stopped training: keep the best round it saw, as the constructor option does.
+            best = min(cb.best_iteration for cb in stoppers)
+            booster = booster.truncated(best + 1)
+        self._booster = booster
+        if best is not None:
+            self.best_iteration_ = int(best)
+            if sets:
+                last = self.evals_result_[sets[-1][0]]
+                self.best_score_ = {m: values[best] for m, values in last.items()}
         self.training_log_ = {
             key: [r[key] for r in rounds]
             for key in ("root_feature", "root_threshold", "features_searched", "step", "seconds", "train_loss")
@@ -158,17 +361,18 @@ class _RGBMBase(BaseEstimator):
         """Raw scores of the model as it was after each round.
 
         With model shrinkage the stored trees carry the final scaling; the
-        model after round t is base + q^-(T-1-t) * (sum of the first t+1 stored trees).
+        model after round t is base + q^-(R-1-t) * (sum of the first t+1 stored rounds).
         """
         check_is_fitted(self, "_booster")
         X = check_X(self, X)
-        base = self._booster.base_score
-        n_trees = self._booster.n_trees
+        b = self._booster
+        base = np.asarray(b.base_score) if b.n_outputs > 1 else b.base_score[0]
+        rounds, k = b.n_rounds, b.n_outputs
         q = self._shrink_factor()
-        acc = np.zeros(X.shape[0])
-        for t in range(n_trees):
-            acc = acc + self._booster.predict_trees(X, t, t + 1)
-            yield base + acc * q ** -(n_trees - 1 - t) if q != 1.0 else base + acc
+        acc = 0.0
+        for t in range(rounds):
+            acc = acc + b.predict_trees(X, t * k, (t + 1) * k)
+            yield base + acc * q ** -(rounds - 1 - t) if q != 1.0 else base + acc
 
     def _virtual_members(self, X, n_members):
         check_is_fitted(self, "_booster")
@@ -178,9 +382,30 @@ class _RGBMBase(BaseEstimator):
 
     @property
     def feature_importances_(self):
-        """Total split gain per feature, normalised to sum to 1."""
+        """Importance per feature, normalised to sum to 1 (0 everywhere for a model without splits).
+
+        ``importance_type="gain"`` (default): total split gain of the feature;
+        ``"split"``: how many splits use it.
+        """
         check_is_fitted(self, "_booster")
-        return self._booster.feature_importances("gain")
+        return self._booster.feature_importances(self.importance_type)
+
+    def get_booster(self):
+        """The native booster (immutable): ``to_json()``, ``n_rounds``, ``n_outputs``, ``base_score``, ..."""
+        check_is_fitted(self, "_booster")
+        return self._booster
+
+    def dump_model(self) -> dict:
+        """The trees as nested dicts (see :func:`rgbm_rs.dump_model`), with feature names."""
+        from ._introspect import dump_model
+
+        return dump_model(self)
+
+    def trees_to_dataframe(self):
+        """One row per node of every tree, as a pandas DataFrame (needs pandas)."""
+        from ._introspect import trees_to_dataframe
+
+        return trees_to_dataframe(self)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -199,6 +424,8 @@ class _RGBMBase(BaseEstimator):
             "params": params,
             "n_features_in": int(self.n_features_in_),
             "feature_names_in": None if not hasattr(self, "feature_names_in_") else [str(c) for c in self.feature_names_in_],
+            "categories": categories_to_json(self),
+            "best_iteration": getattr(self, "best_iteration_", None),
             "model": json.loads(self._booster.to_json()),
         }
         if hasattr(self, "classes_"):
@@ -312,9 +539,47 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         (the base score b is not shrunk). None means 1e-3 with ``langevin``, else 0.
     init : {"optimal", "zero"}, default="optimal"
         Start from the loss-minimising constant or from 0.
+    early_stopping_rounds : int or None, default=None
+        Stop when the first metric on the last evaluation set has not improved
+        for this many rounds, and keep the model of the best round
+        (``best_iteration_``). Needs ``eval_set`` in ``fit`` or ``validation_fraction``.
+    validation_fraction : float in (0, 1) or None, default=None
+        Hold out this fraction of the training rows (stratified for
+        classifiers, drawn from ``random_state``) as the evaluation set
+        "validation". Not combinable with ``eval_set``.
+    eval_metric : str, list of str or None, default=None
+        Metrics recorded on every evaluation set after every round, in
+        ``evals_result_``; None = the loss itself. Regression: "l2", "rmse",
+        "mae" ("huber" too with the Huber loss); binary: "logloss", "error",
+        "auc" (and the training loss's own name); multiclass: "multi_logloss",
+        "multi_error". Early stopping watches the first one.
+    importance_type : {"gain", "split"}, default="gain"
+        What ``feature_importances_`` measures: total split gain or split count.
     random_state : int, RandomState or None, default=None
     n_jobs : int or None, default=None
         Threads; None or -1 uses every core.
+    verbose : int, default=0
+        0 is quiet. k > 0 logs the evaluation results every k rounds through
+        the ``logging`` logger "rgbm_rs" (a stderr handler is added when
+        logging is not configured) and shows a tqdm progress bar when tqdm is
+        installed.
+
+    Attributes
+    ----------
+    n_estimators_ : int
+        Rounds actually trained (fewer than ``n_estimators`` after early stopping).
+    best_iteration_ : int
+        With early stopping: the round (0-based) whose model is kept and used for prediction.
+    best_score_ : dict
+        With early stopping: each metric of the last evaluation set at ``best_iteration_``.
+    evals_result_ : dict
+        ``{set name: {metric: [value per round]}}`` (empty without evaluation data).
+    training_log_ : dict
+        Per round: root split (``root_feature``, ``root_threshold``),
+        ``features_searched``, ``step``, ``seconds`` and ``train_loss`` (with
+        ``record_train_loss``).
+    feature_importances_ : ndarray of shape (n_features,)
+    n_features_in_, feature_names_in_ : scikit-learn's input attributes.
     """
 
     _regression = True
@@ -355,21 +620,58 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         temperature=1e4,
         shrink_rate=None,
         init="optimal",
+        early_stopping_rounds=None,
+        validation_fraction=None,
+        eval_metric=None,
+        importance_type="gain",
         random_state=None,
         n_jobs=None,
+        verbose=0,
     ):
         _store_params(self, locals())
 
-    def _loss_params(self):
+    def _loss_params(self, native_loss):
         return {"huber_delta": float(self.huber_delta)}
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit on X (n_samples, n_features; NaN = missing) and targets y."""
+    def fit(self, X, y, sample_weight=None, eval_set=None, eval_names=None, eval_sample_weight=None, callbacks=None):
+        """Fit on X (n_samples, n_features; NaN = missing) and targets y.
+
+        Parameters
+        ----------
+        X : array-like or data frame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,) or None
+        eval_set : list of (X, y) or None
+            Data evaluated after every round (``evals_result_``); early
+            stopping watches the last one.
+        eval_names : list of str or None
+            Names of the eval_set entries (default "valid_0", "valid_1", ...).
+        eval_sample_weight : list of array-like or None
+            Row weights of each eval_set entry.
+        callbacks : list of callables or None
+            Called after every round with a :class:`rgbm_rs.callback.CallbackEnv`;
+            returning True stops training.
+
+        Returns
+        -------
+        self
+        """
         self._validate_params()
         X, y = check_X_y(self, X, y, regression=True)
         if not np.all(np.isfinite(y)):
             raise ValueError("y contains NaN or infinity")
-        return self._fit_native(X, y, sample_weight)
+
+        def encode(ye, i):
+            try:
+                ye = np.asarray(ye, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise ValueError(f"eval_set[{i}]: y must be numeric") from None
+            if not np.all(np.isfinite(ye)):
+                raise ValueError(f"eval_set[{i}]: y contains NaN or infinity")
+            return ye
+
+        return self._fit_native(X, y, sample_weight, self.loss, eval_set, eval_names, eval_sample_weight,
+                                callbacks, encode)
 
     def predict(self, X):
         """Predicted values."""
@@ -398,8 +700,19 @@ def _binary_entropy(p):
     return -(p * np.log(p) + (1 - p) * np.log(1 - p))
 
 
+def _entropy(p, axis=-1):
+    p = np.clip(p, 1e-15, 1.0)
+    return -(p * np.log(p)).sum(axis=axis)
+
+
+def _softmax(raw):
+    z = raw - raw.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
 class RGBMClassifier(ClassifierMixin, _RGBMBase):
-    """Gradient boosted trees for binary classification.
+    """Gradient boosted trees for binary and multiclass classification.
 
     Takes the parameters of :class:`RGBMRegressor`, with classification
     losses instead of regression ones:
@@ -409,15 +722,19 @@ class RGBMClassifier(ClassifierMixin, _RGBMBase):
         then sigmoid(2f)); or SGLB's smoothed 0-1 loss 1 - sigmoid(y f / sla_scale)
         (needs ``gain="gradient", leaf="gradient"``; probabilities sigmoid(f / sla_scale);
         starts from 0 since the 0-1 loss has no finite optimal constant).
+        With more than two classes, "logistic" means the softmax
+        (multinomial) loss: one tree per class per round; the other losses
+        are binary only.
     sla_scale : float, default=0.1
         The smoothing scale of ``loss="sla01"``.
     logistic_reg : float, default=0.0
-        d in the regularized logistic loss log(1+e^{-yf}) + (d/2)f².
+        d in the regularized logistic loss log(1+e^{-yf}) + (d/2)f² (binary only).
     clamp : float in (0, 0.5) or None, default=None
         Probability clamping ρ of Sun, Zhang & Zhou (2014): bounds Newton
-        steps on badly misclassified rows (logistic loss only).
+        steps on badly misclassified rows (binary logistic loss only).
 
     Labels may be of any type; the originals are in ``classes_``.
+    ``predict_proba`` has one column per class, in ``classes_`` order.
     """
 
     _regression = False
@@ -462,54 +779,105 @@ class RGBMClassifier(ClassifierMixin, _RGBMBase):
         temperature=1e4,
         shrink_rate=None,
         init="optimal",
+        early_stopping_rounds=None,
+        validation_fraction=None,
+        eval_metric=None,
+        importance_type="gain",
         random_state=None,
         n_jobs=None,
+        verbose=0,
     ):
         _store_params(self, locals())
 
-    def _loss_params(self):
+    def _native_loss(self, n_classes):
+        if n_classes <= 2:
+            return self.loss
+        if self.loss != "logistic":
+            raise ValueError(
+                f"loss={self.loss!r} is binary only, but y has {n_classes} classes; "
+                "use loss='logistic' (softmax for more than two classes)"
+            )
+        if self.clamp is not None:
+            raise ValueError(f"clamp applies to the binary logistic loss only; y has {n_classes} classes")
+        if self.logistic_reg != 0:
+            raise ValueError(f"logistic_reg applies to the binary logistic loss only; y has {n_classes} classes")
+        return "softmax"
+
+    def _loss_params(self, native_loss):
         if self.clamp is not None and self.loss != "logistic":
             raise ValueError(f"clamp applies to loss='logistic' only, not loss={self.loss!r}")
+        if native_loss == "softmax":
+            return {"n_classes": len(self.classes_)}
         return {
             "logistic_reg": float(self.logistic_reg),
             "clamp": None if self.clamp is None else float(self.clamp),
             "sla_scale": float(self.sla_scale),
         }
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit on X (n_samples, n_features; NaN = missing) and labels y."""
+    def fit(self, X, y, sample_weight=None, eval_set=None, eval_names=None, eval_sample_weight=None, callbacks=None):
+        """Fit on X (n_samples, n_features; NaN = missing) and labels y.
+
+        Parameters are those of :meth:`RGBMRegressor.fit`; the labels of
+        ``eval_set`` must be among the training labels.
+        """
         self._validate_params()
         X, y = check_X_y(self, X, y, regression=False)
         check_classification_targets(y)
-        self.classes_, encoded = np.unique(y, return_inverse=True)
-        if len(self.classes_) < 2:
+        classes, encoded = np.unique(y, return_inverse=True)
+        if len(classes) < 2:
             raise ValueError(
-                f"RGBMClassifier needs samples of at least 2 classes, but y contains only one class: {self.classes_[0]!r}"
+                f"RGBMClassifier needs samples of at least 2 classes, but y contains only one class: {classes[0]!r}"
             )
-        if len(self.classes_) > 2:
-            raise ValueError(
-                f"RGBMClassifier supports binary classification only so far; y has {len(self.classes_)} classes"
-            )
-        return self._fit_native(X, encoded.astype(np.float64), sample_weight)
+        native_loss = self._native_loss(len(classes))
+        self.classes_ = classes
+
+        def encode(ye, i):
+            ye = np.asarray(ye)
+            try:
+                known = np.isin(ye, classes)
+            except TypeError:
+                known = np.array([v in set(classes.tolist()) for v in ye.tolist()], dtype=bool)
+            if not known.all():
+                unseen = sorted({repr(v) for v in ye[~known].tolist()})
+                raise ValueError(
+                    f"eval_set[{i}] has labels not seen in training: {', '.join(unseen[:10])}; "
+                    f"the classes are {classes.tolist()}"
+                )
+            return np.searchsorted(classes, ye).astype(np.float64)
+
+        return self._fit_native(X, encoded.astype(np.float64), sample_weight, native_loss, eval_set, eval_names,
+                                eval_sample_weight, callbacks, encode)
+
+    @property
+    def n_classes_(self):
+        check_is_fitted(self, "classes_")
+        return len(self.classes_)
 
     def _proba_from_raw(self, raw):
+        if raw.ndim == 2 and raw.shape[-1] > 1 and len(self.classes_) > 2:
+            return _softmax(raw)
         # The link of each loss: log-odds f (logistic), f/2 (exponential), f/sla_scale (sla01).
         scale = {"exponential": 2.0, "sla01": 1.0 / self.sla_scale}.get(self.loss, 1.0)
         p = 1.0 / (1.0 + np.exp(-scale * raw))
-        return np.column_stack([1.0 - p, p])
+        return np.stack([1.0 - p, p], axis=-1)
+
+    def _labels_from_raw(self, raw):
+        if raw.ndim == 2:
+            return self.classes_[np.argmax(raw, axis=1)]
+        return self.classes_[(raw > 0).astype(np.intp)]
 
     def decision_function(self, X):
-        """Raw scores (log-odds for the logistic loss)."""
+        """Raw scores: shape (n_samples,) for two classes (log-odds for the
+        logistic loss), (n_samples, n_classes) for more."""
         return self._raw(X)
 
     def predict_proba(self, X):
-        """Class probabilities, shape (n_samples, 2), columns in ``classes_`` order."""
+        """Class probabilities, shape (n_samples, n_classes), columns in ``classes_`` order."""
         return self._proba_from_raw(self._raw(X))
 
     def predict(self, X):
         """Predicted labels."""
-        raw = self._raw(X)
-        return self.classes_[(raw > 0).astype(np.intp)]
+        return self._labels_from_raw(self._raw(X))
 
     def staged_decision_function(self, X):
         """Raw scores after each boosting round (a generator)."""
@@ -523,21 +891,28 @@ class RGBMClassifier(ClassifierMixin, _RGBMBase):
     def staged_predict(self, X):
         """Labels after each boosting round (a generator)."""
         for raw in self._staged_raw(X):
-            yield self.classes_[(raw > 0).astype(np.intp)]
+            yield self._labels_from_raw(raw)
 
     def predict_uncertainty(self, X, n_members=10):
         """Virtual-ensemble uncertainty of an SGLB model (entropy-based).
 
-        Returns a dict with ``proba`` (mean member probability of
-        ``classes_[1]``), ``total`` (entropy of the mean probability), ``data``
-        (mean entropy of the members) and ``knowledge`` (their difference, the
+        Returns a dict with ``proba`` (mean member probability: of
+        ``classes_[1]`` for two classes, shape (n_samples, n_classes) for
+        more), ``total`` (entropy of the mean probability), ``data`` (mean
+        entropy of the members) and ``knowledge`` (their difference, the
         mutual information between prediction and model), all in nats.
         """
         members = self._virtual_members(X, n_members)
-        probs = self._proba_from_raw(members.ravel())[:, 1].reshape(members.shape)
-        mean = probs.mean(axis=0)
-        total = _binary_entropy(mean)
-        data = _binary_entropy(probs).mean(axis=0)
+        if members.ndim == 3:
+            probs = _softmax(members)
+            mean = probs.mean(axis=0)
+            total = _entropy(mean)
+            data = _entropy(probs).mean(axis=0)
+        else:
+            probs = self._proba_from_raw(members)[..., 1]
+            mean = probs.mean(axis=0)
+            total = _binary_entropy(mean)
+            data = _binary_entropy(probs).mean(axis=0)
         return {"proba": mean, "total": total, "data": data, "knowledge": np.maximum(total - data, 0.0)}
 
 
@@ -572,10 +947,20 @@ def load_model(path):
             raise ValueError(f"{path}: {len(names)} feature names for {n_features} features")
         est.feature_names_in_ = np.asarray(names, dtype=object)
     if cls is RGBMClassifier:
-        if not isinstance(classes, list) or len(classes) != 2:
-            raise ValueError(f"{path}: a classifier needs exactly 2 classes")
+        k = booster.n_outputs
+        expected = 2 if k == 1 else k
+        if not isinstance(classes, list) or len(classes) != expected or len(set(map(repr, classes))) != expected:
+            raise ValueError(f"{path}: the model needs {expected} distinct classes")
         est.classes_ = np.asarray(classes)
+    elif booster.n_outputs != 1:
+        raise ValueError(f"{path}: a regressor model must have one output, not {booster.n_outputs}")
     est.n_features_in_ = n_features
+    categories_from_json(est, doc.get("categories"))
+    best = doc.get("best_iteration")
+    if best is not None:
+        if not isinstance(best, int) or not 0 <= best < booster.n_rounds:
+            raise ValueError(f"{path}: best_iteration {best!r} is not a round of the model")
+        est.best_iteration_ = best
     est._booster = booster
-    est.n_estimators_ = booster.n_trees
+    est.n_estimators_ = booster.n_rounds
     return est

@@ -182,6 +182,13 @@ impl PyBooster {
         Model::from_json(text).map(|model| PyBooster { model, log: Vec::new(), evals: Vec::new(), best_iteration: None }).map_err(to_py)
     }
 
+    /// The model after its first `n_rounds` rounds (shrinkage of the dropped
+    /// rounds undone); keeps the log and evaluation histories.
+    fn truncated(&self, n_rounds: usize) -> PyResult<Self> {
+        let model = self.model.truncated(n_rounds).map_err(to_py)?;
+        Ok(PyBooster { model, log: self.log.clone(), evals: self.evals.clone(), best_iteration: self.best_iteration })
+    }
+
     fn to_json(&self) -> PyResult<String> {
         self.model.to_json().map_err(to_py)
     }

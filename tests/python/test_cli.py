@@ -112,7 +112,7 @@ def test_classification_round_trip_with_string_labels(tmp_path, cls_csv):
         "selection_size=2",
     )
     assert out.returncode == 0, out.stderr
-    assert "classification" in out.stdout and "30 trees" in out.stdout
+    assert "classification" in out.stdout and "30 rounds" in out.stdout
 
     ref = RGBMClassifier(
         n_estimators=30, learning_rate=0.2, max_depth=3, selection="groups", selection_size=2, random_state=0
@@ -265,7 +265,6 @@ ERRORS = [
     (TRAIN + ["--data", "cls.csv", "--target", "label", "--task", "guess"], 2, "invalid choice"),
     (TRAIN + ["--data", "multi.csv", "--target", "x", "--task", "classification"], 1, "continuous"),
     (TRAIN + ["--data", "cls.csv", "--target", "label", "--task", "regression"], 1, "not numeric"),
-    (TRAIN + ["--data", "multi.csv", "--target", "y"], 1, "--task regression"),
     (["train", "--data", "cls.csv", "--target", "label", "--model", "no/dir/m.json"], 1, "does not exist"),
     (["predict", "--model", "missing.json", "--data", "cls.csv", "--out", "p.csv"], 1, "no such file"),
     (["predict", "--model", "notjson.json", "--data", "cls.csv", "--out", "p.csv"], 1, "not a valid rgbm_rs model"),
@@ -313,3 +312,19 @@ def test_unknown_command_is_a_usage_error():
     out = subprocess.run([sys.executable, "-m", "rgbm_rs", "fly"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 2
     assert "invalid choice" in out.stderr
+
+
+def test_multiclass_csv_trains_and_predicts_probabilities(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 2))
+    y = np.where(X[:, 0] > 0.5, "hi", np.where(X[:, 0] < -0.5, "lo", "mid"))
+    lines = "".join(f"{a},{b},{c}\n" for (a, b), c in zip(X, y))
+    (tmp_path / "three.csv").write_text("a,b,label\n" + lines)
+    assert main(["train", "--data", "three.csv", "--target", "label", "--model", "m.json"]) == 0
+    assert main(["predict", "--model", "m.json", "--data", "three.csv", "--out", "p.csv", "--proba"]) == 0
+    rows = (tmp_path / "p.csv").read_text().splitlines()
+    assert rows[0] == "proba_hi,proba_lo,proba_mid"
+    proba = np.array([[float(v) for v in r.split(",")] for r in rows[1:]])
+    assert proba.shape == (300, 3) and np.allclose(proba.sum(axis=1), 1.0)
+    assert (np.array(["hi", "lo", "mid"])[proba.argmax(axis=1)] == y).mean() > 0.95
