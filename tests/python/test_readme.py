@@ -1,15 +1,19 @@
-"""The README's quick-start code runs as written."""
+"""The README's Python examples run as written (in order, one namespace)."""
 import os
 import re
 
 README = os.path.join(os.path.dirname(__file__), "..", "..", "README.md")
 
 
-def test_quick_start_runs(tmp_path, monkeypatch):
+def test_readme_python_blocks_run(tmp_path, monkeypatch):
     with open(README, encoding="utf-8") as f:
         text = f.read()
-    section = text.split("## Quick start", 1)[1]
-    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert len(blocks) >= 5
     monkeypatch.chdir(tmp_path)
-    exec(compile(code, "README quick start", "exec"), {})
+    namespace = {}
+    for i, code in enumerate(blocks):
+        exec(compile(code, f"README python block {i}", "exec"), namespace)
     assert (tmp_path / "model.json").exists()
+    assert len(namespace["history"]["valid_0"]["multi_logloss"]) <= 50
+    assert sum(namespace["rgb"].rgb_family_counts_.values()) == 50
