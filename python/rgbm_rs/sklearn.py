@@ -433,7 +433,14 @@ class _RGBMBase(BaseEstimator):
         return doc
 
     def save_model(self, path) -> None:
-        """Write the fitted model as JSON; the file is replaced atomically."""
+        """Write the fitted estimator as JSON (read it back with :func:`load_model`).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file is written to a temporary name in the same folder and
+            then renamed, so an existing file is never left half-written.
+        """
         text = json.dumps(self._to_document())
         path = os.fspath(path)
         folder = os.path.dirname(os.path.abspath(path))
@@ -674,11 +681,32 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
                                 callbacks, encode)
 
     def predict(self, X):
-        """Predicted values."""
+        """Predicted values.
+
+        Parameters
+        ----------
+        X : array-like or data frame of shape (n_samples, n_features)
+            NaN means missing; a data frame must have the columns seen in fit.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
         return self._raw(X)
 
     def staged_predict(self, X):
-        """Predictions after each boosting round (a generator)."""
+        """Predictions after each boosting round.
+
+        Parameters
+        ----------
+        X : array-like or data frame of shape (n_samples, n_features)
+            NaN means missing; a data frame must have the columns seen in fit.
+
+        Yields
+        ------
+        ndarray of shape (n_samples,)
+            The prediction of the model as it was after rounds 1, 2, ..., ``n_estimators_``.
+        """
         yield from self._staged_raw(X)
 
     def predict_uncertainty(self, X, n_members=10):
@@ -690,6 +718,17 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         member prediction) and ``knowledge`` (variance of the member
         predictions). The squared and Huber losses predict no variance, so
         there is no per-row data uncertainty to report.
+
+        Parameters
+        ----------
+        X : array-like or data frame of shape (n_samples, n_features)
+        n_members : int, default=10
+            Members of the virtual ensemble (>= 2; the model needs at least
+            2 * n_members rounds).
+
+        Returns
+        -------
+        dict of ndarray of shape (n_samples,)
         """
         members = self._virtual_members(X, n_members)
         return {"mean": members.mean(axis=0), "knowledge": members.var(axis=0)}
@@ -850,6 +889,7 @@ class RGBMClassifier(ClassifierMixin, _RGBMBase):
 
     @property
     def n_classes_(self):
+        """Number of classes seen in fit."""
         check_is_fitted(self, "classes_")
         return len(self.classes_)
 
@@ -867,29 +907,91 @@ class RGBMClassifier(ClassifierMixin, _RGBMBase):
         return self.classes_[(raw > 0).astype(np.intp)]
 
     def decision_function(self, X):
-        """Raw scores: shape (n_samples,) for two classes (log-odds for the
-        logistic loss), (n_samples, n_classes) for more."""
+        """Raw scores (log-odds for the binary logistic loss).
+
+        Parameters
+        ----------
+        X : array-like or data frame of shape (n_samples, n_features)
+            NaN means missing; a data frame must have the columns seen in fit.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) for two classes, (n_samples, n_classes) for more
+        """
         return self._raw(X)
 
     def predict_proba(self, X):
-        """Class probabilities, shape (n_samples, n_classes), columns in ``classes_`` order."""
+        """Class probabilities.
+
+        Parameters
+        ----------
+        X : array-like or data frame of shape (n_samples, n_features)
+            NaN means missing; a data frame must have the columns seen in fit.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in ``classes_`` order; rows sum to 1.
+        """
         return self._proba_from_raw(self._raw(X))
 
     def predict(self, X):
-        """Predicted labels."""
+        """Predicted labels.
+
+        Parameters
+        ----------
+        X : array-like or data frame of shape (n_samples, n_features)
+            NaN means missing; a data frame must have the columns seen in fit.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
         return self._labels_from_raw(self._raw(X))
 
     def staged_decision_function(self, X):
-        """Raw scores after each boosting round (a generator)."""
+        """Raw scores after each boosting round.
+
+        Parameters
+        ----------
+        X : array-like or data frame of shape (n_samples, n_features)
+            NaN means missing; a data frame must have the columns seen in fit.
+
+        Yields
+        ------
+        ndarray
+            As :meth:`decision_function`, for the model after rounds 1, 2, ...
+        """
         yield from self._staged_raw(X)
 
     def staged_predict_proba(self, X):
-        """Class probabilities after each boosting round (a generator)."""
+        """Class probabilities after each boosting round.
+
+        Parameters
+        ----------
+        X : array-like or data frame of shape (n_samples, n_features)
+            NaN means missing; a data frame must have the columns seen in fit.
+
+        Yields
+        ------
+        ndarray of shape (n_samples, n_classes)
+        """
         for raw in self._staged_raw(X):
             yield self._proba_from_raw(raw)
 
     def staged_predict(self, X):
-        """Labels after each boosting round (a generator)."""
+        """Labels after each boosting round.
+
+        Parameters
+        ----------
+        X : array-like or data frame of shape (n_samples, n_features)
+            NaN means missing; a data frame must have the columns seen in fit.
+
+        Yields
+        ------
+        ndarray of shape (n_samples,)
+        """
         for raw in self._staged_raw(X):
             yield self._labels_from_raw(raw)
 
@@ -901,6 +1003,17 @@ class RGBMClassifier(ClassifierMixin, _RGBMBase):
         more), ``total`` (entropy of the mean probability), ``data`` (mean
         entropy of the members) and ``knowledge`` (their difference, the
         mutual information between prediction and model), all in nats.
+
+        Parameters
+        ----------
+        X : array-like or data frame of shape (n_samples, n_features)
+        n_members : int, default=10
+            Members of the virtual ensemble (>= 2; the model needs at least
+            2 * n_members rounds).
+
+        Returns
+        -------
+        dict of ndarray
         """
         members = self._virtual_members(X, n_members)
         if members.ndim == 3:
@@ -920,7 +1033,27 @@ _ESTIMATORS = {"RGBMRegressor": RGBMRegressor, "RGBMClassifier": RGBMClassifier}
 
 
 def load_model(path):
-    """Load an estimator written by ``save_model``; the file is validated in full."""
+    """Load an estimator written by ``save_model``.
+
+    The file is untrusted input: its structure, sizes, indices and numbers
+    are validated in full before use.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+
+    Returns
+    -------
+    RGBMRegressor or RGBMClassifier
+        Fitted, predicting exactly as the saved estimator did.
+
+    Raises
+    ------
+    ValueError
+        If the file is not a valid rgbm_rs model.
+    OSError
+        If it cannot be read.
+    """
     with open(os.fspath(path), "r", encoding="utf-8") as f:
         text = f.read()
     try:
