@@ -34,6 +34,8 @@ pub enum Metric {
     MultiLogloss,
     /// Multiclass error rate (argmax of the scores).
     MultiError,
+    /// Mean Gaussian negative log-likelihood (loss = gaussian).
+    GaussianNll,
 }
 
 fn weighted_mean(n: usize, w: Option<&[f64]>, f: impl Fn(usize) -> f64 + Sync) -> f64 {
@@ -91,6 +93,7 @@ impl Metric {
             Metric::Sla01 => "sla01",
             Metric::MultiLogloss => "multi_logloss",
             Metric::MultiError => "multi_error",
+            Metric::GaussianNll => "gaussian_nll",
         }
     }
 
@@ -103,6 +106,7 @@ impl Metric {
             Loss::Exponential => Metric::Exponential,
             Loss::Sla01 => Metric::Sla01,
             Loss::Softmax => Metric::MultiLogloss,
+            Loss::Gaussian => Metric::GaussianNll,
         }
     }
 
@@ -113,12 +117,14 @@ impl Metric {
     /// Refuses metrics that do not apply to the training loss's predictions.
     pub fn check_loss(self, loss: Loss) -> Result<()> {
         let ok = match self {
-            Metric::L2 | Metric::Rmse | Metric::Mae => matches!(loss, Loss::Squared | Loss::Huber),
+            // With loss = gaussian the first score block is the mean.
+            Metric::L2 | Metric::Rmse | Metric::Mae => matches!(loss, Loss::Squared | Loss::Huber | Loss::Gaussian),
             Metric::Huber => loss == Loss::Huber,
             Metric::Logloss | Metric::Error | Metric::Auc => loss.is_binary(),
             Metric::Exponential => loss == Loss::Exponential,
             Metric::Sla01 => loss == Loss::Sla01,
             Metric::MultiLogloss | Metric::MultiError => loss == Loss::Softmax,
+            Metric::GaussianNll => loss == Loss::Gaussian,
         };
         if ok {
             Ok(())
@@ -134,7 +140,7 @@ impl Metric {
             Metric::L2 => weighted_mean(n, w, |i| (y[i] - f[i]).powi(2)),
             Metric::Rmse => weighted_mean(n, w, |i| (y[i] - f[i]).powi(2)).sqrt(),
             Metric::Mae => weighted_mean(n, w, |i| (y[i] - f[i]).abs()),
-            Metric::Huber | Metric::Exponential | Metric::Sla01 | Metric::MultiLogloss => objective.mean_loss(y, f, w),
+            Metric::Huber | Metric::Exponential | Metric::Sla01 | Metric::MultiLogloss | Metric::GaussianNll => objective.mean_loss(y, f, w),
             Metric::Logloss => weighted_mean(n, w, |i| {
                 let p = objective.probability(f[i]).unwrap_or(f64::NAN).clamp(1e-15, 1.0 - 1e-15);
                 if y[i] > 0.5 { -p.ln() } else { -(1.0 - p).ln() }

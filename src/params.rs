@@ -18,6 +18,8 @@ pub enum Loss {
     Sla01,
     /// Multiclass cross-entropy over `n_classes` scores per row.
     Softmax,
+    /// Gaussian negative log-likelihood: a mean and a log σ per row.
+    Gaussian,
 }
 
 impl Loss {
@@ -269,8 +271,11 @@ impl BoosterParams {
             check(self.leaf == Mode::Gradient, "step", || {
                 "step='constant' (the 1/sigma step of RGBM) is proven for gradient leaves only: set leaf='gradient'".to_string()
             })?;
-            check(self.loss != Loss::Exponential, "step", || {
-                "step='constant' needs a smooth loss; the exponential loss has no smoothness constant sigma".to_string()
+            check(!matches!(self.loss, Loss::Exponential | Loss::Gaussian), "step", || {
+                format!(
+                    "step='constant' needs a smooth loss; the {} loss has no smoothness constant sigma",
+                    format!("{:?}", self.loss).to_lowercase()
+                )
             })?;
         }
         match (self.selection, self.selection_size) {
@@ -363,8 +368,8 @@ impl BoosterParams {
             (_, Some(_)) => return Err(RgbmError::param("n_classes", "n_classes is used by loss='softmax' only")),
             _ => {}
         }
-        if self.loss == Loss::Softmax && self.booster == BoosterKind::Rgb {
-            return Err(RgbmError::param("booster", "booster='rgb' is implemented for single-output losses; multiclass RGB is not available yet"));
+        if matches!(self.loss, Loss::Softmax | Loss::Gaussian) && self.booster == BoosterKind::Rgb {
+            return Err(RgbmError::param("booster", "booster='rgb' is implemented for single-output losses; it is not available with softmax or gaussian yet"));
         }
         if let Some(metrics) = &self.eval_metric {
             check(!metrics.is_empty(), "eval_metric", || "must name at least one metric".to_string())?;

@@ -124,3 +124,35 @@ fn early_stopping_keeps_the_argmin_of_the_validation_curve() {
     // Early stopping without evaluation data is refused.
     assert!(train_with(&params, &m, &y, None, &[], &mut Unmonitored).is_err());
 }
+
+#[test]
+fn gaussian_loss_learns_mean_and_spread() {
+    // y = sin(x0) + noise whose scale grows with x1: both outputs must follow.
+    let (n, p) = (4000, 2);
+    let x = common::features(n, p, 21);
+    let z = common::features(n, 1, 22);
+    let clean = |i: usize| if x[i * p].is_nan() { 0.5 } else { x[i * p] };
+    let scale = |i: usize| 0.1 + 0.4 * (x[i * p + 1] + 2.0);
+    let noise = |i: usize| if z[i].is_nan() { 0.0 } else { z[i] / 1.2 };
+    let y: Vec<f64> = (0..n).map(|i| clean(i).sin() + scale(i) * noise(i)).collect();
+    let params = BoosterParams { n_estimators: 150, loss: Loss::Gaussian, max_depth: Some(3), min_samples_leaf: 20, random_state: 1, ..Default::default() };
+    let model = fit(&params, &x, p, &y, None);
+    assert_eq!(model.n_outputs, 2);
+    let m = DenseMatrix::row_major(&x, n, p).unwrap();
+    let raw = model.predict_raw(&m, None).unwrap();
+    let sigma: Vec<f64> = raw.chunks(2).map(|r| r[1].exp()).collect();
+    // Predicted σ grows with x1 (correlation with the true scale), and the mean fits.
+    let corr = {
+        let s: Vec<f64> = (0..n).map(scale).collect();
+        let (ms, mp) = (s.iter().sum::<f64>() / n as f64, sigma.iter().sum::<f64>() / n as f64);
+        let cov: f64 = s.iter().zip(&sigma).map(|(a, b)| (a - ms) * (b - mp)).sum();
+        let va: f64 = s.iter().map(|a| (a - ms).powi(2)).sum();
+        let vb: f64 = sigma.iter().map(|b| (b - mp).powi(2)).sum();
+        cov / (va * vb).sqrt()
+    };
+    assert!(corr > 0.8, "correlation of predicted and true sigma {corr}");
+    let mse = raw.chunks(2).enumerate().map(|(i, r)| (r[0] - clean(i).sin()).powi(2)).sum::<f64>() / n as f64;
+    assert!(mse < 0.02, "mean fit {mse}");
+    // The constant step has no sigma to use; RGB has no multi-output form.
+    assert!(BoosterParams { step: rgbm_rs::params::Step::Constant, leaf: rgbm_rs::params::Mode::Gradient, ..params.clone() }.validate().is_err());
+}

@@ -74,6 +74,7 @@ _COMMON_CONSTRAINTS = {
 # Metrics by task, first = the default (what early stopping watches).
 _METRICS = {
     "squared": ("l2", "rmse", "mae"),
+    "gaussian": ("gaussian_nll", "l2", "rmse", "mae"),
     "huber": ("huber", "l2", "rmse", "mae"),
     "logistic": ("logloss", "error", "auc"),
     "exponential": ("exponential", "logloss", "error", "auc"),
@@ -491,7 +492,10 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         L2 penalty λ on leaf values.
     min_split_gain : float, default=0.0
         A split must gain more than this.
-    loss : {"squared", "huber"}, default="squared"
+    loss : {"squared", "huber", "gaussian"}, default="squared"
+        "gaussian" fits a mean and a standard deviation per row by the
+        Gaussian negative log-likelihood (two trees per round; Fisher-scoring
+        Newton steps); ``predict(X, return_std=True)`` returns both.
     huber_delta : float, default=1.0
         Threshold δ of the Huber loss.
     gain, leaf : {"newton", "gradient"}, default="newton"
@@ -592,7 +596,7 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
     _regression = True
     _parameter_constraints = {
         **_COMMON_CONSTRAINTS,
-        "loss": [StrOptions({"squared", "huber"})],
+        "loss": [StrOptions({"squared", "huber", "gaussian"})],
         "huber_delta": [Interval(Real, 0, None, closed="neither")],
     }
 
@@ -680,7 +684,7 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         return self._fit_native(X, y, sample_weight, self.loss, eval_set, eval_names, eval_sample_weight,
                                 callbacks, encode)
 
-    def predict(self, X):
+    def predict(self, X, return_std=False):
         """Predicted values.
 
         Parameters
@@ -688,11 +692,20 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         X : array-like or data frame of shape (n_samples, n_features)
             NaN means missing; a data frame must have the columns seen in fit.
 
+        return_std : bool, default=False
+            Also return the predicted standard deviation (``loss="gaussian"`` only).
+
         Returns
         -------
         ndarray of shape (n_samples,)
+            The predicted mean; with ``return_std`` a pair (mean, std).
         """
-        return self._raw(X)
+        raw = self._raw(X)
+        if return_std:
+            if raw.ndim != 2:
+                raise ValueError(f"return_std=True needs loss='gaussian' (the model predicts a variance), not loss={self.loss!r}")
+            return raw[:, 0], np.exp(raw[:, 1])
+        return raw[:, 0] if raw.ndim == 2 else raw
 
     def staged_predict(self, X):
         """Predictions after each boosting round.
@@ -707,7 +720,8 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         ndarray of shape (n_samples,)
             The prediction of the model as it was after rounds 1, 2, ..., ``n_estimators_``.
         """
-        yield from self._staged_raw(X)
+        for raw in self._staged_raw(X):
+            yield raw[:, 0] if raw.ndim == 2 else raw
 
     def predict_uncertainty(self, X, n_members=10):
         """Virtual-ensemble uncertainty of an SGLB model.
@@ -715,9 +729,11 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         The members are the model truncated at ``n_members`` rounds spread over
         the second half of the chain (CatBoost's virtual ensembles), each
         rescaled to undo the shrinkage. Returns a dict with ``mean`` (mean
-        member prediction) and ``knowledge`` (variance of the member
-        predictions). The squared and Huber losses predict no variance, so
-        there is no per-row data uncertainty to report.
+        member prediction) and ``knowledge`` (variance of the member means).
+        With ``loss="gaussian"`` the members also predict a variance, and
+        ``data`` is the mean of the member variances and ``total`` = ``data`` +
+        ``knowledge`` (the law of total variance). The squared and Huber
+        losses predict no variance, so they report no data uncertainty.
 
         Parameters
         ----------
@@ -731,6 +747,10 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         dict of ndarray of shape (n_samples,)
         """
         members = self._virtual_members(X, n_members)
+        if members.ndim == 3:
+            means, variances = members[..., 0], np.exp(2.0 * members[..., 1])
+            knowledge, data = means.var(axis=0), variances.mean(axis=0)
+            return {"mean": means.mean(axis=0), "knowledge": knowledge, "data": data, "total": data + knowledge}
         return {"mean": members.mean(axis=0), "knowledge": members.var(axis=0)}
 
 
@@ -1085,8 +1105,8 @@ def load_model(path):
         if not isinstance(classes, list) or len(classes) != expected or len(set(map(repr, classes))) != expected:
             raise ValueError(f"{path}: the model needs {expected} distinct classes")
         est.classes_ = np.asarray(classes)
-    elif booster.n_outputs != 1:
-        raise ValueError(f"{path}: a regressor model must have one output, not {booster.n_outputs}")
+    elif booster.n_outputs != (2 if est.loss == "gaussian" else 1):
+        raise ValueError(f"{path}: a regressor with loss={est.loss!r} cannot have {booster.n_outputs} outputs")
     est.n_features_in_ = n_features
     categories_from_json(est, doc.get("categories"))
     best = doc.get("best_iteration")

@@ -1,6 +1,7 @@
 //! Losses behind one `PointLoss` trait: per-row value, gradient, hessian,
 //! the smoothness constant σ and a closed-form starting constant.
 mod exponential;
+mod gaussian;
 mod huber;
 mod logistic;
 mod sla01;
@@ -10,6 +11,7 @@ mod squared;
 use rayon::prelude::*;
 
 pub use exponential::Exponential;
+pub use gaussian::Gaussian;
 pub use huber::Huber;
 pub use logistic::Logistic;
 pub use sla01::Sla01;
@@ -44,9 +46,12 @@ pub enum Objective {
     Sla01(Sla01),
     /// Multiclass: K scores per row (see `softmax` for the buffer layout).
     Softmax(Softmax),
+    /// Regression with a predicted variance: mean and log σ per row.
+    Gaussian(Gaussian),
 }
 
-/// Runs `$body` with `$o` bound to the point loss; `$multi` handles softmax.
+/// Runs `$body` with `$o` bound to the point loss; `$multi` handles the
+/// multi-output losses (softmax, gaussian), which share method names.
 macro_rules! dispatch {
     ($self:expr, $o:ident => $body:expr, $s:ident => $multi:expr) => {
         match $self {
@@ -56,6 +61,7 @@ macro_rules! dispatch {
             Objective::Exponential($o) => $body,
             Objective::Sla01($o) => $body,
             Objective::Softmax($s) => $multi,
+            Objective::Gaussian($s) => $multi,
         }
     };
 }
@@ -86,6 +92,7 @@ impl Objective {
             Loss::Exponential => Objective::Exponential(Exponential),
             Loss::Sla01 => Objective::Sla01(Sla01 { scale: p.sla_scale }),
             Loss::Softmax => Objective::Softmax(Softmax { n_classes: p.n_classes.unwrap_or(2) }),
+            Loss::Gaussian => Objective::Gaussian(Gaussian),
         }
     }
 
@@ -93,16 +100,13 @@ impl Objective {
         matches!(self, Objective::Logistic(_) | Objective::Exponential(_) | Objective::Sla01(_))
     }
 
-    /// Scores per row: K for softmax, else 1.
+    /// Scores per row: K for softmax, 2 for gaussian, else 1.
     pub fn n_outputs(&self) -> usize {
-        match self {
-            Objective::Softmax(s) => s.n_classes,
-            _ => 1,
-        }
+        dispatch!(self, _o => 1, s => s.n_outputs())
     }
 
     pub fn smoothness(&self) -> Option<f64> {
-        dispatch!(self, o => o.smoothness(), _s => Some(Softmax::SMOOTHNESS))
+        dispatch!(self, o => o.smoothness(), s => s.smoothness())
     }
 
     /// Probability of class 1 for a binary loss's raw score (its link).
@@ -165,10 +169,7 @@ impl Objective {
 
     /// The starting score of each output for `init="optimal"`.
     pub fn initial_scores(&self, y: &[f64], w: Option<&[f64]>) -> Vec<f64> {
-        match self {
-            Objective::Softmax(s) => s.optimal_constants(y, w),
-            _ => vec![self.optimal_constant(y, w)],
-        }
+        dispatch!(self, _o => vec![self.optimal_constant(y, w)], s => s.optimal_constants(y, w))
     }
 
     /// argmin_c Σ w ℓ(y, c) of a single-output loss: safeguarded Newton from
@@ -194,7 +195,7 @@ impl Objective {
                 let parts: Vec<(f64, f64)> = (0..n.div_ceil(CHUNK))
                     .into_par_iter()
                     .map(|c| {
-                        let mut p = vec![0.0; s.n_classes];
+                        let mut p = vec![0.0; s.n_outputs()];
                         let (mut g, mut h) = (0.0, 0.0);
                         for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
                             let wi = w.map_or(1.0, |w| w[i]);

@@ -28,6 +28,14 @@ impl Softmax {
     /// σ: the largest eigenvalue of diag(p) − ppᵀ is at most ½.
     pub const SMOOTHNESS: f64 = 0.5;
 
+    pub fn n_outputs(&self) -> usize {
+        self.n_classes
+    }
+
+    pub fn smoothness(&self) -> Option<f64> {
+        Some(Self::SMOOTHNESS)
+    }
+
     /// −log p_y for row `i` of a class-major buffer, as logsumexp(f_i) − f_{i,y}.
     #[inline(always)]
     pub fn row_value(&self, y: f64, f: &[f64], n: usize, i: usize) -> f64 {

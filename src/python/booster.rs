@@ -186,7 +186,8 @@ impl PyBooster {
     /// rounds undone); keeps the log and evaluation histories.
     fn truncated(&self, n_rounds: usize) -> PyResult<Self> {
         let model = self.model.truncated(n_rounds).map_err(to_py)?;
-        Ok(PyBooster { model, log: self.log.clone(), evals: self.evals.clone(), best_iteration: self.best_iteration })
+        // The early-stopping round of the longer model means nothing for the cut one.
+        Ok(PyBooster { model, log: self.log.clone(), evals: self.evals.clone(), best_iteration: None })
     }
 
     fn to_json(&self) -> PyResult<String> {
