@@ -1,0 +1,112 @@
+"""Type stubs for the native module ``rgbm_rs._core`` (built from ``src/python/``).
+
+Keep in sync with ``src/python/mod.rs`` and ``src/python/booster.rs``; CI checks
+these stubs against the compiled module with ``python3 -m mypy.stubtest rgbm_rs._core``.
+"""
+from typing import Callable, Final, Optional, Union, final
+
+import numpy as np
+from numpy.typing import NDArray
+from typing_extensions import TypeAlias
+
+__all__ = ["Booster", "FORMAT_VERSION"]
+
+#: Version of the model JSON format this build writes (it reads 1..FORMAT_VERSION).
+FORMAT_VERSION: Final[int]
+
+#: Feature matrix: 2-D, float32 or float64, C- or Fortran-contiguous (NaN = missing).
+_Matrix: TypeAlias = Union[NDArray[np.float32], NDArray[np.float64]]
+#: Targets / weights: 1-D contiguous float64.
+_Vector: TypeAlias = NDArray[np.float64]
+#: An evaluation set: (name, X with the training dtype, y, sample_weight or None).
+_EvalSet: TypeAlias = tuple[str, _Matrix, _Vector, Optional[_Vector]]
+#: One evaluation result: (set name, metric name, value, higher_is_better).
+_EvalItem: TypeAlias = tuple[str, str, float, bool]
+#: ``callback(round, results)``, called after every round; a truthy result stops training.
+_Callback: TypeAlias = Callable[[int, list[_EvalItem]], object]
+
+@final
+class Booster:
+    """A trained model behind an immutable handle.
+
+    Not constructible directly: use :meth:`train` or :meth:`from_json`.
+    """
+
+    @staticmethod
+    def train(
+        params_json: str,
+        x: _Matrix,
+        y: _Vector,
+        sample_weight: Optional[_Vector] = None,
+        eval_sets: Optional[list[_EvalSet]] = None,
+        callback: Optional[_Callback] = None,
+    ) -> Booster:
+        """Trains a model. ``params_json`` holds BoosterParams (unknown keys are
+        errors); ``eval_sets`` is a list of (name, X, y, sample_weight or None)
+        with X of the training dtype; ``callback(round, results)`` runs after
+        every round with results [(set, metric, value, higher_is_better)] and
+        stops training by returning True.
+
+        Raises ValueError for invalid parameters or data, TypeError for wrong
+        array types, KeyboardInterrupt on Ctrl-C, and re-raises any exception
+        the callback raised.
+        """
+
+    @staticmethod
+    def from_json(text: str) -> Booster:
+        """Loads and validates a model from its JSON text (no training log,
+        evaluation histories or ``best_iteration``)."""
+
+    def truncated(self, n_rounds: int) -> Booster:
+        """The model after its first ``n_rounds`` rounds (shrinkage of the dropped
+        rounds undone); keeps the log and evaluation histories.
+        ``n_rounds`` must be in [1, self.n_rounds]."""
+
+    def to_json(self) -> str:
+        """The model as JSON text (readable by :meth:`from_json`)."""
+
+    def predict_raw(self, x: _Matrix, n_rounds: Optional[int] = None) -> NDArray[np.float64]:
+        """Raw scores (base score + trees) of the first ``n_rounds`` rounds:
+        shape (n,) for single-output models, (n, n_outputs) otherwise."""
+
+    def predict_trees(self, x: _Matrix, start: int, end: int) -> NDArray[np.float64]:
+        """Sum of the outputs of trees start..end (tree indices, not rounds; no
+        base score), shaped like :meth:`predict_raw`."""
+
+    def virtual_ensemble(self, x: _Matrix, n_members: int) -> NDArray[np.float64]:
+        """Raw scores of the virtual-ensemble members: shape (members, n), or
+        (members, n, n_outputs) for multi-output models."""
+
+    def feature_importances(self, kind: str) -> NDArray[np.float64]:
+        """Normalised importances, shape (n_features,): ``"gain"`` (total split
+        gain) or ``"split"`` (split count)."""
+
+    def training_log_json(self) -> str:
+        """The per-round training log as JSON (a list of objects; empty after loading)."""
+
+    def evals_json(self) -> str:
+        """Evaluation histories as JSON: a list of {set, metric, values} (empty after loading)."""
+
+    @property
+    def best_iteration(self) -> Optional[int]:
+        """The round kept by early stopping (0-based), if early stopping ran."""
+
+    @property
+    def n_rounds(self) -> int:
+        """Boosting rounds (trees per output)."""
+
+    @property
+    def n_outputs(self) -> int:
+        """Outputs per row: 1, or the number of classes for softmax models."""
+
+    @property
+    def n_trees(self) -> int:
+        """Trees in the model: ``n_rounds * n_outputs``."""
+
+    @property
+    def n_features(self) -> int:
+        """Number of features the model was trained on."""
+
+    @property
+    def base_score(self) -> list[float]:
+        """Starting score of each output."""
