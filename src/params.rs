@@ -339,8 +339,8 @@ impl BoosterParams {
         }
         if self.booster == BoosterKind::Rgb {
             let refuse = |name: &str, why: &str| Err(RgbmError::param(name, format!("booster='rgb': {why}")));
-            if matches!(self.loss, Loss::Exponential | Loss::Sla01) {
-                return refuse("loss", "the coordinate step needs a convex loss with a smoothness constant sigma (not exponential or sla01)");
+            if matches!(self.loss, Loss::Exponential | Loss::Sla01 | Loss::Gaussian) {
+                return refuse("loss", "the coordinate step needs a convex loss with a smoothness constant sigma (not exponential, sla01 or gaussian)");
             }
             if self.langevin {
                 return refuse("langevin", "Langevin noise is not defined for RGB");
@@ -368,9 +368,7 @@ impl BoosterParams {
             (_, Some(_)) => return Err(RgbmError::param("n_classes", "n_classes is used by loss='softmax' only")),
             _ => {}
         }
-        if matches!(self.loss, Loss::Softmax | Loss::Gaussian) && self.booster == BoosterKind::Rgb {
-            return Err(RgbmError::param("booster", "booster='rgb' is implemented for single-output losses; it is not available with softmax or gaussian yet"));
-        }
+
         if let Some(metrics) = &self.eval_metric {
             check(!metrics.is_empty(), "eval_metric", || "must name at least one metric".to_string())?;
             for m in metrics {

@@ -83,3 +83,37 @@ fn rgb_refuses_what_it_cannot_do() {
         assert!(p.validate().is_err(), "{p:?}");
     }
 }
+
+#[test]
+fn multiclass_rgb_takes_one_coordinate_step_per_class() {
+    let (n, p) = (900, 3);
+    let x = common::features(n, p, 7);
+    // Three classes from the first two features (NaN rows land in class 2).
+    let y: Vec<f64> = (0..n)
+        .map(|i| {
+            let s = x[i * p] + 0.5 * x[i * p + 1];
+            if s < -0.5 { 0.0 } else if s < 0.5 { 1.0 } else { 2.0 }
+        })
+        .collect();
+    let m = DenseMatrix::row_major(&x, n, p).unwrap();
+    let params = BoosterParams { loss: Loss::Softmax, n_classes: Some(3), record_train_loss: true, rgb_beta: 0.01, ..rgb() };
+    let t = train_logged(&params, &m, &y, None, &mut |_| Ok(())).unwrap();
+    assert_eq!(t.model.n_outputs, 3);
+    assert_eq!(t.model.trees.len(), 3 * 15);
+    let losses: Vec<f64> = t.log.iter().map(|l| l.train_loss.unwrap()).collect();
+    // Each class's coordinate step uses the current gradients and minimises a
+    // quadratic upper bound of the loss along its tree: the loss never goes up.
+    assert!(losses.windows(2).all(|w| w[1] <= w[0] + 1e-12), "{losses:?}");
+    assert!(losses[14] < 0.6 * losses[0]);
+    for (r, log) in t.log.iter().enumerate() {
+        assert_eq!(log.rgb_families.len(), 3);
+        for (k, &(nodes, lambda)) in log.rgb_families.iter().enumerate() {
+            let tree = &t.model.trees[r * 3 + k];
+            assert!(tree.n_internal() <= nodes);
+            assert!(lambda > 0.0);
+        }
+    }
+    let one = train(&BoosterParams { n_jobs: Some(1), ..params.clone() }, &m, &y, None, &mut |_| Ok(())).unwrap();
+    let two = train(&BoosterParams { n_jobs: Some(2), ..params.clone() }, &m, &y, None, &mut |_| Ok(())).unwrap();
+    assert_eq!(one.trees, two.trees);
+}

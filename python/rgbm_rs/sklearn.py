@@ -344,8 +344,9 @@ class _RGBMBase(BaseEstimator):
             self.training_log_["rgb_lambda"] = [r["rgb_lambda"] for r in rounds]
             counts = {}
             for r in rounds:
-                key = (r["rgb_nodes"], r["rgb_lambda"])
-                counts[key] = counts.get(key, 0) + 1
+                # One chosen family per tree: per class for multiclass models.
+                for nodes, lam in r["rgb_families"]:
+                    counts[(nodes, lam)] = counts.get((nodes, lam), 0) + 1
             self.rgb_family_counts_ = dict(sorted(counts.items()))
         return self
 

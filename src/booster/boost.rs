@@ -103,9 +103,11 @@ pub struct RoundLog {
     pub seconds: f64,
     /// Mean training loss after the round, when `record_train_loss` is set.
     pub train_loss: Option<f64>,
-    /// RGB: the chosen family (internal nodes n_k, leaf radius λ_k).
+    /// RGB: the chosen family (internal nodes n_k, leaf radius λ_k) of the
+    /// round's first tree, and of every tree (one per class) in `rgb_families`.
     pub rgb_nodes: Option<usize>,
     pub rgb_lambda: Option<f64>,
+    pub rgb_families: Vec<(usize, f64)>,
 }
 
 /// A trained model, its per-round log and the evaluation histories.
@@ -226,22 +228,36 @@ fn train_in_pool<T: Element>(
         }
         let all_rows = rows.len() == n;
         let round_log = if let Some(rgb) = &rgb {
-            // Single-output only (validated): one tree per round.
-            let grads = Gradients { gh: &gh, weights: w };
-            let chosen = rgb.round(params, objective, y, w, &scores, &grads, &rows, all_rows, x, round)?;
-            scores.par_iter_mut().zip(&chosen.h).for_each(|(s, h)| *s += chosen.alpha * h);
-            evaluator.add_tree(&chosen.tree, 0);
-            let entry = RoundLog {
-                root_feature: chosen.tree.feature.first().map(|&f| f as usize),
-                root_threshold: chosen.tree.threshold.first().copied(),
+            // One RGB coordinate step per output. RGB is coordinate descent, so
+            // each step sees the gradients after the previous one (for a single
+            // output this is the round's gradient); every step then minimises the
+            // σ-smooth upper bound of the loss and the loss never increases.
+            let mut families = Vec::with_capacity(k_out);
+            let mut first: Option<(Option<usize>, Option<f64>, f64)> = None;
+            for class in 0..k_out {
+                if class > 0 {
+                    objective.gradients(y, &scores, w, &mut gh);
+                }
+                let grads = Gradients { gh: &gh[class * n..(class + 1) * n], weights: w };
+                let stream_id = (round * k_out + class) as u64;
+                let chosen = rgb.round(params, objective, y, w, &scores, class, &grads, &rows, all_rows, x, stream_id)?;
+                scores[class * n..(class + 1) * n].par_iter_mut().zip(&chosen.h).for_each(|(s, h)| *s += chosen.alpha * h);
+                evaluator.add_tree(&chosen.tree, class);
+                families.push((rgb.families.nodes[chosen.family], rgb.families.lambdas[chosen.family]));
+                first.get_or_insert((chosen.tree.feature.first().map(|&f| f as usize), chosen.tree.threshold.first().copied(), chosen.alpha));
+                trees.push(chosen.tree);
+            }
+            let (root_feature, root_threshold, step) = first.unwrap_or((None, None, 0.0));
+            RoundLog {
+                root_feature,
+                root_threshold,
                 features_searched: Some(data.n_features()),
-                step: chosen.alpha,
-                rgb_nodes: Some(rgb.families.nodes[chosen.family]),
-                rgb_lambda: Some(rgb.families.lambdas[chosen.family]),
+                step,
+                rgb_nodes: families.first().map(|f| f.0),
+                rgb_lambda: families.first().map(|f| f.1),
+                rgb_families: families,
                 ..RoundLog::default()
-            };
-            trees.push(chosen.tree);
-            entry
+            }
         } else {
             // Shrinkage and constant steps are known before the trees are grown.
             let fixed_scale = (params.step != Step::LineSearch).then(|| step_scale(params, objective, y, &scores, w, &[])).transpose()?;
@@ -379,17 +395,20 @@ impl<'a> RgbState<'a> {
         y: &[f64],
         w: Option<&[f64]>,
         scores: &[f64],
+        class: usize,
         grads: &Gradients,
         rows: &[u32],
         all_rows: bool,
         x: &DenseMatrix<T>,
-        round: usize,
+        stream_id: u64,
     ) -> Result<RgbChoice> {
         let sigma = objective.smoothness().ok_or_else(|| RgbmError::param("loss", "RGB needs a smooth loss"))?;
-        let mut rng = stream(params.random_state, Purpose::Rgb, round as u64);
+        let mut rng = stream(params.random_state, Purpose::Rgb, stream_id);
         let drawn: Vec<usize> = (0..self.growers.len()).map(|_| self.families.draw(&mut rng)).collect();
         let all_features = Candidates::all(self.n_features);
-        let n = scores.len();
+        // `scores` holds every output's block; candidates move block `class` only.
+        let n = y.len();
+        let block = class * n..(class + 1) * n;
         let candidates: Vec<Result<(f64, RgbChoice)>> = drawn
             .par_iter()
             .zip(&self.growers)
@@ -407,7 +426,8 @@ impl<'a> RgbState<'a> {
                     h.par_iter_mut().enumerate().for_each(|(i, v)| *v = tree.predict_row(x, i));
                 }
                 let alpha = coordinate_step(grads.gh, &h, w, sigma)?;
-                let moved: Vec<f64> = scores.par_iter().zip(&h).map(|(s, hi)| s + alpha * hi).collect();
+                let mut moved = scores.to_vec();
+                moved[block.clone()].par_iter_mut().zip(&h).for_each(|(s, hi)| *s += alpha * hi);
                 let score = objective.mean_loss(y, &moved, w) + params.rgb_beta * self.families.omega[k];
                 tree.leaf_value.iter_mut().for_each(|v| *v *= alpha);
                 Ok((score, RgbChoice { family: k, tree, alpha, h }))

@@ -145,7 +145,6 @@ def test_binary_only_options_are_refused(three):
         (dict(loss="sla01", gain="gradient", leaf="gradient"), "binary only"),
         (dict(clamp=0.05), "clamp"),
         (dict(logistic_reg=0.1), "logistic_reg"),
-        (dict(booster="rgb"), "rgb"),
     ]
     for options, fragment in cases:
         with pytest.raises(ValueError, match=fragment):
@@ -158,3 +157,19 @@ def test_eval_set_labels_must_be_known(three):
     bad[0] = "rose"
     with pytest.raises(ValueError, match="not seen in training.*rose"):
         RGBMClassifier(n_estimators=3).fit(X_train, y_train, eval_set=[(X_test, bad)])
+
+
+def test_rgb_multiclass_with_weights_and_early_stopping():
+    X_all, y_all = _optdigits("optdigits.tra")
+    X_train, X_val, y_train, y_val = train_test_split(X_all, y_all, test_size=0.3, random_state=0, stratify=y_all)
+    w = np.where(y_train == 3, 2.0, 1.0)
+    clf = RGBMClassifier(booster="rgb", rgb_beta=0.01, max_depth=None, n_estimators=60, early_stopping_rounds=5,
+                         random_state=0)
+    clf.fit(X_train, y_train, sample_weight=w, eval_set=[(X_val, y_val)])
+    booster = clf.get_booster()
+    assert booster.n_outputs == 10 and booster.n_trees == 10 * booster.n_rounds
+    assert sum(clf.rgb_family_counts_.values()) == 10 * clf.n_estimators_
+    curve = clf.evals_result_["valid_0"]["multi_logloss"]
+    if clf.n_estimators_ < 60:
+        assert clf.best_iteration_ == int(np.argmin(curve))
+    assert clf.score(X_val, y_val) > 0.9
