@@ -23,7 +23,8 @@ use super::eval::{BeforeRound, EarlyStopping, EvalHistory, EvalSet, Evaluator, M
 use super::rgb::{coordinate_step, project_l2, Families};
 use super::sglb;
 use crate::tree::Tree;
-use std::sync::Mutex;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
 use super::step::step_scale;
 use crate::histogram::BinStats;
 use crate::tree::grower::sum_rows;
@@ -201,6 +202,8 @@ fn train_in_pool<T: Element>(
     let mut rows: Vec<u32> = Vec::with_capacity(n);
     let cfg = GrowerConfig { max_depth: params.max_depth, max_leaves: params.max_leaves, rule: SplitRule::from_params(params) };
     let mut grower = TreeGrower::new(&data, cfg);
+    let cancel = monitor.cancel_flag();
+    grower.set_cancel(cancel.clone());
     let mut trees = Vec::with_capacity(params.n_estimators * k_out);
     let mut log = Vec::with_capacity(params.n_estimators);
     let selector = Selector::new(params, &data)?;
@@ -211,7 +214,7 @@ fn train_in_pool<T: Element>(
     let rule = SplitRule::from_params(params);
     // Model shrinkage: F ← b + q·(F − b) + tree each round.
     let q = 1.0 - params.shrink_rate() * params.learning_rate;
-    let rgb = (params.booster == BoosterKind::Rgb).then(|| RgbState::new(params, &data, cfg));
+    let rgb = (params.booster == BoosterKind::Rgb).then(|| RgbState::new(params, &data, cfg, cancel.clone()));
 
     for round in 0..params.n_estimators {
         monitor.before_round(round)?;
@@ -329,6 +332,10 @@ fn train_in_pool<T: Element>(
             trees.extend(round_trees);
             entry
         };
+        // A cancelled grower returns a partial tree: never let it into a model.
+        if cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
+            return Err(RgbmError::Interrupted);
+        }
         let train_loss = params.record_train_loss.then(|| objective.mean_loss(y, &scores, w));
         log.push(RoundLog { seconds: started.elapsed().as_secs_f64(), train_loss, ..round_log });
         let results = if evaluator.is_empty() { Vec::new() } else { evaluator.record(objective) };
@@ -379,9 +386,15 @@ struct RgbChoice {
 }
 
 impl<'a> RgbState<'a> {
-    fn new(params: &BoosterParams, data: &'a BinnedDataset, cfg: GrowerConfig) -> RgbState<'a> {
+    fn new(params: &BoosterParams, data: &'a BinnedDataset, cfg: GrowerConfig, cancel: Option<Arc<AtomicBool>>) -> RgbState<'a> {
         let families = Families::new(params, data.n_features(), data.n_rows);
-        let growers = (0..params.rgb_candidates).map(|_| Mutex::new(TreeGrower::new(data, cfg))).collect();
+        let growers = (0..params.rgb_candidates)
+            .map(|_| {
+                let mut grower = TreeGrower::new(data, cfg);
+                grower.set_cancel(cancel.clone());
+                Mutex::new(grower)
+            })
+            .collect();
         RgbState { families, growers, n_features: data.n_features() }
     }
 

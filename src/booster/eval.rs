@@ -3,6 +3,9 @@
 //! Scores of each evaluation set are kept up to date incrementally: every
 //! new tree is routed once through the set's rows, so a round costs one tree
 //! traversal per row and metric evaluation, never a full re-prediction.
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -43,6 +46,11 @@ pub struct EvalHistory {
 pub trait Monitor: Send {
     fn before_round(&mut self, _round: usize) -> Result<()> {
         Ok(())
+    }
+    /// A flag set asynchronously when training should stop (Ctrl-C); the
+    /// tree growers poll it between nodes so long rounds stop early too.
+    fn cancel_flag(&self) -> Option<Arc<AtomicBool>> {
+        None
     }
     fn after_round(&mut self, _round: usize, _results: &[EvalResult]) -> Result<bool> {
         Ok(false)

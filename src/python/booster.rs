@@ -1,6 +1,6 @@
 //! `rgbm_rs._core.Booster`: a trained model behind an immutable handle.
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use numpy::{PyArray1, PyArray2, PyArray3, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -27,7 +27,7 @@ pub struct PyBooster {
 
 /// Stops at Ctrl-C and calls the Python callback after every round.
 struct PyMonitor<'a> {
-    stop: &'a AtomicBool,
+    stop: Arc<AtomicBool>,
     callback: Option<Py<PyAny>>,
     /// The exception a callback raised, re-raised after training.
     failure: &'a Mutex<Option<PyErr>>,
@@ -36,6 +36,10 @@ struct PyMonitor<'a> {
 impl Monitor for PyMonitor<'_> {
     fn before_round(&mut self, _round: usize) -> CoreResult<()> {
         if self.stop.load(Ordering::Relaxed) { Err(RgbmError::Interrupted) } else { Ok(()) }
+    }
+
+    fn cancel_flag(&self) -> Option<Arc<AtomicBool>> {
+        Some(self.stop.clone())
     }
 
     fn after_round(&mut self, round: usize, results: &[EvalResult]) -> CoreResult<bool> {
@@ -156,7 +160,7 @@ impl PyBooster {
                 let m = view(a)?;
                 let evals = eval_views(&sets, |x| if let Matrix::F32(e) = x { Some(e) } else { None })?;
                 run_interruptible(py, |stop| {
-                    let mut monitor = PyMonitor { stop, callback, failure: &failure };
+                    let mut monitor = PyMonitor { stop: stop.clone(), callback, failure: &failure };
                     train_with(&params, &m, ys, ws, &evals, &mut monitor)
                 })
             }
@@ -164,7 +168,7 @@ impl PyBooster {
                 let m = view(a)?;
                 let evals = eval_views(&sets, |x| if let Matrix::F64(e) = x { Some(e) } else { None })?;
                 run_interruptible(py, |stop| {
-                    let mut monitor = PyMonitor { stop, callback, failure: &failure };
+                    let mut monitor = PyMonitor { stop: stop.clone(), callback, failure: &failure };
                     train_with(&params, &m, ys, ws, &evals, &mut monitor)
                 })
             }

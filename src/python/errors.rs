@@ -1,6 +1,7 @@
 //! RgbmError -> Python exceptions, and running core calls without the GIL.
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
+use std::sync::Arc;
 use std::time::Duration;
 
 use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueError};
@@ -18,9 +19,10 @@ pub fn to_py(e: RgbmError) -> PyErr {
 
 /// Runs `f` without the GIL on a helper thread while this thread polls for
 /// Ctrl-C; a pending signal sets the flag `f` receives, which the boosting
-/// loop checks between rounds. Panics become RuntimeError, never a crash.
-pub fn run_interruptible<R: Send>(py: Python<'_>, f: impl FnOnce(&AtomicBool) -> Result<R, RgbmError> + Send) -> PyResult<R> {
-    let stop = AtomicBool::new(false);
+/// loop checks between rounds and the tree growers between nodes. Panics
+/// become RuntimeError, never a crash.
+pub fn run_interruptible<R: Send>(py: Python<'_>, f: impl FnOnce(&Arc<AtomicBool>) -> Result<R, RgbmError> + Send) -> PyResult<R> {
+    let stop = Arc::new(AtomicBool::new(false));
     let mut signal: Option<PyErr> = None;
     let outcome = py.detach(|| {
         std::thread::scope(|s| {

@@ -2,6 +2,9 @@
 //! level by level, to `max_depth`) or best-first (the leaf with the largest
 //! gain, until `max_leaves`). Rows live in one index buffer; each open leaf
 //! owns a contiguous range of it.
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
 use rayon::prelude::*;
 
 use super::partition::{partition, SplitRoute};
@@ -60,6 +63,9 @@ pub struct TreeGrower<'a> {
     gh_buf: Vec<[f64; 2]>,
     w_buf: Vec<f64>,
     partials: Vec<Vec<BinStats>>,
+    /// Set from another thread (Ctrl-C) to stop growing the current tree at
+    /// the next node, so a long round does not delay an interrupt.
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 /// (Σg, Σh, Σw, n) over `rows`: fixed chunks summed in order, so the result
@@ -100,7 +106,14 @@ impl<'a> TreeGrower<'a> {
             gh_buf: vec![[0.0; 2]; data.n_rows],
             w_buf: Vec::new(),
             partials: Vec::new(),
+            cancel: None,
         }
+    }
+
+    /// A flag that, once set, makes `grow` stop splitting (the tree it
+    /// returns is then incomplete; the caller is expected to abandon the fit).
+    pub fn set_cancel(&mut self, cancel: Option<Arc<AtomicBool>>) {
+        self.cancel = cancel;
     }
 
     /// Changes the leaf limit (and so best-first growth) for the next trees.
@@ -175,6 +188,9 @@ impl<'a> TreeGrower<'a> {
         let mut tree = Tree::default();
         loop {
             if self.cfg.max_leaves.is_some_and(|m| leaves.len() >= m) {
+                break;
+            }
+            if self.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) {
                 break;
             }
             let pick = if self.cfg.max_leaves.is_some() {

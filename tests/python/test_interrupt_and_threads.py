@@ -8,6 +8,7 @@ import threading
 import time
 
 import numpy as np
+import pytest
 
 from rgbm_rs import RGBMRegressor
 
@@ -31,8 +32,18 @@ _LONG_FIT = textwrap.dedent(
 )
 
 
-def test_sigint_stops_fit_promptly():
-    proc = subprocess.Popen([sys.executable, "-c", _LONG_FIT], stdout=subprocess.PIPE, text=True)
+# One round that takes ~10 s on this machine (a 20,000-leaf tree on 400k rows):
+# the interrupt must not wait for the round to end.
+_LONG_ROUND = _LONG_FIT.replace(
+    "RGBMRegressor(n_estimators=100_000, max_depth=8, random_state=0)",
+    "RGBMRegressor(n_estimators=1, max_depth=None, max_leaves=20_000, min_samples_leaf=1, random_state=0)",
+).replace("200_000", "400_000")
+
+
+@pytest.mark.parametrize("script", [_LONG_FIT, _LONG_ROUND], ids=["many_rounds", "one_long_round"])
+def test_sigint_stops_fit_promptly(script):
+    assert "RGBMRegressor(n_estimators=1," in _LONG_ROUND
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline().strip() == "fitting"
         time.sleep(1.5)
