@@ -1,5 +1,6 @@
 //! The crate's error type. Every user-reachable failure is one of these; the
-//! Python layer maps them to ValueError / TypeError / OSError / KeyboardInterrupt.
+//! Python layer maps them to ValueError / TypeError / OSError / MemoryError /
+//! KeyboardInterrupt.
 use thiserror::Error;
 
 #[derive(Debug, Error, Clone, PartialEq)]
@@ -20,6 +21,9 @@ pub enum RgbmError {
     Io(String),
     #[error("training interrupted")]
     Interrupted,
+    /// A large buffer could not be allocated (Python: MemoryError).
+    #[error("out of memory: {0}")]
+    OutOfMemory(String),
     /// A user callback raised; the bindings re-raise the original exception.
     #[error("a callback failed: {0}")]
     Callback(String),

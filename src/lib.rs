@@ -3,6 +3,7 @@
 //!
 //! Data flows one way: a borrowed matrix → [`data::BinnedDataset`] →
 //! [`booster::train`] → [`model::Model`] (trees with raw thresholds) → predictions.
+pub mod alloc;
 pub mod booster;
 pub mod data;
 pub mod error;

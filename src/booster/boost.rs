@@ -8,6 +8,7 @@ use rayon::prelude::*;
 
 use crate::data::matrix::{DenseMatrix, Element};
 use crate::data::BinnedDataset;
+use crate::alloc::{filled_vec, with_capacity};
 use crate::error::{Result, RgbmError};
 use crate::histogram::Gradients;
 use crate::model::{Model, FORMAT_VERSION};
@@ -197,9 +198,11 @@ fn train_in_pool<T: Element>(
         EarlyStopping::new(r, metric.higher_is_better())
     });
     // Class-major: the scores and gradients of output k are rows k·n .. (k+1)·n.
-    let mut scores: Vec<f64> = base_score.iter().flat_map(|&b| std::iter::repeat_n(b, n)).collect();
-    let mut gh = vec![[0.0f64; 2]; k_out * n];
-    let mut rows: Vec<u32> = Vec::with_capacity(n);
+    let len = k_out.checked_mul(n).ok_or_else(|| RgbmError::Shape("n_rows * n_outputs overflows".into()))?;
+    let mut scores: Vec<f64> = filled_vec(len, 0.0, "the training scores")?;
+    scores.chunks_mut(n).zip(&base_score).for_each(|(block, &b)| block.fill(b));
+    let mut gh = filled_vec(len, [0.0f64; 2], "the gradients")?;
+    let mut rows: Vec<u32> = with_capacity(n, "the row index")?;
     let cfg = GrowerConfig { max_depth: params.max_depth, max_leaves: params.max_leaves, rule: SplitRule::from_params(params) };
     let mut grower = TreeGrower::new(&data, cfg);
     let cancel = monitor.cancel_flag();
@@ -208,9 +211,9 @@ fn train_in_pool<T: Element>(
     let mut log = Vec::with_capacity(params.n_estimators);
     let selector = Selector::new(params, &data)?;
     let all_features = Candidates::all(data.n_features());
-    let mut dir = if params.step == Step::LineSearch { vec![0.0; k_out * n] } else { Vec::new() };
+    let mut dir = if params.step == Step::LineSearch { filled_vec(len, 0.0, "the line-search direction")? } else { Vec::new() };
     let langevin_c = params.langevin.then(|| sglb::noise_scale(params.learning_rate, params.temperature));
-    let mut gh_noisy = if params.langevin { vec![[0.0f64; 2]; n] } else { Vec::new() };
+    let mut gh_noisy = if params.langevin { filled_vec(n, [0.0f64; 2], "the Langevin gradients")? } else { Vec::new() };
     let rule = SplitRule::from_params(params);
     // Model shrinkage: F ← b + q·(F − b) + tree each round.
     let q = 1.0 - params.shrink_rate() * params.learning_rate;

@@ -118,12 +118,7 @@ fn build_sparse_rows(data: &BinnedDataset) -> Result<Option<SparseRows>> {
 }
 
 fn alloc_codes<C: BinCode>(len: usize, what: &str) -> Result<Vec<C>> {
-    let mut codes: Vec<C> = Vec::new();
-    codes
-        .try_reserve_exact(len)
-        .map_err(|_| RgbmError::Shape(format!("cannot allocate the {what} binned matrix ({len} codes)")))?;
-    codes.resize(len, C::from_idx(0));
-    Ok(codes)
+    crate::alloc::filled_vec(len, C::from_idx(0), &format!("the {what} binned matrix"))
 }
 
 /// Rows per task when filling or transposing codes row-block by row-block.

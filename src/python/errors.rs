@@ -4,7 +4,7 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 use crate::error::RgbmError;
@@ -13,6 +13,7 @@ pub fn to_py(e: RgbmError) -> PyErr {
     match e {
         RgbmError::Io(_) => PyOSError::new_err(e.to_string()),
         RgbmError::Interrupted => PyKeyboardInterrupt::new_err("training interrupted"),
+        RgbmError::OutOfMemory(_) => PyMemoryError::new_err(e.to_string()),
         _ => PyValueError::new_err(e.to_string()),
     }
 }
