@@ -12,6 +12,7 @@ pub mod metric;
 pub mod model;
 pub mod objective;
 pub mod params;
+pub mod threads;
 pub mod rng;
 pub mod selection;
 pub mod split;

@@ -7,6 +7,7 @@ use crate::error::{Result, RgbmError};
 use crate::objective::Objective;
 use crate::params::BoosterParams;
 use crate::tree::predict::add_tree_outputs_multi;
+use crate::tree::tree::MAX_ABS_VALUE;
 use crate::tree::Tree;
 
 /// Version 2 added multi-output models (`n_outputs`, one base score per
@@ -49,6 +50,12 @@ fn number_or_list<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Vec<f6
         Either::One(v) => vec![v],
         Either::Many(v) => v,
     })
+}
+
+/// "field: problem" for a failed deserialisation ("problem" alone at the top level).
+pub(crate) fn describe(e: &serde_path_to_error::Error<serde_json::Error>) -> String {
+    let path = e.path().to_string();
+    if path == "." { e.inner().to_string() } else { format!("{path}: {}", e.inner()) }
 }
 
 impl Model {
@@ -120,13 +127,13 @@ impl Model {
         if n_members < 2 {
             return Err(RgbmError::param("n_members", format!("must be >= 2, got {n_members}")));
         }
-        let period = t / (2 * n_members);
-        if period == 0 {
+        if n_members > t / 2 {
             return Err(RgbmError::param(
                 "n_members",
-                format!("{n_members} members need at least {} rounds (2 per member), the model has {t}", 2 * n_members),
+                format!("{n_members} members need 2 rounds each, the model has {t} rounds (at most {} members)", t / 2),
             ));
         }
+        let period = t / (2 * n_members);
         let q = 1.0 - self.params.shrink_rate() * self.params.learning_rate;
         let ends: Vec<usize> = (0..n_members).map(|k| t - (n_members - 1 - k) * period).collect();
         // Sums grow member by member: add the trees between consecutive truncations.
@@ -167,7 +174,10 @@ impl Model {
 
     /// Parses and validates a model; never trusts the file.
     pub fn from_json(text: &str) -> Result<Model> {
-        let model: Model = serde_json::from_str(text).map_err(|e| RgbmError::ModelFormat(e.to_string()))?;
+        // The error names the field it happened in (e.g. `trees[3].feature[0]`).
+        let mut de = serde_json::Deserializer::from_str(text);
+        let model: Model = serde_path_to_error::deserialize(&mut de).map_err(|e| RgbmError::ModelFormat(describe(&e)))?;
+        de.end().map_err(|e| RgbmError::ModelFormat(e.to_string()))?;
         model.validate()?;
         Ok(model)
     }
@@ -187,8 +197,8 @@ impl Model {
         if self.n_outputs != expected {
             return Err(RgbmError::ModelFormat(format!("n_outputs = {} but the loss has {expected} outputs", self.n_outputs)));
         }
-        if self.base_score.len() != self.n_outputs || !self.base_score.iter().all(|v| v.is_finite()) {
-            return Err(RgbmError::ModelFormat(format!("base_score needs {} finite numbers", self.n_outputs)));
+        if self.base_score.len() != self.n_outputs || !self.base_score.iter().all(|v| v.abs() <= MAX_ABS_VALUE) {
+            return Err(RgbmError::ModelFormat(format!("base_score needs {} finite numbers within ±{MAX_ABS_VALUE:e}", self.n_outputs)));
         }
         if self.trees.len() % self.n_outputs != 0 {
             return Err(RgbmError::ModelFormat(format!("{} trees are not whole rounds of {} outputs", self.trees.len(), self.n_outputs)));

@@ -212,8 +212,12 @@ fn check(ok: bool, name: &str, reason: impl FnOnce() -> String) -> Result<()> {
 impl BoosterParams {
     /// Parse from JSON, rejecting unknown keys, then validate.
     pub fn from_json(text: &str) -> Result<Self> {
-        let p: BoosterParams =
-            serde_json::from_str(text).map_err(|e| RgbmError::param("params", e.to_string()))?;
+        let mut de = serde_json::Deserializer::from_str(text);
+        let p: BoosterParams = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let field = e.path().to_string();
+            RgbmError::param(if field == "." { "params" } else { &field }, e.inner().to_string())
+        })?;
+        de.end().map_err(|e| RgbmError::param("params", e.to_string()))?;
         p.validate()?;
         Ok(p)
     }

@@ -200,7 +200,11 @@ def check_weights(sample_weight, X):
     w = _check_sample_weight(_as_1d(sample_weight), X, dtype=np.float64, ensure_non_negative=True)
     if not np.all(np.isfinite(w)):
         raise ValueError("sample_weight contains NaN or infinity")
-    if not w.sum() > 0:
+    with np.errstate(over="ignore"):
+        total = w.sum()
+    if not np.isfinite(total):
+        raise ValueError("sample_weight is too large: its sum overflows float64; rescale the weights")
+    if not total > 0:
         raise ValueError("sample_weight sums to zero: at least one row needs a positive weight")
     return np.ascontiguousarray(w, dtype=np.float64)
 
@@ -225,3 +229,60 @@ def resolve_n_jobs(n_jobs):
     if n_jobs < 0:
         return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
     raise ValueError("n_jobs must be a non-zero integer or None, got 0")
+
+
+#: Largest |y| for regression: the squared loss of such targets stays finite.
+MAX_ABS_TARGET = 1e150
+
+
+def check_regression_target(y):
+    """Numeric, finite targets small enough that squared errors cannot overflow."""
+    if y.dtype.kind not in "fiub":
+        raise ValueError(f"y must be numeric for regression, got values of dtype {y.dtype} (e.g. {y.flat[0]!r})")
+    y = np.asarray(y, dtype=np.float64)
+    if not np.all(np.isfinite(y)):
+        raise ValueError("y contains NaN or infinity")
+    if y.size and np.max(np.abs(y)) > MAX_ABS_TARGET:
+        raise ValueError(
+            f"y has values up to {np.max(np.abs(y)):.3g} in magnitude; targets beyond {MAX_ABS_TARGET:g} "
+            "would overflow the squared loss: rescale y"
+        )
+    return y
+
+
+def check_count(value, name, low, high):
+    """An integer in [low, high] (numpy integers too; bools and floats refused), as int."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+    value = int(value)
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be in [{low}, {high}], got {value}")
+    return value
+
+
+def check_int_list(values, name, low, high):
+    """A list of ints in [low, high] (no floats, bools or strings), as Python ints."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"{name} must be a list of ints, got {type(values).__name__}")
+    out = []
+    for v in values:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral):
+            raise ValueError(f"{name} must hold integers, got {v!r}")
+        if not low <= int(v) <= high:
+            raise ValueError(f"{name} values must be in [{low}, {high}], got {int(v)}")
+        out.append(int(v))
+    return out
+
+
+def check_float_list(values, name):
+    """A list of finite positive numbers, as Python floats."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"{name} must be a list of numbers, got {type(values).__name__}")
+    out = []
+    for v in values:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+            raise ValueError(f"{name} must hold numbers, got {v!r}")
+        if not (np.isfinite(v) and v > 0):
+            raise ValueError(f"{name} values must be finite and > 0, got {v!r}")
+        out.append(float(v))
+    return out

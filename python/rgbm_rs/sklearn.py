@@ -20,6 +20,10 @@ from . import _core
 from ._validation import (
     categories_from_json,
     categories_to_json,
+    check_count,
+    check_float_list,
+    check_int_list,
+    check_regression_target,
     check_weights,
     check_X,
     check_X_y,
@@ -35,12 +39,12 @@ _MODEL_FILE_FORMAT = "rgbm_rs"
 # Constraints shared by both estimators (sklearn's validation gives messages
 # like "The 'learning_rate' parameter of RGBMClassifier must be ...").
 _COMMON_CONSTRAINTS = {
-    "n_estimators": [Interval(Integral, 1, None, closed="left")],
+    "n_estimators": [Interval(Integral, 1, 10_000_000, closed="both")],
     "learning_rate": [Interval(Real, 0, None, closed="neither")],
     "max_depth": [Interval(Integral, 1, 64, closed="both"), None],
     "max_leaves": [Interval(Integral, 2, 1 << 20, closed="both"), None],
     "max_bins": [Interval(Integral, 2, 65535, closed="both")],
-    "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
+    "min_samples_leaf": [Interval(Integral, 1, 2**53, closed="both")],
     "min_child_weight": [Interval(Real, 0, None, closed="left")],
     "reg_lambda": [Interval(Real, 0, None, closed="left")],
     "min_split_gain": [Interval(Real, 0, None, closed="left")],
@@ -54,7 +58,7 @@ _COMMON_CONSTRAINTS = {
     "selection_scope": [StrOptions({"tree", "node"})],
     "record_train_loss": ["boolean"],
     "booster": [StrOptions({"gbm", "rgb"})],
-    "rgb_candidates": [Interval(Integral, 1, None, closed="left")],
+    "rgb_candidates": [Interval(Integral, 1, 1024, closed="both")],
     "rgb_beta": [Interval(Real, 0, None, closed="left")],
     "rgb_nodes": [list, tuple, None],
     "rgb_lambdas": [list, tuple, None],
@@ -62,7 +66,7 @@ _COMMON_CONSTRAINTS = {
     "temperature": [Interval(Real, 0, None, closed="neither")],
     "shrink_rate": [Interval(Real, 0, None, closed="left"), None],
     "init": [StrOptions({"optimal", "zero"})],
-    "early_stopping_rounds": [Interval(Integral, 1, None, closed="left"), None],
+    "early_stopping_rounds": [Interval(Integral, 1, 10_000_000, closed="both"), None],
     "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
     "eval_metric": [str, list, tuple, None],
     "importance_type": [StrOptions({"gain", "split"})],
@@ -95,17 +99,29 @@ def _selection_size(size):
     if size is None:
         return None
     if isinstance(size, Integral):
-        return int(size)
+        return check_count(size, "selection_size", 1, 2**53)
     return float(size)
 
 
-def _groups(groups):
+def _groups(groups, n_features):
     if groups is None:
         return None
-    try:
-        return [[int(j) for j in g] for g in groups]
-    except (TypeError, ValueError):
-        raise ValueError("groups must be a list of lists of feature indices") from None
+    shape = "groups must be a list of lists of feature indices"
+    if isinstance(groups, (str, bytes)) or not hasattr(groups, "__iter__"):
+        raise ValueError(shape)
+    out = []
+    for g in groups:
+        if isinstance(g, (str, bytes)) or not hasattr(g, "__iter__"):
+            raise ValueError(shape)
+        members = []
+        for j in g:
+            if isinstance(j, (bool, np.bool_)) or not isinstance(j, Integral):
+                raise ValueError(f"{shape}; got {j!r}")
+            if not 0 <= int(j) < n_features:
+                raise ValueError(f"groups names feature {int(j)}, but X has {n_features} features")
+            members.append(int(j))
+        out.append(members)
+    return out
 
 
 def _metric_names(eval_metric, native_loss):
@@ -221,14 +237,14 @@ class _RGBMBase(BaseEstimator):
             "step": self.step,
             "selection": self.selection,
             "selection_size": _selection_size(self.selection_size),
-            "groups": _groups(self.groups),
+            "groups": _groups(self.groups, int(self.n_features_in_)),
             "selection_scope": self.selection_scope,
             "record_train_loss": bool(self.record_train_loss),
             "booster": self.booster,
             "rgb_candidates": int(self.rgb_candidates),
             "rgb_beta": float(self.rgb_beta),
-            "rgb_nodes": None if self.rgb_nodes is None else [int(v) for v in self.rgb_nodes],
-            "rgb_lambdas": None if self.rgb_lambdas is None else [float(v) for v in self.rgb_lambdas],
+            "rgb_nodes": None if self.rgb_nodes is None else check_int_list(self.rgb_nodes, "rgb_nodes", 1, 1 << 20),
+            "rgb_lambdas": None if self.rgb_lambdas is None else check_float_list(self.rgb_lambdas, "rgb_lambdas"),
             "langevin": bool(self.langevin),
             "temperature": float(self.temperature),
             "shrink_rate": None if self.shrink_rate is None else float(self.shrink_rate),
@@ -266,6 +282,7 @@ class _RGBMBase(BaseEstimator):
             X, y, w = np.ascontiguousarray(X[idx_train]), y[idx_train], None if w is None else w[idx_train]
             if w is not None and not w.sum() > 0:
                 raise ValueError("sample_weight of the training part (after validation_fraction) sums to zero")
+
         elif eval_set is not None:
             if isinstance(eval_set, tuple) and len(eval_set) == 2:
                 eval_set = [eval_set]
@@ -378,8 +395,17 @@ class _RGBMBase(BaseEstimator):
 
     def _virtual_members(self, X, n_members):
         check_is_fitted(self, "_booster")
-        if not isinstance(n_members, int) or isinstance(n_members, bool):
+        if isinstance(n_members, (bool, np.bool_)) or not isinstance(n_members, Integral):
             raise TypeError(f"n_members must be an int, got {type(n_members).__name__}")
+        n_members = int(n_members)
+        if n_members < 2:
+            raise ValueError(f"n_members must be >= 2, got {n_members}")
+        rounds = self._booster.n_rounds
+        if n_members > rounds // 2:
+            raise ValueError(
+                f"n_members: {n_members} members need at least {2 * n_members} rounds (2 per member), "
+                f"the model has {rounds}"
+            )
         return self._booster.virtual_ensemble(check_X(self, X), n_members)
 
     @property
@@ -670,17 +696,17 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         """
         self._validate_params()
         X, y = check_X_y(self, X, y, regression=True)
-        if not np.all(np.isfinite(y)):
-            raise ValueError("y contains NaN or infinity")
+        y = check_regression_target(y)
 
         def encode(ye, i):
             try:
                 ye = np.asarray(ye, dtype=np.float64)
             except (TypeError, ValueError):
                 raise ValueError(f"eval_set[{i}]: y must be numeric") from None
-            if not np.all(np.isfinite(ye)):
-                raise ValueError(f"eval_set[{i}]: y contains NaN or infinity")
-            return ye
+            try:
+                return check_regression_target(ye)
+            except ValueError as e:
+                raise ValueError(f"eval_set[{i}]: {e}") from None
 
         return self._fit_native(X, y, sample_weight, self.loss, eval_set, eval_names, eval_sample_weight,
                                 callbacks, encode)
@@ -882,8 +908,15 @@ class RGBMClassifier(ClassifierMixin, _RGBMBase):
         """
         self._validate_params()
         X, y = check_X_y(self, X, y, regression=False)
-        check_classification_targets(y)
-        classes, encoded = np.unique(y, return_inverse=True)
+        try:
+            check_classification_targets(y)
+            classes, encoded = np.unique(y, return_inverse=True)
+        except TypeError:
+            kinds = sorted({type(v).__name__ for v in np.asarray(y, dtype=object).ravel()})
+            raise TypeError(
+                f"the labels in y cannot be ordered: they mix types {kinds} (missing labels such as None "
+                "are not allowed); use labels of one type"
+            ) from None
         if len(classes) < 2:
             raise ValueError(
                 f"RGBMClassifier needs samples of at least 2 classes, but y contains only one class: {classes[0]!r}"
@@ -1077,34 +1110,48 @@ def load_model(path):
     """
     with open(os.fspath(path), "r", encoding="utf-8") as f:
         text = f.read()
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path} is not a valid rgbm_rs model file: {e}") from None
+    doc = _parse_model_file(text, path)
     if not isinstance(doc, dict) or doc.get("format") != _MODEL_FILE_FORMAT:
         raise ValueError(f"{path} is not an rgbm_rs model file (missing format marker)")
-    cls = _ESTIMATORS.get(doc.get("estimator"))
+    name = doc.get("estimator")
+    cls = _ESTIMATORS.get(name) if isinstance(name, str) else None
     if cls is None:
-        raise ValueError(f"{path}: unknown estimator {doc.get('estimator')!r}")
+        raise ValueError(f"{path}: unknown estimator {name!r}")
+    for part in ("params", "model"):
+        if not isinstance(doc.get(part), dict):
+            raise ValueError(f"{path} is not a valid rgbm_rs model file: '{part}' must be an object")
     try:
         est = cls(**doc["params"])
-        booster = _core.Booster.from_json(json.dumps(doc["model"]))
-        n_features = int(doc["n_features_in"])
-        names = doc.get("feature_names_in")
-        classes = doc.get("classes")
-    except (KeyError, TypeError) as e:
-        raise ValueError(f"{path} is not a valid rgbm_rs model file: {e!r}") from None
-    if n_features != booster.n_features:
-        raise ValueError(f"{path}: n_features_in ({n_features}) disagrees with the model ({booster.n_features})")
+    except TypeError as e:
+        raise ValueError(f"{path}: invalid estimator params: {e}") from None
+    try:
+        est._validate_params()
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{path}: invalid estimator params: {e}") from None
+    booster = _core.Booster.from_json(json.dumps(doc["model"]))
+    _check_params_agree(est, json.loads(booster.to_json())["params"], path)
+    n_features = doc.get("n_features_in")
+    if isinstance(n_features, bool) or not isinstance(n_features, int) or n_features != booster.n_features:
+        raise ValueError(f"{path}: n_features_in ({n_features!r}) disagrees with the model ({booster.n_features})")
+    names = doc.get("feature_names_in")
     if names is not None:
+        if not isinstance(names, list) or not all(isinstance(c, str) for c in names):
+            raise ValueError(f"{path}: feature_names_in must be a list of strings")
         if len(names) != n_features:
             raise ValueError(f"{path}: {len(names)} feature names for {n_features} features")
         est.feature_names_in_ = np.asarray(names, dtype=object)
     if cls is RGBMClassifier:
+        classes = doc.get("classes")
         k = booster.n_outputs
         expected = 2 if k == 1 else k
-        if not isinstance(classes, list) or len(classes) != expected or len(set(map(repr, classes))) != expected:
-            raise ValueError(f"{path}: the model needs {expected} distinct classes")
+        scalar = (str, int, float, bool)
+        if (
+            not isinstance(classes, list)
+            or len(classes) != expected
+            or not all(isinstance(c, scalar) for c in classes)
+            or len(set(map(repr, classes))) != expected
+        ):
+            raise ValueError(f"{path}: the model needs {expected} distinct classes (a list of strings or numbers)")
         est.classes_ = np.asarray(classes)
     elif booster.n_outputs != (2 if est.loss == "gaussian" else 1):
         raise ValueError(f"{path}: a regressor with loss={est.loss!r} cannot have {booster.n_outputs} outputs")
@@ -1112,9 +1159,56 @@ def load_model(path):
     categories_from_json(est, doc.get("categories"))
     best = doc.get("best_iteration")
     if best is not None:
-        if not isinstance(best, int) or not 0 <= best < booster.n_rounds:
+        if isinstance(best, bool) or not isinstance(best, int) or not 0 <= best < booster.n_rounds:
             raise ValueError(f"{path}: best_iteration {best!r} is not a round of the model")
         est.best_iteration_ = best
     est._booster = booster
     est.n_estimators_ = booster.n_rounds
     return est
+
+
+def _parse_model_file(text, path):
+    """The JSON document, refusing non-finite numbers (NaN, Infinity, 1e999) with their location."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path} is not a valid rgbm_rs model file: {e}") from None
+    except RecursionError:
+        raise ValueError(f"{path} is not a valid rgbm_rs model file: nested too deeply") from None
+    where = _non_finite_at(doc)
+    if where is not None:
+        raise ValueError(f"{path} is not a valid rgbm_rs model file: non-finite number at {where}")
+    return doc
+
+
+def _non_finite_at(node, where="$"):
+    """The path of the first non-finite float in a parsed JSON document, or None."""
+    stack = [(node, where)]
+    while stack:
+        value, at = stack.pop()
+        if isinstance(value, float) and not np.isfinite(value):
+            return at
+        if isinstance(value, dict):
+            stack.extend((v, f"{at}.{k}") for k, v in reversed(list(value.items())))
+        elif isinstance(value, list):
+            stack.extend((v, f"{at}[{i}]") for i, v in reversed(list(enumerate(value))))
+    return None
+
+
+def _check_params_agree(est, model_params, path):
+    """The estimator parameters that prediction reads must match the model's."""
+    if isinstance(est, RGBMClassifier):
+        expected_loss = {"softmax": "logistic"}.get(model_params["loss"], model_params["loss"])
+    else:
+        expected_loss = model_params["loss"]
+    checks = {
+        "loss": (est.loss, expected_loss),
+        "learning_rate": (float(est.learning_rate), model_params["learning_rate"]),
+        "langevin": (bool(est.langevin), model_params["langevin"]),
+        "shrink_rate": (None if est.shrink_rate is None else float(est.shrink_rate), model_params["shrink_rate"]),
+    }
+    if isinstance(est, RGBMClassifier):
+        checks["sla_scale"] = (float(est.sla_scale), model_params["sla_scale"])
+    for name, (mine, theirs) in checks.items():
+        if mine != theirs:
+            raise ValueError(f"{path}: estimator parameter {name}={mine!r} disagrees with the model's {theirs!r}")

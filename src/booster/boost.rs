@@ -10,6 +10,7 @@ use crate::data::matrix::{DenseMatrix, Element};
 use crate::data::BinnedDataset;
 use crate::alloc::{filled_vec, with_capacity};
 use crate::error::{Result, RgbmError};
+use crate::threads::with_threads;
 use crate::histogram::Gradients;
 use crate::model::{Model, FORMAT_VERSION};
 use crate::objective::Objective;
@@ -56,15 +57,6 @@ fn check_inputs<T: Element>(x: &DenseMatrix<T>, y: &[f64], w: Option<&[f64]>) ->
         }
     }
     Ok(())
-}
-
-/// Runs `f` on a pool with `n_jobs` threads (all cores when None).
-pub fn with_threads<R: Send>(n_jobs: Option<usize>, f: impl FnOnce() -> R + Send) -> Result<R> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(n_jobs.unwrap_or(0))
-        .build()
-        .map_err(|e| RgbmError::param("n_jobs", format!("cannot start the thread pool: {e}")))?;
-    Ok(pool.install(f))
 }
 
 /// A raw pointer that may be shared between threads writing disjoint rows.

@@ -98,7 +98,7 @@ impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
                     return Err(what(format!("X has {} rows but sample_weight has {}", set.x.n_rows(), w.len())));
                 }
                 if w.iter().any(|v| !v.is_finite() || *v < 0.0) || !(w.iter().sum::<f64>() > 0.0) {
-                    return Err(RgbmError::NonFinite(format!("evaluation set {:?}: weights must be finite, >= 0 and not all 0", set.name)));
+                    return Err(RgbmError::param("sample_weight", format!("evaluation set {:?}: weights must be finite, >= 0 and not all 0", set.name)));
                 }
             }
             set.x.check_no_infinity()?;

@@ -14,6 +14,7 @@ use crate::data::matrix::Element;
 use crate::error::{Result as CoreResult, RgbmError};
 use crate::model::{ImportanceKind, Model};
 use crate::params::BoosterParams;
+use crate::threads::with_cached_threads;
 
 #[pyclass(module = "rgbm_rs._core", name = "Booster", frozen)]
 pub struct PyBooster {
@@ -203,14 +204,14 @@ impl PyBooster {
     #[pyo3(signature = (x, n_rounds=None))]
     fn predict_raw<'py>(&self, py: Python<'py>, x: &Bound<'py, PyAny>, n_rounds: Option<usize>) -> PyResult<Bound<'py, PyAny>> {
         let x = Matrix::extract(x)?;
-        let out = with_view!(x, m => run_detached(py, || self.model.predict_raw(&m, n_rounds)))?;
+        let out = with_view!(x, m => run_detached(py, || self.in_pool(|| self.model.predict_raw(&m, n_rounds))))?;
         self.shaped(py, out)
     }
 
     /// Sum of the outputs of trees start..end (no base score), shaped like `predict_raw`.
     fn predict_trees<'py>(&self, py: Python<'py>, x: &Bound<'py, PyAny>, start: usize, end: usize) -> PyResult<Bound<'py, PyAny>> {
         let x = Matrix::extract(x)?;
-        let out = with_view!(x, m => run_detached(py, || self.model.predict_trees(&m, start, end)))?;
+        let out = with_view!(x, m => run_detached(py, || self.in_pool(|| self.model.predict_trees(&m, start, end))))?;
         self.shaped(py, out)
     }
 
@@ -219,7 +220,7 @@ impl PyBooster {
     fn virtual_ensemble<'py>(&self, py: Python<'py>, x: &Bound<'py, PyAny>, n_members: usize) -> PyResult<Bound<'py, PyAny>> {
         let x = Matrix::extract(x)?;
         let n = x_rows(&x);
-        let members = with_view!(x, m => run_detached(py, || self.model.virtual_ensemble(&m, n_members)))?;
+        let members = with_view!(x, m => run_detached(py, || self.in_pool(|| self.model.virtual_ensemble(&m, n_members))))?;
         let k = self.model.n_outputs;
         if k == 1 {
             return Ok(PyArray2::from_vec2(py, &members).map_err(|e| PyValueError::new_err(e.to_string()))?.into_any());
@@ -279,6 +280,12 @@ impl PyBooster {
 }
 
 impl PyBooster {
+    /// Runs a prediction in the process's cached pool for the model's n_jobs
+    /// (never rayon's global pool, which a forked child cannot use).
+    fn in_pool<R: Send>(&self, f: impl FnOnce() -> CoreResult<R> + Send) -> CoreResult<R> {
+        with_cached_threads(self.model.params.n_jobs, f)?
+    }
+
     /// A row-major n × n_outputs buffer as a numpy array ((n,) when single-output).
     fn shaped<'py>(&self, py: Python<'py>, out: Vec<f64>) -> PyResult<Bound<'py, PyAny>> {
         let k = self.model.n_outputs;

@@ -7,6 +7,10 @@ use serde::{Deserialize, Serialize};
 use crate::data::matrix::{DenseMatrix, Element};
 use crate::error::{Result, RgbmError};
 
+/// Largest magnitude a loaded model may hold in a leaf value or base score:
+/// sums over up to 10^7 trees stay finite, so predictions can never overflow.
+pub const MAX_ABS_VALUE: f64 = 1e200;
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Tree {
     pub feature: Vec<u32>,
@@ -72,8 +76,8 @@ impl Tree {
         if self.leaf_value.len() != m + 1 {
             return bad(format!("a tree with {m} splits needs {} leaves, has {}", m + 1, self.leaf_value.len()));
         }
-        if let Some(v) = self.leaf_value.iter().find(|v| !v.is_finite()) {
-            return bad(format!("non-finite leaf value {v}"));
+        if let Some(v) = self.leaf_value.iter().find(|v| !(v.abs() <= MAX_ABS_VALUE)) {
+            return bad(format!("leaf value {v} is not a finite number within ±{MAX_ABS_VALUE:e}"));
         }
         let mut leaf_seen = vec![false; m + 1];
         let mut node_seen = vec![false; m];

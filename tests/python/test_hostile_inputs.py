@@ -1,9 +1,10 @@
 """Hostile inputs: every bad input, parameter or model file gets a ValueError or
 TypeError (OSError for unreadable paths) whose message names the problem.
 
-Complements test_bad_input.py (cases already there are not repeated). Known
-bugs are strict xfails whose reason starts with "BUG:"; fixing one turns its
-test into an XPASS failure, the signal to drop the marker.
+Complements test_bad_input.py (cases already there are not repeated). A bug
+found here that cannot be fixed at once goes in as
+``pytest.mark.xfail(strict=True, reason="BUG: ...")``, so that fixing it
+turns the test into an XPASS failure, the signal to drop the marker.
 """
 import copy
 import json
@@ -25,10 +26,6 @@ from sklearn.exceptions import DataConversionWarning
 from rgbm_rs import RGBMClassifier, RGBMRegressor, load_model
 
 BAD = (ValueError, TypeError)
-
-
-def bug(reason):
-    return pytest.mark.xfail(strict=True, reason="BUG: " + reason)
 
 
 @pytest.fixture(scope="module")
@@ -129,8 +126,6 @@ def test_weights_zero_after_validation_split(data):
     assert re.search("validation.*weights must be .*not all 0", found["validation"])
 
 
-@bug("all-zero weights of the validation_fraction hold-out are reported as 'non-finite value: evaluation set "
-     "\"validation\": weights must be finite, >= 0 and not all 0': the weights are finite, the prefix misleads")
 def test_zero_validation_weights_message_is_not_non_finite(data):
     X, _, yr, _ = data
     assert "non-finite" not in _zero_weight_split_errors(X, yr)["validation"]
@@ -145,7 +140,6 @@ def _fit_predict_finite_or_valueerror(est, X, y, **fit):
     assert np.all(np.isfinite(out)), f"silent non-finite output: {out[:3]}"
 
 
-@bug("finite sample_weight whose sum overflows (all 1e308) is accepted and predictions are all NaN")
 @pytest.mark.parametrize("cls", [RGBMRegressor, RGBMClassifier])
 def test_weights_whose_sum_overflows(data, cls):
     X, y, yr, _ = data
@@ -155,7 +149,6 @@ def test_weights_whose_sum_overflows(data, cls):
                                           sample_weight=np.full(len(y), 1e308))
 
 
-@bug("finite regression targets near the float64 limit (all 1e308) give NaN/inf predictions without an error")
 @pytest.mark.parametrize("loss", ["squared", "gaussian"])
 def test_targets_whose_sum_overflows(data, loss):
     X, _, _, _ = data
@@ -287,8 +280,6 @@ def test_one_class_only_strings(data):
         small(RGBMClassifier).fit(X, ["spam"] * len(X))
 
 
-@bug("string targets for RGBMRegressor give a cryptic TypeError from np.isfinite "
-     "(\"ufunc 'isfinite' not supported for the input types\") instead of naming y")
 def test_string_regression_targets(data):
     X, _, _, _ = data
     with pytest.raises(BAD) as e:
@@ -296,8 +287,6 @@ def test_string_regression_targets(data):
     assert re.search(r"\by\b|target", str(e.value)) and re.search("numeric|string|float", str(e.value)), str(e.value)
 
 
-@bug("object labels mixing None and str give a cryptic TypeError from np.unique "
-     "(\"'<' not supported between instances of 'NoneType' and 'str'\") instead of naming the labels")
 def test_none_among_string_labels(data):
     X, _, _, _ = data
     with pytest.raises(BAD, match=r"[Ll]abel|missing|\by\b"):
@@ -556,31 +545,17 @@ def test_too_many_classes():
 
 # Parameters whose error message does not name them, or that are silently coerced.
 CRYPTIC_PARAMS = [
-    pytest.param({"n_estimators": 2**70}, "n_estimators", marks=bug(
-        "n_estimators=2**70 passes the sklearn check and fails in serde: "
-        "'invalid parameter `params`: invalid type: floating point `1.18e21`, expected usize at line 1 column 39'")),
-    pytest.param({"min_samples_leaf": 2**70}, "min_samples_leaf", marks=bug(
-        "min_samples_leaf=2**70: serde message 'invalid parameter `params`: ... expected usize' does not name it")),
-    pytest.param({"selection": "group", "groups": [[0, 1], [-1, 2]]}, "groups", marks=bug(
-        "negative feature index in groups: 'invalid parameter `params`: invalid value: integer `-1`, expected usize' "
-        "does not name groups")),
-    pytest.param({"selection": "group", "groups": [[0, 1], [2**70]]}, "groups", marks=bug(
-        "huge feature index in groups: serde message does not name groups")),
-    pytest.param({"selection": "group", "groups": [[0.5, 1], [2]]}, "groups", marks=bug(
-        "float feature index 0.5 in groups is silently truncated to 0 by int() and accepted")),
-    pytest.param({"booster": "rgb", "rgb_nodes": [-1]}, "rgb_nodes", marks=bug(
-        "rgb_nodes=[-1]: 'invalid parameter `params`: invalid value: integer `-1`, expected usize' does not name rgb_nodes")),
-    pytest.param({"booster": "rgb", "rgb_nodes": [1.5]}, "rgb_nodes", marks=bug(
-        "rgb_nodes=[1.5] is silently truncated to [1] by int() and accepted")),
-    pytest.param({"booster": "rgb", "rgb_nodes": ["a"]}, "rgb_nodes", marks=bug(
-        "rgb_nodes=['a']: \"invalid literal for int() with base 10: 'a'\" does not name rgb_nodes")),
-    pytest.param({"booster": "rgb", "rgb_lambdas": [float("nan")]}, "rgb_lambdas", marks=bug(
-        "rgb_lambdas=[nan]: 'invalid parameter `params`: expected value at line 1 column 490' (json.dumps writes NaN, "
-        "serde rejects it) does not name rgb_lambdas")),
-    pytest.param({"booster": "rgb", "rgb_lambdas": [float("inf")]}, "rgb_lambdas", marks=bug(
-        "rgb_lambdas=[inf]: 'expected value at line 1 column 490' does not name rgb_lambdas")),
-    pytest.param({"booster": "rgb", "rgb_lambdas": ["x"]}, "rgb_lambdas", marks=bug(
-        "rgb_lambdas=['x']: \"could not convert string to float: 'x'\" does not name rgb_lambdas")),
+    pytest.param({"n_estimators": 2**70}, "n_estimators"),
+    pytest.param({"min_samples_leaf": 2**70}, "min_samples_leaf"),
+    pytest.param({"selection": "group", "groups": [[0, 1], [-1, 2]]}, "groups"),
+    pytest.param({"selection": "group", "groups": [[0, 1], [2**70]]}, "groups"),
+    pytest.param({"selection": "group", "groups": [[0.5, 1], [2]]}, "groups"),
+    pytest.param({"booster": "rgb", "rgb_nodes": [-1]}, "rgb_nodes"),
+    pytest.param({"booster": "rgb", "rgb_nodes": [1.5]}, "rgb_nodes"),
+    pytest.param({"booster": "rgb", "rgb_nodes": ["a"]}, "rgb_nodes"),
+    pytest.param({"booster": "rgb", "rgb_lambdas": [float("nan")]}, "rgb_lambdas"),
+    pytest.param({"booster": "rgb", "rgb_lambdas": [float("inf")]}, "rgb_lambdas"),
+    pytest.param({"booster": "rgb", "rgb_lambdas": ["x"]}, "rgb_lambdas"),
 ]
 
 
@@ -591,8 +566,6 @@ def test_parameter_errors_name_the_parameter(data, params, fragment):
         small(RGBMClassifier, **params).fit(X, y)
 
 
-@bug("n_jobs is not capped: n_jobs=10000 builds a 10000-thread pool and a 3-round fit on 60 rows "
-     "takes minutes (n_jobs=5000: 48 s on 2 cores) instead of finishing fast or being refused")
 def test_absurd_n_jobs_does_not_hang():
     script = textwrap.dedent(
         """
@@ -637,13 +610,9 @@ def sglb(data):
         ("3", TypeError, "n_members must be an int"),
         (None, TypeError, "n_members must be an int"),
         (True, TypeError, "n_members must be an int"),
-        pytest.param(-1, BAD, "n_members", marks=bug(
-            "n_members=-1 raises OverflowError(\"can't convert negative int to unsigned\"), not ValueError naming n_members")),
-        pytest.param(2**64, BAD, "n_members", marks=bug(
-            "n_members=2**64 raises OverflowError('int too big to convert'), not ValueError naming n_members")),
-        pytest.param(2**63, BAD, "n_members", marks=bug(
-            "n_members=2**63 PANICS in Model::virtual_ensemble (t / (2 * n_members): 2*n wraps to 0, "
-            "'attempt to divide by zero' at src/model.rs:123) -> RuntimeError 'internal error: the native code panicked'")),
+        pytest.param(-1, BAD, "n_members"),
+        pytest.param(2**64, BAD, "n_members"),
+        pytest.param(2**63, BAD, "n_members"),
     ],
 )
 @pytest.mark.parametrize("which", [0, 1], ids=["regressor", "classifier"])
@@ -653,7 +622,6 @@ def test_bad_n_members(sglb, data, which, n_members, exc, fragment):
         sglb[which].predict_uncertainty(X, n_members=n_members)
 
 
-@bug("predict_uncertainty refuses numpy integers: n_members=np.int64(3) -> TypeError 'n_members must be an int, got int64'")
 def test_numpy_int_n_members(sglb, data):
     out = sglb[0].predict_uncertainty(data[0], n_members=np.int64(3))
     assert np.all(np.isfinite(out["mean"]))
@@ -765,9 +733,9 @@ def test_non_utf8_bytes(mdir):
         (lambda d: d.update(format=None), "missing format marker"),
         (lambda d: d.update(format="RGBM_RS"), "missing format marker"),
         (lambda d: d.update(estimator="Foo"), "unknown estimator 'Foo'"),
-        (lambda d: d.pop("params"), "KeyError.*params"),
-        (lambda d: d.pop("model"), "KeyError.*model"),
-        (lambda d: d.update(model=None), "invalid model"),
+        (lambda d: d.pop("params"), "'params' must be an object"),
+        (lambda d: d.pop("model"), "'model' must be an object"),
+        (lambda d: d.update(model=None), "'model' must be an object"),
         (lambda d: d["model"].pop("params"), "missing field `params`"),
         (lambda d: d["model"].update(format_version=0), "format version 0 is not supported"),
         (lambda d: d["params"].update(bogus=1), "unexpected keyword argument 'bogus'"),
@@ -840,7 +808,7 @@ def test_broken_regressor_model(docs, mdir, edit, fragment):
         ("clf", lambda d: d.update(classes=[0, 1, 2]), "needs 2 distinct classes"),
         ("clf", lambda d: d["model"].update(n_outputs=2), "n_outputs = 2 but the loss has 1 outputs"),
         ("gauss", lambda d: d["model"].update(n_outputs=1), "n_outputs = 1 but the loss has 2 outputs"),
-        ("gauss", lambda d: d["params"].update(loss="squared"), "loss='squared' cannot have 2 outputs"),
+        ("gauss", lambda d: d["params"].update(loss="squared"), "loss='squared'"),
         ("reg", lambda d: d["model"]["params"].update(loss="gaussian"), "n_outputs = 1 but the loss has 2 outputs"),
     ],
 )
@@ -860,10 +828,6 @@ NONFINITE_FRAGMENT = r"non-finite|NaN|[Ii]nfinit|\binf\b|finite"
         pytest.param(lambda d: d["model"].update(base_score=[SENTINEL]), id="base_score"),
     ],
 )
-@bug("NaN/inf numbers in the model (which Python's json reads from NaN, Infinity or 1e999) are re-serialised by "
-     "load_model as NaN/Infinity tokens that serde refuses: the message is 'invalid model: expected value at line 1 "
-     "column 907', naming neither the non-finite number nor the field, and the column is of the re-serialised text, "
-     "not of the user's file")
 def test_non_finite_numbers_in_model(docs, mdir, where, token):
     assert_load_fails(mdir, _with_token(docs, "reg", where, token), ValueError, NONFINITE_FRAGMENT)
 
@@ -881,21 +845,13 @@ def test_non_finite_numbers_are_refused(docs, mdir):
 @pytest.mark.parametrize(
     "edit,fragment",
     [
-        pytest.param(_set_tree("feature", 0, -1), "feature", marks=bug(
-            "negative feature index: 'invalid model: invalid value: integer `-1`, expected u32 at line 1 column 884' "
-            "does not name the field, and the column is of the re-serialised text")),
-        pytest.param(lambda d: d["model"].update(n_features=-1), "n_features", marks=bug(
-            "n_features=-1: 'invalid value: integer `-1`, expected usize at line 1 column 805' does not name n_features")),
-        pytest.param(lambda d: d["model"].update(n_outputs=-1), "n_outputs", marks=bug(
-            "n_outputs=-1: 'invalid value: integer `-1`, expected usize' does not name n_outputs")),
-        pytest.param(lambda d: d["model"].update(format_version=-1), "format", marks=bug(
-            "format_version=-1: 'invalid value: integer `-1`, expected u32' does not name format_version")),
-        pytest.param(lambda d: d.update(n_features_in="x"), "n_features_in", marks=bug(
-            "n_features_in='x': \"invalid literal for int() with base 10: 'x'\" (no file, no field)")),
-        pytest.param(lambda d: d.update(estimator=["RGBMRegressor"]), "estimator", marks=bug(
-            "estimator=[...]: TypeError \"unhashable type: 'list'\" (no file, no field)")),
-        pytest.param(lambda d: d.update(feature_names_in=5), "feature", marks=bug(
-            "feature_names_in=5: TypeError \"object of type 'int' has no len()\"")),
+        pytest.param(_set_tree("feature", 0, -1), "feature"),
+        pytest.param(lambda d: d["model"].update(n_features=-1), "n_features"),
+        pytest.param(lambda d: d["model"].update(n_outputs=-1), "n_outputs"),
+        pytest.param(lambda d: d["model"].update(format_version=-1), "format"),
+        pytest.param(lambda d: d.update(n_features_in="x"), "n_features_in"),
+        pytest.param(lambda d: d.update(estimator=["RGBMRegressor"]), "estimator"),
+        pytest.param(lambda d: d.update(feature_names_in=5), "feature"),
     ],
     ids=["feature_negative", "n_features_negative", "n_outputs_negative", "format_version_negative",
          "n_features_in_str", "estimator_list", "feature_names_int"],
@@ -904,7 +860,6 @@ def test_load_errors_name_the_field(docs, mdir, edit, fragment):
     assert_load_fails(mdir, _edit(docs, "reg", edit), BAD, fragment)
 
 
-@bug("load_model uses json.loads without a guard: a deeply nested file raises RecursionError, not ValueError")
 def test_deeply_nested_json(mdir):
     assert_load_fails(mdir, "[" * 100_000 + "]" * 100_000, ValueError, "not a valid rgbm_rs model file")
 
@@ -913,8 +868,6 @@ def _loads(mdir, doc):
     return load_model(_write(mdir, doc))
 
 
-@bug("load_model never validates the estimator 'params' nor checks them against the model's params: a file whose "
-     "outer loss is 'exponential' (model: logistic) loads, and predict_proba silently uses the exponential link")
 def test_outer_params_must_agree_with_the_model(docs, mdir, data):
     X = data[0]
     original = _loads(mdir, docs["clf"]).predict_proba(X)
@@ -926,8 +879,6 @@ def test_outer_params_must_agree_with_the_model(docs, mdir, data):
     np.testing.assert_allclose(est.predict_proba(X), original)
 
 
-@bug("load_model accepts estimator params that fit would refuse (learning_rate=-1, or 1e999 read as inf): "
-     "staged_predict then uses them (q = 1 - shrink_rate * learning_rate)")
 @pytest.mark.parametrize("raw", ['"learning_rate": -1.0', '"learning_rate": 1e999', '"n_estimators": -5'])
 def test_outer_params_are_validated(docs, mdir, raw):
     text = json.dumps(docs["reg"])
@@ -939,8 +890,6 @@ def test_outer_params_are_validated(docs, mdir, raw):
         load_model(path)
 
 
-@bug("staged_predict of a loaded SGLB model trusts the outer shrink_rate: a file whose estimator params say "
-     "shrink_rate=9 (model: 1e-3) loads and the staged predictions are off by a factor of ~q^-t (e.g. 2147 vs -0.15)")
 def test_staged_predict_of_a_tampered_model(mdir, data):
     X, _, yr, _ = data
     reg = small(RGBMRegressor, n_estimators=6, langevin=True, random_state=0).fit(X, yr)
@@ -954,7 +903,6 @@ def test_staged_predict_of_a_tampered_model(mdir, data):
         np.testing.assert_allclose(got, want)
 
 
-@bug("classes=[[0], [1]] (nested lists) loads; classes_ becomes 2-D and predict returns shape (n, 1)")
 def test_nested_classes(docs, mdir, data):
     doc = _edit(docs, "clf", lambda d: d.update(classes=[[0], [1]]))
     try:
@@ -964,13 +912,10 @@ def test_nested_classes(docs, mdir, data):
     assert est.predict(data[0]).shape == (len(data[0]),)
 
 
-@bug("feature_names_in='abc' (a string of the right length) loads as a 0-d array; "
-     "predicting on a DataFrame then fails with TypeError 'iteration over a 0-d array'")
 def test_feature_names_as_a_string(docs, mdir):
     assert_load_fails(mdir, _edit(docs, "reg", lambda d: d.update(feature_names_in="abc")), ValueError, "feature")
 
 
-@bug("finite leaf values of 1e308 in every tree load, and predict returns inf without an error")
 def test_leaf_values_whose_sum_overflows(docs, mdir, data):
     def edit(d):
         for tree in d["model"]["trees"]:
