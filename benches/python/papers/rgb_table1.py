@@ -104,12 +104,12 @@ def load(name):
 def make_rgb(beta, args, seed):
     return RGBMClassifier(booster="rgb", n_estimators=args.rounds, rgb_candidates=args.rgb_candidates,
                           rgb_beta=beta, max_depth=None, min_samples_leaf=1,
-                          random_state=seed, n_jobs=1)
+                          random_state=seed, n_jobs=args.n_jobs)
 
 
 def make_xgb(p, args, seed):
     return xgb.XGBClassifier(n_estimators=args.rounds, objective="binary:logistic", tree_method="hist",
-                             n_jobs=1, random_state=seed, verbosity=0, **p)
+                             n_jobs=args.n_jobs, random_state=seed, verbosity=0, **p)
 
 
 def err(model, X, y):
@@ -173,9 +173,10 @@ def table(summ, args, grid, cmd, date, total):
     L.append(f"- {args.splits} random stratified train/test splits (paper: 10), test fraction {args.test_size}, "
              f"T = {args.rounds}, logistic loss, 5-fold stratified CV on the training part for both methods")
     L.append(f"- RGB: 49 families (library default grid), S = {args.rgb_candidates}, beta in {BETAS}, "
-             "max_depth=None, min_samples_leaf=1")
+             "max_depth=None, min_samples_leaf=1, "
+             f"n_jobs={args.n_jobs}")
     n = np.prod([len(v) for v in grid.values()])
-    L.append(f"- XGBoost {xgb.__version__} (hist, nthread 1): grid `{args.xgb_grid}` = {n} points: "
+    L.append(f"- XGBoost {xgb.__version__} (hist, nthread {args.n_jobs}): grid `{args.xgb_grid}` = {n} points: "
              + ", ".join(f"{k} {v}" for k, v in grid.items()))
     L.append("- p: one-tailed paired t-test over splits, H1: RGB error < XGBoost error. "
              "Paper signif. column = level printed in Table 1.\n")
@@ -200,6 +201,8 @@ def main():
     ap.add_argument("--rgb-candidates", type=int, default=4)
     ap.add_argument("--xgb-grid", choices=sorted(XGB_GRIDS), default="paper")
     ap.add_argument("--write-md", default=None)
+    ap.add_argument("--n-jobs", type=int, default=1,
+                    help="threads for rgbm_rs and XGBoost (default 1)")
     args = ap.parse_args()
     grid = XGB_GRIDS[args.xgb_grid]
     cmd = "python " + " ".join(sys.argv)
