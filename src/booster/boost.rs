@@ -196,7 +196,7 @@ fn train_in_pool<T: Element>(
     let mut gh = filled_vec(len, [0.0f64; 2], "the gradients")?;
     let mut rows: Vec<u32> = with_capacity(n, "the row index")?;
     let cfg = GrowerConfig { max_depth: params.max_depth, max_leaves: params.max_leaves, rule: SplitRule::from_params(params) };
-    let mut grower = TreeGrower::new(&data, cfg);
+    let mut grower = TreeGrower::new(&data, cfg)?;
     let cancel = monitor.cancel_flag();
     grower.set_cancel(cancel.clone());
     let mut trees = Vec::with_capacity(params.n_estimators * k_out);
@@ -209,7 +209,7 @@ fn train_in_pool<T: Element>(
     let rule = SplitRule::from_params(params);
     // Model shrinkage: F ← b + q·(F − b) + tree each round.
     let q = 1.0 - params.shrink_rate() * params.learning_rate;
-    let rgb = (params.booster == BoosterKind::Rgb).then(|| RgbState::new(params, &data, cfg, cancel.clone()));
+    let rgb = if params.booster == BoosterKind::Rgb { Some(RgbState::new(params, &data, cfg, cancel.clone())?) } else { None };
 
     for round in 0..params.n_estimators {
         monitor.before_round(round)?;
@@ -381,16 +381,16 @@ struct RgbChoice {
 }
 
 impl<'a> RgbState<'a> {
-    fn new(params: &BoosterParams, data: &'a BinnedDataset, cfg: GrowerConfig, cancel: Option<Arc<AtomicBool>>) -> RgbState<'a> {
+    fn new(params: &BoosterParams, data: &'a BinnedDataset, cfg: GrowerConfig, cancel: Option<Arc<AtomicBool>>) -> Result<RgbState<'a>> {
         let families = Families::new(params, data.n_features(), data.n_rows);
         let growers = (0..params.rgb_candidates)
             .map(|_| {
-                let mut grower = TreeGrower::new(data, cfg);
+                let mut grower = TreeGrower::new(data, cfg)?;
                 grower.set_cancel(cancel.clone());
-                Mutex::new(grower)
+                Ok(Mutex::new(grower))
             })
-            .collect();
-        RgbState { families, growers, n_features: data.n_features() }
+            .collect::<Result<Vec<_>>>()?;
+        Ok(RgbState { families, growers, n_features: data.n_features() })
     }
 
     /// Draws S families, builds their candidates in parallel, keeps the best

@@ -12,6 +12,8 @@ use super::tree::Tree;
 use crate::data::BinnedDataset;
 use rand_chacha::ChaCha8Rng;
 
+use crate::alloc::filled_vec;
+use crate::error::Result;
 use crate::histogram::{build, subtract_into, BinStats, Gradients, HistogramPool};
 use crate::selection::{Candidates, Selector};
 use crate::split::{best_split, SplitCandidate, SplitRule};
@@ -97,17 +99,18 @@ pub fn sum_rows(rows: &[u32], grads: &Gradients) -> BinStats {
 const PARALLEL_GATHER_MIN: usize = 64 * 1024;
 
 impl<'a> TreeGrower<'a> {
-    pub fn new(data: &'a BinnedDataset, cfg: GrowerConfig) -> Self {
-        TreeGrower {
+    /// Fails with `OutOfMemory` if its O(n) scratch buffers cannot be allocated.
+    pub fn new(data: &'a BinnedDataset, cfg: GrowerConfig) -> Result<Self> {
+        Ok(TreeGrower {
             data,
             cfg,
             pool: HistogramPool::new(data.total_bins()),
-            scratch: vec![0; data.n_rows],
-            gh_buf: vec![[0.0; 2]; data.n_rows],
+            scratch: filled_vec(data.n_rows, 0, "the partition scratch buffer")?,
+            gh_buf: filled_vec(data.n_rows, [0.0; 2], "the gathered gradients")?,
             w_buf: Vec::new(),
             partials: Vec::new(),
             cancel: None,
-        }
+        })
     }
 
     /// A flag that, once set, makes `grow` stop splitting (the tree it
@@ -350,7 +353,7 @@ mod tests {
         let data = BinnedDataset::from_matrix(&m, 255, 0).unwrap();
         let gh: Vec<[f64; 2]> = ys.iter().map(|&y| [-y, 1.0]).collect();
         let cfg = GrowerConfig { max_depth: Some(1), max_leaves: None, rule: rule() };
-        let mut g = TreeGrower::new(&data, cfg);
+        let mut g = TreeGrower::new(&data, cfg).unwrap();
         let mut rows: Vec<u32> = (0..40).collect();
         let grown = g.grow(&Gradients { gh: &gh, weights: None }, &mut rows, true, NodeSelection::Tree(&Candidates::all(data.n_features())));
         let t = &grown.tree;
@@ -395,7 +398,7 @@ mod tests {
             })
             .collect();
         let cfg = GrowerConfig { max_depth: None, max_leaves: Some(20), rule: SplitRule { min_child_weight: 0.0, ..rule() } };
-        let mut g = TreeGrower::new(&data, cfg);
+        let mut g = TreeGrower::new(&data, cfg).unwrap();
         let mut rows: Vec<u32> = (0..n as u32).collect();
         let grown = g.grow(&Gradients { gh: &gh, weights: None }, &mut rows, true, NodeSelection::Tree(&Candidates::all(data.n_features())));
         assert!(grown.tree.n_leaves() > 5);
@@ -414,7 +417,7 @@ mod tests {
         let gh: Vec<[f64; 2]> = (0..n).map(|i| [((i * 31) % 17) as f64 - 8.0, 1.0]).collect();
         for (max_depth, max_leaves) in [(Some(3), None), (None, Some(7)), (Some(2), Some(10))] {
             let cfg = GrowerConfig { max_depth, max_leaves, rule: rule() };
-            let mut g = TreeGrower::new(&data, cfg);
+            let mut g = TreeGrower::new(&data, cfg).unwrap();
             let mut rows: Vec<u32> = (0..n as u32).collect();
             let grown = g.grow(&Gradients { gh: &gh, weights: None }, &mut rows, true, NodeSelection::Tree(&Candidates::all(data.n_features())));
             grown.tree.validate(3).unwrap();
