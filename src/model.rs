@@ -144,6 +144,12 @@ impl Model {
             add_tree_outputs_multi(&self.trees[start * k_out..end * k_out], k_out, start * k_out, x, &mut acc);
             start = end;
             let undo = q.powi(-((t - end) as i32));
+            if !(undo.is_finite() && undo <= MAX_ABS_VALUE) {
+                return Err(RgbmError::param(
+                    "n_members",
+                    format!("undoing the shrinkage of {} rounds overflows (q = {q}); use fewer members", t - end),
+                ));
+            }
             members.push(acc.iter().enumerate().map(|(j, a)| self.base_score[j % k_out] + undo * a).collect());
         }
         Ok(members)
@@ -165,7 +171,11 @@ impl Model {
             trees.iter_mut().for_each(|t| t.leaf_value.iter_mut().for_each(|v| *v *= undo));
         }
         let params = BoosterParams { n_estimators: n_rounds, ..self.params.clone() };
-        Ok(Model { trees, params, ..self.clone() })
+        let cut = Model { trees, params, ..self.clone() };
+        // Undoing strong shrinkage over many rounds can overflow: refuse
+        // rather than return a model with infinite leaves.
+        cut.validate().map_err(|e| RgbmError::param("n_rounds", format!("the model truncated to {n_rounds} rounds is not usable: {e}")))?;
+        Ok(cut)
     }
 
     pub fn to_json(&self) -> Result<String> {

@@ -154,3 +154,16 @@ fn truncated_model_equals_the_shorter_fit() {
         assert_eq!(long.truncated(9).unwrap().trees, long.trees);
     }
 }
+
+#[test]
+fn undoing_extreme_shrinkage_is_an_error_not_infinity() {
+    // q = 1 - γν = 0.001: undoing hundreds of rounds of shrinkage overflows f64.
+    let x = common::features(300, 3, 9);
+    let y = common::binary(&x, 3, 10);
+    let params = BoosterParams { n_estimators: 1000, shrink_rate: Some(0.999), learning_rate: 1.0, max_depth: Some(2), ..sglb() };
+    let model = fit(&params, &x, 3, &y);
+    assert!(model.truncated(1).is_err());
+    let m = DenseMatrix::row_major(&x, y.len(), 3).unwrap();
+    assert!(model.virtual_ensemble(&m, 2).is_err());
+    assert!(model.truncated(1000).is_ok());
+}

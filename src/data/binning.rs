@@ -92,6 +92,11 @@ impl BinMapper {
             return Err(RgbmError::param("max_bins", format!("must be in [2, 65535], got {max_bins}")));
         }
         let n = x.n_rows();
+        if let Some(w) = weights {
+            if w.len() != n {
+                return Err(RgbmError::Shape(format!("X has {n} rows but the weights have {}", w.len())));
+            }
+        }
         let sample: Option<Vec<usize>> = if n > BIN_SAMPLE_ROWS {
             let mut rng = stream(seed, Purpose::BinSample, 0);
             let mut rows = rand::seq::index::sample(&mut rng, n, BIN_SAMPLE_ROWS).into_vec();
