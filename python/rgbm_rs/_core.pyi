@@ -81,6 +81,9 @@ class Booster:
         """Normalised importances, shape (n_features,): ``"gain"`` (total split
         gain) or ``"split"`` (split count)."""
 
+    def params_json(self) -> str:
+        """The model's BoosterParams as JSON (every field, defaults filled in)."""
+
     def training_log_json(self) -> str:
         """The per-round training log as JSON (a list of objects; empty after loading)."""
 

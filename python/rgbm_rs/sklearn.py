@@ -30,7 +30,7 @@ from ._validation import (
     resolve_n_jobs,
     resolve_seed,
 )
-from .callback import CallbackEnv, EarlyStopping, format_results
+from .callback import CallbackEnv, EarlyStopping, log_evaluation
 
 logger = logging.getLogger("rgbm_rs")
 
@@ -171,6 +171,8 @@ class _Progress:
         self.evals = {}
         self.started = time.perf_counter()
         self.bar = None
+        # verbose=k logs exactly what the log_evaluation(k) callback logs.
+        self.log = log_evaluation(self.period) if self.period > 0 else None
         if self.period > 0:
             if not logger.hasHandlers():
                 # verbose asks for output even when the application did not configure logging.
@@ -193,10 +195,9 @@ class _Progress:
         elapsed = time.perf_counter() - self.started
         if self.bar is not None:
             self.bar.update(1)
-        round_no = iteration + 1
-        if self.period > 0 and (round_no % self.period == 0 or round_no == self.n_rounds):
-            logger.info("[%d]\t%s", round_no, format_results(items) or f"{elapsed:.2f} s")
         env = CallbackEnv(self.estimator, iteration, self.n_rounds, items, self.evals, elapsed)
+        if self.log is not None:
+            self.log(env)
         stop = False
         for cb in self.callbacks:
             stop = bool(cb(env)) or stop
@@ -1129,7 +1130,7 @@ def load_model(path):
     except (TypeError, ValueError) as e:
         raise ValueError(f"{path}: invalid estimator params: {e}") from None
     booster = _core.Booster.from_json(json.dumps(doc["model"]))
-    _check_params_agree(est, json.loads(booster.to_json())["params"], path)
+    _check_params_agree(est, json.loads(booster.params_json()), path)
     n_features = doc.get("n_features_in")
     if isinstance(n_features, bool) or not isinstance(n_features, int) or n_features != booster.n_features:
         raise ValueError(f"{path}: n_features_in ({n_features!r}) disagrees with the model ({booster.n_features})")

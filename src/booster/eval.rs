@@ -76,7 +76,6 @@ pub(crate) struct Evaluator<'s, 'a, T: Element> {
     /// Per set: class-major raw scores (n_outputs blocks of the set's rows).
     scores: Vec<Vec<f64>>,
     pub histories: Vec<EvalHistory>,
-    n_outputs: usize,
 }
 
 impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
@@ -104,7 +103,6 @@ impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
             set.x.check_no_infinity()?;
             objective.check_labels(set.y).map_err(|e| RgbmError::InvalidLabel(format!("evaluation set {:?}: {e}", set.name)))?;
         }
-        let n_outputs = objective.n_outputs();
         let scores = sets
             .iter()
             .map(|s| base.iter().flat_map(|&b| std::iter::repeat_n(b, s.x.n_rows())).collect())
@@ -113,7 +111,7 @@ impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
             .iter()
             .flat_map(|s| metrics.iter().map(|m| EvalHistory { set: s.name.clone(), metric: m.name(), values: Vec::new() }))
             .collect();
-        Ok(Evaluator { sets, metrics, scores, histories, n_outputs })
+        Ok(Evaluator { sets, metrics, scores, histories })
     }
 
     pub fn is_empty(&self) -> bool {
@@ -149,7 +147,6 @@ impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
         for (h, r) in self.histories.iter_mut().zip(&out) {
             h.values.push(r.value);
         }
-        debug_assert!(self.n_outputs >= 1);
         out
     }
 }

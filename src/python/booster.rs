@@ -240,6 +240,11 @@ impl PyBooster {
         Ok(PyArray1::from_vec(py, self.model.feature_importances(kind)))
     }
 
+    /// The model's BoosterParams as JSON (every field, defaults filled in).
+    fn params_json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.model.params).map_err(|e| to_py(RgbmError::ModelFormat(e.to_string())))
+    }
+
     /// The per-round training log as JSON (a list of objects; empty after loading).
     fn training_log_json(&self) -> PyResult<String> {
         serde_json::to_string(&self.log).map_err(|e| to_py(RgbmError::ModelFormat(e.to_string())))
