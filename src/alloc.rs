@@ -9,7 +9,10 @@ pub fn filled_vec<T: Clone>(len: usize, value: T, what: &str) -> Result<Vec<T>> 
     let mut v: Vec<T> = Vec::new();
     v.try_reserve_exact(len).map_err(|_| {
         let bytes = len.saturating_mul(std::mem::size_of::<T>());
-        RgbmError::OutOfMemory(format!("cannot allocate {what}: {len} elements ({:.1} MiB)", bytes as f64 / (1u64 << 20) as f64))
+        RgbmError::OutOfMemory(format!(
+            "cannot allocate {what}: {len} elements ({:.1} MiB)",
+            bytes as f64 / (1u64 << 20) as f64
+        ))
     })?;
     v.resize(len, value);
     Ok(v)
@@ -18,7 +21,8 @@ pub fn filled_vec<T: Clone>(len: usize, value: T, what: &str) -> Result<Vec<T>> 
 /// An empty vector with room for `len` elements, or an error naming `what`.
 pub fn with_capacity<T>(len: usize, what: &str) -> Result<Vec<T>> {
     let mut v: Vec<T> = Vec::new();
-    v.try_reserve_exact(len).map_err(|_| RgbmError::OutOfMemory(format!("cannot allocate {what}: {len} elements")))?;
+    v.try_reserve_exact(len)
+        .map_err(|_| RgbmError::OutOfMemory(format!("cannot allocate {what}: {len} elements")))?;
     Ok(v)
 }
 
@@ -29,7 +33,10 @@ mod tests {
     #[test]
     fn impossible_requests_are_errors_not_aborts() {
         let err = filled_vec(usize::MAX / 4, 0u64, "the test buffer").unwrap_err();
-        assert!(matches!(err, RgbmError::OutOfMemory(ref m) if m.contains("the test buffer")), "{err}");
+        assert!(
+            matches!(err, RgbmError::OutOfMemory(ref m) if m.contains("the test buffer")),
+            "{err}"
+        );
         assert!(with_capacity::<[f64; 2]>(usize::MAX / 8, "gradients").is_err());
         assert_eq!(filled_vec(3, 1.5f64, "small").unwrap(), vec![1.5; 3]);
     }

@@ -31,7 +31,10 @@ pub enum RgbmError {
 
 impl RgbmError {
     pub fn param(name: &str, reason: impl Into<String>) -> Self {
-        RgbmError::InvalidParameter { name: name.to_string(), reason: reason.into() }
+        RgbmError::InvalidParameter {
+            name: name.to_string(),
+            reason: reason.into(),
+        }
     }
 }
 

@@ -31,7 +31,12 @@ impl BinStats {
     }
     #[inline(always)]
     pub fn sub(&self, o: &BinStats) -> BinStats {
-        BinStats { g: self.g - o.g, h: self.h - o.h, w: self.w - o.w, n: self.n - o.n }
+        BinStats {
+            g: self.g - o.g,
+            h: self.h - o.h,
+            w: self.w - o.w,
+            n: self.n - o.n,
+        }
     }
 }
 
@@ -86,7 +91,12 @@ fn build_feature<C: BinCode, const ALL_ROWS: bool, const WEIGHTED: bool>(
                 prefetch(codes.as_ptr().wrapping_add(ahead as usize));
             }
         }
-        let code = if ALL_ROWS { codes[k] } else { codes[rows[k] as usize] }.idx();
+        let code = if ALL_ROWS {
+            codes[k]
+        } else {
+            codes[rows[k] as usize]
+        }
+        .idx();
         if code != skip {
             hist[code].accumulate::<WEIGHTED>(gh[k], w, k);
         }
@@ -189,7 +199,11 @@ fn build_sparse_chunk<const ALL_ROWS: bool, const WEIGHTED: bool>(
 ) {
     hist.fill(BinStats::default());
     for k in 0..gh.len() {
-        let r = if ALL_ROWS { first + k } else { rows[k] as usize };
+        let r = if ALL_ROWS {
+            first + k
+        } else {
+            rows[k] as usize
+        };
         for &b in &sparse.bins[sparse.row_ptr[r]..sparse.row_ptr[r + 1]] {
             hist[b as usize].accumulate::<WEIGHTED>(gh[k], w, k);
         }
@@ -226,18 +240,23 @@ fn build_rows_chunked(
         partials.push(vec![BinStats::default(); hist.len()]);
     }
     let parts = &mut partials[..n_chunks];
-    parts.par_iter_mut().enumerate().for_each(|(c, part)| run(c * chunk, ((c + 1) * chunk).min(m), part));
+    parts
+        .par_iter_mut()
+        .enumerate()
+        .for_each(|(c, part)| run(c * chunk, ((c + 1) * chunk).min(m), part));
     let parts = &*parts;
-    hist.par_chunks_mut(2048).enumerate().for_each(|(blk, out)| {
-        let base = blk * 2048;
-        for (i, o) in out.iter_mut().enumerate() {
-            let mut sum = parts[0][base + i];
-            for part in &parts[1..] {
-                sum.add(&part[base + i]);
+    hist.par_chunks_mut(2048)
+        .enumerate()
+        .for_each(|(blk, out)| {
+            let base = blk * 2048;
+            for (i, o) in out.iter_mut().enumerate() {
+                let mut sum = parts[0][base + i];
+                for part in &parts[1..] {
+                    sum.add(&part[base + i]);
+                }
+                *o = sum;
             }
-            *o = sum;
-        }
-    });
+        });
 }
 
 /// Builds the histograms of `features` for a node into `hist` (length =
@@ -271,26 +290,52 @@ pub fn build(
     }
     let no_skip = data.sparse_rows.is_none();
     match (rows, &data.codes, &data.row_codes, &data.sparse_rows) {
-        (Some(r), _, _, Some(sp)) if all_features => build_rows_chunked(r.len(), hist, partials, |lo, hi, out| {
-            let (rr, gh) = (&r[lo..hi], &grads.gh[lo..hi]);
-            if weighted {
-                build_sparse_chunk::<false, true>(sp, 0, rr, gh, &w[lo..hi], out)
-            } else {
-                build_sparse_chunk::<false, false>(sp, 0, rr, gh, &[], out)
-            }
-        }),
-        (None, _, _, Some(sp)) if all_features => build_rows_chunked(data.n_rows, hist, partials, |lo, hi, out| {
-            let gh = &grads.gh[lo..hi];
-            if weighted {
-                build_sparse_chunk::<true, true>(sp, lo, &[], gh, &w[lo..hi], out)
-            } else {
-                build_sparse_chunk::<true, false>(sp, lo, &[], gh, &[], out)
-            }
-        }),
-        (Some(r), _, BinCodes::U8(c), None) if all_features => chunks!(r, build_rows_chunk, c.as_slice(), offsets.as_slice()),
-        (Some(r), _, BinCodes::U16(c), None) if all_features => chunks!(r, build_rows_chunk, c.as_slice(), offsets.as_slice()),
-        (_, BinCodes::U8(c), _, _) => build_typed(c, data.n_rows, offsets, &data.default_bins, features, rows, grads, hist),
-        (_, BinCodes::U16(c), _, _) => build_typed(c, data.n_rows, offsets, &data.default_bins, features, rows, grads, hist),
+        (Some(r), _, _, Some(sp)) if all_features => {
+            build_rows_chunked(r.len(), hist, partials, |lo, hi, out| {
+                let (rr, gh) = (&r[lo..hi], &grads.gh[lo..hi]);
+                if weighted {
+                    build_sparse_chunk::<false, true>(sp, 0, rr, gh, &w[lo..hi], out)
+                } else {
+                    build_sparse_chunk::<false, false>(sp, 0, rr, gh, &[], out)
+                }
+            })
+        }
+        (None, _, _, Some(sp)) if all_features => {
+            build_rows_chunked(data.n_rows, hist, partials, |lo, hi, out| {
+                let gh = &grads.gh[lo..hi];
+                if weighted {
+                    build_sparse_chunk::<true, true>(sp, lo, &[], gh, &w[lo..hi], out)
+                } else {
+                    build_sparse_chunk::<true, false>(sp, lo, &[], gh, &[], out)
+                }
+            })
+        }
+        (Some(r), _, BinCodes::U8(c), None) if all_features => {
+            chunks!(r, build_rows_chunk, c.as_slice(), offsets.as_slice())
+        }
+        (Some(r), _, BinCodes::U16(c), None) if all_features => {
+            chunks!(r, build_rows_chunk, c.as_slice(), offsets.as_slice())
+        }
+        (_, BinCodes::U8(c), _, _) => build_typed(
+            c,
+            data.n_rows,
+            offsets,
+            &data.default_bins,
+            features,
+            rows,
+            grads,
+            hist,
+        ),
+        (_, BinCodes::U16(c), _, _) => build_typed(
+            c,
+            data.n_rows,
+            offsets,
+            &data.default_bins,
+            features,
+            rows,
+            grads,
+            hist,
+        ),
     }
     // Default bins were skipped (by the sparse rows or the feature kernels):
     // their sums are the node total minus the feature's other bins.
@@ -326,10 +371,15 @@ pub struct HistogramPool {
 
 impl HistogramPool {
     pub fn new(len: usize) -> Self {
-        HistogramPool { len, free: Vec::new() }
+        HistogramPool {
+            len,
+            free: Vec::new(),
+        }
     }
     pub fn take(&mut self) -> Vec<BinStats> {
-        self.free.pop().unwrap_or_else(|| vec![BinStats::default(); self.len])
+        self.free
+            .pop()
+            .unwrap_or_else(|| vec![BinStats::default(); self.len])
     }
     pub fn give(&mut self, h: Vec<BinStats>) {
         self.free.push(h);
@@ -341,7 +391,12 @@ mod tests {
     use super::*;
     use crate::data::matrix::DenseMatrix;
 
-    fn naive(data: &BinnedDataset, rows: &[u32], gh: &[[f64; 2]], w: Option<&[f64]>) -> Vec<BinStats> {
+    fn naive(
+        data: &BinnedDataset,
+        rows: &[u32],
+        gh: &[[f64; 2]],
+        w: Option<&[f64]>,
+    ) -> Vec<BinStats> {
         let mut h = vec![BinStats::default(); data.total_bins()];
         for &r in rows {
             let r = r as usize;
@@ -376,14 +431,22 @@ mod tests {
         let (n, p) = (30_000, 5);
         let mut s = 12345u64;
         let mut next = || {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (s >> 11) as f64 / (1u64 << 53) as f64
         };
         // Sparse: mostly zeros, so default bins are skipped and sparse rows are used.
         let x: Vec<f64> = (0..n * p)
             .map(|_| {
                 let u = next();
-                if sparse && u < 0.85 { 0.0 } else if u < 0.1 || (sparse && u < 0.87) { f64::NAN } else { (next() * 40.0).floor() }
+                if sparse && u < 0.85 {
+                    0.0
+                } else if u < 0.1 || (sparse && u < 0.87) {
+                    f64::NAN
+                } else {
+                    (next() * 40.0).floor()
+                }
             })
             .collect();
         let gh: Vec<[f64; 2]> = (0..n).map(|_| [next() - 0.5, next()]).collect();
@@ -401,24 +464,59 @@ mod tests {
             let sum = |rows: &[u32]| {
                 let mut t = BinStats::default();
                 for &r in rows {
-                    t.add(&BinStats { g: gh[r as usize][0], h: gh[r as usize][1], w: weights.map_or(1.0, |w| w[r as usize]), n: 1.0 });
+                    t.add(&BinStats {
+                        g: gh[r as usize][0],
+                        h: gh[r as usize][1],
+                        w: weights.map_or(1.0, |w| w[r as usize]),
+                        n: 1.0,
+                    });
                 }
                 t
             };
             let mut root = vec![BinStats::default(); data.total_bins()];
-            build(&data, &features, None, &Gradients { gh: &gh, weights }, &mut root, &mut partials, &sum(&all));
+            build(
+                &data,
+                &features,
+                None,
+                &Gradients { gh: &gh, weights },
+                &mut root,
+                &mut partials,
+                &sum(&all),
+            );
             close(&root, &naive(&data, &all, &gh, weights));
 
             let ggh: Vec<[f64; 2]> = subset.iter().map(|&r| gh[r as usize]).collect();
             let gw: Vec<f64> = subset.iter().map(|&r| w[r as usize]).collect();
             let gw = weights.map(|_| &gw[..]);
             let mut sub = vec![BinStats::default(); data.total_bins()];
-            build(&data, &features, Some(&subset), &Gradients { gh: &ggh, weights: gw }, &mut sub, &mut partials, &sum(&subset));
+            build(
+                &data,
+                &features,
+                Some(&subset),
+                &Gradients {
+                    gh: &ggh,
+                    weights: gw,
+                },
+                &mut sub,
+                &mut partials,
+                &sum(&subset),
+            );
             close(&sub, &naive(&data, &subset, &gh, weights));
             // The feature-major subset kernel (used when only some features are active).
             let some: Vec<usize> = (0..p).filter(|j| j % 2 == 0).collect();
             let mut part = vec![BinStats::default(); data.total_bins()];
-            build(&data, &some, Some(&subset), &Gradients { gh: &ggh, weights: gw }, &mut part, &mut partials, &sum(&subset));
+            build(
+                &data,
+                &some,
+                Some(&subset),
+                &Gradients {
+                    gh: &ggh,
+                    weights: gw,
+                },
+                &mut part,
+                &mut partials,
+                &sum(&subset),
+            );
             let want = naive(&data, &subset, &gh, weights);
             for &j in &some {
                 let r = data.bin_offsets[j]..data.bin_offsets[j + 1];

@@ -12,10 +12,10 @@ pub mod metric;
 pub mod model;
 pub mod objective;
 pub mod params;
-pub mod threads;
 pub mod rng;
 pub mod selection;
 pub mod split;
+pub mod threads;
 pub mod tree;
 
 #[cfg(feature = "python")]

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, RgbmError};
-use crate::objective::{Objective, CHUNK};
+use crate::objective::{CHUNK, Objective};
 use crate::params::Loss;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,7 +51,9 @@ fn weighted_mean(n: usize, w: Option<&[f64]>, f: impl Fn(usize) -> f64 + Sync) -
             (s, ws)
         })
         .collect();
-    let (s, ws) = parts.iter().fold((0.0, 0.0), |(a, b), &(c, d)| (a + c, b + d));
+    let (s, ws) = parts
+        .iter()
+        .fold((0.0, 0.0), |(a, b), &(c, d)| (a + c, b + d));
     s / ws
 }
 
@@ -67,7 +69,11 @@ fn auc(y: &[f64], f: &[f64], w: Option<&[f64]>) -> f64 {
         while end < order.len() && f[order[end]] == f[order[start]] {
             let i = order[end];
             let wi = w.map_or(1.0, |w| w[i]);
-            if y[i] > 0.5 { pos += wi } else { neg += wi }
+            if y[i] > 0.5 {
+                pos += wi
+            } else {
+                neg += wi
+            }
             end += 1;
         }
         pairs += pos * (neg_below + 0.5 * neg);
@@ -118,7 +124,9 @@ impl Metric {
     pub fn check_loss(self, loss: Loss) -> Result<()> {
         let ok = match self {
             // With loss = gaussian the first score block is the mean.
-            Metric::L2 | Metric::Rmse | Metric::Mae => matches!(loss, Loss::Squared | Loss::Huber | Loss::Gaussian),
+            Metric::L2 | Metric::Rmse | Metric::Mae => {
+                matches!(loss, Loss::Squared | Loss::Huber | Loss::Gaussian)
+            }
             Metric::Huber => loss == Loss::Huber,
             Metric::Logloss | Metric::Error | Metric::Auc => loss.is_binary(),
             Metric::Exponential => loss == Loss::Exponential,
@@ -129,7 +137,14 @@ impl Metric {
         if ok {
             Ok(())
         } else {
-            Err(RgbmError::param("eval_metric", format!("metric {:?} does not apply to loss {:?}", self.name(), format!("{loss:?}").to_lowercase())))
+            Err(RgbmError::param(
+                "eval_metric",
+                format!(
+                    "metric {:?} does not apply to loss {:?}",
+                    self.name(),
+                    format!("{loss:?}").to_lowercase()
+                ),
+            ))
         }
     }
 
@@ -140,18 +155,32 @@ impl Metric {
             Metric::L2 => weighted_mean(n, w, |i| (y[i] - f[i]).powi(2)),
             Metric::Rmse => weighted_mean(n, w, |i| (y[i] - f[i]).powi(2)).sqrt(),
             Metric::Mae => weighted_mean(n, w, |i| (y[i] - f[i]).abs()),
-            Metric::Huber | Metric::Exponential | Metric::Sla01 | Metric::MultiLogloss | Metric::GaussianNll => objective.mean_loss(y, f, w),
+            Metric::Huber
+            | Metric::Exponential
+            | Metric::Sla01
+            | Metric::MultiLogloss
+            | Metric::GaussianNll => objective.mean_loss(y, f, w),
             Metric::Logloss => weighted_mean(n, w, |i| {
-                let p = objective.probability(f[i]).unwrap_or(f64::NAN).clamp(1e-15, 1.0 - 1e-15);
+                let p = objective
+                    .probability(f[i])
+                    .unwrap_or(f64::NAN)
+                    .clamp(1e-15, 1.0 - 1e-15);
                 if y[i] > 0.5 { -p.ln() } else { -(1.0 - p).ln() }
             }),
-            Metric::Error => weighted_mean(n, w, |i| if (f[i] > 0.0) != (y[i] > 0.5) { 1.0 } else { 0.0 }),
+            Metric::Error => weighted_mean(n, w, |i| {
+                if (f[i] > 0.0) != (y[i] > 0.5) {
+                    1.0
+                } else {
+                    0.0
+                }
+            }),
             Metric::Auc => auc(y, f, w),
             Metric::MultiError => {
                 let k_out = objective.n_outputs();
                 weighted_mean(n, w, |i| {
                     // First maximum, like numpy's argmax.
-                    let best = (1..k_out).fold(0, |b, k| if f[k * n + i] > f[b * n + i] { k } else { b });
+                    let best =
+                        (1..k_out).fold(0, |b, k| if f[k * n + i] > f[b * n + i] { k } else { b });
                     if best as f64 != y[i] { 1.0 } else { 0.0 }
                 })
             }
@@ -174,7 +203,13 @@ mod tests {
         for i in 0..7 {
             for j in 0..7 {
                 if y[i] > 0.5 && y[j] < 0.5 {
-                    let s = if f[i] > f[j] { 1.0 } else if f[i] == f[j] { 0.5 } else { 0.0 };
+                    let s = if f[i] > f[j] {
+                        1.0
+                    } else if f[i] == f[j] {
+                        0.5
+                    } else {
+                        0.0
+                    };
                     num += w[i] * w[j] * s;
                     den += w[i] * w[j];
                 }
@@ -185,7 +220,10 @@ mod tests {
 
     #[test]
     fn classification_metrics_match_hand_computation() {
-        let lg = Objective::Logistic(Logistic { reg: 0.0, clamp: None });
+        let lg = Objective::Logistic(Logistic {
+            reg: 0.0,
+            clamp: None,
+        });
         let y = [1.0, 0.0, 1.0];
         let f = [2.0, 0.5, -1.0];
         let sig = |z: f64| 1.0 / (1.0 + (-z).exp());

@@ -6,9 +6,9 @@ use crate::data::matrix::{DenseMatrix, Element};
 use crate::error::{Result, RgbmError};
 use crate::objective::Objective;
 use crate::params::BoosterParams;
+use crate::tree::Tree;
 use crate::tree::predict::add_tree_outputs_multi;
 use crate::tree::tree::MAX_ABS_VALUE;
-use crate::tree::Tree;
 
 /// Version 2 added multi-output models (`n_outputs`, one base score per
 /// output); version 1 files (a single number as base score) still load.
@@ -55,7 +55,11 @@ fn number_or_list<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Vec<f6
 /// "field: problem" for a failed deserialisation ("problem" alone at the top level).
 pub(crate) fn describe(e: &serde_path_to_error::Error<serde_json::Error>) -> String {
     let path = e.path().to_string();
-    if path == "." { e.inner().to_string() } else { format!("{path}: {}", e.inner()) }
+    if path == "." {
+        e.inner().to_string()
+    } else {
+        format!("{path}: {}", e.inner())
+    }
 }
 
 impl Model {
@@ -94,7 +98,11 @@ impl Model {
 
     /// Raw scores using the first `n_rounds` rounds (all when None),
     /// row-major (n_rows × n_outputs).
-    pub fn predict_raw<T: Element>(&self, x: &DenseMatrix<T>, n_rounds: Option<usize>) -> Result<Vec<f64>> {
+    pub fn predict_raw<T: Element>(
+        &self,
+        x: &DenseMatrix<T>,
+        n_rounds: Option<usize>,
+    ) -> Result<Vec<f64>> {
         self.check_features(x)?;
         let k = n_rounds.unwrap_or(self.n_rounds()).min(self.n_rounds()) * self.n_outputs;
         let mut out = self.base_rows(x.n_rows());
@@ -104,10 +112,18 @@ impl Model {
 
     /// Contributions of trees start..end only (no base score), row-major
     /// (n_rows × n_outputs), for staged prediction and introspection.
-    pub fn predict_trees<T: Element>(&self, x: &DenseMatrix<T>, start: usize, end: usize) -> Result<Vec<f64>> {
+    pub fn predict_trees<T: Element>(
+        &self,
+        x: &DenseMatrix<T>,
+        start: usize,
+        end: usize,
+    ) -> Result<Vec<f64>> {
         self.check_features(x)?;
         if start > end || end > self.trees.len() {
-            return Err(RgbmError::param("tree range", format!("{start}..{end} is not within 0..{}", self.trees.len())));
+            return Err(RgbmError::param(
+                "tree range",
+                format!("{start}..{end} is not within 0..{}", self.trees.len()),
+            ));
         }
         let mut out = vec![0.0; x.n_rows() * self.n_outputs];
         add_tree_outputs_multi(&self.trees[start..end], self.n_outputs, start, x, &mut out);
@@ -120,37 +136,63 @@ impl Model {
     /// trees applied, so it equals the model as it was at that round. Returns
     /// K vectors of raw scores (each row-major n_rows × n_outputs); the last
     /// member is the full model. Truncation happens at round boundaries.
-    pub fn virtual_ensemble<T: Element>(&self, x: &DenseMatrix<T>, n_members: usize) -> Result<Vec<Vec<f64>>> {
+    pub fn virtual_ensemble<T: Element>(
+        &self,
+        x: &DenseMatrix<T>,
+        n_members: usize,
+    ) -> Result<Vec<Vec<f64>>> {
         self.check_features(x)?;
         let t = self.n_rounds();
         let k_out = self.n_outputs;
         if n_members < 2 {
-            return Err(RgbmError::param("n_members", format!("must be >= 2, got {n_members}")));
+            return Err(RgbmError::param(
+                "n_members",
+                format!("must be >= 2, got {n_members}"),
+            ));
         }
         if n_members > t / 2 {
             return Err(RgbmError::param(
                 "n_members",
-                format!("{n_members} members need 2 rounds each, the model has {t} rounds (at most {} members)", t / 2),
+                format!(
+                    "{n_members} members need 2 rounds each, the model has {t} rounds (at most {} members)",
+                    t / 2
+                ),
             ));
         }
         let period = t / (2 * n_members);
         let q = 1.0 - self.params.shrink_rate() * self.params.learning_rate;
-        let ends: Vec<usize> = (0..n_members).map(|k| t - (n_members - 1 - k) * period).collect();
+        let ends: Vec<usize> = (0..n_members)
+            .map(|k| t - (n_members - 1 - k) * period)
+            .collect();
         // Sums grow member by member: add the trees between consecutive truncations.
         let mut acc = vec![0.0; x.n_rows() * k_out];
         let mut start = 0;
         let mut members = Vec::with_capacity(n_members);
         for &end in &ends {
-            add_tree_outputs_multi(&self.trees[start * k_out..end * k_out], k_out, start * k_out, x, &mut acc);
+            add_tree_outputs_multi(
+                &self.trees[start * k_out..end * k_out],
+                k_out,
+                start * k_out,
+                x,
+                &mut acc,
+            );
             start = end;
             let undo = q.powi(-((t - end) as i32));
             if !(undo.is_finite() && undo <= MAX_ABS_VALUE) {
                 return Err(RgbmError::param(
                     "n_members",
-                    format!("undoing the shrinkage of {} rounds overflows (q = {q}); use fewer members", t - end),
+                    format!(
+                        "undoing the shrinkage of {} rounds overflows (q = {q}); use fewer members",
+                        t - end
+                    ),
                 ));
             }
-            members.push(acc.iter().enumerate().map(|(j, a)| self.base_score[j % k_out] + undo * a).collect());
+            members.push(
+                acc.iter()
+                    .enumerate()
+                    .map(|(j, a)| self.base_score[j % k_out] + undo * a)
+                    .collect(),
+            );
         }
         Ok(members)
     }
@@ -162,19 +204,36 @@ impl Model {
     pub fn truncated(&self, n_rounds: usize) -> Result<Model> {
         let total = self.n_rounds();
         if n_rounds == 0 || n_rounds > total {
-            return Err(RgbmError::param("n_rounds", format!("must be in [1, {total}], got {n_rounds}")));
+            return Err(RgbmError::param(
+                "n_rounds",
+                format!("must be in [1, {total}], got {n_rounds}"),
+            ));
         }
         let q = 1.0 - self.params.shrink_rate() * self.params.learning_rate;
         let undo = q.powi(-((total - n_rounds) as i32));
         let mut trees = self.trees[..n_rounds * self.n_outputs].to_vec();
         if undo != 1.0 {
-            trees.iter_mut().for_each(|t| t.leaf_value.iter_mut().for_each(|v| *v *= undo));
+            trees
+                .iter_mut()
+                .for_each(|t| t.leaf_value.iter_mut().for_each(|v| *v *= undo));
         }
-        let params = BoosterParams { n_estimators: n_rounds, ..self.params.clone() };
-        let cut = Model { trees, params, ..self.clone() };
+        let params = BoosterParams {
+            n_estimators: n_rounds,
+            ..self.params.clone()
+        };
+        let cut = Model {
+            trees,
+            params,
+            ..self.clone()
+        };
         // Undoing strong shrinkage over many rounds can overflow: refuse
         // rather than return a model with infinite leaves.
-        cut.validate().map_err(|e| RgbmError::param("n_rounds", format!("the model truncated to {n_rounds} rounds is not usable: {e}")))?;
+        cut.validate().map_err(|e| {
+            RgbmError::param(
+                "n_rounds",
+                format!("the model truncated to {n_rounds} rounds is not usable: {e}"),
+            )
+        })?;
         Ok(cut)
     }
 
@@ -186,8 +245,10 @@ impl Model {
     pub fn from_json(text: &str) -> Result<Model> {
         // The error names the field it happened in (e.g. `trees[3].feature[0]`).
         let mut de = serde_json::Deserializer::from_str(text);
-        let model: Model = serde_path_to_error::deserialize(&mut de).map_err(|e| RgbmError::ModelFormat(describe(&e)))?;
-        de.end().map_err(|e| RgbmError::ModelFormat(e.to_string()))?;
+        let model: Model = serde_path_to_error::deserialize(&mut de)
+            .map_err(|e| RgbmError::ModelFormat(describe(&e)))?;
+        de.end()
+            .map_err(|e| RgbmError::ModelFormat(e.to_string()))?;
         model.validate()?;
         Ok(model)
     }
@@ -201,23 +262,42 @@ impl Model {
         }
         self.params.validate()?;
         if self.n_features == 0 || self.n_features > MAX_FEATURES {
-            return Err(RgbmError::ModelFormat(format!("n_features = {} is out of range", self.n_features)));
+            return Err(RgbmError::ModelFormat(format!(
+                "n_features = {} is out of range",
+                self.n_features
+            )));
         }
         let expected = self.objective().n_outputs();
         if self.n_outputs != expected {
-            return Err(RgbmError::ModelFormat(format!("n_outputs = {} but the loss has {expected} outputs", self.n_outputs)));
+            return Err(RgbmError::ModelFormat(format!(
+                "n_outputs = {} but the loss has {expected} outputs",
+                self.n_outputs
+            )));
         }
-        if self.base_score.len() != self.n_outputs || !self.base_score.iter().all(|v| v.abs() <= MAX_ABS_VALUE) {
-            return Err(RgbmError::ModelFormat(format!("base_score needs {} finite numbers within ±{MAX_ABS_VALUE:e}", self.n_outputs)));
+        if self.base_score.len() != self.n_outputs
+            || !self.base_score.iter().all(|v| v.abs() <= MAX_ABS_VALUE)
+        {
+            return Err(RgbmError::ModelFormat(format!(
+                "base_score needs {} finite numbers within ±{MAX_ABS_VALUE:e}",
+                self.n_outputs
+            )));
         }
         if self.trees.len() % self.n_outputs != 0 {
-            return Err(RgbmError::ModelFormat(format!("{} trees are not whole rounds of {} outputs", self.trees.len(), self.n_outputs)));
+            return Err(RgbmError::ModelFormat(format!(
+                "{} trees are not whole rounds of {} outputs",
+                self.trees.len(),
+                self.n_outputs
+            )));
         }
         if self.trees.len() > MAX_TREES {
-            return Err(RgbmError::ModelFormat(format!("{} trees exceed the cap of {MAX_TREES}", self.trees.len())));
+            return Err(RgbmError::ModelFormat(format!(
+                "{} trees exceed the cap of {MAX_TREES}",
+                self.trees.len()
+            )));
         }
         for (i, t) in self.trees.iter().enumerate() {
-            t.validate(self.n_features).map_err(|e| RgbmError::ModelFormat(format!("tree {i}: {e}")))?;
+            t.validate(self.n_features)
+                .map_err(|e| RgbmError::ModelFormat(format!("tree {i}: {e}")))?;
         }
         Ok(())
     }

@@ -206,7 +206,11 @@ impl Default for BoosterParams {
 }
 
 fn check(ok: bool, name: &str, reason: impl FnOnce() -> String) -> Result<()> {
-    if ok { Ok(()) } else { Err(RgbmError::param(name, reason())) }
+    if ok {
+        Ok(())
+    } else {
+        Err(RgbmError::param(name, reason()))
+    }
 }
 
 impl BoosterParams {
@@ -215,16 +219,21 @@ impl BoosterParams {
         let mut de = serde_json::Deserializer::from_str(text);
         let p: BoosterParams = serde_path_to_error::deserialize(&mut de).map_err(|e| {
             let field = e.path().to_string();
-            RgbmError::param(if field == "." { "params" } else { &field }, e.inner().to_string())
+            RgbmError::param(
+                if field == "." { "params" } else { &field },
+                e.inner().to_string(),
+            )
         })?;
-        de.end().map_err(|e| RgbmError::param("params", e.to_string()))?;
+        de.end()
+            .map_err(|e| RgbmError::param("params", e.to_string()))?;
         p.validate()?;
         Ok(p)
     }
 
     /// γ with its default resolved.
     pub fn shrink_rate(&self) -> f64 {
-        self.shrink_rate.unwrap_or(if self.langevin { 1e-3 } else { 0.0 })
+        self.shrink_rate
+            .unwrap_or(if self.langevin { 1e-3 } else { 0.0 })
     }
 
     /// Whether trees grow best-first (leaf-limited) rather than depth-wise.
@@ -233,95 +242,159 @@ impl BoosterParams {
     }
 
     pub fn validate(&self) -> Result<()> {
-        check(self.n_estimators >= 1, "n_estimators", || format!("must be >= 1, got {}", self.n_estimators))?;
+        check(self.n_estimators >= 1, "n_estimators", || {
+            format!("must be >= 1, got {}", self.n_estimators)
+        })?;
         check(
             self.learning_rate.is_finite() && self.learning_rate > 0.0,
             "learning_rate",
             || format!("must be a finite number > 0, got {}", self.learning_rate),
         )?;
         if let Some(d) = self.max_depth {
-            check((1..=64).contains(&d), "max_depth", || format!("must be in [1, 64] or None, got {d}"))?;
+            check((1..=64).contains(&d), "max_depth", || {
+                format!("must be in [1, 64] or None, got {d}")
+            })?;
         }
         if let Some(l) = self.max_leaves {
-            check((2..=1 << 20).contains(&l), "max_leaves", || format!("must be in [2, 1048576] or None, got {l}"))?;
+            check((2..=1 << 20).contains(&l), "max_leaves", || {
+                format!("must be in [2, 1048576] or None, got {l}")
+            })?;
         }
-        check(self.max_depth.is_some() || self.max_leaves.is_some() || self.booster == BoosterKind::Rgb, "max_depth", || {
-            "max_depth=None needs max_leaves to bound the tree".to_string()
-        })?;
+        check(
+            self.max_depth.is_some()
+                || self.max_leaves.is_some()
+                || self.booster == BoosterKind::Rgb,
+            "max_depth",
+            || "max_depth=None needs max_leaves to bound the tree".to_string(),
+        )?;
         check((2..=65535).contains(&self.max_bins), "max_bins", || {
             format!("must be in [2, 65535], got {}", self.max_bins)
         })?;
         check(self.min_samples_leaf >= 1, "min_samples_leaf", || {
             format!("must be >= 1, got {}", self.min_samples_leaf)
         })?;
-        let nonneg = |v: f64, name: &str| check(v.is_finite() && v >= 0.0, name, || format!("must be a finite number >= 0, got {v}"));
+        let nonneg = |v: f64, name: &str| {
+            check(v.is_finite() && v >= 0.0, name, || {
+                format!("must be a finite number >= 0, got {v}")
+            })
+        };
         nonneg(self.min_child_weight, "min_child_weight")?;
         nonneg(self.reg_lambda, "reg_lambda")?;
         nonneg(self.min_split_gain, "min_split_gain")?;
         nonneg(self.logistic_reg, "logistic_reg")?;
-        check(self.huber_delta.is_finite() && self.huber_delta > 0.0, "huber_delta", || {
-            format!("must be a finite number > 0, got {}", self.huber_delta)
-        })?;
+        check(
+            self.huber_delta.is_finite() && self.huber_delta > 0.0,
+            "huber_delta",
+            || format!("must be a finite number > 0, got {}", self.huber_delta),
+        )?;
         if let Some(rho) = self.clamp {
-            check(rho > 0.0 && rho < 0.5, "clamp", || format!("must be in (0, 0.5) or None, got {rho}"))?;
+            check(rho > 0.0 && rho < 0.5, "clamp", || {
+                format!("must be in (0, 0.5) or None, got {rho}")
+            })?;
             check(self.loss == Loss::Logistic, "clamp", || {
-                format!("probability clamping applies to the logistic loss only, not {:?}", self.loss)
+                format!(
+                    "probability clamping applies to the logistic loss only, not {:?}",
+                    self.loss
+                )
             })?;
         }
-        check(self.subsample > 0.0 && self.subsample <= 1.0, "subsample", || {
-            format!("must be in (0, 1], got {}", self.subsample)
-        })?;
+        check(
+            self.subsample > 0.0 && self.subsample <= 1.0,
+            "subsample",
+            || format!("must be in (0, 1], got {}", self.subsample),
+        )?;
         if self.step == Step::Constant {
             check(self.leaf == Mode::Gradient, "step", || {
                 "step='constant' (the 1/sigma step of RGBM) is proven for gradient leaves only: set leaf='gradient'".to_string()
             })?;
-            check(!matches!(self.loss, Loss::Exponential | Loss::Gaussian), "step", || {
-                format!(
-                    "step='constant' needs a smooth loss; the {} loss has no smoothness constant sigma",
-                    format!("{:?}", self.loss).to_lowercase()
-                )
-            })?;
+            check(
+                !matches!(self.loss, Loss::Exponential | Loss::Gaussian),
+                "step",
+                || {
+                    format!(
+                        "step='constant' needs a smooth loss; the {} loss has no smoothness constant sigma",
+                        format!("{:?}", self.loss).to_lowercase()
+                    )
+                },
+            )?;
         }
         match (self.selection, self.selection_size) {
             (Selection::Random | Selection::Groups, None) => {
-                return Err(RgbmError::param("selection_size", format!("selection={:?} needs selection_size (t)", format!("{:?}", self.selection).to_lowercase())));
+                return Err(RgbmError::param(
+                    "selection_size",
+                    format!(
+                        "selection={:?} needs selection_size (t)",
+                        format!("{:?}", self.selection).to_lowercase()
+                    ),
+                ));
             }
             (Selection::Full | Selection::Group, Some(_)) => {
                 return Err(RgbmError::param(
                     "selection_size",
-                    format!("selection_size has no effect with selection={:?}; use 'random' or 'groups'", format!("{:?}", self.selection).to_lowercase()),
+                    format!(
+                        "selection_size has no effect with selection={:?}; use 'random' or 'groups'",
+                        format!("{:?}", self.selection).to_lowercase()
+                    ),
                 ));
             }
-            (_, Some(SelectionSize::Count(0))) => return Err(RgbmError::param("selection_size", "must be >= 1")),
+            (_, Some(SelectionSize::Count(0))) => {
+                return Err(RgbmError::param("selection_size", "must be >= 1"));
+            }
             (_, Some(SelectionSize::Fraction(f))) if !(f > 0.0 && f <= 1.0) => {
-                return Err(RgbmError::param("selection_size", format!("a fraction must be in (0, 1], got {f}")));
+                return Err(RgbmError::param(
+                    "selection_size",
+                    format!("a fraction must be in (0, 1], got {f}"),
+                ));
             }
             _ => {}
         }
-        if self.groups.is_some() && !matches!(self.selection, Selection::Group | Selection::Groups) {
-            return Err(RgbmError::param("groups", "groups are used by selection='group' or 'groups' only"));
+        if self.groups.is_some() && !matches!(self.selection, Selection::Group | Selection::Groups)
+        {
+            return Err(RgbmError::param(
+                "groups",
+                "groups are used by selection='group' or 'groups' only",
+            ));
         }
         if self.selection == Selection::Full && self.selection_scope == SelectionScope::Node {
-            return Err(RgbmError::param("selection_scope", "selection='full' searches every split; 'node' scope has no effect"));
+            return Err(RgbmError::param(
+                "selection_scope",
+                "selection='full' searches every split; 'node' scope has no effect",
+            ));
         }
-        check(self.sla_scale.is_finite() && self.sla_scale > 0.0, "sla_scale", || {
-            format!("must be a finite number > 0, got {}", self.sla_scale)
-        })?;
+        check(
+            self.sla_scale.is_finite() && self.sla_scale > 0.0,
+            "sla_scale",
+            || format!("must be a finite number > 0, got {}", self.sla_scale),
+        )?;
         if self.loss == Loss::Sla01 {
-            check(self.gain == Mode::Gradient && self.leaf == Mode::Gradient, "loss", || {
-                "loss='sla01' has a hessian that can be negative: use gain='gradient' and leaf='gradient'".to_string()
-            })?;
+            check(
+                self.gain == Mode::Gradient && self.leaf == Mode::Gradient,
+                "loss",
+                || {
+                    "loss='sla01' has a hessian that can be negative: use gain='gradient' and leaf='gradient'".to_string()
+                },
+            )?;
         }
-        check(self.temperature.is_finite() && self.temperature > 0.0, "temperature", || {
-            format!("must be a finite number > 0, got {}", self.temperature)
-        })?;
+        check(
+            self.temperature.is_finite() && self.temperature > 0.0,
+            "temperature",
+            || format!("must be a finite number > 0, got {}", self.temperature),
+        )?;
         let gamma = self.shrink_rate();
-        check(gamma.is_finite() && gamma >= 0.0 && gamma * self.learning_rate < 1.0, "shrink_rate", || {
-            format!("shrink_rate * learning_rate must be in [0, 1), got {gamma} * {}", self.learning_rate)
-        })?;
+        check(
+            gamma.is_finite() && gamma >= 0.0 && gamma * self.learning_rate < 1.0,
+            "shrink_rate",
+            || {
+                format!(
+                    "shrink_rate * learning_rate must be in [0, 1), got {gamma} * {}",
+                    self.learning_rate
+                )
+            },
+        )?;
         if self.langevin {
             check(self.step == Step::Shrinkage, "step", || {
-                "langevin=True takes learning_rate as the Langevin step: use step='shrinkage'".to_string()
+                "langevin=True takes learning_rate as the Langevin step: use step='shrinkage'"
+                    .to_string()
             })?;
         }
         if gamma > 0.0 {
@@ -329,58 +402,105 @@ impl BoosterParams {
                 "model shrinkage F <- (1 - shrink_rate*learning_rate)F is defined for step='shrinkage' only".to_string()
             })?;
         }
-        check(self.rgb_candidates >= 1, "rgb_candidates", || format!("must be >= 1, got {}", self.rgb_candidates))?;
-        check(self.rgb_beta.is_finite() && self.rgb_beta >= 0.0, "rgb_beta", || format!("must be a finite number >= 0, got {}", self.rgb_beta))?;
+        check(self.rgb_candidates >= 1, "rgb_candidates", || {
+            format!("must be >= 1, got {}", self.rgb_candidates)
+        })?;
+        check(
+            self.rgb_beta.is_finite() && self.rgb_beta >= 0.0,
+            "rgb_beta",
+            || format!("must be a finite number >= 0, got {}", self.rgb_beta),
+        )?;
         if let Some(nodes) = &self.rgb_nodes {
-            check(!nodes.is_empty() && nodes.iter().all(|&k| (1..=1 << 20).contains(&k)), "rgb_nodes", || {
-                format!("must be a non-empty list of internal-node counts in [1, 1048576], got {nodes:?}")
-            })?;
+            check(
+                !nodes.is_empty() && nodes.iter().all(|&k| (1..=1 << 20).contains(&k)),
+                "rgb_nodes",
+                || {
+                    format!(
+                        "must be a non-empty list of internal-node counts in [1, 1048576], got {nodes:?}"
+                    )
+                },
+            )?;
         }
         if let Some(lambdas) = &self.rgb_lambdas {
-            check(!lambdas.is_empty() && lambdas.iter().all(|&l| l.is_finite() && l > 0.0), "rgb_lambdas", || {
-                format!("must be a non-empty list of finite numbers > 0, got {lambdas:?}")
-            })?;
+            check(
+                !lambdas.is_empty() && lambdas.iter().all(|&l| l.is_finite() && l > 0.0),
+                "rgb_lambdas",
+                || format!("must be a non-empty list of finite numbers > 0, got {lambdas:?}"),
+            )?;
         }
         if self.booster == BoosterKind::Rgb {
-            let refuse = |name: &str, why: &str| Err(RgbmError::param(name, format!("booster='rgb': {why}")));
+            let refuse = |name: &str, why: &str| {
+                Err(RgbmError::param(name, format!("booster='rgb': {why}")))
+            };
             if matches!(self.loss, Loss::Exponential | Loss::Sla01 | Loss::Gaussian) {
-                return refuse("loss", "the coordinate step needs a convex loss with a smoothness constant sigma (not exponential, sla01 or gaussian)");
+                return refuse(
+                    "loss",
+                    "the coordinate step needs a convex loss with a smoothness constant sigma (not exponential, sla01 or gaussian)",
+                );
             }
             if self.langevin {
                 return refuse("langevin", "Langevin noise is not defined for RGB");
             }
             if self.max_leaves.is_some() {
-                return refuse("max_leaves", "tree sizes come from the families (rgb_nodes); leave max_leaves=None");
+                return refuse(
+                    "max_leaves",
+                    "tree sizes come from the families (rgb_nodes); leave max_leaves=None",
+                );
             }
             if self.selection != Selection::Full {
-                return refuse("selection", "RGB draws tree families, not RGBM candidate sets; use selection='full'");
+                return refuse(
+                    "selection",
+                    "RGB draws tree families, not RGBM candidate sets; use selection='full'",
+                );
             }
             if self.step != Step::Shrinkage || self.shrink_rate() > 0.0 {
-                return refuse("step", "RGB takes the coordinate step alpha = -<g,h>/(sigma |h|^2); use step='shrinkage' and no shrink_rate");
+                return refuse(
+                    "step",
+                    "RGB takes the coordinate step alpha = -<g,h>/(sigma |h|^2); use step='shrinkage' and no shrink_rate",
+                );
             }
         } else if self.rgb_nodes.is_some() || self.rgb_lambdas.is_some() {
-            return Err(RgbmError::param("rgb_nodes", "rgb_nodes / rgb_lambdas are used by booster='rgb' only"));
+            return Err(RgbmError::param(
+                "rgb_nodes",
+                "rgb_nodes / rgb_lambdas are used by booster='rgb' only",
+            ));
         }
         if let Some(n) = self.n_jobs {
-            check(n >= 1, "n_jobs", || format!("must be >= 1 or None, got {n}"))?;
+            check(n >= 1, "n_jobs", || {
+                format!("must be >= 1 or None, got {n}")
+            })?;
         }
         match (self.loss, self.n_classes) {
-            (Loss::Softmax, None) => return Err(RgbmError::param("n_classes", "loss='softmax' needs n_classes")),
+            (Loss::Softmax, None) => {
+                return Err(RgbmError::param(
+                    "n_classes",
+                    "loss='softmax' needs n_classes",
+                ));
+            }
             (Loss::Softmax, Some(k)) => check((2..=MAX_CLASSES).contains(&k), "n_classes", || {
                 format!("must be in [2, {MAX_CLASSES}], got {k}")
             })?,
-            (_, Some(_)) => return Err(RgbmError::param("n_classes", "n_classes is used by loss='softmax' only")),
+            (_, Some(_)) => {
+                return Err(RgbmError::param(
+                    "n_classes",
+                    "n_classes is used by loss='softmax' only",
+                ));
+            }
             _ => {}
         }
 
         if let Some(metrics) = &self.eval_metric {
-            check(!metrics.is_empty(), "eval_metric", || "must name at least one metric".to_string())?;
+            check(!metrics.is_empty(), "eval_metric", || {
+                "must name at least one metric".to_string()
+            })?;
             for m in metrics {
                 m.check_loss(self.loss)?;
             }
         }
         if let Some(r) = self.early_stopping_rounds {
-            check(r >= 1, "early_stopping_rounds", || format!("must be >= 1 or None, got {r}"))?;
+            check(r >= 1, "early_stopping_rounds", || {
+                format!("must be >= 1 or None, got {r}")
+            })?;
         }
         Ok(())
     }

@@ -38,10 +38,22 @@ mod tests {
 
     #[test]
     fn streams_are_reproducible_and_distinct() {
-        let a: Vec<u64> = (0..4).map(|_| 0).scan(stream(7, Purpose::RowSubsample, 3), |r, _| Some(r.random())).collect();
-        let b: Vec<u64> = (0..4).map(|_| 0).scan(stream(7, Purpose::RowSubsample, 3), |r, _| Some(r.random())).collect();
-        let c: Vec<u64> = (0..4).map(|_| 0).scan(stream(7, Purpose::RowSubsample, 4), |r, _| Some(r.random())).collect();
-        let d: Vec<u64> = (0..4).map(|_| 0).scan(stream(7, Purpose::BinSample, 3), |r, _| Some(r.random())).collect();
+        let a: Vec<u64> = (0..4)
+            .map(|_| 0)
+            .scan(stream(7, Purpose::RowSubsample, 3), |r, _| Some(r.random()))
+            .collect();
+        let b: Vec<u64> = (0..4)
+            .map(|_| 0)
+            .scan(stream(7, Purpose::RowSubsample, 3), |r, _| Some(r.random()))
+            .collect();
+        let c: Vec<u64> = (0..4)
+            .map(|_| 0)
+            .scan(stream(7, Purpose::RowSubsample, 4), |r, _| Some(r.random()))
+            .collect();
+        let d: Vec<u64> = (0..4)
+            .map(|_| 0)
+            .scan(stream(7, Purpose::BinSample, 3), |r, _| Some(r.random()))
+            .collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert_ne!(a, d);

@@ -21,7 +21,10 @@ pub struct Candidates {
 
 impl Candidates {
     pub fn all(n_features: usize) -> Candidates {
-        Candidates { features: (0..n_features).collect(), allowed: None }
+        Candidates {
+            features: (0..n_features).collect(),
+            allowed: None,
+        }
     }
 }
 
@@ -39,7 +42,10 @@ pub struct Selector {
 fn resolve(size: SelectionSize, of: usize, what: &str) -> Result<usize> {
     match size {
         SelectionSize::Count(c) if c >= 1 && c <= of => Ok(c),
-        SelectionSize::Count(c) => Err(RgbmError::param("selection_size", format!("{c} is more than the {of} {what}"))),
+        SelectionSize::Count(c) => Err(RgbmError::param(
+            "selection_size",
+            format!("{c} is more than the {of} {what}"),
+        )),
         SelectionSize::Fraction(f) => Ok(((f * of as f64).ceil() as usize).clamp(1, of)),
     }
 }
@@ -53,16 +59,25 @@ fn check_partition(groups: &[Vec<usize>], p: usize) -> Result<()> {
         }
         for &j in group {
             if j >= p {
-                return Err(RgbmError::param("groups", format!("group {g} names feature {j}, but X has {p} features")));
+                return Err(RgbmError::param(
+                    "groups",
+                    format!("group {g} names feature {j}, but X has {p} features"),
+                ));
             }
             if seen[j] {
-                return Err(RgbmError::param("groups", format!("feature {j} is in more than one group")));
+                return Err(RgbmError::param(
+                    "groups",
+                    format!("feature {j} is in more than one group"),
+                ));
             }
             seen[j] = true;
         }
     }
     if let Some(j) = seen.iter().position(|s| !s) {
-        return Err(RgbmError::param("groups", format!("feature {j} is in no group; groups must partition the features")));
+        return Err(RgbmError::param(
+            "groups",
+            format!("feature {j} is in no group; groups must partition the features"),
+        ));
     }
     Ok(())
 }
@@ -73,11 +88,13 @@ impl Selector {
         let groups = match &params.groups {
             Some(g) => {
                 check_partition(g, p)?;
-                g.iter().map(|grp| {
-                    let mut grp = grp.clone();
-                    grp.sort_unstable();
-                    grp
-                }).collect()
+                g.iter()
+                    .map(|grp| {
+                        let mut grp = grp.clone();
+                        grp.sort_unstable();
+                        grp
+                    })
+                    .collect()
             }
             None => (0..p).map(|j| vec![j]).collect::<Vec<_>>(),
         };
@@ -93,7 +110,12 @@ impl Selector {
             (Selection::Groups, Some(s)) => resolve(s, groups.len(), "groups")?,
             _ => 1,
         };
-        Ok(Selector { kind: params.selection, size, groups, split_offsets })
+        Ok(Selector {
+            kind: params.selection,
+            size,
+            groups,
+            split_offsets,
+        })
     }
 
     /// Whether every split is a candidate (no draw needed).
@@ -117,17 +139,24 @@ impl Selector {
             Selection::Full => Candidates::all(p),
             // Type 2 is Type 3 with t = 1, drawn the same way.
             Selection::Group | Selection::Groups => {
-                let mut features: Vec<usize> = rand::seq::index::sample(rng, self.groups.len(), self.size)
-                    .into_iter()
-                    .flat_map(|g| self.groups[g].iter().copied())
-                    .collect();
+                let mut features: Vec<usize> =
+                    rand::seq::index::sample(rng, self.groups.len(), self.size)
+                        .into_iter()
+                        .flat_map(|g| self.groups[g].iter().copied())
+                        .collect();
                 features.sort_unstable();
-                Candidates { features, allowed: None }
+                Candidates {
+                    features,
+                    allowed: None,
+                }
             }
             Selection::Random => {
                 let k = self.split_offsets[p];
                 if k == 0 {
-                    return Candidates { features: Vec::new(), allowed: None };
+                    return Candidates {
+                        features: Vec::new(),
+                        allowed: None,
+                    };
                 }
                 let mut picks: Vec<usize> = rand::seq::index::sample(rng, k, self.size).into_vec();
                 picks.sort_unstable();
@@ -138,13 +167,19 @@ impl Selector {
                     let j = self.split_offsets.partition_point(|&o| o <= idx) - 1;
                     if features.last() != Some(&j) {
                         features.push(j);
-                        allowed.push(vec![false; self.split_offsets[j + 1] - self.split_offsets[j]]);
+                        allowed.push(vec![
+                            false;
+                            self.split_offsets[j + 1] - self.split_offsets[j]
+                        ]);
                     }
                     if let Some(mask) = allowed.last_mut() {
                         mask[idx - self.split_offsets[j]] = true;
                     }
                 }
-                Candidates { features, allowed: Some(allowed) }
+                Candidates {
+                    features,
+                    allowed: Some(allowed),
+                }
             }
         }
     }
@@ -155,7 +190,7 @@ mod tests {
     use super::*;
     use crate::data::DenseMatrix;
     use crate::params::SelectionScope;
-    use crate::rng::{stream, Purpose};
+    use crate::rng::{Purpose, stream};
 
     fn data(p: usize) -> BinnedDataset {
         let n = 200;
@@ -163,8 +198,18 @@ mod tests {
         BinnedDataset::from_matrix(&DenseMatrix::row_major(&x, n, p).unwrap(), 8, 0).unwrap()
     }
 
-    fn params(selection: Selection, size: Option<SelectionSize>, groups: Option<Vec<Vec<usize>>>) -> BoosterParams {
-        BoosterParams { selection, selection_size: size, groups, selection_scope: SelectionScope::Tree, ..Default::default() }
+    fn params(
+        selection: Selection,
+        size: Option<SelectionSize>,
+        groups: Option<Vec<Vec<usize>>>,
+    ) -> BoosterParams {
+        BoosterParams {
+            selection,
+            selection_size: size,
+            groups,
+            selection_scope: SelectionScope::Tree,
+            ..Default::default()
+        }
     }
 
     /// Chi-square goodness of fit of group draws against the uniform distribution.
@@ -182,7 +227,10 @@ mod tests {
             counts[g] += 1;
         }
         let expected = draws as f64 / groups.len() as f64;
-        let chi2: f64 = counts.iter().map(|&c| (c as f64 - expected).powi(2) / expected).sum();
+        let chi2: f64 = counts
+            .iter()
+            .map(|&c| (c as f64 - expected).powi(2) / expected)
+            .sum();
         // 4 degrees of freedom: P(chi2 > 18.47) = 0.001.
         assert!(chi2 < 18.47, "chi2 = {chi2}, counts {counts:?}");
     }
@@ -190,36 +238,68 @@ mod tests {
     #[test]
     fn groups_draw_t_distinct_groups_and_random_draws_t_splits() {
         let d = data(6);
-        let sel = Selector::new(&params(Selection::Groups, Some(SelectionSize::Count(3)), None), &d).unwrap();
+        let sel = Selector::new(
+            &params(Selection::Groups, Some(SelectionSize::Count(3)), None),
+            &d,
+        )
+        .unwrap();
         let mut rng = stream(1, Purpose::Selection, 0);
         for _ in 0..50 {
             let c = sel.draw(&mut rng);
             assert_eq!(c.features.len(), 3);
             assert!(c.features.windows(2).all(|w| w[0] < w[1]));
         }
-        let sel = Selector::new(&params(Selection::Random, Some(SelectionSize::Count(5)), None), &d).unwrap();
+        let sel = Selector::new(
+            &params(Selection::Random, Some(SelectionSize::Count(5)), None),
+            &d,
+        )
+        .unwrap();
         for _ in 0..50 {
             let c = sel.draw(&mut rng);
             let allowed = c.allowed.unwrap();
-            let total: usize = allowed.iter().map(|m| m.iter().filter(|&&a| a).count()).sum();
+            let total: usize = allowed
+                .iter()
+                .map(|m| m.iter().filter(|&&a| a).count())
+                .sum();
             assert_eq!(total, 5);
             for (k, &j) in c.features.iter().enumerate() {
                 assert_eq!(allowed[k].len(), d.mapper.features[j].n_value_bins() - 1);
             }
         }
         // Fractions round up and never give 0.
-        let sel = Selector::new(&params(Selection::Groups, Some(SelectionSize::Fraction(0.01)), None), &d).unwrap();
+        let sel = Selector::new(
+            &params(Selection::Groups, Some(SelectionSize::Fraction(0.01)), None),
+            &d,
+        )
+        .unwrap();
         assert_eq!(sel.size(), 1);
     }
 
     #[test]
     fn bad_groups_and_sizes_are_rejected() {
         let d = data(4);
-        for groups in [vec![vec![0, 1], vec![2]], vec![vec![0, 1], vec![1, 2, 3]], vec![vec![0, 1, 2, 3, 4]], vec![vec![0, 1, 2, 3], vec![]]] {
-            let e = Selector::new(&params(Selection::Groups, Some(SelectionSize::Count(1)), Some(groups)), &d).unwrap_err();
+        for groups in [
+            vec![vec![0, 1], vec![2]],
+            vec![vec![0, 1], vec![1, 2, 3]],
+            vec![vec![0, 1, 2, 3, 4]],
+            vec![vec![0, 1, 2, 3], vec![]],
+        ] {
+            let e = Selector::new(
+                &params(
+                    Selection::Groups,
+                    Some(SelectionSize::Count(1)),
+                    Some(groups),
+                ),
+                &d,
+            )
+            .unwrap_err();
             assert!(e.to_string().contains("groups"), "{e}");
         }
-        let e = Selector::new(&params(Selection::Groups, Some(SelectionSize::Count(5)), None), &d).unwrap_err();
+        let e = Selector::new(
+            &params(Selection::Groups, Some(SelectionSize::Count(5)), None),
+            &d,
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("selection_size"), "{e}");
     }
 }

@@ -34,11 +34,16 @@ static PREDICT_POOLS: Mutex<Option<(u32, Vec<(usize, Arc<ThreadPool>)>)>> = Mute
 /// `fork` the child has none of the parent's threads, so a pool created
 /// before the fork would deadlock; the child builds its own (the parent's
 /// pool objects are leaked in the child, never touched).
-pub fn with_cached_threads<R: Send>(n_jobs: Option<usize>, f: impl FnOnce() -> R + Send) -> Result<R> {
+pub fn with_cached_threads<R: Send>(
+    n_jobs: Option<usize>,
+    f: impl FnOnce() -> R + Send,
+) -> Result<R> {
     let n_threads = thread_count(n_jobs);
     let pid = std::process::id();
     let pool = {
-        let mut guard = PREDICT_POOLS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut guard = PREDICT_POOLS
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         if guard.as_ref().is_some_and(|(owner, _)| *owner != pid) {
             if let Some((_, stale)) = guard.take() {
                 std::mem::forget(stale);
@@ -67,7 +72,13 @@ mod tests {
         assert_eq!(thread_count(Some(1_000_000)), 4 * cores);
         assert_eq!(thread_count(Some(1)), 1);
         assert_eq!(thread_count(None), cores);
-        assert_eq!(with_cached_threads(Some(2), rayon::current_num_threads).unwrap(), thread_count(Some(2)));
-        assert_eq!(with_cached_threads(Some(1), rayon::current_num_threads).unwrap(), 1);
+        assert_eq!(
+            with_cached_threads(Some(2), rayon::current_num_threads).unwrap(),
+            thread_count(Some(2))
+        );
+        assert_eq!(
+            with_cached_threads(Some(1), rayon::current_num_threads).unwrap(),
+            1
+        );
     }
 }

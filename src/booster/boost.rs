@@ -3,33 +3,34 @@
 use std::time::Instant;
 
 use rand::RngExt;
-use serde::Serialize;
 use rayon::prelude::*;
+use serde::Serialize;
 
-use crate::data::matrix::{DenseMatrix, Element};
-use crate::data::BinnedDataset;
 use crate::alloc::{filled_vec, with_capacity};
+use crate::data::BinnedDataset;
+use crate::data::matrix::{DenseMatrix, Element};
 use crate::error::{Result, RgbmError};
-use crate::threads::with_threads;
 use crate::histogram::Gradients;
-use crate::model::{Model, FORMAT_VERSION};
-use crate::objective::Objective;
 use crate::metric::Metric;
+use crate::model::{FORMAT_VERSION, Model};
+use crate::objective::Objective;
 use crate::params::{BoosterKind, BoosterParams, Init, SelectionScope, Step};
+use crate::rng::{Purpose, stream};
 use crate::selection::{Candidates, Selector};
-use crate::rng::{stream, Purpose};
 use crate::split::SplitRule;
+use crate::threads::with_threads;
 use crate::tree::{GrowerConfig, NodeSelection, TreeGrower};
 
 use super::eval::{BeforeRound, EarlyStopping, EvalHistory, EvalSet, Evaluator, Monitor};
-use super::rgb::{coordinate_step, project_l2, Families};
+use super::rgb::{Families, coordinate_step, project_l2};
 use super::sglb;
-use crate::tree::Tree;
-use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
 use super::step::step_scale;
 use crate::histogram::BinStats;
+use crate::tree::Tree;
 use crate::tree::grower::sum_rows;
+use crate::tree::predict::add_tree_outputs;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
 
 /// Called before every round with the round index; an error (e.g. a pending
 /// Ctrl-C) stops training and is returned from `train`.
@@ -37,20 +38,38 @@ pub type RoundHook<'a> = &'a mut (dyn FnMut(usize) -> Result<()> + Send);
 
 fn check_inputs<T: Element>(x: &DenseMatrix<T>, y: &[f64], w: Option<&[f64]>) -> Result<()> {
     if x.n_rows() == 0 || x.n_cols() == 0 {
-        return Err(RgbmError::EmptyInput(format!("X has shape ({}, {})", x.n_rows(), x.n_cols())));
+        return Err(RgbmError::EmptyInput(format!(
+            "X has shape ({}, {})",
+            x.n_rows(),
+            x.n_cols()
+        )));
     }
     if x.n_rows() > u32::MAX as usize {
-        return Err(RgbmError::Shape(format!("at most {} rows are supported", u32::MAX)));
+        return Err(RgbmError::Shape(format!(
+            "at most {} rows are supported",
+            u32::MAX
+        )));
     }
     if y.len() != x.n_rows() {
-        return Err(RgbmError::Shape(format!("X has {} rows but y has {}", x.n_rows(), y.len())));
+        return Err(RgbmError::Shape(format!(
+            "X has {} rows but y has {}",
+            x.n_rows(),
+            y.len()
+        )));
     }
     if let Some(w) = w {
         if w.len() != x.n_rows() {
-            return Err(RgbmError::Shape(format!("X has {} rows but sample_weight has {}", x.n_rows(), w.len())));
+            return Err(RgbmError::Shape(format!(
+                "X has {} rows but sample_weight has {}",
+                x.n_rows(),
+                w.len()
+            )));
         }
         if let Some(i) = w.iter().position(|v| !v.is_finite() || *v < 0.0) {
-            return Err(RgbmError::NonFinite(format!("sample_weight must be finite and >= 0, got {} at index {i}", w[i])));
+            return Err(RgbmError::NonFinite(format!(
+                "sample_weight must be finite and >= 0, got {} at index {i}",
+                w[i]
+            )));
         }
         if !(w.iter().sum::<f64>() > 0.0) {
             return Err(RgbmError::param("sample_weight", "the weights sum to zero"));
@@ -151,19 +170,34 @@ pub fn train_with<T: Element>(
     let objective = Objective::from_params(params);
     objective.check_labels(y)?;
     if params.early_stopping_rounds.is_some() && eval_sets.is_empty() {
-        return Err(RgbmError::param("early_stopping_rounds", "early stopping needs at least one evaluation set (eval_set or validation_fraction)"));
+        return Err(RgbmError::param(
+            "early_stopping_rounds",
+            "early stopping needs at least one evaluation set (eval_set or validation_fraction)",
+        ));
     }
-    with_threads(params.n_jobs, || train_in_pool(params, &objective, x, y, w, eval_sets, monitor))?
+    with_threads(params.n_jobs, || {
+        train_in_pool(params, &objective, x, y, w, eval_sets, monitor)
+    })?
 }
 
 /// Adds `values` of each leaf to the rows of `out` that fell in it: through
 /// the leaf ranges when every row was in the tree, else by routing every row.
-fn add_tree_to_rows<T: Element>(out: &mut [f64], tree: &Tree, values: &[f64], rows: &[u32], ranges: &[(usize, usize)], all_rows: bool, x: &DenseMatrix<T>) {
+fn add_tree_to_rows<T: Element>(
+    out: &mut [f64],
+    tree: &Tree,
+    values: &[f64],
+    rows: &[u32],
+    ranges: &[(usize, usize)],
+    all_rows: bool,
+    x: &DenseMatrix<T>,
+) {
     if all_rows {
         add_leaf_values(out, rows, ranges, values);
     } else {
         // Out-of-bag rows are not in any leaf range.
-        out.par_iter_mut().enumerate().for_each(|(i, s)| *s += values[tree.leaf_index(|j| x.get(i, j))]);
+        out.par_iter_mut()
+            .enumerate()
+            .for_each(|(i, s)| *s += values[tree.leaf_index(|j| x.get(i, j))]);
     }
 }
 
@@ -186,16 +220,28 @@ fn train_in_pool<T: Element>(
     };
     let mut evaluator = Evaluator::new(eval_sets, params, objective, x.n_cols(), &base_score)?;
     let mut early = params.early_stopping_rounds.map(|r| {
-        let metric = params.eval_metric.as_ref().map_or(Metric::default_for(params.loss), |m| m[0]);
+        let metric = params
+            .eval_metric
+            .as_ref()
+            .map_or(Metric::default_for(params.loss), |m| m[0]);
         EarlyStopping::new(r, metric.higher_is_better())
     });
     // Class-major: the scores and gradients of output k are rows k·n .. (k+1)·n.
-    let len = k_out.checked_mul(n).ok_or_else(|| RgbmError::Shape("n_rows * n_outputs overflows".into()))?;
+    let len = k_out
+        .checked_mul(n)
+        .ok_or_else(|| RgbmError::Shape("n_rows * n_outputs overflows".into()))?;
     let mut scores: Vec<f64> = filled_vec(len, 0.0, "the training scores")?;
-    scores.chunks_mut(n).zip(&base_score).for_each(|(block, &b)| block.fill(b));
+    scores
+        .chunks_mut(n)
+        .zip(&base_score)
+        .for_each(|(block, &b)| block.fill(b));
     let mut gh = filled_vec(len, [0.0f64; 2], "the gradients")?;
     let mut rows: Vec<u32> = with_capacity(n, "the row index")?;
-    let cfg = GrowerConfig { max_depth: params.max_depth, max_leaves: params.max_leaves, rule: SplitRule::from_params(params) };
+    let cfg = GrowerConfig {
+        max_depth: params.max_depth,
+        max_leaves: params.max_leaves,
+        rule: SplitRule::from_params(params),
+    };
     let mut grower = TreeGrower::new(&data, cfg)?;
     let cancel = monitor.cancel_flag();
     grower.set_cancel(cancel.clone());
@@ -203,13 +249,27 @@ fn train_in_pool<T: Element>(
     let mut log = Vec::with_capacity(params.n_estimators);
     let selector = Selector::new(params, &data)?;
     let all_features = Candidates::all(data.n_features());
-    let mut dir = if params.step == Step::LineSearch { filled_vec(len, 0.0, "the line-search direction")? } else { Vec::new() };
-    let langevin_c = params.langevin.then(|| sglb::noise_scale(params.learning_rate, params.temperature));
-    let mut gh_noisy = if params.langevin { filled_vec(n, [0.0f64; 2], "the Langevin gradients")? } else { Vec::new() };
+    let mut dir = if params.step == Step::LineSearch {
+        filled_vec(len, 0.0, "the line-search direction")?
+    } else {
+        Vec::new()
+    };
+    let langevin_c = params
+        .langevin
+        .then(|| sglb::noise_scale(params.learning_rate, params.temperature));
+    let mut gh_noisy = if params.langevin {
+        filled_vec(n, [0.0f64; 2], "the Langevin gradients")?
+    } else {
+        Vec::new()
+    };
     let rule = SplitRule::from_params(params);
     // Model shrinkage: F ← b + q·(F − b) + tree each round.
     let q = 1.0 - params.shrink_rate() * params.learning_rate;
-    let rgb = if params.booster == BoosterKind::Rgb { Some(RgbState::new(params, &data, cfg, cancel.clone())?) } else { None };
+    let rgb = if params.booster == BoosterKind::Rgb {
+        Some(RgbState::new(params, &data, cfg, cancel.clone())?)
+    } else {
+        None
+    };
 
     for round in 0..params.n_estimators {
         monitor.before_round(round)?;
@@ -236,13 +296,28 @@ fn train_in_pool<T: Element>(
                 if class > 0 {
                     objective.gradients(y, &scores, w, &mut gh);
                 }
-                let grads = Gradients { gh: &gh[class * n..(class + 1) * n], weights: w };
+                let grads = Gradients {
+                    gh: &gh[class * n..(class + 1) * n],
+                    weights: w,
+                };
                 let stream_id = (round * k_out + class) as u64;
-                let chosen = rgb.round(params, objective, y, w, &scores, class, &grads, &rows, all_rows, x, stream_id)?;
-                scores[class * n..(class + 1) * n].par_iter_mut().zip(&chosen.h).for_each(|(s, h)| *s += chosen.alpha * h);
+                let chosen = rgb.round(
+                    params, objective, y, w, &scores, class, &grads, &rows, all_rows, x, stream_id,
+                )?;
+                scores[class * n..(class + 1) * n]
+                    .par_iter_mut()
+                    .zip(&chosen.h)
+                    .for_each(|(s, h)| *s += chosen.alpha * h);
                 evaluator.add_tree(&chosen.tree, class);
-                families.push((rgb.families.nodes[chosen.family], rgb.families.lambdas[chosen.family]));
-                first.get_or_insert((chosen.tree.feature.first().map(|&f| f as usize), chosen.tree.threshold.first().copied(), chosen.alpha));
+                families.push((
+                    rgb.families.nodes[chosen.family],
+                    rgb.families.lambdas[chosen.family],
+                ));
+                first.get_or_insert((
+                    chosen.tree.feature.first().map(|&f| f as usize),
+                    chosen.tree.threshold.first().copied(),
+                    chosen.alpha,
+                ));
                 trees.push(chosen.tree);
             }
             let (root_feature, root_threshold, step) = first.unwrap_or((None, None, 0.0));
@@ -258,9 +333,14 @@ fn train_in_pool<T: Element>(
             }
         } else {
             // Shrinkage and constant steps are known before the trees are grown.
-            let fixed_scale = (params.step != Step::LineSearch).then(|| step_scale(params, objective, y, &scores, w, &[])).transpose()?;
+            let fixed_scale = (params.step != Step::LineSearch)
+                .then(|| step_scale(params, objective, y, &scores, w, &[]))
+                .transpose()?;
             if q != 1.0 {
-                scores.par_iter_mut().enumerate().for_each(|(j, s)| *s = base_score[j / n] + q * (*s - base_score[j / n]));
+                scores
+                    .par_iter_mut()
+                    .enumerate()
+                    .for_each(|(j, s)| *s = base_score[j / n] + q * (*s - base_score[j / n]));
                 evaluator.shrink(q, &base_score);
             }
             let mut round_trees = Vec::with_capacity(k_out);
@@ -270,37 +350,89 @@ fn train_in_pool<T: Element>(
                 let stream_id = (round * k_out + class) as u64;
                 let gh_class = &gh[class * n..(class + 1) * n];
                 if let Some(c) = langevin_c {
-                    sglb::add_gradient_noise(gh_class, &mut gh_noisy, c, params.random_state, stream_id);
+                    sglb::add_gradient_noise(
+                        gh_class,
+                        &mut gh_noisy,
+                        c,
+                        params.random_state,
+                        stream_id,
+                    );
                 }
                 // SGLB chooses the structure on noisy gradients; leaf sums use the clean ones.
-                let grads = Gradients { gh: if params.langevin { &gh_noisy } else { gh_class }, weights: w };
+                let grads = Gradients {
+                    gh: if params.langevin { &gh_noisy } else { gh_class },
+                    weights: w,
+                };
                 let mut select_rng = stream(params.random_state, Purpose::Selection, stream_id);
                 let (grown, searched) = if selector.is_full() {
-                    (grower.grow(&grads, &mut rows, all_rows, NodeSelection::Tree(&all_features)), Some(data.n_features()))
+                    (
+                        grower.grow(
+                            &grads,
+                            &mut rows,
+                            all_rows,
+                            NodeSelection::Tree(&all_features),
+                        ),
+                        Some(data.n_features()),
+                    )
                 } else if params.selection_scope == SelectionScope::Tree {
                     let cands = selector.draw(&mut select_rng);
                     let searched = cands.features.len();
-                    (grower.grow(&grads, &mut rows, all_rows, NodeSelection::Tree(&cands)), Some(searched))
+                    (
+                        grower.grow(&grads, &mut rows, all_rows, NodeSelection::Tree(&cands)),
+                        Some(searched),
+                    )
                 } else {
-                    (grower.grow(&grads, &mut rows, all_rows, NodeSelection::Node(&selector, &mut select_rng)), None)
+                    (
+                        grower.grow(
+                            &grads,
+                            &mut rows,
+                            all_rows,
+                            NodeSelection::Node(&selector, &mut select_rng),
+                        ),
+                        None,
+                    )
                 };
                 if class == 0 {
                     features_searched = searched;
                 }
                 let mut tree = grown.tree;
                 if let Some(c) = langevin_c {
-                    let clean = Gradients { gh: gh_class, weights: w };
-                    let sums: Vec<BinStats> = grown.leaf_ranges.par_iter().map(|&(s, e)| sum_rows(&rows[s..e], &clean)).collect();
-                    tree.leaf_value = sglb::noisy_leaf_values(&sums, &rule, c, params.random_state, stream_id);
+                    let clean = Gradients {
+                        gh: gh_class,
+                        weights: w,
+                    };
+                    let sums: Vec<BinStats> = grown
+                        .leaf_ranges
+                        .par_iter()
+                        .map(|&(s, e)| sum_rows(&rows[s..e], &clean))
+                        .collect();
+                    tree.leaf_value =
+                        sglb::noisy_leaf_values(&sums, &rule, c, params.random_state, stream_id);
                 }
                 if let Some(scale) = fixed_scale {
                     tree.leaf_value.iter_mut().for_each(|v| *v *= scale);
-                    add_tree_to_rows(&mut scores[class * n..(class + 1) * n], &tree, &tree.leaf_value, &rows, &grown.leaf_ranges, all_rows, x);
+                    add_tree_to_rows(
+                        &mut scores[class * n..(class + 1) * n],
+                        &tree,
+                        &tree.leaf_value,
+                        &rows,
+                        &grown.leaf_ranges,
+                        all_rows,
+                        x,
+                    );
                 } else {
                     // u on every training row, for the 1-D search along all K trees at once.
                     let block = &mut dir[class * n..(class + 1) * n];
                     block.iter_mut().for_each(|d| *d = 0.0);
-                    add_tree_to_rows(block, &tree, &tree.leaf_value, &rows, &grown.leaf_ranges, all_rows, x);
+                    add_tree_to_rows(
+                        block,
+                        &tree,
+                        &tree.leaf_value,
+                        &rows,
+                        &grown.leaf_ranges,
+                        all_rows,
+                        x,
+                    );
                 }
                 round_trees.push(tree);
             }
@@ -308,8 +440,13 @@ fn train_in_pool<T: Element>(
                 Some(s) => s,
                 None => {
                     let s = step_scale(params, objective, y, &scores, w, &dir)?;
-                    scores.par_iter_mut().zip(&dir).for_each(|(f, d)| *f += s * d);
-                    round_trees.iter_mut().for_each(|t| t.leaf_value.iter_mut().for_each(|v| *v *= s));
+                    scores
+                        .par_iter_mut()
+                        .zip(&dir)
+                        .for_each(|(f, d)| *f += s * d);
+                    round_trees
+                        .iter_mut()
+                        .for_each(|t| t.leaf_value.iter_mut().for_each(|v| *v *= s));
                     s
                 }
             };
@@ -328,12 +465,25 @@ fn train_in_pool<T: Element>(
             entry
         };
         // A cancelled grower returns a partial tree: never let it into a model.
-        if cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
+        if cancel
+            .as_ref()
+            .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
+        {
             return Err(RgbmError::Interrupted);
         }
-        let train_loss = params.record_train_loss.then(|| objective.mean_loss(y, &scores, w));
-        log.push(RoundLog { seconds: started.elapsed().as_secs_f64(), train_loss, ..round_log });
-        let results = if evaluator.is_empty() { Vec::new() } else { evaluator.record(objective) };
+        let train_loss = params
+            .record_train_loss
+            .then(|| objective.mean_loss(y, &scores, w));
+        log.push(RoundLog {
+            seconds: started.elapsed().as_secs_f64(),
+            train_loss,
+            ..round_log
+        });
+        let results = if evaluator.is_empty() {
+            Vec::new()
+        } else {
+            evaluator.record(objective)
+        };
         // Early stopping watches the first metric of the last set.
         let early_stop = match (&mut early, results.len()) {
             (Some(es), len) if len > 0 => {
@@ -355,12 +505,26 @@ fn train_in_pool<T: Element>(
         // Fold the shrinkage in once: the trees of round r end up scaled by q^(R-1-r).
         let mut factor = 1.0;
         for round_trees in trees.rchunks_mut(k_out) {
-            round_trees.iter_mut().for_each(|t| t.leaf_value.iter_mut().for_each(|v| *v *= factor));
+            round_trees
+                .iter_mut()
+                .for_each(|t| t.leaf_value.iter_mut().for_each(|v| *v *= factor));
             factor *= q;
         }
     }
-    let model = Model { format_version: FORMAT_VERSION, params: params.clone(), n_features: x.n_cols(), n_outputs: k_out, base_score, trees };
-    Ok(Trained { model, log, evals: evaluator.histories, best_iteration })
+    let model = Model {
+        format_version: FORMAT_VERSION,
+        params: params.clone(),
+        n_features: x.n_cols(),
+        n_outputs: k_out,
+        base_score,
+        trees,
+    };
+    Ok(Trained {
+        model,
+        log,
+        evals: evaluator.histories,
+        best_iteration,
+    })
 }
 
 /// RGB's per-fit state: the family grid and one grower per candidate.
@@ -381,7 +545,12 @@ struct RgbChoice {
 }
 
 impl<'a> RgbState<'a> {
-    fn new(params: &BoosterParams, data: &'a BinnedDataset, cfg: GrowerConfig, cancel: Option<Arc<AtomicBool>>) -> Result<RgbState<'a>> {
+    fn new(
+        params: &BoosterParams,
+        data: &'a BinnedDataset,
+        cfg: GrowerConfig,
+        cancel: Option<Arc<AtomicBool>>,
+    ) -> Result<RgbState<'a>> {
         let families = Families::new(params, data.n_features(), data.n_rows);
         let growers = (0..params.rgb_candidates)
             .map(|_| {
@@ -390,7 +559,11 @@ impl<'a> RgbState<'a> {
                 Ok(Mutex::new(grower))
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(RgbState { families, growers, n_features: data.n_features() })
+        Ok(RgbState {
+            families,
+            growers,
+            n_features: data.n_features(),
+        })
     }
 
     /// Draws S families, builds their candidates in parallel, keeps the best
@@ -410,9 +583,13 @@ impl<'a> RgbState<'a> {
         x: &DenseMatrix<T>,
         stream_id: u64,
     ) -> Result<RgbChoice> {
-        let sigma = objective.smoothness().ok_or_else(|| RgbmError::param("loss", "RGB needs a smooth loss"))?;
+        let sigma = objective
+            .smoothness()
+            .ok_or_else(|| RgbmError::param("loss", "RGB needs a smooth loss"))?;
         let mut rng = stream(params.random_state, Purpose::Rgb, stream_id);
-        let drawn: Vec<usize> = (0..self.growers.len()).map(|_| self.families.draw(&mut rng)).collect();
+        let drawn: Vec<usize> = (0..self.growers.len())
+            .map(|_| self.families.draw(&mut rng))
+            .collect();
         let all_features = Candidates::all(self.n_features);
         // `scores` holds every output's block; candidates move block `class` only.
         let n = y.len();
@@ -421,24 +598,43 @@ impl<'a> RgbState<'a> {
             .par_iter()
             .zip(&self.growers)
             .map(|(&k, grower)| {
-                let mut grower = grower.lock().map_err(|_| RgbmError::param("booster", "RGB candidate state poisoned"))?;
+                let mut grower = grower
+                    .lock()
+                    .map_err(|_| RgbmError::param("booster", "RGB candidate state poisoned"))?;
                 grower.set_max_leaves(Some(self.families.nodes[k] + 1));
                 let mut my_rows = rows.to_vec();
-                let grown = grower.grow(grads, &mut my_rows, all_rows, NodeSelection::Tree(&all_features));
+                let grown = grower.grow(
+                    grads,
+                    &mut my_rows,
+                    all_rows,
+                    NodeSelection::Tree(&all_features),
+                );
                 let mut tree = grown.tree;
                 project_l2(&mut tree.leaf_value, self.families.lambdas[k]);
                 let mut h = vec![0.0; n];
                 if all_rows {
                     add_leaf_values(&mut h, &my_rows, &grown.leaf_ranges, &tree.leaf_value);
                 } else {
-                    h.par_iter_mut().enumerate().for_each(|(i, v)| *v = tree.predict_row(x, i));
+                    add_tree_outputs(std::slice::from_ref(&tree), x, &mut h);
                 }
                 let alpha = coordinate_step(grads.gh, &h, w, sigma)?;
                 let mut moved = scores.to_vec();
-                moved[block.clone()].par_iter_mut().zip(&h).for_each(|(s, hi)| *s += alpha * hi);
-                let score = objective.mean_loss(y, &moved, w) + params.rgb_beta * self.families.omega[k];
+                moved[block.clone()]
+                    .par_iter_mut()
+                    .zip(&h)
+                    .for_each(|(s, hi)| *s += alpha * hi);
+                let score =
+                    objective.mean_loss(y, &moved, w) + params.rgb_beta * self.families.omega[k];
                 tree.leaf_value.iter_mut().for_each(|v| *v *= alpha);
-                Ok((score, RgbChoice { family: k, tree, alpha, h }))
+                Ok((
+                    score,
+                    RgbChoice {
+                        family: k,
+                        tree,
+                        alpha,
+                        h,
+                    },
+                ))
             })
             .collect();
         let mut best: Option<(f64, RgbChoice)> = None;
@@ -448,6 +644,7 @@ impl<'a> RgbState<'a> {
                 best = Some((score, choice));
             }
         }
-        best.map(|b| b.1).ok_or_else(|| RgbmError::param("rgb_candidates", "must be >= 1"))
+        best.map(|b| b.1)
+            .ok_or_else(|| RgbmError::param("rgb_candidates", "must be >= 1"))
     }
 }

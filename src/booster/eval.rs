@@ -3,8 +3,8 @@
 //! Scores of each evaluation set are kept up to date incrementally: every
 //! new tree is routed once through the set's rows, so a round costs one tree
 //! traversal per row and metric evaluation, never a full re-prediction.
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -15,6 +15,7 @@ use crate::metric::Metric;
 use crate::objective::Objective;
 use crate::params::BoosterParams;
 use crate::tree::Tree;
+use crate::tree::predict::add_tree_outputs;
 
 /// Data to evaluate after every round (labels coded like the training labels).
 pub struct EvalSet<'a, T: Element> {
@@ -79,39 +80,86 @@ pub(crate) struct Evaluator<'s, 'a, T: Element> {
 }
 
 impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
-    pub fn new(sets: &'s [EvalSet<'a, T>], params: &BoosterParams, objective: &Objective, n_features: usize, base: &[f64]) -> Result<Self> {
-        let metrics = params.eval_metric.clone().unwrap_or_else(|| vec![Metric::default_for(params.loss)]);
+    pub fn new(
+        sets: &'s [EvalSet<'a, T>],
+        params: &BoosterParams,
+        objective: &Objective,
+        n_features: usize,
+        base: &[f64],
+    ) -> Result<Self> {
+        let metrics = params
+            .eval_metric
+            .clone()
+            .unwrap_or_else(|| vec![Metric::default_for(params.loss)]);
         for set in sets {
-            let what = |msg: String| RgbmError::Shape(format!("evaluation set {:?}: {msg}", set.name));
+            let what =
+                |msg: String| RgbmError::Shape(format!("evaluation set {:?}: {msg}", set.name));
             if set.x.n_cols() != n_features {
-                return Err(what(format!("X has {} features, the training data {n_features}", set.x.n_cols())));
+                return Err(what(format!(
+                    "X has {} features, the training data {n_features}",
+                    set.x.n_cols()
+                )));
             }
             if set.x.n_rows() == 0 {
-                return Err(RgbmError::EmptyInput(format!("evaluation set {:?} has no rows", set.name)));
+                return Err(RgbmError::EmptyInput(format!(
+                    "evaluation set {:?} has no rows",
+                    set.name
+                )));
             }
             if set.y.len() != set.x.n_rows() {
-                return Err(what(format!("X has {} rows but y has {}", set.x.n_rows(), set.y.len())));
+                return Err(what(format!(
+                    "X has {} rows but y has {}",
+                    set.x.n_rows(),
+                    set.y.len()
+                )));
             }
             if let Some(w) = set.w {
                 if w.len() != set.x.n_rows() {
-                    return Err(what(format!("X has {} rows but sample_weight has {}", set.x.n_rows(), w.len())));
+                    return Err(what(format!(
+                        "X has {} rows but sample_weight has {}",
+                        set.x.n_rows(),
+                        w.len()
+                    )));
                 }
                 if w.iter().any(|v| !v.is_finite() || *v < 0.0) || !(w.iter().sum::<f64>() > 0.0) {
-                    return Err(RgbmError::param("sample_weight", format!("evaluation set {:?}: weights must be finite, >= 0 and not all 0", set.name)));
+                    return Err(RgbmError::param(
+                        "sample_weight",
+                        format!(
+                            "evaluation set {:?}: weights must be finite, >= 0 and not all 0",
+                            set.name
+                        ),
+                    ));
                 }
             }
             set.x.check_no_infinity()?;
-            objective.check_labels(set.y).map_err(|e| RgbmError::InvalidLabel(format!("evaluation set {:?}: {e}", set.name)))?;
+            objective.check_labels(set.y).map_err(|e| {
+                RgbmError::InvalidLabel(format!("evaluation set {:?}: {e}", set.name))
+            })?;
         }
         let scores = sets
             .iter()
-            .map(|s| base.iter().flat_map(|&b| std::iter::repeat_n(b, s.x.n_rows())).collect())
+            .map(|s| {
+                base.iter()
+                    .flat_map(|&b| std::iter::repeat_n(b, s.x.n_rows()))
+                    .collect()
+            })
             .collect();
         let histories = sets
             .iter()
-            .flat_map(|s| metrics.iter().map(|m| EvalHistory { set: s.name.clone(), metric: m.name(), values: Vec::new() }))
+            .flat_map(|s| {
+                metrics.iter().map(|m| EvalHistory {
+                    set: s.name.clone(),
+                    metric: m.name(),
+                    values: Vec::new(),
+                })
+            })
             .collect();
-        Ok(Evaluator { sets, metrics, scores, histories })
+        Ok(Evaluator {
+            sets,
+            metrics,
+            scores,
+            histories,
+        })
     }
 
     pub fn is_empty(&self) -> bool {
@@ -122,7 +170,10 @@ impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
     pub fn shrink(&mut self, q: f64, base: &[f64]) {
         for (set, scores) in self.sets.iter().zip(&mut self.scores) {
             let n = set.x.n_rows();
-            scores.par_iter_mut().enumerate().for_each(|(j, s)| *s = base[j / n] + q * (*s - base[j / n]));
+            scores
+                .par_iter_mut()
+                .enumerate()
+                .for_each(|(j, s)| *s = base[j / n] + q * (*s - base[j / n]));
         }
     }
 
@@ -130,7 +181,11 @@ impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
     pub fn add_tree(&mut self, tree: &Tree, class: usize) {
         for (set, scores) in self.sets.iter().zip(&mut self.scores) {
             let n = set.x.n_rows();
-            scores[class * n..(class + 1) * n].par_iter_mut().enumerate().for_each(|(i, s)| *s += tree.predict_row(&set.x, i));
+            add_tree_outputs(
+                std::slice::from_ref(tree),
+                &set.x,
+                &mut scores[class * n..(class + 1) * n],
+            );
         }
     }
 
@@ -141,7 +196,12 @@ impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
         for (set, scores) in self.sets.iter().zip(&self.scores) {
             for &m in &self.metrics {
                 let value = m.evaluate(objective, set.y, scores, set.w);
-                out.push(EvalResult { set: set.name.clone(), metric: m.name(), value, higher_is_better: m.higher_is_better() });
+                out.push(EvalResult {
+                    set: set.name.clone(),
+                    metric: m.name(),
+                    value,
+                    higher_is_better: m.higher_is_better(),
+                });
             }
         }
         for (h, r) in self.histories.iter_mut().zip(&out) {
@@ -161,7 +221,11 @@ pub(crate) struct EarlyStopping {
 
 impl EarlyStopping {
     pub fn new(patience: usize, higher_is_better: bool) -> Self {
-        EarlyStopping { patience, higher_is_better, best: None }
+        EarlyStopping {
+            patience,
+            higher_is_better,
+            best: None,
+        }
     }
 
     /// Records round `round`'s value; true when training should stop. A NaN
@@ -169,7 +233,13 @@ impl EarlyStopping {
     pub fn update(&mut self, round: usize, value: f64) -> bool {
         let better = match self.best {
             None => !value.is_nan(),
-            Some((_, b)) => if self.higher_is_better { value > b } else { value < b },
+            Some((_, b)) => {
+                if self.higher_is_better {
+                    value > b
+                } else {
+                    value < b
+                }
+            }
         };
         if better {
             self.best = Some((round, value));

@@ -5,5 +5,5 @@ pub mod rgb;
 pub mod sglb;
 pub mod step;
 
-pub use boost::{train, train_logged, train_with, RoundHook, RoundLog, Trained};
+pub use boost::{RoundHook, RoundLog, Trained, train, train_logged, train_with};
 pub use eval::{EvalHistory, EvalResult, EvalSet, Monitor, Unmonitored};

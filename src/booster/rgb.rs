@@ -30,8 +30,14 @@ pub struct Families {
 impl Families {
     /// The grid nodes × lambdas for `d` features and `m` rows.
     pub fn new(params: &BoosterParams, d: usize, m: usize) -> Families {
-        let node_grid = params.rgb_nodes.clone().unwrap_or_else(|| DEFAULT_NODES.to_vec());
-        let lambda_grid = params.rgb_lambdas.clone().unwrap_or_else(|| DEFAULT_LAMBDAS.to_vec());
+        let node_grid = params
+            .rgb_nodes
+            .clone()
+            .unwrap_or_else(|| DEFAULT_NODES.to_vec());
+        let lambda_grid = params
+            .rgb_lambdas
+            .clone()
+            .unwrap_or_else(|| DEFAULT_LAMBDAS.to_vec());
         let (mut nodes, mut lambdas, mut omega) = (Vec::new(), Vec::new(), Vec::new());
         let (m, d) = (m as f64, d as f64);
         for &n in &node_grid {
@@ -46,11 +52,19 @@ impl Families {
             omega.iter_mut().for_each(|o| *o /= top);
         }
         let mut acc = 0.0;
-        let cumulative = lambdas.iter().map(|l| {
-            acc += l;
-            acc
-        }).collect();
-        Families { nodes, lambdas, omega, cumulative }
+        let cumulative = lambdas
+            .iter()
+            .map(|l| {
+                acc += l;
+                acc
+            })
+            .collect();
+        Families {
+            nodes,
+            lambdas,
+            omega,
+            cumulative,
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -65,7 +79,9 @@ impl Families {
     pub fn draw(&self, rng: &mut ChaCha8Rng) -> usize {
         let total = *self.cumulative.last().unwrap_or(&0.0);
         let u: f64 = rng.random::<f64>() * total;
-        self.cumulative.partition_point(|&c| c <= u).min(self.len() - 1)
+        self.cumulative
+            .partition_point(|&c| c <= u)
+            .min(self.len() - 1)
     }
 }
 
@@ -98,7 +114,10 @@ pub fn coordinate_step(gh: &[[f64; 2]], h: &[f64], w: Option<&[f64]>, sigma: f64
         .collect();
     let (num, den) = parts.iter().fold((0.0, 0.0), |a, p| (a.0 + p.0, a.1 + p.1));
     if !(sigma > 0.0) {
-        return Err(RgbmError::param("loss", "RGB needs a smoothness constant sigma > 0"));
+        return Err(RgbmError::param(
+            "loss",
+            "RGB needs a smoothness constant sigma > 0",
+        ));
     }
     Ok(if den > 0.0 { -num / (sigma * den) } else { 0.0 })
 }
@@ -106,7 +125,7 @@ pub fn coordinate_step(gh: &[[f64; 2]], h: &[f64], w: Option<&[f64]>, sigma: f64
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::{stream, Purpose};
+    use crate::rng::{Purpose, stream};
 
     #[test]
     fn projection_never_exceeds_the_radius_and_keeps_inner_points() {
@@ -119,7 +138,9 @@ mod tests {
         let mut s = 1u64;
         for _ in 0..1000 {
             s = s.wrapping_mul(6364136223846793005).wrapping_add(1);
-            let mut v: Vec<f64> = (0..5).map(|k| ((s >> (k * 8)) & 0xff) as f64 - 128.0).collect();
+            let mut v: Vec<f64> = (0..5)
+                .map(|k| ((s >> (k * 8)) & 0xff) as f64 - 128.0)
+                .collect();
             project_l2(&mut v, 2.5);
             assert!(v.iter().map(|x| x * x).sum::<f64>().sqrt() <= 2.5 * (1.0 + 1e-12));
         }
@@ -128,7 +149,11 @@ mod tests {
     /// Chi-square: family draws follow λ_k / Σλ.
     #[test]
     fn families_are_drawn_in_proportion_to_lambda() {
-        let params = BoosterParams { rgb_nodes: Some(vec![2, 8]), rgb_lambdas: Some(vec![0.5, 1.0, 2.5]), ..Default::default() };
+        let params = BoosterParams {
+            rgb_nodes: Some(vec![2, 8]),
+            rgb_lambdas: Some(vec![0.5, 1.0, 2.5]),
+            ..Default::default()
+        };
         let fam = Families::new(&params, 10, 1000);
         assert_eq!(fam.len(), 6);
         let mut rng = stream(3, Purpose::Rgb, 0);

@@ -13,9 +13,9 @@ use rand_distr::StandardNormal;
 use rayon::prelude::*;
 
 use crate::histogram::BinStats;
-use crate::rng::{stream, Purpose};
-use crate::split::SplitRule;
 use crate::params::Mode;
+use crate::rng::{Purpose, stream};
+use crate::split::SplitRule;
 
 /// Rows per noise chunk: each chunk has its own stream, so noise is drawn in
 /// parallel and does not depend on the thread count.
@@ -34,18 +34,28 @@ fn chunk_rng(seed: u64, purpose: Purpose, round: u64, chunk: usize) -> ChaCha8Rn
 
 /// `noisy[i] = [g_i + c·ζ_i, h_i]` with ζ ~ N(0, 1) i.i.d. from round `round`'s stream.
 pub fn add_gradient_noise(gh: &[[f64; 2]], noisy: &mut [[f64; 2]], c: f64, seed: u64, round: u64) {
-    noisy.par_chunks_mut(CHUNK).zip(gh.par_chunks(CHUNK)).enumerate().for_each(|(k, (out, src))| {
-        let mut rng = chunk_rng(seed, Purpose::LangevinGradient, round, k);
-        for (o, &[g, h]) in out.iter_mut().zip(src) {
-            let z: f64 = rng.sample(StandardNormal);
-            *o = [g + c * z, h];
-        }
-    });
+    noisy
+        .par_chunks_mut(CHUNK)
+        .zip(gh.par_chunks(CHUNK))
+        .enumerate()
+        .for_each(|(k, (out, src))| {
+            let mut rng = chunk_rng(seed, Purpose::LangevinGradient, round, k);
+            for (o, &[g, h]) in out.iter_mut().zip(src) {
+                let z: f64 = rng.sample(StandardNormal);
+                *o = [g + c * z, h];
+            }
+        });
 }
 
 /// Leaf values with SGLB's leaf noise: −(G + c·sqrt(D)·z)/D with D = W + λ
 /// (gradient leaves) or H + λ (Newton leaves), z ~ N(0, 1) per leaf.
-pub fn noisy_leaf_values(sums: &[BinStats], rule: &SplitRule, c: f64, seed: u64, round: u64) -> Vec<f64> {
+pub fn noisy_leaf_values(
+    sums: &[BinStats],
+    rule: &SplitRule,
+    c: f64,
+    seed: u64,
+    round: u64,
+) -> Vec<f64> {
     let mut rng = stream(seed, Purpose::LangevinLeaf, round);
     sums.iter()
         .map(|s| {
@@ -75,9 +85,17 @@ mod tests {
             let c = noise_scale(lr, beta);
             add_gradient_noise(&gh, &mut noisy, c, 7, 3);
             let mean = noisy.iter().map(|v| v[0] - 0.5).sum::<f64>() / n as f64;
-            let var = noisy.iter().map(|v| (v[0] - 0.5 - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+            let var = noisy
+                .iter()
+                .map(|v| (v[0] - 0.5 - mean).powi(2))
+                .sum::<f64>()
+                / (n - 1) as f64;
             // Standard error of a variance estimate: c²·sqrt(2/n) ≈ 0.3% of c².
-            assert!((var / (c * c) - 1.0).abs() < 0.015, "lr {lr} beta {beta}: {var} vs {}", c * c);
+            assert!(
+                (var / (c * c) - 1.0).abs() < 0.015,
+                "lr {lr} beta {beta}: {var} vs {}",
+                c * c
+            );
             assert!(mean.abs() < 5.0 * c / (n as f64).sqrt());
             assert!(noisy.iter().all(|v| v[1] == 1.0));
         }
@@ -99,10 +117,24 @@ mod tests {
     /// Leaf noise: over many draws the leaf value has mean −G/D and variance c²/D.
     #[test]
     fn leaf_noise_has_the_specified_variance() {
-        let rule = SplitRule { gain: Mode::Gradient, leaf: Mode::Gradient, lambda: 1.0, min_samples_leaf: 1.0, min_child_weight: 0.0, min_split_gain: 0.0 };
-        let s = BinStats { g: -6.0, h: 2.0, w: 3.0, n: 3.0 };
+        let rule = SplitRule {
+            gain: Mode::Gradient,
+            leaf: Mode::Gradient,
+            lambda: 1.0,
+            min_samples_leaf: 1.0,
+            min_child_weight: 0.0,
+            min_split_gain: 0.0,
+        };
+        let s = BinStats {
+            g: -6.0,
+            h: 2.0,
+            w: 3.0,
+            n: 3.0,
+        };
         let c = 0.5;
-        let draws: Vec<f64> = (0..20_000).flat_map(|r| noisy_leaf_values(&[s], &rule, c, 9, r)).collect();
+        let draws: Vec<f64> = (0..20_000)
+            .flat_map(|r| noisy_leaf_values(&[s], &rule, c, 9, r))
+            .collect();
         let mean = draws.iter().sum::<f64>() / draws.len() as f64;
         let var = draws.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (draws.len() - 1) as f64;
         assert!((mean - 1.5).abs() < 0.01, "{mean}");

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::matrix::{DenseMatrix, Element};
 use crate::error::{Result, RgbmError};
-use crate::rng::{stream, Purpose};
+use crate::rng::{Purpose, stream};
 
 /// Rows used to find the cut points (LightGBM uses 200k as well).
 pub const BIN_SAMPLE_ROWS: usize = 200_000;
@@ -35,7 +35,11 @@ impl FeatureBins {
     }
     #[inline]
     pub fn bin(&self, x: f64) -> usize {
-        if x.is_nan() { self.missing_bin() } else { self.thresholds.partition_point(|&t| t < x) }
+        if x.is_nan() {
+            self.missing_bin()
+        } else {
+            self.thresholds.partition_point(|&t| t < x)
+        }
     }
 
     /// Cut points from (value, weight) pairs sorted by value (no NaN, weights > 0).
@@ -87,14 +91,25 @@ impl BinMapper {
     /// Finds cut points on a seeded sample of at most `BIN_SAMPLE_ROWS` rows.
     /// Quantiles are weighted; rows of weight 0 do not place cut points, so a
     /// zero weight is the same as removing the row.
-    pub fn fit<T: Element>(x: &DenseMatrix<T>, max_bins: usize, seed: u64, weights: Option<&[f64]>) -> Result<BinMapper> {
+    pub fn fit<T: Element>(
+        x: &DenseMatrix<T>,
+        max_bins: usize,
+        seed: u64,
+        weights: Option<&[f64]>,
+    ) -> Result<BinMapper> {
         if !(2..=65535).contains(&max_bins) {
-            return Err(RgbmError::param("max_bins", format!("must be in [2, 65535], got {max_bins}")));
+            return Err(RgbmError::param(
+                "max_bins",
+                format!("must be in [2, 65535], got {max_bins}"),
+            ));
         }
         let n = x.n_rows();
         if let Some(w) = weights {
             if w.len() != n {
-                return Err(RgbmError::Shape(format!("X has {n} rows but the weights have {}", w.len())));
+                return Err(RgbmError::Shape(format!(
+                    "X has {n} rows but the weights have {}",
+                    w.len()
+                )));
             }
         }
         let sample: Option<Vec<usize>> = if n > BIN_SAMPLE_ROWS {
@@ -110,7 +125,11 @@ impl BinMapper {
             .map(|j| {
                 let weight = |i: usize| weights.map_or(1.0, |w| w[i]);
                 let mut values: Vec<(f64, f64)> = match &sample {
-                    Some(rows) => rows.iter().map(|&i| (x.get(i, j), weight(i))).filter(|(v, w)| !v.is_nan() && *w > 0.0).collect(),
+                    Some(rows) => rows
+                        .iter()
+                        .map(|&i| (x.get(i, j), weight(i)))
+                        .filter(|(v, w)| !v.is_nan() && *w > 0.0)
+                        .collect(),
                     None => {
                         let mut v = Vec::with_capacity(n);
                         x.for_each_in_col(j, |i, val| {
@@ -144,7 +163,10 @@ mod tests {
 
     #[test]
     fn few_distinct_values_get_one_bin_each() {
-        let fb = FeatureBins::from_sorted(&[(1.0, 1.0), (1.0, 1.0), (2.0, 1.0), (3.0, 1.0), (3.0, 1.0)], 255);
+        let fb = FeatureBins::from_sorted(
+            &[(1.0, 1.0), (1.0, 1.0), (2.0, 1.0), (3.0, 1.0), (3.0, 1.0)],
+            255,
+        );
         assert_eq!(fb.thresholds, vec![1.5, 2.5]);
         assert_eq!(fb.bin(1.0), 0);
         assert_eq!(fb.bin(1.5), 0);
@@ -158,7 +180,11 @@ mod tests {
         let v: Vec<f64> = (0..10_000).map(|i| i as f64).collect();
         let pairs: Vec<(f64, f64)> = v.iter().map(|&x| (x, 1.0)).collect();
         let fb = FeatureBins::from_sorted(&pairs, 16);
-        assert!(fb.n_value_bins() <= 16 && fb.n_value_bins() >= 15, "{}", fb.n_value_bins());
+        assert!(
+            fb.n_value_bins() <= 16 && fb.n_value_bins() >= 15,
+            "{}",
+            fb.n_value_bins()
+        );
         let mut counts = vec![0usize; fb.n_bins()];
         for &x in &v {
             counts[fb.bin(x)] += 1;

@@ -78,13 +78,24 @@ fn find_default_bins(codes: &BinCodes, n: usize, mapper: &BinMapper) -> Vec<Opti
     let count = |j: usize| {
         let mut counts = vec![0usize; mapper.features[j].n_bins()];
         match codes {
-            BinCodes::U8(c) => c[j * n..(j + 1) * n].iter().for_each(|&v| counts[v as usize] += 1),
-            BinCodes::U16(c) => c[j * n..(j + 1) * n].iter().for_each(|&v| counts[v as usize] += 1),
+            BinCodes::U8(c) => c[j * n..(j + 1) * n]
+                .iter()
+                .for_each(|&v| counts[v as usize] += 1),
+            BinCodes::U16(c) => c[j * n..(j + 1) * n]
+                .iter()
+                .for_each(|&v| counts[v as usize] += 1),
         }
-        let (bin, &top) = counts.iter().enumerate().max_by_key(|&(b, &c)| (c, std::cmp::Reverse(b))).unwrap_or((0, &0));
+        let (bin, &top) = counts
+            .iter()
+            .enumerate()
+            .max_by_key(|&(b, &c)| (c, std::cmp::Reverse(b)))
+            .unwrap_or((0, &0));
         (top as f64 >= DEFAULT_BIN_SHARE * n as f64).then_some(bin)
     };
-    (0..mapper.n_features()).into_par_iter().map(count).collect()
+    (0..mapper.n_features())
+        .into_par_iter()
+        .map(count)
+        .collect()
 }
 
 fn build_sparse_rows(data: &BinnedDataset) -> Result<Option<SparseRows>> {
@@ -93,7 +104,10 @@ fn build_sparse_rows(data: &BinnedDataset) -> Result<Option<SparseRows>> {
         return Ok(None);
     }
     let kept = |i: usize, j: usize| data.default_bins[j] != Some(data.row_code(i, j));
-    let counts: Vec<usize> = (0..n).into_par_iter().map(|i| (0..p).filter(|&j| kept(i, j)).count()).collect();
+    let counts: Vec<usize> = (0..n)
+        .into_par_iter()
+        .map(|i| (0..p).filter(|&j| kept(i, j)).count())
+        .collect();
     let total: usize = counts.iter().sum();
     if total as f64 > SPARSE_MAX_SHARE * (n * p) as f64 {
         return Ok(None);
@@ -106,7 +120,8 @@ fn build_sparse_rows(data: &BinnedDataset) -> Result<Option<SparseRows>> {
         row_ptr.push(at);
     }
     let mut bins: Vec<u32> = Vec::new();
-    bins.try_reserve_exact(total).map_err(|_| RgbmError::Shape(format!("cannot allocate sparse rows ({total} entries)")))?;
+    bins.try_reserve_exact(total)
+        .map_err(|_| RgbmError::Shape(format!("cannot allocate sparse rows ({total} entries)")))?;
     for i in 0..n {
         for j in 0..p {
             if kept(i, j) {
@@ -126,11 +141,18 @@ const ROW_BLOCK: usize = 4096;
 
 /// Bins every value, reading `x` in its memory order, and returns
 /// (feature-major, row-major) codes. Infinity is an error (NaN = missing).
-fn fill_codes<C: BinCode, T: Element>(x: &DenseMatrix<T>, mapper: &BinMapper) -> Result<(Vec<C>, Vec<C>)> {
+fn fill_codes<C: BinCode, T: Element>(
+    x: &DenseMatrix<T>,
+    mapper: &BinMapper,
+) -> Result<(Vec<C>, Vec<C>)> {
     let (n, p) = (x.n_rows(), x.n_cols());
-    let len = n.checked_mul(p).ok_or_else(|| RgbmError::Shape("n_rows * n_features overflows".into()))?;
+    let len = n
+        .checked_mul(p)
+        .ok_or_else(|| RgbmError::Shape("n_rows * n_features overflows".into()))?;
     let infinity = |row: usize, col: usize| {
-        RgbmError::NonFinite(format!("X contains infinity at row {row}, column {col} (NaN is allowed and means missing)"))
+        RgbmError::NonFinite(format!(
+            "X contains infinity at row {row}, column {col} (NaN is allowed and means missing)"
+        ))
     };
     if x.is_row_major() {
         let mut rows = alloc_codes::<C>(len, "row-major")?;
@@ -187,27 +209,38 @@ fn fill_codes<C: BinCode, T: Element>(x: &DenseMatrix<T>, mapper: &BinMapper) ->
             return Err(infinity(i, j));
         }
         let mut rows = alloc_codes::<C>(len, "row-major")?;
-        rows.par_chunks_mut(ROW_BLOCK * p).enumerate().for_each(|(b, block)| {
-            let r0 = b * ROW_BLOCK;
-            let m = block.len() / p;
-            for j in 0..p {
-                for (r, &c) in cols[j * n + r0..j * n + r0 + m].iter().enumerate() {
-                    block[r * p + j] = c;
+        rows.par_chunks_mut(ROW_BLOCK * p)
+            .enumerate()
+            .for_each(|(b, block)| {
+                let r0 = b * ROW_BLOCK;
+                let m = block.len() / p;
+                for j in 0..p {
+                    for (r, &c) in cols[j * n + r0..j * n + r0 + m].iter().enumerate() {
+                        block[r * p + j] = c;
+                    }
                 }
-            }
-        });
+            });
         Ok((cols, rows))
     }
 }
 
 impl BinnedDataset {
     /// Bins `x` with a new mapper fitted on it (unweighted quantiles).
-    pub fn from_matrix<T: Element>(x: &DenseMatrix<T>, max_bins: usize, seed: u64) -> Result<BinnedDataset> {
+    pub fn from_matrix<T: Element>(
+        x: &DenseMatrix<T>,
+        max_bins: usize,
+        seed: u64,
+    ) -> Result<BinnedDataset> {
         Self::from_weighted_matrix(x, max_bins, seed, None)
     }
 
     /// Bins `x` with a new mapper fitted on it, quantiles weighted by `weights`.
-    pub fn from_weighted_matrix<T: Element>(x: &DenseMatrix<T>, max_bins: usize, seed: u64, weights: Option<&[f64]>) -> Result<BinnedDataset> {
+    pub fn from_weighted_matrix<T: Element>(
+        x: &DenseMatrix<T>,
+        max_bins: usize,
+        seed: u64,
+        weights: Option<&[f64]>,
+    ) -> Result<BinnedDataset> {
         if x.n_rows() == 0 || x.n_cols() == 0 {
             return Err(RgbmError::EmptyInput(format!(
                 "X has shape ({}, {}); at least one row and one feature are needed",
@@ -243,7 +276,15 @@ impl BinnedDataset {
         }
         bin_offsets.push(total);
         let default_bins = find_default_bins(&codes, x.n_rows(), &mapper);
-        let mut data = BinnedDataset { n_rows: x.n_rows(), mapper, codes, row_codes, bin_offsets, default_bins, sparse_rows: None };
+        let mut data = BinnedDataset {
+            n_rows: x.n_rows(),
+            mapper,
+            codes,
+            row_codes,
+            bin_offsets,
+            default_bins,
+            sparse_rows: None,
+        };
         data.sparse_rows = build_sparse_rows(&data)?;
         Ok(data)
     }
@@ -288,7 +329,11 @@ mod tests {
         let mut c = vec![0.0f64; n * p];
         for i in 0..n {
             for j in 0..p {
-                c[i * p + j] = if (i + j) % 7 == 0 { f64::NAN } else { ((i * 31 + j * 17) % 23) as f64 };
+                c[i * p + j] = if (i + j) % 7 == 0 {
+                    f64::NAN
+                } else {
+                    ((i * 31 + j * 17) % 23) as f64
+                };
             }
         }
         let mut f = vec![0.0f64; n * p];
@@ -316,15 +361,24 @@ mod tests {
     fn infinity_and_empty_input_are_rejected() {
         let v = [1.0, f64::INFINITY];
         let x = DenseMatrix::row_major(&v, 2, 1).unwrap();
-        assert!(matches!(BinnedDataset::from_matrix(&x, 255, 0), Err(RgbmError::NonFinite(_))));
+        assert!(matches!(
+            BinnedDataset::from_matrix(&x, 255, 0),
+            Err(RgbmError::NonFinite(_))
+        ));
         let v = [1.0, 2.0, 3.0, f64::NEG_INFINITY, 5.0, 6.0];
-        for x in [DenseMatrix::col_major(&v, 3, 2).unwrap(), DenseMatrix::row_major(&v, 3, 2).unwrap()] {
+        for x in [
+            DenseMatrix::col_major(&v, 3, 2).unwrap(),
+            DenseMatrix::row_major(&v, 3, 2).unwrap(),
+        ] {
             let e = BinnedDataset::from_matrix(&x, 255, 0).unwrap_err();
             assert!(e.to_string().contains("infinity"), "{e}");
         }
         let e: [f64; 0] = [];
         let x = DenseMatrix::row_major(&e, 0, 3).unwrap();
-        assert!(matches!(BinnedDataset::from_matrix(&x, 255, 0), Err(RgbmError::EmptyInput(_))));
+        assert!(matches!(
+            BinnedDataset::from_matrix(&x, 255, 0),
+            Err(RgbmError::EmptyInput(_))
+        ));
     }
 
     #[test]

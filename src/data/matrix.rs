@@ -41,11 +41,21 @@ impl<'a, T: Element> DenseMatrix<'a, T> {
     }
 
     /// A view with explicit element strides; checks that every index is in bounds.
-    pub fn with_strides(data: &'a [T], n_rows: usize, n_cols: usize, row_stride: usize, col_stride: usize) -> Result<Self> {
+    pub fn with_strides(
+        data: &'a [T],
+        n_rows: usize,
+        n_cols: usize,
+        row_stride: usize,
+        col_stride: usize,
+    ) -> Result<Self> {
         if n_rows > 0 && n_cols > 0 {
             let last = (n_rows - 1)
                 .checked_mul(row_stride)
-                .and_then(|a| (n_cols - 1).checked_mul(col_stride).and_then(|b| a.checked_add(b)))
+                .and_then(|a| {
+                    (n_cols - 1)
+                        .checked_mul(col_stride)
+                        .and_then(|b| a.checked_add(b))
+                })
                 .ok_or_else(|| RgbmError::Shape("matrix strides overflow".into()))?;
             if last >= data.len() {
                 return Err(RgbmError::Shape(format!(
@@ -54,7 +64,13 @@ impl<'a, T: Element> DenseMatrix<'a, T> {
                 )));
             }
         }
-        Ok(DenseMatrix { data, n_rows, n_cols, row_stride, col_stride })
+        Ok(DenseMatrix {
+            data,
+            n_rows,
+            n_cols,
+            row_stride,
+            col_stride,
+        })
     }
 
     pub fn n_rows(&self) -> usize {
@@ -70,6 +86,19 @@ impl<'a, T: Element> DenseMatrix<'a, T> {
     #[inline(always)]
     pub fn get(&self, row: usize, col: usize) -> f64 {
         self.data[row * self.row_stride + col * self.col_stride].to_f64()
+    }
+
+    /// Rows start..start+rows as one row-major slice of rows × n_cols values:
+    /// borrowed when the matrix is C-contiguous, otherwise gathered into `buf`.
+    pub fn row_block<'b>(&'b self, start: usize, rows: usize, buf: &'b mut Vec<T>) -> &'b [T] {
+        if self.col_stride == 1 && self.row_stride == self.n_cols {
+            return &self.data[start * self.n_cols..(start + rows) * self.n_cols];
+        }
+        buf.clear();
+        buf.extend((start..start + rows).flat_map(|r| {
+            (0..self.n_cols).map(move |c| self.data[r * self.row_stride + c * self.col_stride])
+        }));
+        buf
     }
 
     /// Calls `f(row, value)` for every row of column `col`, in row order.
@@ -89,7 +118,11 @@ impl<'a, T: Element> DenseMatrix<'a, T> {
     /// Rejects +-inf: NaN means "missing" and is allowed. Reads in memory order.
     pub fn check_no_infinity(&self) -> Result<()> {
         let found = if self.is_row_major() {
-            (0..self.n_rows).find_map(|i| (0..self.n_cols).find(|&j| self.get(i, j).is_infinite()).map(|j| (i, j)))
+            (0..self.n_rows).find_map(|i| {
+                (0..self.n_cols)
+                    .find(|&j| self.get(i, j).is_infinite())
+                    .map(|j| (i, j))
+            })
         } else {
             (0..self.n_cols)
                 .filter_map(|j| {

@@ -1,5 +1,5 @@
-use super::logistic::sigmoid;
 use super::PointLoss;
+use super::logistic::sigmoid;
 
 /// AdaBoost's exponential loss e^{−ỹf}. Not smooth (no σ): the constant
 /// step rule refuses it. Probabilities are sigmoid(2f) (half log-odds).

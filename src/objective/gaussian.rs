@@ -68,7 +68,10 @@ impl Gaussian {
         let weight = |i: usize| w.map_or(1.0, |w| w[i]);
         let total: f64 = (0..y.len()).map(weight).sum();
         let mean = (0..y.len()).map(|i| weight(i) * y[i]).sum::<f64>() / total;
-        let var = (0..y.len()).map(|i| weight(i) * (y[i] - mean).powi(2)).sum::<f64>() / total;
+        let var = (0..y.len())
+            .map(|i| weight(i) * (y[i] - mean).powi(2))
+            .sum::<f64>()
+            / total;
         let floor = 1e-6 * mean.abs().max(1.0);
         vec![mean, var.sqrt().max(floor).ln()]
     }
@@ -79,11 +82,23 @@ impl Gaussian {
     /// likelihood is not jointly convex; the line search guards for that).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    pub fn row_directional(&self, y: f64, base: &[f64], dir: &[f64], rho: f64, n: usize, i: usize, _scratch: &mut [f64]) -> (f64, f64) {
+    pub fn row_directional(
+        &self,
+        y: f64,
+        base: &[f64],
+        dir: &[f64],
+        rho: f64,
+        n: usize,
+        i: usize,
+        _scratch: &mut [f64],
+    ) -> (f64, f64) {
         let (d0, d1) = (dir[i], dir[n + i]);
         let r = y - (base[i] + rho * d0);
         let e = (-2.0 * (base[n + i] + rho * d1)).exp();
-        (d1 - r * d0 * e - d1 * r * r * e, d0 * d0 * e + 4.0 * d0 * d1 * r * e + 2.0 * d1 * d1 * r * r * e)
+        (
+            d1 - r * d0 * e - d1 * r * r * e,
+            d0 * d0 * e + 4.0 * d0 * d1 * r * e + 2.0 * d1 * d1 * r * r * e,
+        )
     }
 }
 
@@ -106,8 +121,12 @@ mod tests {
                 let mut down = f.to_vec();
                 up[k * n + i] += e;
                 down[k * n + i] -= e;
-                let fd = (g.row_value(y[i], &up, n, i) - g.row_value(y[i], &down, n, i)) / (2.0 * e);
-                assert!((out[k * n + i][0] - fd).abs() < 1e-6 * (1.0 + fd.abs()), "row {i} output {k}");
+                let fd =
+                    (g.row_value(y[i], &up, n, i) - g.row_value(y[i], &down, n, i)) / (2.0 * e);
+                assert!(
+                    (out[k * n + i][0] - fd).abs() < 1e-6 * (1.0 + fd.abs()),
+                    "row {i} output {k}"
+                );
             }
             // Fisher information: E[∂²ℓ/∂μ²] = e^{-2s}, E[∂²ℓ/∂s²] = 2.
             assert!((out[i][1] - (-2.0 * f[n + i]).exp()).abs() < 1e-12);
@@ -122,7 +141,11 @@ mod tests {
         assert!((c[0] - 3.0).abs() < 1e-12);
         assert!((c[1] - 3.5f64.sqrt().ln()).abs() < 1e-12);
         // The NLL at the constants is below its value at nearby points.
-        let nll = |mu: f64, s: f64| y.iter().map(|&v| Gaussian.value_of(v, |k| if k == 0 { mu } else { s })).sum::<f64>();
+        let nll = |mu: f64, s: f64| {
+            y.iter()
+                .map(|&v| Gaussian.value_of(v, |k| if k == 0 { mu } else { s }))
+                .sum::<f64>()
+        };
         let best = nll(c[0], c[1]);
         for (dm, ds) in [(0.01, 0.0), (-0.01, 0.0), (0.0, 0.01), (0.0, -0.01)] {
             assert!(nll(c[0] + dm, c[1] + ds) > best);
@@ -139,7 +162,10 @@ mod tests {
             let (d1, d2) = g.row_directional(y, &base, &dir, rho, 1, 0, &mut []);
             let fd1 = (at(rho + e) - at(rho - e)) / (2.0 * e);
             let fd2 = (at(rho + e) - 2.0 * at(rho) + at(rho - e)) / (e * e);
-            assert!((d1 - fd1).abs() < 1e-6 && (d2 - fd2).abs() < 1e-3, "rho {rho}: {d1} {fd1} {d2} {fd2}");
+            assert!(
+                (d1 - fd1).abs() < 1e-6 && (d2 - fd2).abs() < 1e-3,
+                "rho {rho}: {d1} {fd1} {d2} {fd2}"
+            );
         }
     }
 }

@@ -15,12 +15,20 @@ impl PointLoss for Huber {
     #[inline(always)]
     fn value(&self, y: f64, f: f64) -> f64 {
         let r = (y - f).abs();
-        if r <= self.delta { 0.5 * r * r } else { self.delta * r - 0.5 * self.delta * self.delta }
+        if r <= self.delta {
+            0.5 * r * r
+        } else {
+            self.delta * r - 0.5 * self.delta * self.delta
+        }
     }
     #[inline(always)]
     fn grad_hess(&self, y: f64, f: f64) -> (f64, f64) {
         let r = f - y;
-        if r.abs() <= self.delta { (r, 1.0) } else { (self.delta * r.signum(), self.delta / r.abs()) }
+        if r.abs() <= self.delta {
+            (r, 1.0)
+        } else {
+            (self.delta * r.signum(), self.delta / r.abs())
+        }
     }
     fn smoothness(&self) -> Option<f64> {
         Some(1.0)

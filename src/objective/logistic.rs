@@ -37,7 +37,11 @@ impl PointLoss for Logistic {
         // cancellation, so gradients stay exact far into the tails.
         let e = (-f.abs()).exp();
         let (small, large) = (e / (1.0 + e), 1.0 / (1.0 + e));
-        let (mut p, mut q) = if f >= 0.0 { (large, small) } else { (small, large) };
+        let (mut p, mut q) = if f >= 0.0 {
+            (large, small)
+        } else {
+            (small, large)
+        };
         if let Some(rho) = self.clamp {
             // Bound every Newton step: a badly misclassified row counts as p = ρ / 1−ρ.
             if y < 0.5 && p > 1.0 - rho {
@@ -70,7 +74,10 @@ mod tests {
     use super::*;
     #[test]
     fn derivatives() {
-        let l = Logistic { reg: 0.01, clamp: None };
+        let l = Logistic {
+            reg: 0.01,
+            clamp: None,
+        };
         for (y, f) in [(0.0, 1.0), (1.0, -2.0), (1.0, 3.5), (0.0, -0.3)] {
             crate::objective::tests::check_derivatives(&l, y, f, true);
         }
@@ -79,24 +86,36 @@ mod tests {
 
     #[test]
     fn clamping_bounds_the_gradient_of_misclassified_rows() {
-        let l = Logistic { reg: 0.0, clamp: Some(0.05) };
+        let l = Logistic {
+            reg: 0.0,
+            clamp: Some(0.05),
+        };
         let (g, h) = l.grad_hess(1.0, -20.0);
         assert!((g - (0.05 - 1.0)).abs() < 1e-15);
         assert!((h - 0.05 * 0.95).abs() < 1e-15);
         let (g, _) = l.grad_hess(0.0, 20.0);
         assert!((g - 0.95).abs() < 1e-15);
         // Well-classified rows are untouched.
-        let u = Logistic { reg: 0.0, clamp: None };
+        let u = Logistic {
+            reg: 0.0,
+            clamp: None,
+        };
         assert_eq!(l.grad_hess(1.0, 2.0), u.grad_hess(1.0, 2.0));
     }
 
     #[test]
     fn tails_are_exact() {
         // 1 − sigmoid(40) ≈ 4.25e-18 would round to 0 if computed as p − 1.
-        let u = Logistic { reg: 0.0, clamp: None };
+        let u = Logistic {
+            reg: 0.0,
+            clamp: None,
+        };
         let (g, h) = u.grad_hess(1.0, 40.0);
         let want = (-40f64).exp() / (1.0 + (-40f64).exp());
-        assert!((g + want).abs() < 1e-30 && (h - want).abs() < 1e-30, "{g} {h}");
+        assert!(
+            (g + want).abs() < 1e-30 && (h - want).abs() < 1e-30,
+            "{g} {h}"
+        );
         let (g, _) = u.grad_hess(0.0, -40.0);
         assert!((g - want).abs() < 1e-30);
     }

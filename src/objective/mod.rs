@@ -87,17 +87,27 @@ impl Objective {
     pub fn from_params(p: &BoosterParams) -> Objective {
         match p.loss {
             Loss::Squared => Objective::Squared(Squared),
-            Loss::Huber => Objective::Huber(Huber { delta: p.huber_delta }),
-            Loss::Logistic => Objective::Logistic(Logistic { reg: p.logistic_reg, clamp: p.clamp }),
+            Loss::Huber => Objective::Huber(Huber {
+                delta: p.huber_delta,
+            }),
+            Loss::Logistic => Objective::Logistic(Logistic {
+                reg: p.logistic_reg,
+                clamp: p.clamp,
+            }),
             Loss::Exponential => Objective::Exponential(Exponential),
             Loss::Sla01 => Objective::Sla01(Sla01 { scale: p.sla_scale }),
-            Loss::Softmax => Objective::Softmax(Softmax { n_classes: p.n_classes.unwrap_or(2) }),
+            Loss::Softmax => Objective::Softmax(Softmax {
+                n_classes: p.n_classes.unwrap_or(2),
+            }),
             Loss::Gaussian => Objective::Gaussian(Gaussian),
         }
     }
 
     pub fn is_binary(&self) -> bool {
-        matches!(self, Objective::Logistic(_) | Objective::Exponential(_) | Objective::Sla01(_))
+        matches!(
+            self,
+            Objective::Logistic(_) | Objective::Exponential(_) | Objective::Sla01(_)
+        )
     }
 
     /// Scores per row: K for softmax, 2 for gaussian, else 1.
@@ -122,16 +132,25 @@ impl Objective {
     /// Labels must be finite, and 0/1 for binary losses.
     pub fn check_labels(&self, y: &[f64]) -> Result<()> {
         if let Some(i) = y.iter().position(|v| !v.is_finite()) {
-            return Err(RgbmError::NonFinite(format!("y contains {} at index {i}", y[i])));
+            return Err(RgbmError::NonFinite(format!(
+                "y contains {} at index {i}",
+                y[i]
+            )));
         }
         if self.is_binary() {
             if let Some(i) = y.iter().position(|&v| v != 0.0 && v != 1.0) {
-                return Err(RgbmError::InvalidLabel(format!("binary losses need labels 0/1, got {} at index {i}", y[i])));
+                return Err(RgbmError::InvalidLabel(format!(
+                    "binary losses need labels 0/1, got {} at index {i}",
+                    y[i]
+                )));
             }
         }
         if let Objective::Softmax(s) = self {
             let k_out = s.n_classes as f64;
-            if let Some(i) = y.iter().position(|&v| !(v >= 0.0 && v < k_out && v.fract() == 0.0)) {
+            if let Some(i) = y
+                .iter()
+                .position(|&v| !(v >= 0.0 && v < k_out && v.fract() == 0.0))
+            {
                 return Err(RgbmError::InvalidLabel(format!(
                     "softmax needs class indices 0..{} (n_classes = {}), got {} at index {i}",
                     s.n_classes - 1,
@@ -184,7 +203,14 @@ impl Objective {
     /// argmin_ρ Σ w ℓ(y, base + ρ·dir), by Newton steps with step halving
     /// (never accepts a step that increases the loss), starting at ρ = start.
     /// `base` and `dir` hold `n_outputs()` class-major blocks.
-    pub fn line_minimum(&self, y: &[f64], base: &[f64], dir: &[f64], w: Option<&[f64]>, start: f64) -> f64 {
+    pub fn line_minimum(
+        &self,
+        y: &[f64],
+        base: &[f64],
+        dir: &[f64],
+        w: Option<&[f64]>,
+        start: f64,
+    ) -> f64 {
         let n = y.len();
         let directional = |rho: f64| -> (f64, f64) {
             dispatch!(self, o => {
@@ -251,10 +277,16 @@ pub(crate) mod tests {
         let e = 1e-5;
         let (g, h) = o.grad_hess(y, f);
         let fd_g = (o.value(y, f + e) - o.value(y, f - e)) / (2.0 * e);
-        assert!((g - fd_g).abs() < 1e-5 * (1.0 + g.abs()), "gradient at y={y} f={f}: {g} vs {fd_g}");
+        assert!(
+            (g - fd_g).abs() < 1e-5 * (1.0 + g.abs()),
+            "gradient at y={y} f={f}: {g} vs {fd_g}"
+        );
         if check_hessian {
             let fd_h = (o.grad_hess(y, f + e).0 - o.grad_hess(y, f - e).0) / (2.0 * e);
-            assert!((h - fd_h).abs() < 1e-4 * (1.0 + h.abs()), "hessian at y={y} f={f}: {h} vs {fd_h}");
+            assert!(
+                (h - fd_h).abs() < 1e-4 * (1.0 + h.abs()),
+                "hessian at y={y} f={f}: {h} vs {fd_h}"
+            );
         }
     }
 
@@ -264,7 +296,10 @@ pub(crate) mod tests {
         let w = [1.0, 1.0, 2.0, 0.0];
         let sq = Objective::Squared(Squared);
         assert!((sq.optimal_constant(&y, Some(&w)) - 0.75).abs() < 1e-12);
-        let lg = Objective::Logistic(Logistic { reg: 0.0, clamp: None });
+        let lg = Objective::Logistic(Logistic {
+            reg: 0.0,
+            clamp: None,
+        });
         assert!((lg.optimal_constant(&y, None) - 3f64.ln()).abs() < 1e-9);
         let ex = Objective::Exponential(Exponential);
         assert!((ex.optimal_constant(&y, None) - 0.5 * 3f64.ln()).abs() < 1e-9);
@@ -273,7 +308,9 @@ pub(crate) mod tests {
         let yy = [0.0, 0.5, 1.0, 10.0, -3.0, 2.0];
         let c = hb.optimal_constant(&yy, None);
         let loss = |c: f64| yy.iter().map(|&v| hb_value(v, c)).sum::<f64>();
-        let grid = (0..20001).map(|k| -5.0 + k as f64 * 5e-4).fold(f64::INFINITY, |a, c| a.min(loss(c)));
+        let grid = (0..20001)
+            .map(|k| -5.0 + k as f64 * 5e-4)
+            .fold(f64::INFINITY, |a, c| a.min(loss(c)));
         assert!(loss(c) <= grid + 1e-9, "{c}");
     }
 

@@ -1,5 +1,5 @@
-use super::logistic::sigmoid;
 use super::PointLoss;
+use super::logistic::sigmoid;
 
 /// Smoothed 0-1 loss 1 − sigmoid(ỹf/ς) (SGLB, eq. 12; the paper's printed
 /// sign inside the sigmoid is a typo). Not convex: its hessian can be
@@ -25,7 +25,10 @@ impl PointLoss for Sla01 {
         let p = sigmoid(s * f / self.scale);
         let q = sigmoid(-s * f / self.scale);
         let pq = p * q;
-        (-s * pq / self.scale, -pq * (q - p) / (self.scale * self.scale))
+        (
+            -s * pq / self.scale,
+            -pq * (q - p) / (self.scale * self.scale),
+        )
     }
     fn smoothness(&self) -> Option<f64> {
         Some(SIGMOID_CURVATURE / (self.scale * self.scale))
@@ -51,7 +54,9 @@ mod tests {
         }
         // The largest |h| over a fine grid matches σ.
         let sigma = l.smoothness().unwrap();
-        let max_h = (-3000..3000).map(|k| l.grad_hess(1.0, k as f64 * 1e-3).1.abs()).fold(0.0, f64::max);
+        let max_h = (-3000..3000)
+            .map(|k| l.grad_hess(1.0, k as f64 * 1e-3).1.abs())
+            .fold(0.0, f64::max);
         assert!((max_h - sigma).abs() < 1e-4 * sigma, "{max_h} vs {sigma}");
         assert!((l.value(1.0, 0.0) - 0.5).abs() < 1e-15);
     }

@@ -15,7 +15,9 @@ pub struct Softmax {
 /// Writes softmax(f_i) into `p` for row `i` of a class-major buffer with `n` rows.
 #[inline(always)]
 fn row_probabilities(f: &[f64], n: usize, i: usize, p: &mut [f64]) {
-    let m = (0..p.len()).map(|k| f[k * n + i]).fold(f64::NEG_INFINITY, f64::max);
+    let m = (0..p.len())
+        .map(|k| f[k * n + i])
+        .fold(f64::NEG_INFINITY, f64::max);
     let mut total = 0.0;
     for (k, pk) in p.iter_mut().enumerate() {
         *pk = (f[k * n + i] - m).exp();
@@ -45,7 +47,9 @@ impl Softmax {
     /// −log p_y for one row whose class-k score is `score(k)`.
     #[inline(always)]
     pub fn value_of(&self, y: f64, score: impl Fn(usize) -> f64) -> f64 {
-        let m = (0..self.n_classes).map(&score).fold(f64::NEG_INFINITY, f64::max);
+        let m = (0..self.n_classes)
+            .map(&score)
+            .fold(f64::NEG_INFINITY, f64::max);
         let s: f64 = (0..self.n_classes).map(|k| (score(k) - m).exp()).sum();
         m + s.ln() - score(y as usize)
     }
@@ -60,26 +64,30 @@ impl Softmax {
         let factor = k_out as f64 / (k_out as f64 - 1.0);
         // Regroup the K class slices by row chunk, so each task owns its rows in every class.
         let n_chunks = n.div_ceil(CHUNK);
-        let mut per_chunk: Vec<Vec<&mut [[f64; 2]]>> = (0..n_chunks).map(|_| Vec::with_capacity(k_out)).collect();
+        let mut per_chunk: Vec<Vec<&mut [[f64; 2]]>> =
+            (0..n_chunks).map(|_| Vec::with_capacity(k_out)).collect();
         for class in out.chunks_mut(n) {
             for (c, part) in class.chunks_mut(CHUNK).enumerate() {
                 per_chunk[c].push(part);
             }
         }
-        per_chunk.into_par_iter().enumerate().for_each(|(c, mut parts)| {
-            let mut p = vec![0.0; k_out];
-            let base = c * CHUNK;
-            for j in 0..parts[0].len() {
-                let i = base + j;
-                row_probabilities(f, n, i, &mut p);
-                let wi = w.map_or(1.0, |w| w[i]);
-                let label = y[i] as usize;
-                for (k, part) in parts.iter_mut().enumerate() {
-                    let g = p[k] - if k == label { 1.0 } else { 0.0 };
-                    part[j] = [wi * g, wi * factor * p[k] * (1.0 - p[k])];
+        per_chunk
+            .into_par_iter()
+            .enumerate()
+            .for_each(|(c, mut parts)| {
+                let mut p = vec![0.0; k_out];
+                let base = c * CHUNK;
+                for j in 0..parts[0].len() {
+                    let i = base + j;
+                    row_probabilities(f, n, i, &mut p);
+                    let wi = w.map_or(1.0, |w| w[i]);
+                    let label = y[i] as usize;
+                    for (k, part) in parts.iter_mut().enumerate() {
+                        let g = p[k] - if k == label { 1.0 } else { 0.0 };
+                        part[j] = [wi * g, wi * factor * p[k] * (1.0 - p[k])];
+                    }
                 }
-            }
-        });
+            });
     }
 
     /// Starting scores: log of the weighted class frequencies (floored, so
@@ -96,9 +104,20 @@ impl Softmax {
     /// (Σ w dℓ/dρ, Σ w d²ℓ/dρ²) of ℓ(y, base + ρ·dir) at ρ = `rho`, per row:
     /// dℓ/dρ = Σ_k p_k d_k − d_y and d²ℓ/dρ² = Σ_k p_k d_k² − (Σ_k p_k d_k)².
     #[inline(always)]
-    pub fn row_directional(&self, y: f64, base: &[f64], dir: &[f64], rho: f64, n: usize, i: usize, p: &mut [f64]) -> (f64, f64) {
+    pub fn row_directional(
+        &self,
+        y: f64,
+        base: &[f64],
+        dir: &[f64],
+        rho: f64,
+        n: usize,
+        i: usize,
+        p: &mut [f64],
+    ) -> (f64, f64) {
         let k_out = self.n_classes;
-        let m = (0..k_out).map(|k| base[k * n + i] + rho * dir[k * n + i]).fold(f64::NEG_INFINITY, f64::max);
+        let m = (0..k_out)
+            .map(|k| base[k * n + i] + rho * dir[k * n + i])
+            .fold(f64::NEG_INFINITY, f64::max);
         let mut total = 0.0;
         for (k, pk) in p.iter_mut().enumerate() {
             *pk = (base[k * n + i] + rho * dir[k * n + i] - m).exp();
@@ -126,7 +145,9 @@ mod tests {
         let n = 3;
         let s = Softmax { n_classes: k_out };
         let y = [0.0, 2.0, 3.0];
-        let f: Vec<f64> = (0..k_out * n).map(|j| ((j * 7) % 5) as f64 * 0.7 - 1.2).collect();
+        let f: Vec<f64> = (0..k_out * n)
+            .map(|j| ((j * 7) % 5) as f64 * 0.7 - 1.2)
+            .collect();
         let mut gh = vec![[0.0; 2]; k_out * n];
         s.gradients(&y, &f, None, &mut gh);
         let e = 1e-5;
@@ -136,15 +157,22 @@ mod tests {
                 let mut down = f.clone();
                 up[k * n + i] += e;
                 down[k * n + i] -= e;
-                let fd_g = (s.row_value(y[i], &up, n, i) - s.row_value(y[i], &down, n, i)) / (2.0 * e);
-                assert!((gh[k * n + i][0] - fd_g).abs() < 1e-6, "g row {i} class {k}");
+                let fd_g =
+                    (s.row_value(y[i], &up, n, i) - s.row_value(y[i], &down, n, i)) / (2.0 * e);
+                assert!(
+                    (gh[k * n + i][0] - fd_g).abs() < 1e-6,
+                    "g row {i} class {k}"
+                );
                 let mut gu = vec![[0.0; 2]; k_out * n];
                 let mut gd = gu.clone();
                 s.gradients(&y, &up, None, &mut gu);
                 s.gradients(&y, &down, None, &mut gd);
                 let fd_h = (gu[k * n + i][0] - gd[k * n + i][0]) / (2.0 * e);
                 let factor = k_out as f64 / (k_out as f64 - 1.0);
-                assert!((gh[k * n + i][1] - factor * fd_h).abs() < 1e-5, "h row {i} class {k}");
+                assert!(
+                    (gh[k * n + i][1] - factor * fd_h).abs() < 1e-5,
+                    "h row {i} class {k}"
+                );
             }
         }
     }

@@ -7,9 +7,9 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
-use super::convert::{vector, view, Matrix};
+use super::convert::{Matrix, vector, view};
 use super::errors::{run_detached, run_interruptible, to_py};
-use crate::booster::{train_with, EvalHistory, EvalResult, EvalSet, Monitor, RoundLog};
+use crate::booster::{EvalHistory, EvalResult, EvalSet, Monitor, RoundLog, train_with};
 use crate::data::matrix::Element;
 use crate::error::{Result as CoreResult, RgbmError};
 use crate::model::{ImportanceKind, Model};
@@ -36,7 +36,11 @@ struct PyMonitor<'a> {
 
 impl Monitor for PyMonitor<'_> {
     fn before_round(&mut self, _round: usize) -> CoreResult<()> {
-        if self.stop.load(Ordering::Relaxed) { Err(RgbmError::Interrupted) } else { Ok(()) }
+        if self.stop.load(Ordering::Relaxed) {
+            Err(RgbmError::Interrupted)
+        } else {
+            Ok(())
+        }
     }
 
     fn cancel_flag(&self) -> Option<Arc<AtomicBool>> {
@@ -44,11 +48,18 @@ impl Monitor for PyMonitor<'_> {
     }
 
     fn after_round(&mut self, round: usize, results: &[EvalResult]) -> CoreResult<bool> {
-        let Some(callback) = &self.callback else { return Ok(false) };
+        let Some(callback) = &self.callback else {
+            return Ok(false);
+        };
         Python::attach(|py| {
-            let items: Vec<(String, &str, f64, bool)> =
-                results.iter().map(|r| (r.set.clone(), r.metric, r.value, r.higher_is_better)).collect();
-            match callback.call1(py, (round, items)).and_then(|v| v.is_truthy(py)) {
+            let items: Vec<(String, &str, f64, bool)> = results
+                .iter()
+                .map(|r| (r.set.clone(), r.metric, r.value, r.higher_is_better))
+                .collect();
+            match callback
+                .call1(py, (round, items))
+                .and_then(|v| v.is_truthy(py))
+            {
                 Ok(stop) => Ok(stop),
                 Err(e) => {
                     let text = e.to_string();
@@ -71,20 +82,34 @@ struct PyEvalSet<'py> {
 }
 
 fn extract_eval_sets<'py>(sets: Option<&Bound<'py, PyAny>>) -> PyResult<Vec<PyEvalSet<'py>>> {
-    let Some(sets) = sets else { return Ok(Vec::new()) };
-    let list = sets.cast::<PyList>().map_err(|_| PyTypeError::new_err("eval_sets must be a list of (name, X, y, sample_weight) tuples"))?;
+    let Some(sets) = sets else {
+        return Ok(Vec::new());
+    };
+    let list = sets.cast::<PyList>().map_err(|_| {
+        PyTypeError::new_err("eval_sets must be a list of (name, X, y, sample_weight) tuples")
+    })?;
     list.iter()
         .map(|item| {
-            let t = item.cast::<PyTuple>().map_err(|_| PyTypeError::new_err("each evaluation set must be a (name, X, y, sample_weight) tuple"))?;
+            let t = item.cast::<PyTuple>().map_err(|_| {
+                PyTypeError::new_err(
+                    "each evaluation set must be a (name, X, y, sample_weight) tuple",
+                )
+            })?;
             if t.len() != 4 {
-                return Err(PyTypeError::new_err("each evaluation set must be a (name, X, y, sample_weight) tuple"));
+                return Err(PyTypeError::new_err(
+                    "each evaluation set must be a (name, X, y, sample_weight) tuple",
+                ));
             }
             let w = t.get_item(3)?;
             Ok(PyEvalSet {
                 name: t.get_item(0)?.extract()?,
                 x: Matrix::extract(&t.get_item(1)?)?,
                 y: vector(&t.get_item(2)?, "eval y")?,
-                w: if w.is_none() { None } else { Some(vector(&w, "eval sample_weight")?) },
+                w: if w.is_none() {
+                    None
+                } else {
+                    Some(vector(&w, "eval sample_weight")?)
+                },
             })
         })
         .collect()
@@ -97,7 +122,12 @@ fn eval_views<'a, T: Element + numpy::Element>(
 ) -> PyResult<Vec<EvalSet<'a, T>>> {
     sets.iter()
         .map(|s| {
-            let x = pick(&s.x).ok_or_else(|| PyTypeError::new_err(format!("evaluation set {:?}: X must have the training data's dtype", s.name)))?;
+            let x = pick(&s.x).ok_or_else(|| {
+                PyTypeError::new_err(format!(
+                    "evaluation set {:?}: X must have the training data's dtype",
+                    s.name
+                ))
+            })?;
             Ok(EvalSet {
                 name: s.name.clone(),
                 x: view(x)?,
@@ -148,7 +178,9 @@ impl PyBooster {
         let params = BoosterParams::from_json(params_json).map_err(to_py)?;
         let x = Matrix::extract(x)?;
         let y = vector(y, "y")?;
-        let w = sample_weight.map(|w| vector(w, "sample_weight")).transpose()?;
+        let w = sample_weight
+            .map(|w| vector(w, "sample_weight"))
+            .transpose()?;
         let sets = extract_eval_sets(eval_sets)?;
         let ys = y.as_slice()?;
         let ws = match &w {
@@ -159,17 +191,37 @@ impl PyBooster {
         let result = match &x {
             Matrix::F32(a) => {
                 let m = view(a)?;
-                let evals = eval_views(&sets, |x| if let Matrix::F32(e) = x { Some(e) } else { None })?;
+                let evals = eval_views(&sets, |x| {
+                    if let Matrix::F32(e) = x {
+                        Some(e)
+                    } else {
+                        None
+                    }
+                })?;
                 run_interruptible(py, |stop| {
-                    let mut monitor = PyMonitor { stop: stop.clone(), callback, failure: &failure };
+                    let mut monitor = PyMonitor {
+                        stop: stop.clone(),
+                        callback,
+                        failure: &failure,
+                    };
                     train_with(&params, &m, ys, ws, &evals, &mut monitor)
                 })
             }
             Matrix::F64(a) => {
                 let m = view(a)?;
-                let evals = eval_views(&sets, |x| if let Matrix::F64(e) = x { Some(e) } else { None })?;
+                let evals = eval_views(&sets, |x| {
+                    if let Matrix::F64(e) = x {
+                        Some(e)
+                    } else {
+                        None
+                    }
+                })?;
                 run_interruptible(py, |stop| {
-                    let mut monitor = PyMonitor { stop: stop.clone(), callback, failure: &failure };
+                    let mut monitor = PyMonitor {
+                        stop: stop.clone(),
+                        callback,
+                        failure: &failure,
+                    };
                     train_with(&params, &m, ys, ws, &evals, &mut monitor)
                 })
             }
@@ -178,13 +230,25 @@ impl PyBooster {
             return Err(e);
         }
         let trained = result?;
-        Ok(PyBooster { model: trained.model, log: trained.log, evals: trained.evals, best_iteration: trained.best_iteration })
+        Ok(PyBooster {
+            model: trained.model,
+            log: trained.log,
+            evals: trained.evals,
+            best_iteration: trained.best_iteration,
+        })
     }
 
     /// Loads and validates a model from its JSON text.
     #[staticmethod]
     fn from_json(text: &str) -> PyResult<Self> {
-        Model::from_json(text).map(|model| PyBooster { model, log: Vec::new(), evals: Vec::new(), best_iteration: None }).map_err(to_py)
+        Model::from_json(text)
+            .map(|model| PyBooster {
+                model,
+                log: Vec::new(),
+                evals: Vec::new(),
+                best_iteration: None,
+            })
+            .map_err(to_py)
     }
 
     /// The model after its first `n_rounds` rounds (shrinkage of the dropped
@@ -192,7 +256,12 @@ impl PyBooster {
     fn truncated(&self, n_rounds: usize) -> PyResult<Self> {
         let model = self.model.truncated(n_rounds).map_err(to_py)?;
         // The early-stopping round of the longer model means nothing for the cut one.
-        Ok(PyBooster { model, log: self.log.clone(), evals: self.evals.clone(), best_iteration: None })
+        Ok(PyBooster {
+            model,
+            log: self.log.clone(),
+            evals: self.evals.clone(),
+            best_iteration: None,
+        })
     }
 
     fn to_json(&self) -> PyResult<String> {
@@ -202,14 +271,25 @@ impl PyBooster {
     /// Raw scores (base score + trees) of the first `n_rounds` rounds:
     /// shape (n,) for single-output models, (n, n_outputs) otherwise.
     #[pyo3(signature = (x, n_rounds=None))]
-    fn predict_raw<'py>(&self, py: Python<'py>, x: &Bound<'py, PyAny>, n_rounds: Option<usize>) -> PyResult<Bound<'py, PyAny>> {
+    fn predict_raw<'py>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+        n_rounds: Option<usize>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let x = Matrix::extract(x)?;
         let out = with_view!(x, m => run_detached(py, || self.in_pool(|| self.model.predict_raw(&m, n_rounds))))?;
         self.shaped(py, out)
     }
 
     /// Sum of the outputs of trees start..end (no base score), shaped like `predict_raw`.
-    fn predict_trees<'py>(&self, py: Python<'py>, x: &Bound<'py, PyAny>, start: usize, end: usize) -> PyResult<Bound<'py, PyAny>> {
+    fn predict_trees<'py>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+        start: usize,
+        end: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let x = Matrix::extract(x)?;
         let out = with_view!(x, m => run_detached(py, || self.in_pool(|| self.model.predict_trees(&m, start, end))))?;
         self.shaped(py, out)
@@ -217,13 +297,20 @@ impl PyBooster {
 
     /// Raw scores of the virtual-ensemble members: shape (members, n), or
     /// (members, n, n_outputs) for multi-output models.
-    fn virtual_ensemble<'py>(&self, py: Python<'py>, x: &Bound<'py, PyAny>, n_members: usize) -> PyResult<Bound<'py, PyAny>> {
+    fn virtual_ensemble<'py>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+        n_members: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let x = Matrix::extract(x)?;
         let n = x_rows(&x);
         let members = with_view!(x, m => run_detached(py, || self.in_pool(|| self.model.virtual_ensemble(&m, n_members))))?;
         let k = self.model.n_outputs;
         if k == 1 {
-            return Ok(PyArray2::from_vec2(py, &members).map_err(|e| PyValueError::new_err(e.to_string()))?.into_any());
+            return Ok(PyArray2::from_vec2(py, &members)
+                .map_err(|e| PyValueError::new_err(e.to_string()))?
+                .into_any());
         }
         let flat: Vec<f64> = members.concat();
         let arr = PyArray1::from_vec(py, flat).reshape([n_members, n, k])?;
@@ -231,18 +318,27 @@ impl PyBooster {
     }
 
     /// Normalised importances: "gain" (total split gain) or "split" (split count).
-    fn feature_importances<'py>(&self, py: Python<'py>, kind: &str) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    fn feature_importances<'py>(
+        &self,
+        py: Python<'py>,
+        kind: &str,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let kind = match kind {
             "gain" => ImportanceKind::Gain,
             "split" => ImportanceKind::Split,
-            other => return Err(PyValueError::new_err(format!("importance_type must be 'gain' or 'split', got {other:?}"))),
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "importance_type must be 'gain' or 'split', got {other:?}"
+                )));
+            }
         };
         Ok(PyArray1::from_vec(py, self.model.feature_importances(kind)))
     }
 
     /// The model's BoosterParams as JSON (every field, defaults filled in).
     fn params_json(&self) -> PyResult<String> {
-        serde_json::to_string(&self.model.params).map_err(|e| to_py(RgbmError::ModelFormat(e.to_string())))
+        serde_json::to_string(&self.model.params)
+            .map_err(|e| to_py(RgbmError::ModelFormat(e.to_string())))
     }
 
     /// The per-round training log as JSON (a list of objects; empty after loading).
@@ -311,4 +407,3 @@ fn x_rows(x: &Matrix<'_>) -> usize {
         Matrix::F64(a) => a.shape()[0],
     }
 }
-

@@ -1,5 +1,7 @@
 //! numpy arrays -> borrowed core views, without copying.
-use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{
+    PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods,
+};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
@@ -18,19 +20,29 @@ impl<'py> Matrix<'py> {
         } else if let Ok(a) = x.cast::<PyArray2<f32>>() {
             Ok(Matrix::F32(a.try_readonly()?))
         } else {
-            Err(PyTypeError::new_err("X must be a 2-D numpy array of float32 or float64"))
+            Err(PyTypeError::new_err(
+                "X must be a 2-D numpy array of float32 or float64",
+            ))
         }
     }
 }
 
 /// Builds the core view of a contiguous array.
-pub fn view<'a, T: numpy::Element + crate::data::Element>(a: &'a PyReadonlyArray2<'_, T>) -> PyResult<DenseMatrix<'a, T>> {
+pub fn view<'a, T: numpy::Element + crate::data::Element>(
+    a: &'a PyReadonlyArray2<'_, T>,
+) -> PyResult<DenseMatrix<'a, T>> {
     let shape = a.shape();
     let (n, p) = (shape[0], shape[1]);
     let c = a.is_c_contiguous();
     let f = a.is_fortran_contiguous();
-    let data = a.as_slice().map_err(|_| PyValueError::new_err("X must be C- or Fortran-contiguous"))?;
-    let m = if c { DenseMatrix::row_major(data, n, p) } else if f { DenseMatrix::col_major(data, n, p) } else {
+    let data = a
+        .as_slice()
+        .map_err(|_| PyValueError::new_err("X must be C- or Fortran-contiguous"))?;
+    let m = if c {
+        DenseMatrix::row_major(data, n, p)
+    } else if f {
+        DenseMatrix::col_major(data, n, p)
+    } else {
         return Err(PyValueError::new_err("X must be C- or Fortran-contiguous"));
     };
     m.map_err(super::errors::to_py)
@@ -38,9 +50,9 @@ pub fn view<'a, T: numpy::Element + crate::data::Element>(a: &'a PyReadonlyArray
 
 /// A contiguous 1-D float64 array as a slice holder.
 pub fn vector<'py>(v: &Bound<'py, PyAny>, name: &str) -> PyResult<PyReadonlyArray1<'py, f64>> {
-    let a = v
-        .cast::<PyArray1<f64>>()
-        .map_err(|_| PyTypeError::new_err(format!("{name} must be a 1-D numpy array of float64")))?;
+    let a = v.cast::<PyArray1<f64>>().map_err(|_| {
+        PyTypeError::new_err(format!("{name} must be a 1-D numpy array of float64"))
+    })?;
     let r = a.try_readonly()?;
     if r.as_slice().is_err() {
         return Err(PyValueError::new_err(format!("{name} must be contiguous")));

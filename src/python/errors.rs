@@ -1,10 +1,12 @@
 //! RgbmError -> Python exceptions, and running core calls without the GIL.
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
-use std::sync::Arc;
 use std::time::Duration;
 
-use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError, PyOSError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{
+    PyKeyboardInterrupt, PyMemoryError, PyOSError, PyRuntimeError, PyValueError,
+};
 use pyo3::prelude::*;
 
 use crate::error::RgbmError;
@@ -22,7 +24,10 @@ pub fn to_py(e: RgbmError) -> PyErr {
 /// Ctrl-C; a pending signal sets the flag `f` receives, which the boosting
 /// loop checks between rounds and the tree growers between nodes. Panics
 /// become RuntimeError, never a crash.
-pub fn run_interruptible<R: Send>(py: Python<'_>, f: impl FnOnce(&Arc<AtomicBool>) -> Result<R, RgbmError> + Send) -> PyResult<R> {
+pub fn run_interruptible<R: Send>(
+    py: Python<'_>,
+    f: impl FnOnce(&Arc<AtomicBool>) -> Result<R, RgbmError> + Send,
+) -> PyResult<R> {
     let stop = Arc::new(AtomicBool::new(false));
     let mut signal: Option<PyErr> = None;
     let outcome = py.detach(|| {
@@ -51,15 +56,24 @@ pub fn run_interruptible<R: Send>(py: Python<'_>, f: impl FnOnce(&Arc<AtomicBool
         })
     });
     match outcome {
-        Err(_) => Err(PyRuntimeError::new_err("internal error: the native code panicked; please report this")),
-        Ok(Err(RgbmError::Interrupted)) => Err(signal.unwrap_or_else(|| PyKeyboardInterrupt::new_err("training interrupted"))),
+        Err(_) => Err(PyRuntimeError::new_err(
+            "internal error: the native code panicked; please report this",
+        )),
+        Ok(Err(RgbmError::Interrupted)) => {
+            Err(signal.unwrap_or_else(|| PyKeyboardInterrupt::new_err("training interrupted")))
+        }
         Ok(r) => r.map_err(to_py),
     }
 }
 
 /// Runs a short core call without the GIL (no interrupt polling).
-pub fn run_detached<R: Send>(py: Python<'_>, f: impl FnOnce() -> Result<R, RgbmError> + Send) -> PyResult<R> {
+pub fn run_detached<R: Send>(
+    py: Python<'_>,
+    f: impl FnOnce() -> Result<R, RgbmError> + Send,
+) -> PyResult<R> {
     py.detach(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)))
-        .map_err(|_| PyRuntimeError::new_err("internal error: the native code panicked; please report this"))?
+        .map_err(|_| {
+            PyRuntimeError::new_err("internal error: the native code panicked; please report this")
+        })?
         .map_err(to_py)
 }

@@ -68,7 +68,11 @@ impl SplitRule {
         let children = self.score(left) + self.score(right);
         let gain = children - parent_score;
         // Cancellation leaves ~1e-16 relative noise; do not split on it.
-        if gain > self.min_split_gain && gain > 1e-10 * children { Some(gain) } else { None }
+        if gain > self.min_split_gain && gain > 1e-10 * children {
+            Some(gain)
+        } else {
+            None
+        }
     }
 
     /// Leaf value −G/(H+λ) (Newton) or −G/(W+λ) (gradient), before shrinkage.
@@ -84,12 +88,24 @@ mod tests {
     use super::*;
 
     fn rule(gain: Mode, leaf: Mode) -> SplitRule {
-        SplitRule { gain, leaf, lambda: 1.0, min_samples_leaf: 1.0, min_child_weight: 0.0, min_split_gain: 0.0 }
+        SplitRule {
+            gain,
+            leaf,
+            lambda: 1.0,
+            min_samples_leaf: 1.0,
+            min_child_weight: 0.0,
+            min_split_gain: 0.0,
+        }
     }
 
     #[test]
     fn closed_forms() {
-        let s = BinStats { g: -3.0, h: 2.0, w: 5.0, n: 5.0 };
+        let s = BinStats {
+            g: -3.0,
+            h: 2.0,
+            w: 5.0,
+            n: 5.0,
+        };
         assert_eq!(rule(Mode::Newton, Mode::Newton).score(&s), 9.0 / 3.0);
         assert_eq!(rule(Mode::Gradient, Mode::Newton).score(&s), 9.0 / 6.0);
         assert_eq!(rule(Mode::Newton, Mode::Newton).leaf_value(&s), 1.0);
@@ -100,9 +116,24 @@ mod tests {
     fn negative_hessians_do_not_block_first_order_splits() {
         let mut r = rule(Mode::Gradient, Mode::Gradient);
         r.min_child_weight = 0.0;
-        let l = BinStats { g: -3.0, h: -1.0, w: 2.0, n: 2.0 };
-        let rr = BinStats { g: 3.0, h: 0.5, w: 2.0, n: 2.0 };
-        let parent = BinStats { g: 0.0, h: -0.5, w: 4.0, n: 4.0 };
+        let l = BinStats {
+            g: -3.0,
+            h: -1.0,
+            w: 2.0,
+            n: 2.0,
+        };
+        let rr = BinStats {
+            g: 3.0,
+            h: 0.5,
+            w: 2.0,
+            n: 2.0,
+        };
+        let parent = BinStats {
+            g: 0.0,
+            h: -0.5,
+            w: 4.0,
+            n: 4.0,
+        };
         assert!(r.gain(r.score(&parent), &l, &rr).is_some());
         let newton = rule(Mode::Newton, Mode::Newton);
         assert!(newton.gain(newton.score(&parent), &l, &rr).is_none());
@@ -111,9 +142,24 @@ mod tests {
     #[test]
     fn constraints_block_splits() {
         let mut r = rule(Mode::Newton, Mode::Newton);
-        let l = BinStats { g: -3.0, h: 2.0, w: 2.0, n: 2.0 };
-        let rr = BinStats { g: 3.0, h: 2.0, w: 2.0, n: 2.0 };
-        let parent = BinStats { g: 0.0, h: 4.0, w: 4.0, n: 4.0 };
+        let l = BinStats {
+            g: -3.0,
+            h: 2.0,
+            w: 2.0,
+            n: 2.0,
+        };
+        let rr = BinStats {
+            g: 3.0,
+            h: 2.0,
+            w: 2.0,
+            n: 2.0,
+        };
+        let parent = BinStats {
+            g: 0.0,
+            h: 4.0,
+            w: 4.0,
+            n: 4.0,
+        };
         assert!(r.gain(r.score(&parent), &l, &rr).is_some());
         r.min_samples_leaf = 3.0;
         assert!(r.gain(r.score(&parent), &l, &rr).is_none());

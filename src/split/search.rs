@@ -35,10 +35,18 @@ pub fn best_split_for_feature(
     // Missing rows count as seen only when they carry weight, so zero-weight
     // rows change nothing (a fit with weights equals one on repeated rows).
     let missing_seen = missing.w > 0.0;
-    let directions: &[bool] = if missing_seen { &[false, true] } else { &[false] };
+    let directions: &[bool] = if missing_seen {
+        &[false, true]
+    } else {
+        &[false]
+    };
     let mut best: Option<SplitCandidate> = None;
     for &missing_left in directions {
-        let mut left = if missing_left { missing } else { BinStats::default() };
+        let mut left = if missing_left {
+            missing
+        } else {
+            BinStats::default()
+        };
         for (b, bin) in hist[..n_value_bins - 1].iter().enumerate() {
             left.add(bin);
             if left.n < rule.min_samples_leaf {
@@ -55,13 +63,24 @@ pub fn best_split_for_feature(
                 if best.is_none_or(|c| clearly_better(gain, c.gain, parent_score)) {
                     // With no missing rows seen, send future missing values to the heavier side.
                     let (mut default_left, mut left, mut right) = (missing_left, left, right);
-                    if !missing_seen && left.w >= right.w && right.n - missing.n >= rule.min_samples_leaf {
+                    if !missing_seen
+                        && left.w >= right.w
+                        && right.n - missing.n >= rule.min_samples_leaf
+                    {
                         // Zero-weight missing rows follow the default to the heavier left side.
                         default_left = true;
                         left.add(&missing);
                         right = total.sub(&left);
                     }
-                    best = Some(SplitCandidate { feature, bin: b, threshold: thresholds[b], default_left, gain, left, right });
+                    best = Some(SplitCandidate {
+                        feature,
+                        bin: b,
+                        threshold: thresholds[b],
+                        default_left,
+                        gain,
+                        left,
+                        right,
+                    });
                 }
             }
         }
@@ -100,18 +119,32 @@ pub fn best_split(
     let one = |(k, &j): (usize, &usize)| {
         let h = &hist[data.bin_offsets[j]..data.bin_offsets[j + 1]];
         let allowed = cands.allowed.as_ref().map(|a| &a[k][..]);
-        best_split_for_feature(h, &data.mapper.features[j].thresholds, total, parent_score, j, rule, allowed)
+        best_split_for_feature(
+            h,
+            &data.mapper.features[j].thresholds,
+            total,
+            parent_score,
+            j,
+            rule,
+            allowed,
+        )
     };
-    let bins: usize = features.iter().map(|&j| data.bin_offsets[j + 1] - data.bin_offsets[j]).sum();
+    let bins: usize = features
+        .iter()
+        .map(|&j| data.bin_offsets[j + 1] - data.bin_offsets[j])
+        .sum();
     let per_feature: Vec<Option<SplitCandidate>> = if bins >= PARALLEL_MIN_BINS {
         features.par_iter().enumerate().map(one).collect()
     } else {
         features.iter().enumerate().map(one).collect()
     };
-    per_feature.into_iter().flatten().fold(None, |best: Option<SplitCandidate>, c| match best {
-        Some(b) if !clearly_better(c.gain, b.gain, parent_score) => Some(b),
-        _ => Some(c),
-    })
+    per_feature
+        .into_iter()
+        .flatten()
+        .fold(None, |best: Option<SplitCandidate>, c| match best {
+            Some(b) if !clearly_better(c.gain, b.gain, parent_score) => Some(b),
+            _ => Some(c),
+        })
 }
 
 #[cfg(test)]
@@ -120,7 +153,14 @@ mod tests {
     use crate::params::Mode;
 
     fn rule() -> SplitRule {
-        SplitRule { gain: Mode::Newton, leaf: Mode::Newton, lambda: 0.5, min_samples_leaf: 2.0, min_child_weight: 0.0, min_split_gain: 0.0 }
+        SplitRule {
+            gain: Mode::Newton,
+            leaf: Mode::Newton,
+            lambda: 0.5,
+            min_samples_leaf: 2.0,
+            min_child_weight: 0.0,
+            min_split_gain: 0.0,
+        }
     }
 
     /// Brute force: every (threshold, missing direction), recomputing sums from rows.
@@ -128,7 +168,9 @@ mod tests {
     fn matches_brute_force_with_missing_values() {
         let mut s = 99u64;
         let mut next = || {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (s >> 11) as f64 / (1u64 << 53) as f64
         };
         for trial in 0..200 {
@@ -136,27 +178,42 @@ mod tests {
             let n = 5 + trial % 30;
             let rows: Vec<(usize, f64, f64)> = (0..n)
                 .map(|_| {
-                    let b = if next() < 0.2 { n_bins_value } else { (next() * n_bins_value as f64) as usize };
+                    let b = if next() < 0.2 {
+                        n_bins_value
+                    } else {
+                        (next() * n_bins_value as f64) as usize
+                    };
                     (b, next() - 0.5, 0.1 + next())
                 })
                 .collect();
             let mut hist = vec![BinStats::default(); n_bins_value + 1];
             let mut total = BinStats::default();
             for &(b, g, h) in &rows {
-                let st = BinStats { g, h, w: 1.0, n: 1.0 };
+                let st = BinStats {
+                    g,
+                    h,
+                    w: 1.0,
+                    n: 1.0,
+                };
                 hist[b].add(&st);
                 total.add(&st);
             }
             let thresholds: Vec<f64> = (0..n_bins_value - 1).map(|t| t as f64 + 0.5).collect();
             let r = rule();
-            let got = best_split_for_feature(&hist, &thresholds, &total, r.score(&total), 0, &r, None);
+            let got =
+                best_split_for_feature(&hist, &thresholds, &total, r.score(&total), 0, &r, None);
             let mut want: Option<(f64, usize, bool)> = None;
             for b in 0..n_bins_value - 1 {
                 for ml in [false, true] {
                     let mut l = BinStats::default();
                     let mut rr = BinStats::default();
                     for &(rb, g, h) in &rows {
-                        let st = BinStats { g, h, w: 1.0, n: 1.0 };
+                        let st = BinStats {
+                            g,
+                            h,
+                            w: 1.0,
+                            n: 1.0,
+                        };
                         let go_left = if rb == n_bins_value { ml } else { rb <= b };
                         if go_left { l.add(&st) } else { rr.add(&st) }
                     }
@@ -169,7 +226,11 @@ mod tests {
             }
             match (got, want) {
                 (None, None) => {}
-                (Some(c), Some((gain, _, _))) => assert!((c.gain - gain).abs() < 1e-9, "trial {trial}: {} vs {gain}", c.gain),
+                (Some(c), Some((gain, _, _))) => assert!(
+                    (c.gain - gain).abs() < 1e-9,
+                    "trial {trial}: {} vs {gain}",
+                    c.gain
+                ),
                 other => panic!("trial {trial}: {other:?}"),
             }
         }

@@ -2,21 +2,21 @@
 //! level by level, to `max_depth`) or best-first (the leaf with the largest
 //! gain, until `max_leaves`). Rows live in one index buffer; each open leaf
 //! owns a contiguous range of it.
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
-use super::partition::{partition, SplitRoute};
+use super::partition::{SplitRoute, partition};
 use super::tree::Tree;
 use crate::data::BinnedDataset;
 use rand_chacha::ChaCha8Rng;
 
 use crate::alloc::filled_vec;
 use crate::error::Result;
-use crate::histogram::{build, subtract_into, BinStats, Gradients, HistogramPool};
+use crate::histogram::{BinStats, Gradients, HistogramPool, build, subtract_into};
 use crate::selection::{Candidates, Selector};
-use crate::split::{best_split, SplitCandidate, SplitRule};
+use crate::split::{SplitCandidate, SplitRule, best_split};
 
 /// Which splits a tree may use (RGBM's candidate set J).
 pub enum NodeSelection<'s> {
@@ -125,14 +125,30 @@ impl<'a> TreeGrower<'a> {
     }
 
     fn can_split(&self, depth: usize, total: &BinStats) -> bool {
-        self.cfg.max_depth.is_none_or(|d| depth < d) && total.n >= 2.0 * self.cfg.rule.min_samples_leaf
+        self.cfg.max_depth.is_none_or(|d| depth < d)
+            && total.n >= 2.0 * self.cfg.rule.min_samples_leaf
     }
 
     /// Histogram of `features` over the rows in `rows`; `all` = these are all rows in row order.
-    fn histogram(&mut self, rows: &[u32], all: bool, grads: &Gradients, features: &[usize], total: &BinStats) -> Vec<BinStats> {
+    fn histogram(
+        &mut self,
+        rows: &[u32],
+        all: bool,
+        grads: &Gradients,
+        features: &[usize],
+        total: &BinStats,
+    ) -> Vec<BinStats> {
         let mut hist = self.pool.take();
         if all {
-            build(self.data, features, None, grads, &mut hist, &mut self.partials, total);
+            build(
+                self.data,
+                features,
+                None,
+                grads,
+                &mut hist,
+                &mut self.partials,
+                total,
+            );
             return hist;
         }
         let m = rows.len();
@@ -142,7 +158,10 @@ impl<'a> TreeGrower<'a> {
             }
         };
         if m >= PARALLEL_GATHER_MIN {
-            self.gh_buf[..m].par_chunks_mut(8192).zip(rows.par_chunks(8192)).for_each(|(o, r)| gather(o, r));
+            self.gh_buf[..m]
+                .par_chunks_mut(8192)
+                .zip(rows.par_chunks(8192))
+                .for_each(|(o, r)| gather(o, r));
         } else {
             gather(&mut self.gh_buf[..m], rows);
         }
@@ -151,11 +170,27 @@ impl<'a> TreeGrower<'a> {
             self.w_buf.extend(rows.iter().map(|&r| w[r as usize]));
             &self.w_buf[..]
         });
-        build(self.data, features, Some(rows), &Gradients { gh: &self.gh_buf[..m], weights }, &mut hist, &mut self.partials, total);
+        build(
+            self.data,
+            features,
+            Some(rows),
+            &Gradients {
+                gh: &self.gh_buf[..m],
+                weights,
+            },
+            &mut hist,
+            &mut self.partials,
+            total,
+        );
         hist
     }
 
-    fn find_best(&self, hist: &[BinStats], total: &BinStats, cands: &Candidates) -> Option<SplitCandidate> {
+    fn find_best(
+        &self,
+        hist: &[BinStats],
+        total: &BinStats,
+        cands: &Candidates,
+    ) -> Option<SplitCandidate> {
         best_split(self.data, hist, total, cands, &self.cfg.rule)
     }
 
@@ -170,18 +205,36 @@ impl<'a> TreeGrower<'a> {
     /// Grows a tree on the rows in `rows` (sorted; `all_rows` = it is 0..n),
     /// with `grads` indexed by row, searching only the splits `selection`
     /// allows. Reorders `rows` so each leaf's rows are contiguous.
-    pub fn grow(&mut self, grads: &Gradients, rows: &mut [u32], all_rows: bool, mut selection: NodeSelection) -> GrownTree {
+    pub fn grow(
+        &mut self,
+        grads: &Gradients,
+        rows: &mut [u32],
+        all_rows: bool,
+        mut selection: NodeSelection,
+    ) -> GrownTree {
         let total = sum_rows(rows, grads);
         let root_cands = Self::node_cands(&mut selection);
         let (hist, best) = if self.can_split(0, &total) {
-            let cands = root_cands.as_ref().unwrap_or_else(|| tree_cands(&selection));
+            let cands = root_cands
+                .as_ref()
+                .unwrap_or_else(|| tree_cands(&selection));
             let hist = self.histogram(rows, all_rows, grads, &cands.features, &total);
             let best = self.find_best(&hist, &total, cands);
             (Some(hist), best)
         } else {
             (None, None)
         };
-        let mut leaves = vec![OpenLeaf { start: 0, end: rows.len(), depth: 0, total, hist, best, parent: None, order: 0, cands: root_cands }];
+        let mut leaves = vec![OpenLeaf {
+            start: 0,
+            end: rows.len(),
+            depth: 0,
+            total,
+            hist,
+            best,
+            parent: None,
+            order: 0,
+            cands: root_cands,
+        }];
         if leaves[0].best.is_none() {
             if let Some(h) = leaves[0].hist.take() {
                 self.pool.give(h);
@@ -193,7 +246,11 @@ impl<'a> TreeGrower<'a> {
             if self.cfg.max_leaves.is_some_and(|m| leaves.len() >= m) {
                 break;
             }
-            if self.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) {
+            if self
+                .cancel
+                .as_ref()
+                .is_some_and(|c| c.load(Ordering::Relaxed))
+            {
                 break;
             }
             let pick = if self.cfg.max_leaves.is_some() {
@@ -209,10 +266,22 @@ impl<'a> TreeGrower<'a> {
                     .map(|(i, _, _)| i)
             } else {
                 // Depth-wise: shallowest first, then creation order.
-                leaves.iter().enumerate().filter(|(_, l)| l.best.is_some()).min_by_key(|(_, l)| (l.depth, l.order)).map(|(i, _)| i)
+                leaves
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, l)| l.best.is_some())
+                    .min_by_key(|(_, l)| (l.depth, l.order))
+                    .map(|(i, _)| i)
             };
             let Some(i) = pick else { break };
-            let (left, right) = self.split_leaf(&mut leaves[i], &mut tree, rows, grads, &mut created, &mut selection);
+            let (left, right) = self.split_leaf(
+                &mut leaves[i],
+                &mut tree,
+                rows,
+                grads,
+                &mut created,
+                &mut selection,
+            );
             leaves[i] = left;
             leaves.push(right);
         }
@@ -220,11 +289,18 @@ impl<'a> TreeGrower<'a> {
         // larger child come from subtraction and carry ~1e-16 relative residue,
         // which turns −G/H into garbage once a leaf's true G and H are ~0.
         let rows_ref: &[u32] = rows;
-        let exact: Vec<BinStats> = leaves.par_iter().map(|l| sum_rows(&rows_ref[l.start..l.end], grads)).collect();
+        let exact: Vec<BinStats> = leaves
+            .par_iter()
+            .map(|l| sum_rows(&rows_ref[l.start..l.end], grads))
+            .collect();
         let mut leaf_ranges = Vec::with_capacity(leaves.len());
         for (k, leaf) in leaves.iter_mut().enumerate() {
             if let Some((p, is_left)) = leaf.parent {
-                let slot = if is_left { &mut tree.left[p] } else { &mut tree.right[p] };
+                let slot = if is_left {
+                    &mut tree.left[p]
+                } else {
+                    &mut tree.right[p]
+                };
                 *slot = !(k as i32);
             }
             tree.leaf_value.push(self.cfg.rule.leaf_value(&exact[k]));
@@ -255,7 +331,11 @@ impl<'a> TreeGrower<'a> {
         tree.gain.push(cand.gain);
         tree.count.push(leaf.total.n);
         if let Some((p, is_left)) = leaf.parent {
-            let slot = if is_left { &mut tree.left[p] } else { &mut tree.right[p] };
+            let slot = if is_left {
+                &mut tree.left[p]
+            } else {
+                &mut tree.right[p]
+            };
             *slot = node as i32;
         }
         let route = SplitRoute {
@@ -264,11 +344,26 @@ impl<'a> TreeGrower<'a> {
             missing_bin: self.data.mapper.features[cand.feature].missing_bin(),
             default_left: cand.default_left,
         };
-        let n_left = partition(self.data, route, &mut rows[leaf.start..leaf.end], &mut self.scratch);
+        let n_left = partition(
+            self.data,
+            route,
+            &mut rows[leaf.start..leaf.end],
+            &mut self.scratch,
+        );
         debug_assert_eq!(n_left as f64, cand.left.n);
         let mid = leaf.start + n_left;
         let depth = leaf.depth + 1;
-        let child = |start, end, total, is_left, order| OpenLeaf { start, end, depth, total, hist: None, best: None, parent: Some((node, is_left)), order, cands: None };
+        let child = |start, end, total, is_left, order| OpenLeaf {
+            start,
+            end,
+            depth,
+            total,
+            hist: None,
+            best: None,
+            parent: Some((node, is_left)),
+            order,
+            cands: None,
+        };
         let mut left = child(leaf.start, mid, cand.left, true, *created);
         let mut right = child(mid, leaf.end, cand.right, false, *created + 1);
         *created += 2;
@@ -281,7 +376,13 @@ impl<'a> TreeGrower<'a> {
             for c in [&mut left, &mut right] {
                 if self.can_split(depth, &c.total) {
                     let cands = Self::node_cands(selection).expect("node scope draws");
-                    let hist = self.histogram(&rows[c.start..c.end], false, grads, &cands.features, &c.total);
+                    let hist = self.histogram(
+                        &rows[c.start..c.end],
+                        false,
+                        grads,
+                        &cands.features,
+                        &c.total,
+                    );
                     c.best = self.find_best(&hist, &c.total, &cands);
                     c.hist = Some(hist);
                     c.cands = Some(cands);
@@ -292,12 +393,22 @@ impl<'a> TreeGrower<'a> {
             // Build only the smaller child's histogram; the larger one is parent − smaller,
             // and neither is built when it cannot be split further.
             let left_is_small = left.total.n <= right.total.n;
-            let (small, large) = if left_is_small { (&mut left, &mut right) } else { (&mut right, &mut left) };
+            let (small, large) = if left_is_small {
+                (&mut left, &mut right)
+            } else {
+                (&mut right, &mut left)
+            };
             let small_splits = self.can_split(depth, &small.total);
             let large_splits = self.can_split(depth, &large.total);
             let mut parent_hist = parent_hist;
             if small_splits || large_splits {
-                let small_hist = self.histogram(&rows[small.start..small.end], false, grads, &cands.features, &small.total);
+                let small_hist = self.histogram(
+                    &rows[small.start..small.end],
+                    false,
+                    grads,
+                    &cands.features,
+                    &small.total,
+                );
                 if large_splits {
                     subtract_into(&mut parent_hist, &small_hist);
                     large.best = self.find_best(&parent_hist, &large.total, cands);
@@ -341,21 +452,43 @@ mod tests {
     use crate::params::Mode;
 
     fn rule() -> SplitRule {
-        SplitRule { gain: Mode::Newton, leaf: Mode::Newton, lambda: 0.0, min_samples_leaf: 1.0, min_child_weight: 0.0, min_split_gain: 0.0 }
+        SplitRule {
+            gain: Mode::Newton,
+            leaf: Mode::Newton,
+            lambda: 0.0,
+            min_samples_leaf: 1.0,
+            min_child_weight: 0.0,
+            min_split_gain: 0.0,
+        }
     }
 
     /// A stump on 1-D data equals the brute-force best split over raw thresholds.
     #[test]
     fn stump_equals_brute_force() {
         let xs: Vec<f64> = (0..40).map(|i| ((i * 37) % 40) as f64 * 0.25).collect();
-        let ys: Vec<f64> = xs.iter().map(|&x| if x > 6.3 { 2.0 } else { (x * 1.7).sin() }).collect();
+        let ys: Vec<f64> = xs
+            .iter()
+            .map(|&x| if x > 6.3 { 2.0 } else { (x * 1.7).sin() })
+            .collect();
         let m = DenseMatrix::row_major(&xs, 40, 1).unwrap();
         let data = BinnedDataset::from_matrix(&m, 255, 0).unwrap();
         let gh: Vec<[f64; 2]> = ys.iter().map(|&y| [-y, 1.0]).collect();
-        let cfg = GrowerConfig { max_depth: Some(1), max_leaves: None, rule: rule() };
+        let cfg = GrowerConfig {
+            max_depth: Some(1),
+            max_leaves: None,
+            rule: rule(),
+        };
         let mut g = TreeGrower::new(&data, cfg).unwrap();
         let mut rows: Vec<u32> = (0..40).collect();
-        let grown = g.grow(&Gradients { gh: &gh, weights: None }, &mut rows, true, NodeSelection::Tree(&Candidates::all(data.n_features())));
+        let grown = g.grow(
+            &Gradients {
+                gh: &gh,
+                weights: None,
+            },
+            &mut rows,
+            true,
+            NodeSelection::Tree(&Candidates::all(data.n_features())),
+        );
         let t = &grown.tree;
         assert_eq!(t.n_internal(), 1);
         // Brute force: squared error of a two-mean fit at every midpoint.
@@ -363,14 +496,20 @@ mod tests {
         sorted.sort_by(f64::total_cmp);
         sorted.dedup();
         let sse = |thr: f64| {
-            let (l, r): (Vec<(f64, f64)>, Vec<(f64, f64)>) = (0..40).map(|i| (xs[i], ys[i])).partition(|(x, _)| *x <= thr);
+            let (l, r): (Vec<(f64, f64)>, Vec<(f64, f64)>) = (0..40)
+                .map(|i| (xs[i], ys[i]))
+                .partition(|(x, _)| *x <= thr);
             let part = |v: &Vec<(f64, f64)>| {
                 let mean = v.iter().map(|p| p.1).sum::<f64>() / v.len() as f64;
                 v.iter().map(|p| (p.1 - mean).powi(2)).sum::<f64>()
             };
             part(&l) + part(&r)
         };
-        let best = sorted.windows(2).map(|w| (w[0] + w[1]) / 2.0).min_by(|a, b| sse(*a).total_cmp(&sse(*b))).unwrap();
+        let best = sorted
+            .windows(2)
+            .map(|w| (w[0] + w[1]) / 2.0)
+            .min_by(|a, b| sse(*a).total_cmp(&sse(*b)))
+            .unwrap();
         assert_eq!(t.threshold[0], best);
         // Leaf values are the child means (Newton with h = 1).
         let left_mean = {
@@ -397,14 +536,39 @@ mod tests {
                 _ => [1e3 * (i as f64).cos(), 0.3 + (i as f64).sin().abs()],
             })
             .collect();
-        let cfg = GrowerConfig { max_depth: None, max_leaves: Some(20), rule: SplitRule { min_child_weight: 0.0, ..rule() } };
+        let cfg = GrowerConfig {
+            max_depth: None,
+            max_leaves: Some(20),
+            rule: SplitRule {
+                min_child_weight: 0.0,
+                ..rule()
+            },
+        };
         let mut g = TreeGrower::new(&data, cfg).unwrap();
         let mut rows: Vec<u32> = (0..n as u32).collect();
-        let grown = g.grow(&Gradients { gh: &gh, weights: None }, &mut rows, true, NodeSelection::Tree(&Candidates::all(data.n_features())));
+        let grown = g.grow(
+            &Gradients {
+                gh: &gh,
+                weights: None,
+            },
+            &mut rows,
+            true,
+            NodeSelection::Tree(&Candidates::all(data.n_features())),
+        );
         assert!(grown.tree.n_leaves() > 5);
         for (leaf, &(s, e)) in grown.leaf_ranges.iter().enumerate() {
-            let want = rule().leaf_value(&sum_rows(&rows[s..e], &Gradients { gh: &gh, weights: None }));
-            assert_eq!(grown.tree.leaf_value[leaf].to_bits(), want.to_bits(), "leaf {leaf}");
+            let want = rule().leaf_value(&sum_rows(
+                &rows[s..e],
+                &Gradients {
+                    gh: &gh,
+                    weights: None,
+                },
+            ));
+            assert_eq!(
+                grown.tree.leaf_value[leaf].to_bits(),
+                want.to_bits(),
+                "leaf {leaf}"
+            );
         }
     }
 
@@ -414,14 +578,30 @@ mod tests {
         let x: Vec<f64> = (0..n * 3).map(|k| ((k * 7919) % 1013) as f64).collect();
         let m = DenseMatrix::row_major(&x, n, 3).unwrap();
         let data = BinnedDataset::from_matrix(&m, 64, 0).unwrap();
-        let gh: Vec<[f64; 2]> = (0..n).map(|i| [((i * 31) % 17) as f64 - 8.0, 1.0]).collect();
+        let gh: Vec<[f64; 2]> = (0..n)
+            .map(|i| [((i * 31) % 17) as f64 - 8.0, 1.0])
+            .collect();
         for (max_depth, max_leaves) in [(Some(3), None), (None, Some(7)), (Some(2), Some(10))] {
-            let cfg = GrowerConfig { max_depth, max_leaves, rule: rule() };
+            let cfg = GrowerConfig {
+                max_depth,
+                max_leaves,
+                rule: rule(),
+            };
             let mut g = TreeGrower::new(&data, cfg).unwrap();
             let mut rows: Vec<u32> = (0..n as u32).collect();
-            let grown = g.grow(&Gradients { gh: &gh, weights: None }, &mut rows, true, NodeSelection::Tree(&Candidates::all(data.n_features())));
+            let grown = g.grow(
+                &Gradients {
+                    gh: &gh,
+                    weights: None,
+                },
+                &mut rows,
+                true,
+                NodeSelection::Tree(&Candidates::all(data.n_features())),
+            );
             grown.tree.validate(3).unwrap();
-            let limit = max_leaves.unwrap_or(usize::MAX).min(max_depth.map_or(usize::MAX, |d| 1 << d));
+            let limit = max_leaves
+                .unwrap_or(usize::MAX)
+                .min(max_depth.map_or(usize::MAX, |d| 1 << d));
             assert!(grown.tree.n_leaves() <= limit);
             // Each leaf range holds exactly the rows the tree routes there.
             for (leaf, &(s, e)) in grown.leaf_ranges.iter().enumerate() {

@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 
 use crate::data::dataset::{BinCode, BinCodes, BinnedDataset};
-use crate::histogram::{prefetch, PREFETCH_AHEAD};
+use crate::histogram::{PREFETCH_AHEAD, prefetch};
 
 /// Rows per chunk when partitioning in parallel.
 const CHUNK: usize = 16 * 1024;
@@ -21,16 +21,35 @@ pub struct SplitRoute {
 impl SplitRoute {
     #[inline(always)]
     fn goes_left(&self, code: usize) -> bool {
-        if code == self.missing_bin { self.default_left } else { code <= self.bin }
+        if code == self.missing_bin {
+            self.default_left
+        } else {
+            code <= self.bin
+        }
     }
 }
 
 /// Partitions `rows` (a leaf's range) using `scratch` (same length); returns
 /// the number of rows that went left.
-pub fn partition(data: &BinnedDataset, route: SplitRoute, rows: &mut [u32], scratch: &mut [u32]) -> usize {
+pub fn partition(
+    data: &BinnedDataset,
+    route: SplitRoute,
+    rows: &mut [u32],
+    scratch: &mut [u32],
+) -> usize {
     match &data.codes {
-        BinCodes::U8(c) => partition_typed(&c[route.feature * data.n_rows..(route.feature + 1) * data.n_rows], route, rows, scratch),
-        BinCodes::U16(c) => partition_typed(&c[route.feature * data.n_rows..(route.feature + 1) * data.n_rows], route, rows, scratch),
+        BinCodes::U8(c) => partition_typed(
+            &c[route.feature * data.n_rows..(route.feature + 1) * data.n_rows],
+            route,
+            rows,
+            scratch,
+        ),
+        BinCodes::U16(c) => partition_typed(
+            &c[route.feature * data.n_rows..(route.feature + 1) * data.n_rows],
+            route,
+            rows,
+            scratch,
+        ),
     }
 }
 
@@ -54,12 +73,23 @@ fn split_chunk<C: BinCode>(col: &[C], route: SplitRoute, rows: &[u32], out: &mut
     l
 }
 
-fn partition_typed<C: BinCode>(col: &[C], route: SplitRoute, rows: &mut [u32], scratch: &mut [u32]) -> usize {
+fn partition_typed<C: BinCode>(
+    col: &[C],
+    route: SplitRoute,
+    rows: &mut [u32],
+    scratch: &mut [u32],
+) -> usize {
     let scratch = &mut scratch[..rows.len()];
     let lefts: Vec<usize> = if rows.len() > 2 * CHUNK {
-        rows.par_chunks(CHUNK).zip(scratch.par_chunks_mut(CHUNK)).map(|(r, s)| split_chunk(col, route, r, s)).collect()
+        rows.par_chunks(CHUNK)
+            .zip(scratch.par_chunks_mut(CHUNK))
+            .map(|(r, s)| split_chunk(col, route, r, s))
+            .collect()
     } else {
-        rows.chunks(CHUNK).zip(scratch.chunks_mut(CHUNK)).map(|(r, s)| split_chunk(col, route, r, s)).collect()
+        rows.chunks(CHUNK)
+            .zip(scratch.chunks_mut(CHUNK))
+            .map(|(r, s)| split_chunk(col, route, r, s))
+            .collect()
     };
     let n_left: usize = lefts.iter().sum();
     let (mut l_at, mut r_at) = (0usize, n_left);
@@ -83,16 +113,37 @@ mod tests {
     #[test]
     fn matches_a_stable_filter() {
         let n = 100_000;
-        let x: Vec<f64> = (0..n).map(|i| if i % 11 == 0 { f64::NAN } else { ((i * 7919) % 97) as f64 }).collect();
+        let x: Vec<f64> = (0..n)
+            .map(|i| {
+                if i % 11 == 0 {
+                    f64::NAN
+                } else {
+                    ((i * 7919) % 97) as f64
+                }
+            })
+            .collect();
         let m = DenseMatrix::row_major(&x, n, 1).unwrap();
         let data = BinnedDataset::from_matrix(&m, 32, 0).unwrap();
         let mut rows: Vec<u32> = (0..n as u32).filter(|r| r % 3 != 1).collect();
         let original = rows.clone();
-        let route = SplitRoute { feature: 0, bin: 10, missing_bin: data.mapper.features[0].missing_bin(), default_left: true };
+        let route = SplitRoute {
+            feature: 0,
+            bin: 10,
+            missing_bin: data.mapper.features[0].missing_bin(),
+            default_left: true,
+        };
         let mut scratch = vec![0u32; rows.len()];
         let nl = partition(&data, route, &mut rows, &mut scratch);
-        let want_l: Vec<u32> = original.iter().copied().filter(|&r| route.goes_left(data.code(r as usize, 0))).collect();
-        let want_r: Vec<u32> = original.iter().copied().filter(|&r| !route.goes_left(data.code(r as usize, 0))).collect();
+        let want_l: Vec<u32> = original
+            .iter()
+            .copied()
+            .filter(|&r| route.goes_left(data.code(r as usize, 0)))
+            .collect();
+        let want_r: Vec<u32> = original
+            .iter()
+            .copied()
+            .filter(|&r| !route.goes_left(data.code(r as usize, 0)))
+            .collect();
         assert_eq!(nl, want_l.len());
         assert_eq!(&rows[..nl], &want_l[..]);
         assert_eq!(&rows[nl..], &want_r[..]);

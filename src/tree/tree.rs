@@ -42,8 +42,16 @@ impl Tree {
         let mut node = 0usize;
         loop {
             let v = x(self.feature[node] as usize);
-            let go_left = if v.is_nan() { self.default_left[node] } else { v <= self.threshold[node] };
-            let next = if go_left { self.left[node] } else { self.right[node] };
+            let go_left = if v.is_nan() {
+                self.default_left[node]
+            } else {
+                v <= self.threshold[node]
+            };
+            let next = if go_left {
+                self.left[node]
+            } else {
+                self.right[node]
+            };
             if next < 0 {
                 return !next as usize;
             }
@@ -70,14 +78,22 @@ impl Tree {
             ("count", self.count.len()),
         ] {
             if len != m {
-                return bad(format!("tree array `{name}` has length {len}, expected {m}"));
+                return bad(format!(
+                    "tree array `{name}` has length {len}, expected {m}"
+                ));
             }
         }
         if self.leaf_value.len() != m + 1 {
-            return bad(format!("a tree with {m} splits needs {} leaves, has {}", m + 1, self.leaf_value.len()));
+            return bad(format!(
+                "a tree with {m} splits needs {} leaves, has {}",
+                m + 1,
+                self.leaf_value.len()
+            ));
         }
         if let Some(v) = self.leaf_value.iter().find(|v| !(v.abs() <= MAX_ABS_VALUE)) {
-            return bad(format!("leaf value {v} is not a finite number within ±{MAX_ABS_VALUE:e}"));
+            return bad(format!(
+                "leaf value {v} is not a finite number within ±{MAX_ABS_VALUE:e}"
+            ));
         }
         let mut leaf_seen = vec![false; m + 1];
         let mut node_seen = vec![false; m];
@@ -86,7 +102,10 @@ impl Tree {
         }
         for i in 0..m {
             if self.feature[i] as usize >= n_features {
-                return bad(format!("node {i} splits on feature {} of {n_features}", self.feature[i]));
+                return bad(format!(
+                    "node {i} splits on feature {} of {n_features}",
+                    self.feature[i]
+                ));
             }
             if !self.threshold[i].is_finite() {
                 return bad(format!("node {i} has a non-finite threshold"));
