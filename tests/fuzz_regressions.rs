@@ -5,7 +5,7 @@
 //! corpus follows the model format.
 use rgbm_rs::data::BinnedDataset;
 use rgbm_rs::params::Loss;
-use rgbm_rs::{train, BoosterParams, DenseMatrix, Model, RgbmError};
+use rgbm_rs::{BoosterParams, DenseMatrix, Model, RgbmError, train};
 
 /// fuzz/regressions/dataset/weights_length_mismatch (7 bytes: fe 01 02 6d 00 00 11)
 /// decodes to a 63 x 2 f32 row-major matrix of zeros, max_bins = 2 and an
@@ -20,7 +20,11 @@ fn weights_shorter_than_rows_are_an_error_not_a_panic() {
     for len in [0usize, 1, 62] {
         let w = vec![1.0; len];
         let r = BinnedDataset::from_weighted_matrix(&x, 2, 0, Some(&w));
-        assert!(matches!(r, Err(RgbmError::Shape(_))), "len {len}: {:?}", r.map(|d| d.n_rows));
+        assert!(
+            matches!(r, Err(RgbmError::Shape(_))),
+            "len {len}: {:?}",
+            r.map(|d| d.n_rows)
+        );
     }
 }
 
@@ -29,12 +33,24 @@ fn weights_longer_than_rows_are_an_error() {
     let values = [1.0f64, 2.0, 3.0, 4.0];
     let x = DenseMatrix::col_major(&values, 4, 1).unwrap();
     let w = [1.0; 5];
-    assert!(matches!(BinnedDataset::from_weighted_matrix(&x, 255, 0, Some(&w)), Err(RgbmError::Shape(_))));
+    assert!(matches!(
+        BinnedDataset::from_weighted_matrix(&x, 255, 0, Some(&w)),
+        Err(RgbmError::Shape(_))
+    ));
     // Matching weights still work, and train rejects a mismatch as before.
     assert!(BinnedDataset::from_weighted_matrix(&x, 255, 0, Some(&w[..4])).is_ok());
-    let params = BoosterParams { n_estimators: 2, loss: Loss::Squared, min_samples_leaf: 1, n_jobs: Some(1), ..Default::default() };
+    let params = BoosterParams {
+        n_estimators: 2,
+        loss: Loss::Squared,
+        min_samples_leaf: 1,
+        n_jobs: Some(1),
+        ..Default::default()
+    };
     let y = [0.0, 1.0, 0.0, 1.0];
-    assert!(matches!(train(&params, &x, &y, Some(&w), &mut |_| Ok(())), Err(RgbmError::Shape(_))));
+    assert!(matches!(
+        train(&params, &x, &y, Some(&w), &mut |_| Ok(())),
+        Err(RgbmError::Shape(_))
+    ));
     assert!(train(&params, &x, &y, Some(&w[..4]), &mut |_| Ok(())).is_ok());
 }
 
@@ -57,7 +73,15 @@ fn model_json_seeds_load_and_predict() {
     for (i, text) in seeds.iter().enumerate() {
         let model = Model::from_json(text).unwrap_or_else(|e| panic!("seed {i}: {e}"));
         let p = model.n_features;
-        let values: Vec<f64> = (0..4 * p).map(|k| if k % 5 == 3 { f64::NAN } else { k as f64 * 0.3 - 1.0 }).collect();
+        let values: Vec<f64> = (0..4 * p)
+            .map(|k| {
+                if k % 5 == 3 {
+                    f64::NAN
+                } else {
+                    k as f64 * 0.3 - 1.0
+                }
+            })
+            .collect();
         let x = DenseMatrix::row_major(&values, 4, p).unwrap();
         let raw = model.predict_raw(&x, None).unwrap();
         assert_eq!(raw.len(), 4 * model.n_outputs, "seed {i}");

@@ -1,7 +1,7 @@
 //! Multiclass softmax and evaluation sets with early stopping, end to end.
 mod common;
 
-use rgbm_rs::booster::{train_with, EvalSet, Unmonitored};
+use rgbm_rs::booster::{EvalSet, Unmonitored, train_with};
 use rgbm_rs::params::{BoosterParams, Loss};
 use rgbm_rs::{DenseMatrix, Model};
 
@@ -11,18 +11,34 @@ fn three_classes(x: &[f64], p: usize, seed: u64) -> Vec<f64> {
     (0..x.len() / p)
         .map(|i| {
             let s = x[i * p] + 0.5 * x[i * p + 1] + 0.3 * noise[i];
-            if s < -0.4 { 0.0 } else if s < 0.4 { 1.0 } else { 2.0 }
+            if s < -0.4 {
+                0.0
+            } else if s < 0.4 {
+                1.0
+            } else {
+                2.0
+            }
         })
         .collect()
 }
 
 fn softmax(k: usize) -> BoosterParams {
-    BoosterParams { n_estimators: 15, loss: Loss::Softmax, n_classes: Some(k), max_depth: Some(6), min_samples_leaf: 1, random_state: 4, ..Default::default() }
+    BoosterParams {
+        n_estimators: 15,
+        loss: Loss::Softmax,
+        n_classes: Some(k),
+        max_depth: Some(6),
+        min_samples_leaf: 1,
+        random_state: 4,
+        ..Default::default()
+    }
 }
 
 fn fit(params: &BoosterParams, x: &[f64], p: usize, y: &[f64], w: Option<&[f64]>) -> Model {
     let m = DenseMatrix::row_major(x, y.len(), p).unwrap();
-    train_with(params, &m, y, w, &[], &mut Unmonitored).unwrap().model
+    train_with(params, &m, y, w, &[], &mut Unmonitored)
+        .unwrap()
+        .model
 }
 
 fn accuracy(model: &Model, x: &[f64], p: usize, y: &[f64]) -> f64 {
@@ -41,7 +57,18 @@ fn one_tree_per_class_per_round_and_it_learns() {
     let (n, p) = (1500, 4);
     let x = common::features(n, p, 1);
     let y = three_classes(&x, p, 2);
-    let model = fit(&BoosterParams { n_estimators: 30, max_depth: Some(3), min_samples_leaf: 10, ..softmax(3) }, &x, p, &y, None);
+    let model = fit(
+        &BoosterParams {
+            n_estimators: 30,
+            max_depth: Some(3),
+            min_samples_leaf: 10,
+            ..softmax(3)
+        },
+        &x,
+        p,
+        &y,
+        None,
+    );
     assert_eq!(model.n_outputs, 3);
     assert_eq!(model.trees.len(), 90);
     assert_eq!(model.n_rounds(), 30);
@@ -73,9 +100,19 @@ fn integer_weights_equal_repeated_rows() {
         let a = fit(&softmax(3), &x, p, &y, Some(&w));
         let b = fit(&softmax(3), &xr, p, &yr, None);
         let m = DenseMatrix::row_major(&x, n, p).unwrap();
-        let (fa, fb) = (a.predict_raw(&m, None).unwrap(), b.predict_raw(&m, None).unwrap());
-        let diff = fa.iter().zip(&fb).map(|(u, v)| (u - v).abs()).fold(0.0, f64::max);
-        assert!(diff < 1e-9, "seed {seed}: weighted and repeated fits differ by {diff}");
+        let (fa, fb) = (
+            a.predict_raw(&m, None).unwrap(),
+            b.predict_raw(&m, None).unwrap(),
+        );
+        let diff = fa
+            .iter()
+            .zip(&fb)
+            .map(|(u, v)| (u - v).abs())
+            .fold(0.0, f64::max);
+        assert!(
+            diff < 1e-9,
+            "seed {seed}: weighted and repeated fits differ by {diff}"
+        );
     }
 }
 
@@ -84,11 +121,46 @@ fn deterministic_across_thread_counts() {
     let (n, p) = (3000, 5);
     let x = common::features(n, p, 7);
     let y = three_classes(&x, p, 8);
-    let base = BoosterParams { subsample: 0.7, langevin: true, temperature: 1e3, ..softmax(3) };
-    let one = fit(&BoosterParams { n_jobs: Some(1), ..base.clone() }, &x, p, &y, None);
-    let two = fit(&BoosterParams { n_jobs: Some(2), ..base.clone() }, &x, p, &y, None);
-    assert!(one.trees == two.trees && one.base_score == two.base_score, "models differ between 1 and 2 threads");
-    let other = fit(&BoosterParams { random_state: 5, ..base.clone() }, &x, p, &y, None);
+    let base = BoosterParams {
+        subsample: 0.7,
+        langevin: true,
+        temperature: 1e3,
+        ..softmax(3)
+    };
+    let one = fit(
+        &BoosterParams {
+            n_jobs: Some(1),
+            ..base.clone()
+        },
+        &x,
+        p,
+        &y,
+        None,
+    );
+    let two = fit(
+        &BoosterParams {
+            n_jobs: Some(2),
+            ..base.clone()
+        },
+        &x,
+        p,
+        &y,
+        None,
+    );
+    assert!(
+        one.trees == two.trees && one.base_score == two.base_score,
+        "models differ between 1 and 2 threads"
+    );
+    let other = fit(
+        &BoosterParams {
+            random_state: 5,
+            ..base.clone()
+        },
+        &x,
+        p,
+        &y,
+        None,
+    );
     assert!(one.trees != other.trees, "the seed must matter");
 }
 
@@ -97,7 +169,10 @@ fn early_stopping_keeps_the_argmin_of_the_validation_curve() {
     let (n, p) = (600, 4);
     let x = common::features(n, p, 9);
     let y = common::regression(&x, p, 10);
-    let (xv, yv) = (common::features(400, p, 11), common::regression(&common::features(400, p, 11), p, 12));
+    let (xv, yv) = (
+        common::features(400, p, 11),
+        common::regression(&common::features(400, p, 11), p, 12),
+    );
     let m = DenseMatrix::row_major(&x, n, p).unwrap();
     let mv = DenseMatrix::row_major(&xv, yv.len(), p).unwrap();
     // Deep trees and a large step overfit quickly.
@@ -109,17 +184,32 @@ fn early_stopping_keeps_the_argmin_of_the_validation_curve() {
         early_stopping_rounds: Some(5),
         ..Default::default()
     };
-    let sets = [EvalSet { name: "valid".into(), x: mv, y: &yv, w: None }];
+    let sets = [EvalSet {
+        name: "valid".into(),
+        x: mv,
+        y: &yv,
+        w: None,
+    }];
     let trained = train_with(&params, &m, &y, None, &sets, &mut Unmonitored).unwrap();
     let curve = &trained.evals[0].values;
     assert!(curve.len() < 400, "stopped after {} rounds", curve.len());
-    let argmin = (0..curve.len()).min_by(|&a, &b| curve[a].total_cmp(&curve[b])).unwrap();
+    let argmin = (0..curve.len())
+        .min_by(|&a, &b| curve[a].total_cmp(&curve[b]))
+        .unwrap();
     assert_eq!(trained.best_iteration, Some(argmin));
     assert_eq!(curve.len(), argmin + 6);
     assert_eq!(trained.model.n_rounds(), argmin + 1);
     // The recorded metric is the kept model's validation loss (mean squared error).
-    let pred = trained.model.predict_raw(&DenseMatrix::row_major(&xv, yv.len(), p).unwrap(), None).unwrap();
-    let mse = pred.iter().zip(&yv).map(|(f, y)| (f - y).powi(2)).sum::<f64>() / yv.len() as f64;
+    let pred = trained
+        .model
+        .predict_raw(&DenseMatrix::row_major(&xv, yv.len(), p).unwrap(), None)
+        .unwrap();
+    let mse = pred
+        .iter()
+        .zip(&yv)
+        .map(|(f, y)| (f - y).powi(2))
+        .sum::<f64>()
+        / yv.len() as f64;
     assert!((mse - curve[argmin]).abs() < 1e-9 * mse.max(1.0));
     // Early stopping without evaluation data is refused.
     assert!(train_with(&params, &m, &y, None, &[], &mut Unmonitored).is_err());
@@ -134,8 +224,17 @@ fn gaussian_loss_learns_mean_and_spread() {
     let clean = |i: usize| if x[i * p].is_nan() { 0.5 } else { x[i * p] };
     let scale = |i: usize| 0.1 + 0.4 * (x[i * p + 1] + 2.0);
     let noise = |i: usize| if z[i].is_nan() { 0.0 } else { z[i] / 1.2 };
-    let y: Vec<f64> = (0..n).map(|i| clean(i).sin() + scale(i) * noise(i)).collect();
-    let params = BoosterParams { n_estimators: 150, loss: Loss::Gaussian, max_depth: Some(3), min_samples_leaf: 20, random_state: 1, ..Default::default() };
+    let y: Vec<f64> = (0..n)
+        .map(|i| clean(i).sin() + scale(i) * noise(i))
+        .collect();
+    let params = BoosterParams {
+        n_estimators: 150,
+        loss: Loss::Gaussian,
+        max_depth: Some(3),
+        min_samples_leaf: 20,
+        random_state: 1,
+        ..Default::default()
+    };
     let model = fit(&params, &x, p, &y, None);
     assert_eq!(model.n_outputs, 2);
     let m = DenseMatrix::row_major(&x, n, p).unwrap();
@@ -144,15 +243,31 @@ fn gaussian_loss_learns_mean_and_spread() {
     // Predicted σ grows with x1 (correlation with the true scale), and the mean fits.
     let corr = {
         let s: Vec<f64> = (0..n).map(scale).collect();
-        let (ms, mp) = (s.iter().sum::<f64>() / n as f64, sigma.iter().sum::<f64>() / n as f64);
+        let (ms, mp) = (
+            s.iter().sum::<f64>() / n as f64,
+            sigma.iter().sum::<f64>() / n as f64,
+        );
         let cov: f64 = s.iter().zip(&sigma).map(|(a, b)| (a - ms) * (b - mp)).sum();
         let va: f64 = s.iter().map(|a| (a - ms).powi(2)).sum();
         let vb: f64 = sigma.iter().map(|b| (b - mp).powi(2)).sum();
         cov / (va * vb).sqrt()
     };
     assert!(corr > 0.8, "correlation of predicted and true sigma {corr}");
-    let mse = raw.chunks(2).enumerate().map(|(i, r)| (r[0] - clean(i).sin()).powi(2)).sum::<f64>() / n as f64;
+    let mse = raw
+        .chunks(2)
+        .enumerate()
+        .map(|(i, r)| (r[0] - clean(i).sin()).powi(2))
+        .sum::<f64>()
+        / n as f64;
     assert!(mse < 0.02, "mean fit {mse}");
     // The constant step has no sigma to use; RGB has no multi-output form.
-    assert!(BoosterParams { step: rgbm_rs::params::Step::Constant, leaf: rgbm_rs::params::Mode::Gradient, ..params.clone() }.validate().is_err());
+    assert!(
+        BoosterParams {
+            step: rgbm_rs::params::Step::Constant,
+            leaf: rgbm_rs::params::Mode::Gradient,
+            ..params.clone()
+        }
+        .validate()
+        .is_err()
+    );
 }

@@ -3,10 +3,17 @@ mod common;
 
 use rgbm_rs::booster::train_logged;
 use rgbm_rs::params::{BoosterKind, BoosterParams, Init, Loss};
-use rgbm_rs::{train, DenseMatrix};
+use rgbm_rs::{DenseMatrix, train};
 
 fn rgb() -> BoosterParams {
-    BoosterParams { booster: BoosterKind::Rgb, n_estimators: 15, max_depth: None, min_samples_leaf: 3, random_state: 2, ..Default::default() }
+    BoosterParams {
+        booster: BoosterKind::Rgb,
+        n_estimators: 15,
+        max_depth: None,
+        min_samples_leaf: 3,
+        random_state: 2,
+        ..Default::default()
+    }
 }
 
 #[test]
@@ -14,7 +21,14 @@ fn one_unbounded_family_takes_the_exact_coordinate_step() {
     let x = common::features(400, 3, 1);
     let y = common::regression(&x, 3, 2);
     let m = DenseMatrix::row_major(&x, y.len(), 3).unwrap();
-    let params = BoosterParams { n_estimators: 1, rgb_nodes: Some(vec![4]), rgb_lambdas: Some(vec![1e9]), rgb_beta: 0.0, init: Init::Zero, ..rgb() };
+    let params = BoosterParams {
+        n_estimators: 1,
+        rgb_nodes: Some(vec![4]),
+        rgb_lambdas: Some(vec![1e9]),
+        rgb_beta: 0.0,
+        init: Init::Zero,
+        ..rgb()
+    };
     let model = train(&params, &m, &y, None, &mut |_| Ok(())).unwrap();
     let f = model.predict_raw(&m, None).unwrap();
     // Squared loss (σ = 1) from f = 0: α·h is the least-squares projection of y on h.
@@ -29,11 +43,19 @@ fn leaves_respect_the_family_radius_and_node_limit() {
     let x = common::features(600, 4, 3);
     let y = common::binary(&x, 4, 4);
     let m = DenseMatrix::row_major(&x, y.len(), 4).unwrap();
-    let params = BoosterParams { loss: Loss::Logistic, rgb_nodes: Some(vec![1, 3, 7]), rgb_lambdas: Some(vec![0.05, 0.3, 2.0]), ..rgb() };
+    let params = BoosterParams {
+        loss: Loss::Logistic,
+        rgb_nodes: Some(vec![1, 3, 7]),
+        rgb_lambdas: Some(vec![0.05, 0.3, 2.0]),
+        ..rgb()
+    };
     let t = train_logged(&params, &m, &y, None, &mut |_| Ok(())).unwrap();
     for (tree, log) in t.model.trees.iter().zip(&t.log) {
         let norm = tree.leaf_value.iter().map(|v| v * v).sum::<f64>().sqrt();
-        assert!(norm <= log.step.abs() * log.rgb_lambda.unwrap() * (1.0 + 1e-12), "{norm}");
+        assert!(
+            norm <= log.step.abs() * log.rgb_lambda.unwrap() * (1.0 + 1e-12),
+            "{norm}"
+        );
         assert!(tree.n_internal() <= log.rgb_nodes.unwrap());
     }
 }
@@ -45,8 +67,23 @@ fn rgb_is_reproducible_for_any_thread_count() {
     let m = DenseMatrix::row_major(&x, y.len(), 5).unwrap();
     let fit = |p: &BoosterParams| train(p, &m, &y, None, &mut |_| Ok(())).unwrap();
     for s in [1, 4] {
-        let p = BoosterParams { rgb_candidates: s, subsample: 0.8, ..rgb() };
-        assert_eq!(fit(&BoosterParams { n_jobs: Some(1), ..p.clone() }).trees, fit(&BoosterParams { n_jobs: Some(2), ..p.clone() }).trees);
+        let p = BoosterParams {
+            rgb_candidates: s,
+            subsample: 0.8,
+            ..rgb()
+        };
+        assert_eq!(
+            fit(&BoosterParams {
+                n_jobs: Some(1),
+                ..p.clone()
+            })
+            .trees,
+            fit(&BoosterParams {
+                n_jobs: Some(2),
+                ..p.clone()
+            })
+            .trees
+        );
     }
 }
 
@@ -58,27 +95,69 @@ fn a_larger_beta_prefers_simpler_families() {
     let mean_complexity = |beta: f64| {
         let mut total = 0.0;
         for seed in 0..4 {
-            let p = BoosterParams { rgb_beta: beta, rgb_candidates: 6, random_state: seed, n_estimators: 20, ..rgb() };
+            let p = BoosterParams {
+                rgb_beta: beta,
+                rgb_candidates: 6,
+                random_state: seed,
+                n_estimators: 20,
+                ..rgb()
+            };
             let t = train_logged(&p, &m, &y, None, &mut |_| Ok(())).unwrap();
-            total += t.log.iter().map(|l| l.rgb_lambda.unwrap() * ((4 * l.rgb_nodes.unwrap() + 2) as f64).sqrt()).sum::<f64>();
+            total += t
+                .log
+                .iter()
+                .map(|l| l.rgb_lambda.unwrap() * ((4 * l.rgb_nodes.unwrap() + 2) as f64).sqrt())
+                .sum::<f64>();
         }
         total
     };
-    let (free, penalised, heavy) = (mean_complexity(0.0), mean_complexity(0.1), mean_complexity(10.0));
-    assert!(free >= penalised && penalised >= heavy && heavy < free, "{free} {penalised} {heavy}");
+    let (free, penalised, heavy) = (
+        mean_complexity(0.0),
+        mean_complexity(0.1),
+        mean_complexity(10.0),
+    );
+    assert!(
+        free >= penalised && penalised >= heavy && heavy < free,
+        "{free} {penalised} {heavy}"
+    );
 }
 
 #[test]
 fn rgb_refuses_what_it_cannot_do() {
     for p in [
-        BoosterParams { loss: Loss::Exponential, ..rgb() },
-        BoosterParams { langevin: true, ..rgb() },
-        BoosterParams { selection: rgbm_rs::params::Selection::Group, ..rgb() },
-        BoosterParams { step: rgbm_rs::params::Step::LineSearch, ..rgb() },
-        BoosterParams { rgb_candidates: 0, ..rgb() },
-        BoosterParams { rgb_lambdas: Some(vec![0.0]), ..rgb() },
-        BoosterParams { rgb_nodes: Some(vec![]), ..rgb() },
-        BoosterParams { booster: BoosterKind::Gbm, rgb_nodes: Some(vec![2]), ..rgb() },
+        BoosterParams {
+            loss: Loss::Exponential,
+            ..rgb()
+        },
+        BoosterParams {
+            langevin: true,
+            ..rgb()
+        },
+        BoosterParams {
+            selection: rgbm_rs::params::Selection::Group,
+            ..rgb()
+        },
+        BoosterParams {
+            step: rgbm_rs::params::Step::LineSearch,
+            ..rgb()
+        },
+        BoosterParams {
+            rgb_candidates: 0,
+            ..rgb()
+        },
+        BoosterParams {
+            rgb_lambdas: Some(vec![0.0]),
+            ..rgb()
+        },
+        BoosterParams {
+            rgb_nodes: Some(vec![]),
+            ..rgb()
+        },
+        BoosterParams {
+            booster: BoosterKind::Gbm,
+            rgb_nodes: Some(vec![2]),
+            ..rgb()
+        },
     ] {
         assert!(p.validate().is_err(), "{p:?}");
     }
@@ -92,18 +171,33 @@ fn multiclass_rgb_takes_one_coordinate_step_per_class() {
     let y: Vec<f64> = (0..n)
         .map(|i| {
             let s = x[i * p] + 0.5 * x[i * p + 1];
-            if s < -0.5 { 0.0 } else if s < 0.5 { 1.0 } else { 2.0 }
+            if s < -0.5 {
+                0.0
+            } else if s < 0.5 {
+                1.0
+            } else {
+                2.0
+            }
         })
         .collect();
     let m = DenseMatrix::row_major(&x, n, p).unwrap();
-    let params = BoosterParams { loss: Loss::Softmax, n_classes: Some(3), record_train_loss: true, rgb_beta: 0.01, ..rgb() };
+    let params = BoosterParams {
+        loss: Loss::Softmax,
+        n_classes: Some(3),
+        record_train_loss: true,
+        rgb_beta: 0.01,
+        ..rgb()
+    };
     let t = train_logged(&params, &m, &y, None, &mut |_| Ok(())).unwrap();
     assert_eq!(t.model.n_outputs, 3);
     assert_eq!(t.model.trees.len(), 3 * 15);
     let losses: Vec<f64> = t.log.iter().map(|l| l.train_loss.unwrap()).collect();
     // Each class's coordinate step uses the current gradients and minimises a
     // quadratic upper bound of the loss along its tree: the loss never goes up.
-    assert!(losses.windows(2).all(|w| w[1] <= w[0] + 1e-12), "{losses:?}");
+    assert!(
+        losses.windows(2).all(|w| w[1] <= w[0] + 1e-12),
+        "{losses:?}"
+    );
     assert!(losses[14] < 0.6 * losses[0]);
     for (r, log) in t.log.iter().enumerate() {
         assert_eq!(log.rgb_families.len(), 3);
@@ -113,7 +207,27 @@ fn multiclass_rgb_takes_one_coordinate_step_per_class() {
             assert!(lambda > 0.0);
         }
     }
-    let one = train(&BoosterParams { n_jobs: Some(1), ..params.clone() }, &m, &y, None, &mut |_| Ok(())).unwrap();
-    let two = train(&BoosterParams { n_jobs: Some(2), ..params.clone() }, &m, &y, None, &mut |_| Ok(())).unwrap();
+    let one = train(
+        &BoosterParams {
+            n_jobs: Some(1),
+            ..params.clone()
+        },
+        &m,
+        &y,
+        None,
+        &mut |_| Ok(()),
+    )
+    .unwrap();
+    let two = train(
+        &BoosterParams {
+            n_jobs: Some(2),
+            ..params.clone()
+        },
+        &m,
+        &y,
+        None,
+        &mut |_| Ok(()),
+    )
+    .unwrap();
     assert_eq!(one.trees, two.trees);
 }

@@ -3,10 +3,10 @@
 mod common;
 
 use proptest::prelude::*;
+use rgbm_rs::model::FORMAT_VERSION;
 use rgbm_rs::objective::Objective;
 use rgbm_rs::params::{BoosterParams, Init, Loss, Mode};
-use rgbm_rs::model::FORMAT_VERSION;
-use rgbm_rs::{train, DenseMatrix, Model, RgbmError};
+use rgbm_rs::{DenseMatrix, Model, RgbmError, train};
 
 fn fit(params: &BoosterParams, x: &[f64], p: usize, y: &[f64], w: Option<&[f64]>) -> Model {
     let m = DenseMatrix::row_major(x, y.len(), p).unwrap();
@@ -14,7 +14,13 @@ fn fit(params: &BoosterParams, x: &[f64], p: usize, y: &[f64], w: Option<&[f64]>
 }
 
 fn params(loss: Loss) -> BoosterParams {
-    BoosterParams { n_estimators: 20, loss, min_samples_leaf: 5, random_state: 11, ..Default::default() }
+    BoosterParams {
+        n_estimators: 20,
+        loss,
+        min_samples_leaf: 5,
+        random_state: 11,
+        ..Default::default()
+    }
 }
 
 #[test]
@@ -23,14 +29,58 @@ fn same_seed_gives_the_same_model_for_one_and_two_threads() {
     let x = common::features(n, p, 1);
     let y = common::binary(&x, p, 2);
     for (max_depth, max_leaves, subsample) in [(Some(4), None, 1.0), (None, Some(15), 0.7)] {
-        let base = BoosterParams { max_depth, max_leaves, subsample, ..params(Loss::Logistic) };
-        let one = fit(&BoosterParams { n_jobs: Some(1), ..base.clone() }, &x, p, &y, None);
-        let two = fit(&BoosterParams { n_jobs: Some(2), ..base.clone() }, &x, p, &y, None);
+        let base = BoosterParams {
+            max_depth,
+            max_leaves,
+            subsample,
+            ..params(Loss::Logistic)
+        };
+        let one = fit(
+            &BoosterParams {
+                n_jobs: Some(1),
+                ..base.clone()
+            },
+            &x,
+            p,
+            &y,
+            None,
+        );
+        let two = fit(
+            &BoosterParams {
+                n_jobs: Some(2),
+                ..base.clone()
+            },
+            &x,
+            p,
+            &y,
+            None,
+        );
         assert_eq!(one.trees, two.trees);
-        assert_eq!(one.base_score.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), two.base_score.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
-        let other_seed = fit(&BoosterParams { random_state: 12, ..base.clone() }, &x, p, &y, None);
+        assert_eq!(
+            one.base_score
+                .iter()
+                .map(|v| v.to_bits())
+                .collect::<Vec<_>>(),
+            two.base_score
+                .iter()
+                .map(|v| v.to_bits())
+                .collect::<Vec<_>>()
+        );
+        let other_seed = fit(
+            &BoosterParams {
+                random_state: 12,
+                ..base.clone()
+            },
+            &x,
+            p,
+            &y,
+            None,
+        );
         if subsample < 1.0 {
-            assert_ne!(one.trees, other_seed.trees, "the seed must matter when rows are sampled");
+            assert_ne!(
+                one.trees, other_seed.trees,
+                "the seed must matter when rows are sampled"
+            );
         }
     }
 }
@@ -52,11 +102,20 @@ fn json_round_trip_preserves_model_and_predictions() {
     let current = format!("\"format_version\":{FORMAT_VERSION}");
     assert!(text.contains(&current));
     let bumped = text.replacen(&current, "\"format_version\":99", 1);
-    assert!(matches!(Model::from_json(&bumped), Err(RgbmError::ModelFormat(_))));
+    assert!(matches!(
+        Model::from_json(&bumped),
+        Err(RgbmError::ModelFormat(_))
+    ));
     // Format 1 stored one base score as a plain number and had no n_outputs.
-    let base = format!("\"base_score\":[{}]", serde_json::to_string(&model.base_score[0]).unwrap());
+    let base = format!(
+        "\"base_score\":[{}]",
+        serde_json::to_string(&model.base_score[0]).unwrap()
+    );
     assert!(text.contains(&base));
-    let v1 = text.replacen(&current, "\"format_version\":1", 1).replacen(&base, &base.replace('[', "").replace(']', ""), 1).replacen("\"n_outputs\":1,", "", 1);
+    let v1 = text
+        .replacen(&current, "\"format_version\":1", 1)
+        .replacen(&base, &base.replace('[', "").replace(']', ""), 1)
+        .replacen("\"n_outputs\":1,", "", 1);
     let old = Model::from_json(&v1).unwrap();
     assert_eq!(old.base_score, model.base_score);
     assert_eq!(old.n_outputs, 1);
@@ -74,7 +133,10 @@ fn staged_tree_sums_equal_full_prediction() {
     let full = model.predict_raw(&m, None).unwrap();
     let mut acc = vec![model.base_score[0]; n];
     for t in 0..model.n_trees() {
-        for (a, v) in acc.iter_mut().zip(model.predict_trees(&m, t, t + 1).unwrap()) {
+        for (a, v) in acc
+            .iter_mut()
+            .zip(model.predict_trees(&m, t, t + 1).unwrap())
+        {
             *a += v;
         }
     }
@@ -85,7 +147,10 @@ fn staged_tree_sums_equal_full_prediction() {
 fn integer_weights_equal_duplicated_rows() {
     // Few distinct values, so binning is identical with and without duplicates.
     let (n, p) = (400, 2);
-    let x: Vec<f64> = common::features(n, p, 7).iter().map(|v| (v * 4.0).round()).collect();
+    let x: Vec<f64> = common::features(n, p, 7)
+        .iter()
+        .map(|v| (v * 4.0).round())
+        .collect();
     let y = common::regression(&x, p, 8);
     let w: Vec<f64> = (0..n).map(|i| (i % 3) as f64).collect();
     let mut xd = Vec::new();
@@ -96,13 +161,20 @@ fn integer_weights_equal_duplicated_rows() {
             yd.push(y[i]);
         }
     }
-    let prm = BoosterParams { min_samples_leaf: 1, n_estimators: 5, ..params(Loss::Squared) };
+    let prm = BoosterParams {
+        min_samples_leaf: 1,
+        n_estimators: 5,
+        ..params(Loss::Squared)
+    };
     let weighted = fit(&prm, &x, p, &y, Some(&w));
     let duplicated = fit(&prm, &xd, p, &yd, None);
     let m = DenseMatrix::row_major(&x, n, p).unwrap();
     let a = weighted.predict_raw(&m, None).unwrap();
     let b = duplicated.predict_raw(&m, None).unwrap();
-    assert!(a.iter().zip(&b).all(|(u, v)| (u - v).abs() < 1e-9), "weighted and duplicated fits differ");
+    assert!(
+        a.iter().zip(&b).all(|(u, v)| (u - v).abs() < 1e-9),
+        "weighted and duplicated fits differ"
+    );
 }
 
 #[test]
@@ -118,13 +190,28 @@ fn bad_inputs_are_errors_not_panics() {
     assert!(matches!(run(&bad, None), Err(RgbmError::NonFinite(_))));
     bad[3] = 2.0;
     assert!(matches!(run(&bad, None), Err(RgbmError::InvalidLabel(_))));
-    assert!(matches!(run(&y, Some(&vec![-1.0; 50])), Err(RgbmError::NonFinite(_))));
-    assert!(matches!(run(&y, Some(&vec![0.0; 50])), Err(RgbmError::InvalidParameter { .. })));
-    let interrupted = train(&p, &m, &y, None, &mut |r| if r == 3 { Err(RgbmError::Interrupted) } else { Ok(()) });
+    assert!(matches!(
+        run(&y, Some(&vec![-1.0; 50])),
+        Err(RgbmError::NonFinite(_))
+    ));
+    assert!(matches!(
+        run(&y, Some(&vec![0.0; 50])),
+        Err(RgbmError::InvalidParameter { .. })
+    ));
+    let interrupted = train(&p, &m, &y, None, &mut |r| {
+        if r == 3 {
+            Err(RgbmError::Interrupted)
+        } else {
+            Ok(())
+        }
+    });
     assert_eq!(interrupted.unwrap_err(), RgbmError::Interrupted);
     let model = fit(&p, &x, 2, &y, None);
     let three = DenseMatrix::row_major(&x[..48], 16, 3).unwrap();
-    assert!(matches!(model.predict_raw(&three, None), Err(RgbmError::Shape(_))));
+    assert!(matches!(
+        model.predict_raw(&three, None),
+        Err(RgbmError::Shape(_))
+    ));
 }
 
 fn mean_loss_curve(params: &BoosterParams, x: &[f64], p: usize, y: &[f64]) -> Vec<f64> {
@@ -132,7 +219,9 @@ fn mean_loss_curve(params: &BoosterParams, x: &[f64], p: usize, y: &[f64]) -> Ve
     let model = fit(params, x, p, y, None);
     let m = DenseMatrix::row_major(x, n, p).unwrap();
     let obj = Objective::from_params(params);
-    (0..=model.n_trees()).map(|k| obj.mean_loss(y, &model.predict_raw(&m, Some(k)).unwrap(), None)).collect()
+    (0..=model.n_trees())
+        .map(|k| obj.mean_loss(y, &model.predict_raw(&m, Some(k)).unwrap(), None))
+        .collect()
 }
 
 proptest! {

@@ -62,13 +62,14 @@ fn split_chunk<C: BinCode>(col: &[C], route: SplitRoute, rows: &[u32], out: &mut
         if let Some(&ahead) = rows.get(k + PREFETCH_AHEAD) {
             prefetch(col.as_ptr().wrapping_add(ahead as usize));
         }
-        if route.goes_left(col[row as usize].idx()) {
-            out[l] = row;
-            l += 1;
-        } else {
-            r -= 1;
-            out[r] = row;
-        }
+        // Branch-free (the direction is a coin flip the CPU cannot predict):
+        // write the row at both ends, then advance the end it belongs to.
+        // r − l = rows still to place ≥ 1, so both slots are free.
+        let left = route.goes_left(col[row as usize].idx());
+        out[l] = row;
+        out[r - 1] = row;
+        l += usize::from(left);
+        r -= usize::from(!left);
     }
     l
 }

@@ -7,7 +7,13 @@ use rand_chacha::ChaCha8Rng;
 pub fn features(n: usize, p: usize, seed: u64) -> Vec<f64> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     (0..n * p)
-        .map(|k| if k % p == 0 && rng.random_bool(0.05) { f64::NAN } else { rng.random_range(-2.0..2.0) })
+        .map(|k| {
+            if k % p == 0 && rng.random_bool(0.05) {
+                f64::NAN
+            } else {
+                rng.random_range(-2.0..2.0)
+            }
+        })
         .collect()
 }
 
@@ -19,7 +25,9 @@ fn signal(row: &[f64]) -> f64 {
 /// A regression target with noise.
 pub fn regression(x: &[f64], p: usize, seed: u64) -> Vec<f64> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    x.chunks(p).map(|r| signal(r) + rng.random_range(-0.3..0.3)).collect()
+    x.chunks(p)
+        .map(|r| signal(r) + rng.random_range(-0.3..0.3))
+        .collect()
 }
 
 /// 0/1 labels drawn from sigmoid(2·signal).
