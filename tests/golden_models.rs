@@ -12,27 +12,70 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use rgbm_rs::params::{BoosterKind, BoosterParams, Loss, Mode, Selection, SelectionScope, SelectionSize, Step};
-use rgbm_rs::{train, DenseMatrix};
+use rgbm_rs::params::{
+    BoosterKind, BoosterParams, Loss, Mode, Selection, SelectionScope, SelectionSize, Step,
+};
+use rgbm_rs::{DenseMatrix, train};
 
 const N: usize = 3000;
 const P: usize = 12;
 
 fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3))
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 fn configs() -> Vec<(&'static str, BoosterParams)> {
-    let base = BoosterParams { n_estimators: 15, random_state: 11, n_jobs: Some(2), ..Default::default() };
-    let logistic = BoosterParams { loss: Loss::Logistic, ..base.clone() };
-    let best_first = BoosterParams { max_depth: None, max_leaves: Some(15), ..logistic.clone() };
+    let base = BoosterParams {
+        n_estimators: 15,
+        random_state: 11,
+        n_jobs: Some(2),
+        ..Default::default()
+    };
+    let logistic = BoosterParams {
+        loss: Loss::Logistic,
+        ..base.clone()
+    };
+    let best_first = BoosterParams {
+        max_depth: None,
+        max_leaves: Some(15),
+        ..logistic.clone()
+    };
     vec![
-        ("squared_depthwise", BoosterParams { loss: Loss::Squared, ..base.clone() }),
-        ("huber_gradient_subsample", BoosterParams { loss: Loss::Huber, gain: Mode::Gradient, leaf: Mode::Gradient, subsample: 0.7, ..base.clone() }),
-        ("gaussian", BoosterParams { loss: Loss::Gaussian, ..base.clone() }),
+        (
+            "squared_depthwise",
+            BoosterParams {
+                loss: Loss::Squared,
+                ..base.clone()
+            },
+        ),
+        (
+            "huber_gradient_subsample",
+            BoosterParams {
+                loss: Loss::Huber,
+                gain: Mode::Gradient,
+                leaf: Mode::Gradient,
+                subsample: 0.7,
+                ..base.clone()
+            },
+        ),
+        (
+            "gaussian",
+            BoosterParams {
+                loss: Loss::Gaussian,
+                ..base.clone()
+            },
+        ),
         ("logistic_depthwise", logistic.clone()),
         ("logistic_best_first", best_first.clone()),
-        ("logistic_line_search", BoosterParams { step: Step::LineSearch, ..best_first.clone() }),
+        (
+            "logistic_line_search",
+            BoosterParams {
+                step: Step::LineSearch,
+                ..best_first.clone()
+            },
+        ),
         (
             "rgbm_groups_node_scope",
             BoosterParams {
@@ -42,10 +85,42 @@ fn configs() -> Vec<(&'static str, BoosterParams)> {
                 ..best_first.clone()
             },
         ),
-        ("rgbm_random_constant_step", BoosterParams { selection: Selection::Random, selection_size: Some(SelectionSize::Count(4)), step: Step::Constant, leaf: Mode::Gradient, ..logistic.clone() }),
-        ("sglb_sla01", BoosterParams { loss: Loss::Sla01, gain: Mode::Gradient, leaf: Mode::Gradient, langevin: true, ..best_first.clone() }),
-        ("rgb", BoosterParams { booster: BoosterKind::Rgb, rgb_candidates: 3, ..logistic.clone() }),
-        ("softmax_3_classes", BoosterParams { loss: Loss::Softmax, n_classes: Some(3), ..best_first }),
+        (
+            "rgbm_random_constant_step",
+            BoosterParams {
+                selection: Selection::Random,
+                selection_size: Some(SelectionSize::Count(4)),
+                step: Step::Constant,
+                leaf: Mode::Gradient,
+                ..logistic.clone()
+            },
+        ),
+        (
+            "sglb_sla01",
+            BoosterParams {
+                loss: Loss::Sla01,
+                gain: Mode::Gradient,
+                leaf: Mode::Gradient,
+                langevin: true,
+                ..best_first.clone()
+            },
+        ),
+        (
+            "rgb",
+            BoosterParams {
+                booster: BoosterKind::Rgb,
+                rgb_candidates: 3,
+                ..logistic.clone()
+            },
+        ),
+        (
+            "softmax_3_classes",
+            BoosterParams {
+                loss: Loss::Softmax,
+                n_classes: Some(3),
+                ..best_first
+            },
+        ),
     ]
 }
 
@@ -54,7 +129,18 @@ fn fingerprints() -> BTreeMap<String, String> {
     let m = DenseMatrix::row_major(&x, N, P).unwrap();
     let regression = common::regression(&x, P, 6);
     let binary = common::binary(&x, P, 7);
-    let classes: Vec<f64> = regression.iter().map(|&v| if v < -0.5 { 0.0 } else if v < 0.7 { 1.0 } else { 2.0 }).collect();
+    let classes: Vec<f64> = regression
+        .iter()
+        .map(|&v| {
+            if v < -0.5 {
+                0.0
+            } else if v < 0.7 {
+                1.0
+            } else {
+                2.0
+            }
+        })
+        .collect();
     let mismatch_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/golden-mismatch");
     configs()
         .into_iter()
@@ -64,7 +150,10 @@ fn fingerprints() -> BTreeMap<String, String> {
                 Loss::Softmax => &classes,
                 _ => &binary,
             };
-            let json = train(&params, &m, y, None, &mut |_| Ok(())).unwrap().to_json().unwrap();
+            let json = train(&params, &m, y, None, &mut |_| Ok(()))
+                .unwrap()
+                .to_json()
+                .unwrap();
             std::fs::create_dir_all(&mismatch_dir).unwrap();
             std::fs::write(mismatch_dir.join(format!("{name}.json")), &json).unwrap();
             (name.to_string(), format!("{:016x}", fnv1a(json.as_bytes())))
@@ -84,9 +173,15 @@ fn models_are_bit_identical_to_the_blessed_build() {
     let blessed: BTreeMap<String, String> = std::fs::read_to_string(&path)
         .expect("tests/golden/models.txt is missing: bless it with RGBM_BLESS_GOLDEN=1")
         .lines()
-        .filter_map(|l| l.split_once(' ').map(|(k, v)| (k.to_string(), v.to_string())))
+        .filter_map(|l| {
+            l.split_once(' ')
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+        })
         .collect();
-    let changed: Vec<&String> = now.keys().filter(|k| blessed.get(*k) != now.get(*k)).collect();
+    let changed: Vec<&String> = now
+        .keys()
+        .filter(|k| blessed.get(*k) != now.get(*k))
+        .collect();
     assert!(
         changed.is_empty() && blessed.len() == now.len(),
         "models changed for {changed:?} (JSON in target/golden-mismatch/); if intended, re-bless with RGBM_BLESS_GOLDEN=1"
