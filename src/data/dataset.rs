@@ -138,6 +138,8 @@ fn alloc_codes<C: BinCode>(len: usize, what: &str) -> Result<Vec<C>> {
 
 /// Rows per task when filling or transposing codes row-block by row-block.
 const ROW_BLOCK: usize = 4096;
+/// Rows per block of the row-major → feature-major transpose (≈ L2-sized).
+const TRANSPOSE_ROWS: usize = 8192;
 
 /// Bins every value, reading `x` in its memory order, and returns
 /// (feature-major, row-major) codes. Infinity is an error (NaN = missing).
@@ -179,11 +181,18 @@ fn fill_codes<C: BinCode, T: Element>(
             return Err(infinity(i, j));
         }
         let mut cols = alloc_codes::<C>(len, "feature-major")?;
-        cols.par_chunks_mut(n).enumerate().for_each(|(j, col)| {
-            for (i, c) in col.iter_mut().enumerate() {
-                *c = rows[i * p + j];
-            }
-        });
+        // Transpose a block of rows at a time, so the strided reads hit cache
+        // instead of streaming the whole row-major matrix once per feature.
+        let mut col_slices: Vec<&mut [C]> = cols.chunks_mut(n.max(1)).collect();
+        for r0 in (0..n).step_by(TRANSPOSE_ROWS) {
+            let r1 = (r0 + TRANSPOSE_ROWS).min(n);
+            let block = &rows[r0 * p..r1 * p];
+            col_slices.par_iter_mut().enumerate().for_each(|(j, col)| {
+                for (c, row) in col[r0..r1].iter_mut().zip(block.chunks_exact(p)) {
+                    *c = row[j];
+                }
+            });
+        }
         Ok((cols, rows))
     } else {
         let mut cols = alloc_codes::<C>(len, "feature-major")?;
