@@ -15,6 +15,7 @@ use crate::error::{Result as CoreResult, RgbmError};
 use crate::model::{ImportanceKind, Model};
 use crate::params::BoosterParams;
 use crate::threads::with_cached_threads;
+use crate::tree::predict::SEQUENTIAL_MAX_ROWS;
 
 #[pyclass(module = "rgbm_rs._core", name = "Booster", frozen)]
 pub struct PyBooster {
@@ -278,7 +279,7 @@ impl PyBooster {
         n_rounds: Option<usize>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let x = Matrix::extract(x)?;
-        let out = with_view!(x, m => run_detached(py, || self.in_pool(|| self.model.predict_raw(&m, n_rounds))))?;
+        let out = with_view!(x, m => run_detached(py, || self.in_pool(m.n_rows(), || self.model.predict_raw(&m, n_rounds))))?;
         self.shaped(py, out)
     }
 
@@ -291,7 +292,7 @@ impl PyBooster {
         end: usize,
     ) -> PyResult<Bound<'py, PyAny>> {
         let x = Matrix::extract(x)?;
-        let out = with_view!(x, m => run_detached(py, || self.in_pool(|| self.model.predict_trees(&m, start, end))))?;
+        let out = with_view!(x, m => run_detached(py, || self.in_pool(m.n_rows(), || self.model.predict_trees(&m, start, end))))?;
         self.shaped(py, out)
     }
 
@@ -305,7 +306,7 @@ impl PyBooster {
     ) -> PyResult<Bound<'py, PyAny>> {
         let x = Matrix::extract(x)?;
         let n = x_rows(&x);
-        let members = with_view!(x, m => run_detached(py, || self.in_pool(|| self.model.virtual_ensemble(&m, n_members))))?;
+        let members = with_view!(x, m => run_detached(py, || self.in_pool(m.n_rows(), || self.model.virtual_ensemble(&m, n_members))))?;
         let k = self.model.n_outputs;
         if k == 1 {
             return Ok(PyArray2::from_vec2(py, &members)
@@ -383,7 +384,16 @@ impl PyBooster {
 impl PyBooster {
     /// Runs a prediction in the process's cached pool for the model's n_jobs
     /// (never rayon's global pool, which a forked child cannot use).
-    fn in_pool<R: Send>(&self, f: impl FnOnce() -> CoreResult<R> + Send) -> CoreResult<R> {
+    /// A few rows are predicted on the calling thread: the core does not use
+    /// rayon for them, and the hop to a pool thread would cost more.
+    fn in_pool<R: Send>(
+        &self,
+        n_rows: usize,
+        f: impl FnOnce() -> CoreResult<R> + Send,
+    ) -> CoreResult<R> {
+        if n_rows <= SEQUENTIAL_MAX_ROWS {
+            return f();
+        }
         with_cached_threads(self.model.params.n_jobs, f)?
     }
 

@@ -14,8 +14,12 @@ use super::tree::Tree;
 use crate::data::matrix::{DenseMatrix, Element};
 
 const BLOCK: usize = 256;
+/// Inputs up to this many rows are predicted on the calling thread without
+/// touching rayon, so callers may skip the thread pool (a hop to a pool
+/// thread and back costs more than predicting a few rows).
+pub const SEQUENTIAL_MAX_ROWS: usize = BLOCK;
 /// Rows that walk a tree together.
-const LANES: usize = 16;
+const LANES: usize = 8;
 /// Below this many rows the flat copy costs more than it saves.
 const MIN_ROWS_FOR_FLAT: usize = 512;
 
@@ -59,17 +63,24 @@ fn add_row_by_row<T: Element>(
     x: &DenseMatrix<T>,
     out: &mut [f64],
 ) {
-    out.par_chunks_mut(BLOCK * n_outputs)
-        .enumerate()
-        .for_each(|(b, chunk)| {
-            let base = b * BLOCK;
-            for (j, tree) in trees.iter().enumerate() {
-                let class = (first + j) % n_outputs;
-                for (r, o) in chunk.iter_mut().skip(class).step_by(n_outputs).enumerate() {
-                    *o += tree.predict_row(x, base + r);
-                }
+    let block = |(b, chunk): (usize, &mut [f64])| {
+        let base = b * BLOCK;
+        for (j, tree) in trees.iter().enumerate() {
+            let class = (first + j) % n_outputs;
+            for (r, o) in chunk.iter_mut().skip(class).step_by(n_outputs).enumerate() {
+                *o += tree.predict_row(x, base + r);
             }
-        });
+        }
+    };
+    if x.n_rows() <= SEQUENTIAL_MAX_ROWS {
+        out.chunks_mut(BLOCK * n_outputs)
+            .enumerate()
+            .for_each(block);
+    } else {
+        out.par_chunks_mut(BLOCK * n_outputs)
+            .enumerate()
+            .for_each(block);
+    }
 }
 
 #[derive(Clone, Copy)]
