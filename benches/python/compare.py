@@ -317,27 +317,6 @@ def generate_higgs(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return X, y
 
 
-def prepare_higgs(rows: int) -> dict:
-    """Generate (or reuse) the cached Higgs-like data; rows beyond 1M need their own cache."""
-    n_total = max(rows, HIGGS_ROWS)
-    stem = f"higgs_v{HIGGS_VERSION}_n{n_total}_seed{HIGGS_SEED}"
-    x_path, y_path = DATA_DIR / f"{stem}_X.npy", DATA_DIR / f"{stem}_y.npy"
-    if not (x_path.exists() and y_path.exists()):
-        log(f"generating {n_total:,} Higgs-like rows -> {x_path.relative_to(REPO_ROOT)}")
-        X, y = generate_higgs(n_total, HIGGS_SEED)
-        _save_npy(x_path, X)
-        _save_npy(y_path, y)
-    n_test = int(round(rows * TEST_FRACTION))
-    n_train = rows - n_test
-    name = "higgs1m" if rows == HIGGS_ROWS else f"higgs1m[:{rows}]"
-    return {
-        "name": name,
-        "task": "binary",
-        "train": {"X": str(x_path), "y": str(y_path), "start": 0, "stop": n_train},
-        "test": {"X": str(x_path), "y": str(y_path), "start": n_train, "stop": rows},
-    }
-
-
 def generate_regression(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """A synthetic stand-in for YearPredictionMSD's shape: 90 float32 features, a year-like target.
 
@@ -388,29 +367,44 @@ def generate_regression(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return X, y
 
 
-def prepare_regression(rows: int) -> dict:
-    """Generate (or reuse) the cached regression data; a smaller ``rows`` uses a prefix of it.
+def _prepare_synthetic(
+    rows: int, full_rows: int, stem: str, generate, seed: int, label: str, task: str, what: str
+) -> dict:
+    """Generate (or reuse) a cached synthetic dataset of max(rows, full_rows) rows.
 
-    Train = the first 80% of the ``rows`` used, test = the last 20%
-    (500,000 / 125,000 at the default 625,000 rows).
+    A smaller ``rows`` uses a prefix of the full cache; more rows need their
+    own cache. Train = the first 80% of the rows used, test = the last 20%.
     """
-    n_total = max(rows, REG_ROWS)
-    stem = f"regression_v{REG_VERSION}_n{n_total}_seed{REG_SEED}"
+    n_total = max(rows, full_rows)
+    stem = f"{stem}_n{n_total}_seed{seed}"
     x_path, y_path = DATA_DIR / f"{stem}_X.npy", DATA_DIR / f"{stem}_y.npy"
     if not (x_path.exists() and y_path.exists()):
-        log(f"generating {n_total:,} regression rows -> {x_path.relative_to(REPO_ROOT)}")
-        X, y = generate_regression(n_total, REG_SEED)
+        log(f"generating {n_total:,} {what} rows -> {x_path.relative_to(REPO_ROOT)}")
+        X, y = generate(n_total, seed)
         _save_npy(x_path, X)
         _save_npy(y_path, y)
-    n_test = int(round(rows * TEST_FRACTION))
-    n_train = rows - n_test
-    name = "regression500k" if rows == REG_ROWS else f"regression500k[:{rows}]"
+    n_train = rows - int(round(rows * TEST_FRACTION))
     return {
-        "name": name,
-        "task": "regression",
+        "name": label if rows == full_rows else f"{label}[:{rows}]",
+        "task": task,
         "train": {"X": str(x_path), "y": str(y_path), "start": 0, "stop": n_train},
         "test": {"X": str(x_path), "y": str(y_path), "start": n_train, "stop": rows},
     }
+
+
+def prepare_higgs(rows: int) -> dict:
+    """The Higgs-like data (1M rows cached; 800k / 200k at the default)."""
+    return _prepare_synthetic(
+        rows, HIGGS_ROWS, f"higgs_v{HIGGS_VERSION}", generate_higgs, HIGGS_SEED, "higgs1m", "binary", "Higgs-like"
+    )
+
+
+def prepare_regression(rows: int) -> dict:
+    """The regression data (625k rows cached; 500,000 / 125,000 at the default)."""
+    return _prepare_synthetic(
+        rows, REG_ROWS, f"regression_v{REG_VERSION}", generate_regression, REG_SEED, "regression500k",
+        "regression", "regression",
+    )
 
 
 def prepare_a9a() -> dict:
