@@ -93,15 +93,29 @@ fn partition_typed<C: BinCode>(
             .collect()
     };
     let n_left: usize = lefts.iter().sum();
-    let (mut l_at, mut r_at) = (0usize, n_left);
-    for (c, &nl) in lefts.iter().enumerate() {
-        let s = &scratch[c * CHUNK..((c + 1) * CHUNK).min(rows.len())];
-        rows[l_at..l_at + nl].copy_from_slice(&s[..nl]);
-        l_at += nl;
-        for &row in s[nl..].iter().rev() {
-            rows[r_at] = row;
-            r_at += 1;
+    // Chunk c's lefts go to the left part after the lefts of chunks < c, its
+    // rights (reversed in scratch) likewise to the right part: disjoint
+    // destinations, so large ranges copy back in parallel.
+    let (mut left_rest, mut right_rest) = rows.split_at_mut(n_left);
+    let mut moves = Vec::with_capacity(lefts.len());
+    for (s, &nl) in scratch.chunks(CHUNK).zip(&lefts) {
+        let (l, rest) = std::mem::take(&mut left_rest).split_at_mut(nl);
+        left_rest = rest;
+        let (r, rest) = std::mem::take(&mut right_rest).split_at_mut(s.len() - nl);
+        right_rest = rest;
+        moves.push((s, l, r));
+    }
+    let copy_back = |(s, l, r): (&[u32], &mut [u32], &mut [u32])| {
+        let nl = l.len();
+        l.copy_from_slice(&s[..nl]);
+        for (d, &row) in r.iter_mut().zip(s[nl..].iter().rev()) {
+            *d = row;
         }
+    };
+    if moves.len() > 2 {
+        moves.into_par_iter().for_each(copy_back);
+    } else {
+        moves.into_iter().for_each(copy_back);
     }
     n_left
 }
