@@ -124,7 +124,8 @@ fn configs() -> Vec<(&'static str, BoosterParams)> {
     ]
 }
 
-fn fingerprints() -> BTreeMap<String, String> {
+/// Model JSON of every configuration, by name.
+fn trained_models() -> BTreeMap<String, String> {
     let x = common::features(N, P, 5);
     let m = DenseMatrix::row_major(&x, N, P).unwrap();
     let regression = common::regression(&x, P, 6);
@@ -141,7 +142,6 @@ fn fingerprints() -> BTreeMap<String, String> {
             }
         })
         .collect();
-    let mismatch_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/golden-mismatch");
     configs()
         .into_iter()
         .map(|(name, params)| {
@@ -154,9 +154,7 @@ fn fingerprints() -> BTreeMap<String, String> {
                 .unwrap()
                 .to_json()
                 .unwrap();
-            std::fs::create_dir_all(&mismatch_dir).unwrap();
-            std::fs::write(mismatch_dir.join(format!("{name}.json")), &json).unwrap();
-            (name.to_string(), format!("{:016x}", fnv1a(json.as_bytes())))
+            (name.to_string(), json)
         })
         .collect()
 }
@@ -164,7 +162,11 @@ fn fingerprints() -> BTreeMap<String, String> {
 #[test]
 fn models_are_bit_identical_to_the_blessed_build() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/models.txt");
-    let now = fingerprints();
+    let models = trained_models();
+    let now: BTreeMap<&String, String> = models
+        .iter()
+        .map(|(name, json)| (name, format!("{:016x}", fnv1a(json.as_bytes()))))
+        .collect();
     let text: String = now.iter().map(|(k, v)| format!("{k} {v}\n")).collect();
     if std::env::var_os("RGBM_BLESS_GOLDEN").is_some() {
         std::fs::write(&path, text).unwrap();
@@ -179,9 +181,15 @@ fn models_are_bit_identical_to_the_blessed_build() {
         })
         .collect();
     let changed: Vec<&String> = now
-        .keys()
-        .filter(|k| blessed.get(*k) != now.get(*k))
+        .iter()
+        .filter(|(name, hash)| blessed.get(**name) != Some(*hash))
+        .map(|(name, _)| *name)
         .collect();
+    let mismatch_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/golden-mismatch");
+    for name in &changed {
+        std::fs::create_dir_all(&mismatch_dir).unwrap();
+        std::fs::write(mismatch_dir.join(format!("{name}.json")), &models[*name]).unwrap();
+    }
     assert!(
         changed.is_empty() && blessed.len() == now.len(),
         "models changed for {changed:?} (JSON in target/golden-mismatch/); if intended, re-bless with RGBM_BLESS_GOLDEN=1"

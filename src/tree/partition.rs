@@ -81,7 +81,8 @@ fn partition_typed<C: BinCode>(
     scratch: &mut [u32],
 ) -> usize {
     let scratch = &mut scratch[..rows.len()];
-    let lefts: Vec<usize> = if rows.len() > 2 * CHUNK {
+    let parallel = rows.len() > 2 * CHUNK;
+    let lefts: Vec<usize> = if parallel {
         rows.par_chunks(CHUNK)
             .zip(scratch.par_chunks_mut(CHUNK))
             .map(|(r, s)| split_chunk(col, route, r, s))
@@ -112,7 +113,7 @@ fn partition_typed<C: BinCode>(
             *d = row;
         }
     };
-    if moves.len() > 2 {
+    if parallel {
         moves.into_par_iter().for_each(copy_back);
     } else {
         moves.into_iter().for_each(copy_back);
