@@ -124,39 +124,109 @@ fn configs() -> Vec<(&'static str, BoosterParams)> {
     ]
 }
 
+/// The data a configuration trains on beyond the default 3000 × 12 matrix:
+/// each exercises a different histogram path.
+#[derive(Clone, Copy, PartialEq)]
+enum Data {
+    Default,
+    /// Sample weights (Σw kept per bin).
+    Weighted,
+    /// Mostly zeros, so default bins are skipped and sparse rows are used.
+    Sparse,
+    /// Enough rows that subset histograms are built in several chunks and reduced.
+    Tall,
+}
+
+/// Extra configurations on other data (few rounds: they cost more per round).
+fn data_configs() -> Vec<(&'static str, BoosterParams, Data)> {
+    let base = BoosterParams {
+        loss: Loss::Logistic,
+        n_estimators: 6,
+        random_state: 13,
+        n_jobs: Some(2),
+        max_depth: None,
+        max_leaves: Some(15),
+        ..Default::default()
+    };
+    vec![
+        ("weighted_logistic", base.clone(), Data::Weighted),
+        (
+            "weighted_gradient_squared",
+            BoosterParams {
+                loss: Loss::Squared,
+                gain: Mode::Gradient,
+                leaf: Mode::Gradient,
+                ..base.clone()
+            },
+            Data::Weighted,
+        ),
+        ("sparse_logistic", base.clone(), Data::Sparse),
+        ("tall_logistic", base.clone(), Data::Tall),
+        (
+            "tall_weighted_squared",
+            BoosterParams {
+                loss: Loss::Squared,
+                ..base
+            },
+            Data::Tall,
+        ),
+    ]
+}
+
 /// Model JSON of every configuration, by name.
 fn trained_models() -> BTreeMap<String, String> {
-    let x = common::features(N, P, 5);
-    let m = DenseMatrix::row_major(&x, N, P).unwrap();
-    let regression = common::regression(&x, P, 6);
-    let binary = common::binary(&x, P, 7);
-    let classes: Vec<f64> = regression
-        .iter()
-        .map(|&v| {
-            if v < -0.5 {
-                0.0
-            } else if v < 0.7 {
-                1.0
-            } else {
-                2.0
-            }
-        })
-        .collect();
-    configs()
+    let all = configs()
         .into_iter()
-        .map(|(name, params)| {
-            let y = match params.loss {
-                Loss::Squared | Loss::Huber | Loss::Gaussian => &regression,
-                Loss::Softmax => &classes,
-                _ => &binary,
-            };
-            let json = train(&params, &m, y, None, &mut |_| Ok(()))
-                .unwrap()
-                .to_json()
-                .unwrap();
-            (name.to_string(), json)
-        })
-        .collect()
+        .map(|(name, params)| (name, params, Data::Default))
+        .chain(data_configs());
+    all.map(|(name, params, data)| {
+        let n = if data == Data::Tall { 40 * N } else { N };
+        let mut x = common::features(n, P, 5);
+        if data == Data::Sparse {
+            // Keep every 7th value of columns 1.. (column 0 keeps its NaNs).
+            for (k, v) in x.iter_mut().enumerate() {
+                if k % P != 0 && k % 7 != 0 {
+                    *v = 0.0;
+                }
+            }
+        }
+        let m = DenseMatrix::row_major(&x, n, P).unwrap();
+        let regression = common::regression(&x, P, 6);
+        let y = match params.loss {
+            Loss::Squared | Loss::Huber | Loss::Gaussian => regression,
+            Loss::Softmax => regression
+                .iter()
+                .map(|&v| {
+                    if v < -0.5 {
+                        0.0
+                    } else if v < 0.7 {
+                        1.0
+                    } else {
+                        2.0
+                    }
+                })
+                .collect(),
+            _ => common::binary(&x, P, 7),
+        };
+        // Weights in [0.25, 2.25) from the row index, with a few zeros.
+        let w: Vec<f64> = (0..n)
+            .map(|i| {
+                if i % 97 == 0 {
+                    0.0
+                } else {
+                    0.25 + (i * 37 % 101) as f64 / 50.0
+                }
+            })
+            .collect();
+        let weighted = data == Data::Weighted || name.starts_with("tall_weighted");
+        let w = weighted.then_some(&w[..]);
+        let json = train(&params, &m, &y, w, &mut |_| Ok(()))
+            .unwrap()
+            .to_json()
+            .unwrap();
+        (name.to_string(), json)
+    })
+    .collect()
 }
 
 #[test]
