@@ -7,7 +7,7 @@
 use criterion::{BatchSize, Criterion, black_box, criterion_group, criterion_main};
 
 use rgbm_rs::data::{BinnedDataset, DenseMatrix};
-use rgbm_rs::histogram::{BinStats, Gradients, build, subtract_into};
+use rgbm_rs::histogram::{BinStats, Gradients, Histogram, build, subtract_into};
 use rgbm_rs::params::{BoosterParams, Loss, Selection, SelectionSize};
 use rgbm_rs::selection::Candidates;
 use rgbm_rs::split::{SplitRule, best_split};
@@ -67,7 +67,7 @@ fn kernels(c: &mut Criterion) {
         });
         t
     });
-    let mut hist = vec![BinStats::default(); ds.total_bins()];
+    let mut hist = Histogram::new(ds.total_bins());
     let mut partials = Vec::new();
     c.bench_function("histogram root, all features", |b| {
         b.iter(|| build(&ds, &all, None, &grads, &mut hist, &mut partials, &total))
@@ -107,9 +107,9 @@ fn kernels(c: &mut Criterion) {
         })
     });
 
-    let mut parent = vec![BinStats::default(); ds.total_bins()];
+    let mut parent = Histogram::new(ds.total_bins());
     build(&ds, &all, None, &grads, &mut parent, &mut partials, &total);
-    let mut child = vec![BinStats::default(); ds.total_bins()];
+    let mut child = Histogram::new(ds.total_bins());
     build(
         &ds,
         &all,

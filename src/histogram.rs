@@ -54,6 +54,196 @@ impl BinStats {
     }
 }
 
+/// A node's histogram, one entry per bin of every feature: (Σw·g, Σw·h),
+/// the row count, and Σw when rows are weighted (otherwise Σw is the count).
+/// Keeping (g, h) in 16-byte bins with the counts beside them halves the
+/// memory a bin update touches compared with one 32-byte record per bin.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Histogram {
+    pub gh: Vec<[f64; 2]>,
+    pub count: Vec<u32>,
+    /// Σw per bin; empty when the rows are unweighted.
+    pub weight: Vec<f64>,
+}
+
+impl Histogram {
+    /// An unweighted all-zero histogram of `len` bins.
+    pub fn new(len: usize) -> Self {
+        Histogram {
+            gh: vec![[0.0; 2]; len],
+            count: vec![0; len],
+            weight: Vec::new(),
+        }
+    }
+
+    /// A histogram holding `stats` (Σw kept separately).
+    pub fn from_stats(stats: &[BinStats]) -> Self {
+        Histogram {
+            gh: stats.iter().map(|s| [s.g, s.h]).collect(),
+            count: stats.iter().map(|s| s.n as u32).collect(),
+            weight: stats.iter().map(|s| s.w).collect(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.gh.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.gh.is_empty()
+    }
+
+    /// Keeps Σw per bin only when the rows are weighted.
+    fn set_weighted(&mut self, weighted: bool) {
+        if weighted {
+            self.weight.resize(self.gh.len(), 0.0);
+        } else {
+            self.weight.clear();
+        }
+    }
+
+    /// All bins.
+    pub fn view(&self) -> HistSlice<'_> {
+        HistSlice {
+            gh: &self.gh,
+            count: &self.count,
+            weight: &self.weight,
+        }
+    }
+
+    /// The bins in `range` (one feature's, typically).
+    pub fn slice(&self, range: std::ops::Range<usize>) -> HistSlice<'_> {
+        self.view().slice(range)
+    }
+
+    fn view_mut(&mut self) -> HistSliceMut<'_> {
+        HistSliceMut {
+            gh: &mut self.gh,
+            count: &mut self.count,
+            weight: &mut self.weight,
+        }
+    }
+
+    /// The sums of bin `i`.
+    pub fn stats(&self, i: usize) -> BinStats {
+        self.view().stats(i)
+    }
+}
+
+/// Borrowed bins of a histogram (all of them, or one feature's).
+#[derive(Clone, Copy, Debug)]
+pub struct HistSlice<'a> {
+    pub gh: &'a [[f64; 2]],
+    pub count: &'a [u32],
+    /// Empty when unweighted.
+    pub weight: &'a [f64],
+}
+
+impl<'a> HistSlice<'a> {
+    pub fn len(&self) -> usize {
+        self.gh.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.gh.is_empty()
+    }
+
+    pub fn slice(&self, range: std::ops::Range<usize>) -> HistSlice<'a> {
+        HistSlice {
+            gh: &self.gh[range.clone()],
+            count: &self.count[range.clone()],
+            weight: if self.weight.is_empty() {
+                &[]
+            } else {
+                &self.weight[range]
+            },
+        }
+    }
+
+    /// The sums of bin `i`; unweighted, Σw is the row count.
+    #[inline(always)]
+    pub fn stats(&self, i: usize) -> BinStats {
+        let [g, h] = self.gh[i];
+        let n = self.count[i] as f64;
+        BinStats {
+            g,
+            h,
+            w: if self.weight.is_empty() {
+                n
+            } else {
+                self.weight[i]
+            },
+            n,
+        }
+    }
+}
+
+/// Mutable bins of a histogram; `weight` is empty when unweighted.
+struct HistSliceMut<'a> {
+    gh: &'a mut [[f64; 2]],
+    count: &'a mut [u32],
+    weight: &'a mut [f64],
+}
+
+impl<'a> HistSliceMut<'a> {
+    fn clear(&mut self) {
+        self.gh.fill([0.0; 2]);
+        self.count.fill(0);
+        self.weight.fill(0.0);
+    }
+
+    fn split_at(self, mid: usize) -> (HistSliceMut<'a>, HistSliceMut<'a>) {
+        let (g0, g1) = self.gh.split_at_mut(mid);
+        let (c0, c1) = self.count.split_at_mut(mid);
+        let (w0, w1) = if self.weight.is_empty() {
+            (Default::default(), Default::default())
+        } else {
+            self.weight.split_at_mut(mid)
+        };
+        (
+            HistSliceMut {
+                gh: g0,
+                count: c0,
+                weight: w0,
+            },
+            HistSliceMut {
+                gh: g1,
+                count: c1,
+                weight: w1,
+            },
+        )
+    }
+
+    /// Adds row `k` (gradient pair `gh`, weight `w[k]`) to bin `i`.
+    #[inline(always)]
+    fn add_row<const WEIGHTED: bool>(&mut self, i: usize, [g, h]: [f64; 2], w: &[f64], k: usize) {
+        let bin = &mut self.gh[i];
+        bin[0] += g;
+        bin[1] += h;
+        self.count[i] += 1;
+        if WEIGHTED {
+            self.weight[i] += w[k];
+        }
+    }
+
+    /// Stores `s` in bin `i`.
+    fn set(&mut self, i: usize, s: &BinStats) {
+        self.gh[i] = [s.g, s.h];
+        self.count[i] = s.n as u32;
+        if !self.weight.is_empty() {
+            self.weight[i] = s.w;
+        }
+    }
+
+    fn as_slice(&self) -> HistSlice<'_> {
+        HistSlice {
+            gh: self.gh,
+            count: self.count,
+            weight: self.weight,
+        }
+    }
+}
+
 /// Per-row (weighted) gradient and hessian, plus optional row weights.
 pub struct Gradients<'a> {
     pub gh: &'a [[f64; 2]],
@@ -66,15 +256,21 @@ const PARALLEL_MIN_WORK: usize = 32 * 1024;
 
 /// One feature's histogram over `rows` (or all rows when `rows` is None).
 /// `gh`/`w` are in the same order as `rows` (gathered) or full-length for the root.
+///
+/// A feature's bins fit in L1 however they are laid out, so here the sums
+/// go to one 32-byte record per bin (one 4-wide add per row, where the
+/// split layout would need two read-modify-writes) and are copied out at
+/// the end.
 #[inline(always)]
 fn build_feature_body<C: BinCode, const ALL_ROWS: bool, const WEIGHTED: bool>(
     codes: &[C],
     rows: &[u32],
     gh: &[[f64; 2]],
     w: &[f64],
-    hist: &mut [BinStats],
+    hist: HistSliceMut,
     skip: usize,
 ) {
+    let mut sums = vec![BinStats::default(); hist.gh.len()];
     let m = if ALL_ROWS { codes.len() } else { rows.len() };
     let gh = &gh[..m];
     for k in 0..m {
@@ -90,14 +286,18 @@ fn build_feature_body<C: BinCode, const ALL_ROWS: bool, const WEIGHTED: bool>(
         }
         .idx();
         if code != skip {
-            hist[code].add(&BinStats::row::<WEIGHTED>(gh[k], w, k));
+            sums[code].add(&BinStats::row::<WEIGHTED>(gh[k], w, k));
         }
+    }
+    let mut hist = hist;
+    for (i, s) in sums.iter().enumerate() {
+        hist.set(i, s);
     }
 }
 
-/// The dense kernels compiled twice: for the baseline target and with AVX2,
-/// where a bin update is one 256-bit add; the AVX2 copy runs when the CPU
-/// has it. Both do the same IEEE additions in the same order.
+/// The dense kernels compiled twice: for the baseline target and with AVX2;
+/// the AVX2 copy runs when the CPU has it. Both do the same IEEE additions
+/// in the same order.
 macro_rules! dispatch_avx2 {
     ($(#[$doc:meta])* fn $name:ident / $avx2:ident = $body:ident <$($gen:ident : $bound:path),* ; $(const $c:ident),*> ($($arg:ident : $ty:ty),*)) => {
         $(#[$doc])*
@@ -122,13 +322,13 @@ macro_rules! dispatch_avx2 {
 dispatch_avx2! {
     /// One feature's histogram (see `build_feature_body`).
     fn build_feature / build_feature_avx2 = build_feature_body<C: BinCode; const ALL_ROWS, const WEIGHTED>(
-        codes: &[C], rows: &[u32], gh: &[[f64; 2]], w: &[f64], hist: &mut [BinStats], skip: usize)
+        codes: &[C], rows: &[u32], gh: &[[f64; 2]], w: &[f64], hist: HistSliceMut, skip: usize)
 }
 
 dispatch_avx2! {
     /// Every feature of a chunk of rows (see `build_rows_chunk_body`).
     fn build_rows_chunk / build_rows_chunk_avx2 = build_rows_chunk_body<C: BinCode; const WEIGHTED>(
-        row_codes: &[C], offsets: &[usize], rows: &[u32], gh: &[[f64; 2]], w: &[f64], hist: &mut [BinStats])
+        row_codes: &[C], offsets: &[usize], rows: &[u32], gh: &[[f64; 2]], w: &[f64], hist: HistSliceMut)
 }
 
 fn build_typed<C: BinCode>(
@@ -139,22 +339,26 @@ fn build_typed<C: BinCode>(
     features: &[usize],
     rows: Option<&[u32]>,
     grads: &Gradients,
-    hist: &mut [BinStats],
+    hist: HistSliceMut,
 ) {
-    // Split the flat histogram into per-feature slices for the active features.
-    let mut slices: Vec<(usize, &mut [BinStats])> = Vec::with_capacity(features.len());
-    let mut rest: &mut [BinStats] = hist;
+    // Split the histogram into per-feature slices for the active features.
+    let mut slices: Vec<(usize, HistSliceMut)> = Vec::with_capacity(features.len());
+    let mut rest = hist;
     let mut consumed = 0;
     for &j in features {
-        let (_, tail) = rest.split_at_mut(offsets[j] - consumed);
-        let (mine, tail) = tail.split_at_mut(offsets[j + 1] - offsets[j]);
+        let (_, tail) = rest.split_at(offsets[j] - consumed);
+        let (mine, tail) = tail.split_at(offsets[j + 1] - offsets[j]);
         consumed = offsets[j + 1];
         rest = tail;
         slices.push((j, mine));
     }
     let work = rows.map_or(n_rows, |r| r.len()) * features.len();
-    let run = |(j, h): &mut (usize, &mut [BinStats])| {
-        h.fill(BinStats::default());
+    let run = |(j, h): &mut (usize, HistSliceMut)| {
+        let h = HistSliceMut {
+            gh: &mut *h.gh,
+            count: &mut *h.count,
+            weight: &mut *h.weight,
+        };
         let col = &codes[*j * n_rows..(*j + 1) * n_rows];
         let w = grads.weights.unwrap_or(&[]);
         let skip = defaults[*j].unwrap_or(usize::MAX);
@@ -195,10 +399,10 @@ fn build_rows_chunk_body<C: BinCode, const WEIGHTED: bool>(
     rows: &[u32],
     gh: &[[f64; 2]],
     w: &[f64],
-    hist: &mut [BinStats],
+    mut hist: HistSliceMut,
 ) {
     let p = offsets.len() - 1;
-    hist.fill(BinStats::default());
+    hist.clear();
     // Features in tiles whose bins fit in L1: the chunk's rows are walked
     // once per tile, so each bin still sees its rows in row order.
     let mut f0 = 0;
@@ -207,24 +411,42 @@ fn build_rows_chunk_body<C: BinCode, const WEIGHTED: bool>(
         while f1 < p && offsets[f1 + 1] - offsets[f0] <= TILE_BINS {
             f1 += 1;
         }
-        let tile_offsets = &offsets[f0..f1];
+        let (lo, hi) = (offsets[f0], offsets[f1]);
+        let tile_offsets: Vec<usize> = offsets[f0..f1].iter().map(|o| o - lo).collect();
+        // Equal-length views of the tile, so one bounds check covers both.
+        let tile_gh = &mut hist.gh[lo..hi];
+        let tile_count = &mut hist.count[lo..hi];
+        let tile_count = &mut tile_count[..tile_gh.len()];
+        let tile_weight: &mut [f64] = if WEIGHTED {
+            &mut hist.weight[lo..hi]
+        } else {
+            &mut []
+        };
         for (k, &r) in rows.iter().enumerate() {
             if let Some(&ahead) = rows.get(k + PREFETCH_AHEAD) {
                 prefetch(row_codes.as_ptr().wrapping_add(ahead as usize * p + f0));
             }
             let r = r as usize;
             let codes = &row_codes[r * p + f0..r * p + f1];
-            let one = BinStats::row::<WEIGHTED>(gh[k], w, k);
-            for (code, &off) in codes.iter().zip(tile_offsets) {
-                hist[off + code.idx()].add(&one);
+            let [g, h] = gh[k];
+            for (code, &off) in codes.iter().zip(&tile_offsets) {
+                let i = off + code.idx();
+                let bin = &mut tile_gh[i];
+                bin[0] += g;
+                bin[1] += h;
+                tile_count[i] += 1;
+                if WEIGHTED {
+                    tile_weight[i] += w[k];
+                }
             }
         }
         f0 = f1;
     }
 }
 
-/// Bins per feature tile of the row-major kernel (32 KiB of `BinStats`).
-const TILE_BINS: usize = 1024;
+/// Bins per feature tile of the row-major kernel: 30 KiB of (g, h) bins
+/// and counts, so a tile stays in L1.
+const TILE_BINS: usize = 1536;
 
 /// Sparse-row kernel: only the non-default entries of each row. With
 /// ALL_ROWS the rows are `first..first + gh.len()` and `rows` is unused.
@@ -235,18 +457,17 @@ fn build_sparse_chunk<const ALL_ROWS: bool, const WEIGHTED: bool>(
     rows: &[u32],
     gh: &[[f64; 2]],
     w: &[f64],
-    hist: &mut [BinStats],
+    mut hist: HistSliceMut,
 ) {
-    hist.fill(BinStats::default());
+    hist.clear();
     for k in 0..gh.len() {
         let r = if ALL_ROWS {
             first + k
         } else {
             rows[k] as usize
         };
-        let one = BinStats::row::<WEIGHTED>(gh[k], w, k);
         for &b in &sparse.bins[sparse.row_ptr[r]..sparse.row_ptr[r + 1]] {
-            hist[b as usize].add(&one);
+            hist.add_row::<WEIGHTED>(b as usize, gh[k], w, k);
         }
     }
 }
@@ -260,41 +481,68 @@ fn rows_per_chunk(total_bins: usize) -> usize {
 }
 const MAX_CHUNKS: usize = 16;
 
+/// Bins per task when partial histograms are summed.
+const REDUCE_BLOCK: usize = 2048;
+
 /// All features of a row subset via the row-major codes: fixed chunks of
 /// rows (their number depends only on the row count) build partial
 /// histograms in parallel, then partials are summed in chunk order, so the
 /// result does not depend on the thread count.
 fn build_rows_chunked(
     m: usize,
-    hist: &mut [BinStats],
-    partials: &mut Vec<Vec<BinStats>>,
-    run: impl Fn(usize, usize, &mut [BinStats]) + Sync,
+    hist: &mut Histogram,
+    partials: &mut Vec<Histogram>,
+    run: impl Fn(usize, usize, HistSliceMut) + Sync,
 ) {
-    let n_chunks = (m / rows_per_chunk(hist.len())).clamp(1, MAX_CHUNKS);
+    let len = hist.len();
+    let n_chunks = (m / rows_per_chunk(len)).clamp(1, MAX_CHUNKS);
     if n_chunks == 1 {
-        run(0, m, hist);
+        run(0, m, hist.view_mut());
         return;
     }
     let chunk = m.div_ceil(n_chunks);
     while partials.len() < n_chunks {
-        partials.push(vec![BinStats::default(); hist.len()]);
+        partials.push(Histogram::new(len));
     }
+    let weighted = !hist.weight.is_empty();
     let parts = &mut partials[..n_chunks];
-    parts
-        .par_iter_mut()
-        .enumerate()
-        .for_each(|(c, part)| run(c * chunk, ((c + 1) * chunk).min(m), part));
+    parts.par_iter_mut().enumerate().for_each(|(c, part)| {
+        part.set_weighted(weighted);
+        run(c * chunk, ((c + 1) * chunk).min(m), part.view_mut())
+    });
     let parts = &*parts;
-    hist.par_chunks_mut(2048)
+    let sum_into = |out: &mut [[f64; 2]], base: usize| {
+        for (i, o) in out.iter_mut().enumerate() {
+            let mut s = parts[0].gh[base + i];
+            for part in &parts[1..] {
+                let x = part.gh[base + i];
+                s = [s[0] + x[0], s[1] + x[1]];
+            }
+            *o = s;
+        }
+    };
+    let Histogram { gh, count, weight } = hist;
+    gh.par_chunks_mut(REDUCE_BLOCK)
+        .zip(count.par_chunks_mut(REDUCE_BLOCK))
+        .enumerate()
+        .for_each(|(blk, (out, cnt))| {
+            let base = blk * REDUCE_BLOCK;
+            sum_into(out, base);
+            for (i, c) in cnt.iter_mut().enumerate() {
+                *c = parts.iter().map(|p| p.count[base + i]).sum();
+            }
+        });
+    weight
+        .par_chunks_mut(REDUCE_BLOCK)
         .enumerate()
         .for_each(|(blk, out)| {
-            let base = blk * 2048;
+            let base = blk * REDUCE_BLOCK;
             for (i, o) in out.iter_mut().enumerate() {
-                let mut sum = parts[0][base + i];
+                let mut s = parts[0].weight[base + i];
                 for part in &parts[1..] {
-                    sum.add(&part[base + i]);
+                    s += part.weight[base + i];
                 }
-                *o = sum;
+                *o = s;
             }
         });
 }
@@ -311,14 +559,15 @@ pub fn build(
     features: &[usize],
     rows: Option<&[u32]>,
     grads: &Gradients,
-    hist: &mut [BinStats],
-    partials: &mut Vec<Vec<BinStats>>,
+    hist: &mut Histogram,
+    partials: &mut Vec<Histogram>,
     total: &BinStats,
 ) {
     debug_assert_eq!(hist.len(), data.total_bins());
     let all_features = features.len() == data.n_features();
     let w = grads.weights.unwrap_or(&[]);
     let weighted = grads.weights.is_some();
+    hist.set_weighted(weighted);
     let offsets = &data.bin_offsets;
     macro_rules! chunks {
         ($r:expr, $kernel:ident, $($arg:expr),*) => {
@@ -364,7 +613,7 @@ pub fn build(
             features,
             rows,
             grads,
-            hist,
+            hist.view_mut(),
         ),
         (_, BinCodes::U16(c), _, _) => build_typed(
             c,
@@ -374,7 +623,7 @@ pub fn build(
             features,
             rows,
             grads,
-            hist,
+            hist.view_mut(),
         ),
     }
     // Default bins were skipped (by the sparse rows or the feature kernels):
@@ -383,30 +632,36 @@ pub fn build(
     if !skipped_dense_rows {
         for &j in features {
             if let Some(d) = data.default_bins[j] {
-                let h = &mut hist[offsets[j]..offsets[j + 1]];
+                let (_, tail) = hist.view_mut().split_at(offsets[j]);
+                let (mut h, _) = tail.split_at(offsets[j + 1] - offsets[j]);
                 let mut rest = BinStats::default();
-                for (b, s) in h.iter().enumerate() {
-                    if b != d {
-                        rest.add(s);
-                    }
+                let view = h.as_slice();
+                for b in (0..view.len()).filter(|&b| b != d) {
+                    rest.add(&view.stats(b));
                 }
-                h[d] = total.sub(&rest);
+                h.set(d, &total.sub(&rest));
             }
         }
     }
 }
 
 /// Turns `parent` into the histogram of the sibling of `child` (parent − child).
-pub fn subtract_into(parent: &mut [BinStats], child: &[BinStats]) {
-    for (p, c) in parent.iter_mut().zip(child) {
-        *p = p.sub(c);
+pub fn subtract_into(parent: &mut Histogram, child: &Histogram) {
+    for (p, c) in parent.gh.iter_mut().zip(&child.gh) {
+        *p = [p[0] - c[0], p[1] - c[1]];
+    }
+    for (p, c) in parent.count.iter_mut().zip(&child.count) {
+        *p -= c;
+    }
+    for (p, c) in parent.weight.iter_mut().zip(&child.weight) {
+        *p -= c;
     }
 }
 
 /// Reusable histogram buffers, so growing a tree does not allocate per node.
 pub struct HistogramPool {
     len: usize,
-    free: Vec<Vec<BinStats>>,
+    free: Vec<Histogram>,
 }
 
 impl HistogramPool {
@@ -416,12 +671,10 @@ impl HistogramPool {
             free: Vec::new(),
         }
     }
-    pub fn take(&mut self) -> Vec<BinStats> {
-        self.free
-            .pop()
-            .unwrap_or_else(|| vec![BinStats::default(); self.len])
+    pub fn take(&mut self) -> Histogram {
+        self.free.pop().unwrap_or_else(|| Histogram::new(self.len))
     }
-    pub fn give(&mut self, h: Vec<BinStats>) {
+    pub fn give(&mut self, h: Histogram) {
         self.free.push(h);
     }
 }
@@ -452,8 +705,10 @@ mod tests {
         h
     }
 
-    fn close(a: &[BinStats], b: &[BinStats]) {
-        for (x, y) in a.iter().zip(b) {
+    fn close(a: &Histogram, b: &[BinStats]) {
+        assert_eq!(a.len(), b.len());
+        for (i, y) in b.iter().enumerate() {
+            let x = &a.stats(i);
             for (u, v) in [(x.g, y.g), (x.h, y.h), (x.w, y.w), (x.n, y.n)] {
                 assert!((u - v).abs() <= 1e-9 * (1.0 + v.abs()), "{x:?} vs {y:?}");
             }
@@ -513,7 +768,7 @@ mod tests {
                 }
                 t
             };
-            let mut root = vec![BinStats::default(); data.total_bins()];
+            let mut root = Histogram::new(data.total_bins());
             build(
                 &data,
                 &features,
@@ -528,7 +783,7 @@ mod tests {
             let ggh: Vec<[f64; 2]> = subset.iter().map(|&r| gh[r as usize]).collect();
             let gw: Vec<f64> = subset.iter().map(|&r| w[r as usize]).collect();
             let gw = weights.map(|_| &gw[..]);
-            let mut sub = vec![BinStats::default(); data.total_bins()];
+            let mut sub = Histogram::new(data.total_bins());
             build(
                 &data,
                 &features,
@@ -544,7 +799,7 @@ mod tests {
             close(&sub, &naive(&data, &subset, &gh, weights));
             // The feature-major subset kernel (used when only some features are active).
             let some: Vec<usize> = (0..p).filter(|j| j % 2 == 0).collect();
-            let mut part = vec![BinStats::default(); data.total_bins()];
+            let mut part = Histogram::new(data.total_bins());
             build(
                 &data,
                 &some,
@@ -560,7 +815,8 @@ mod tests {
             let want = naive(&data, &subset, &gh, weights);
             for &j in &some {
                 let r = data.bin_offsets[j]..data.bin_offsets[j + 1];
-                close(&part[r.clone()], &want[r]);
+                let got: Vec<BinStats> = r.clone().map(|b| part.stats(b)).collect();
+                close(&Histogram::from_stats(&got), &want[r]);
             }
 
             subtract_into(&mut root, &sub);

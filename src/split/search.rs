@@ -4,7 +4,7 @@ use rayon::prelude::*;
 
 use super::gain::SplitRule;
 use crate::data::BinnedDataset;
-use crate::histogram::BinStats;
+use crate::histogram::{BinStats, HistSlice, Histogram};
 use crate::selection::Candidates;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -22,7 +22,7 @@ pub struct SplitCandidate {
 /// Best split of one feature, scanning thresholds left to right, with missing
 /// values sent right, then left. Ties keep the first candidate found.
 pub fn best_split_for_feature(
-    hist: &[BinStats],
+    hist: HistSlice,
     thresholds: &[f64],
     total: &BinStats,
     parent_score: f64,
@@ -31,7 +31,7 @@ pub fn best_split_for_feature(
     allowed: Option<&[bool]>,
 ) -> Option<SplitCandidate> {
     let n_value_bins = thresholds.len() + 1;
-    let missing = hist[n_value_bins];
+    let missing = hist.stats(n_value_bins);
     // Missing rows count as seen only when they carry weight, so zero-weight
     // rows change nothing (a fit with weights equals one on repeated rows).
     let missing_seen = missing.w > 0.0;
@@ -47,8 +47,8 @@ pub fn best_split_for_feature(
         } else {
             BinStats::default()
         };
-        for (b, bin) in hist[..n_value_bins - 1].iter().enumerate() {
-            left.add(bin);
+        for b in 0..n_value_bins - 1 {
+            left.add(&hist.stats(b));
             if left.n < rule.min_samples_leaf {
                 continue;
             }
@@ -109,7 +109,7 @@ const PARALLEL_MIN_BINS: usize = 64 * 1024;
 /// Best split of a node among the candidates; ties go to the earlier feature.
 pub fn best_split(
     data: &BinnedDataset,
-    hist: &[BinStats],
+    hist: &Histogram,
     total: &BinStats,
     cands: &Candidates,
     rule: &SplitRule,
@@ -117,7 +117,7 @@ pub fn best_split(
     let parent_score = rule.score(total);
     let features = &cands.features;
     let one = |(k, &j): (usize, &usize)| {
-        let h = &hist[data.bin_offsets[j]..data.bin_offsets[j + 1]];
+        let h = hist.slice(data.bin_offsets[j]..data.bin_offsets[j + 1]);
         let allowed = cands.allowed.as_ref().map(|a| &a[k][..]);
         best_split_for_feature(
             h,
@@ -200,8 +200,15 @@ mod tests {
             }
             let thresholds: Vec<f64> = (0..n_bins_value - 1).map(|t| t as f64 + 0.5).collect();
             let r = rule();
-            let got =
-                best_split_for_feature(&hist, &thresholds, &total, r.score(&total), 0, &r, None);
+            let got = best_split_for_feature(
+                Histogram::from_stats(&hist).view(),
+                &thresholds,
+                &total,
+                r.score(&total),
+                0,
+                &r,
+                None,
+            );
             let mut want: Option<(f64, usize, bool)> = None;
             for b in 0..n_bins_value - 1 {
                 for ml in [false, true] {

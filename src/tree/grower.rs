@@ -14,7 +14,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::alloc::filled_vec;
 use crate::error::Result;
-use crate::histogram::{BinStats, Gradients, HistogramPool, build, subtract_into};
+use crate::histogram::{BinStats, Gradients, Histogram, HistogramPool, build, subtract_into};
 use crate::selection::{Candidates, Selector};
 use crate::split::{SplitCandidate, SplitRule, best_split};
 
@@ -39,7 +39,7 @@ struct OpenLeaf {
     end: usize,
     depth: usize,
     total: BinStats,
-    hist: Option<Vec<BinStats>>,
+    hist: Option<Histogram>,
     best: Option<SplitCandidate>,
     /// (internal node, is the left child) that points at this leaf.
     parent: Option<(usize, bool)>,
@@ -64,7 +64,7 @@ pub struct TreeGrower<'a> {
     scratch: Vec<u32>,
     gh_buf: Vec<[f64; 2]>,
     w_buf: Vec<f64>,
-    partials: Vec<Vec<BinStats>>,
+    partials: Vec<Histogram>,
     /// Set from another thread (Ctrl-C) to stop growing the current tree at
     /// the next node, so a long round does not delay an interrupt.
     cancel: Option<Arc<AtomicBool>>,
@@ -137,7 +137,7 @@ impl<'a> TreeGrower<'a> {
         grads: &Gradients,
         features: &[usize],
         total: &BinStats,
-    ) -> Vec<BinStats> {
+    ) -> Histogram {
         let mut hist = self.pool.take();
         if all {
             build(
@@ -187,7 +187,7 @@ impl<'a> TreeGrower<'a> {
 
     fn find_best(
         &self,
-        hist: &[BinStats],
+        hist: &Histogram,
         total: &BinStats,
         cands: &Candidates,
     ) -> Option<SplitCandidate> {
