@@ -108,7 +108,8 @@ OUT_DIR = REPO_ROOT / "bench_out"
 DATA_DIR = OUT_DIR / "data"
 A9A_DIR = REPO_ROOT.parent / "shared" / "data" / "a9a"
 
-THREADS = 2
+# Threads per library; `--threads` changes it (the children read it from the environment).
+THREADS = int(os.environ.get("RGBM_COMPARE_THREADS", "2"))
 MAX_BINS = 255
 LEAVES = 31
 LEARNING_RATE = 0.1
@@ -654,6 +655,7 @@ def log(message: str) -> None:
 def child_env(frozen: Path | None) -> dict:
     """Thread caps for every library; the frozen rgbm_rs copy (if any) first on the path."""
     env = dict(os.environ)
+    env["RGBM_COMPARE_THREADS"] = str(THREADS)
     for var in ("OMP_NUM_THREADS", "RAYON_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         env[var] = str(THREADS)
     if frozen is not None:
@@ -1077,6 +1079,7 @@ def parse_args(argv=None):
         "--no-freeze", action="store_true",
         help="run rgbm_rs from the live install instead of a frozen copy of it (bench_out/frozen/)",
     )
+    p.add_argument("--threads", type=int, default=THREADS, help=f"threads per library (default {THREADS})")
     p.add_argument("--child", metavar="JOB_JSON", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.child is None:
@@ -1090,14 +1093,18 @@ def parse_args(argv=None):
                 p.error(f"unknown dataset {ds!r}; choose from {', '.join(ALL_DATASETS)}")
         if args.reps < 1 or args.rounds < 1 or args.rows < 10 or args.reg_rows < 10:
             p.error("--reps and --rounds must be >= 1, --rows and --reg-rows >= 10")
+        if args.threads < 1:
+            p.error("--threads must be >= 1")
     return args
 
 
 def main(argv=None) -> None:
+    global THREADS
     args = parse_args(argv)
     if args.child is not None:
         child_main(args.child)
         return
+    THREADS = args.threads
 
     started = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     t_start = time.perf_counter()
