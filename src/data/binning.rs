@@ -5,6 +5,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::matrix::{DenseMatrix, Element};
+use crate::alloc::filled_vec;
 use crate::error::{Result, RgbmError};
 use crate::rng::{Purpose, stream};
 
@@ -120,30 +121,40 @@ impl BinMapper {
         } else {
             None
         };
-        let features = (0..x.n_cols())
-            .into_par_iter()
-            .map(|j| {
-                let weight = |i: usize| weights.map_or(1.0, |w| w[i]);
-                let mut values: Vec<(f64, f64)> = match &sample {
-                    Some(rows) => rows
-                        .iter()
-                        .map(|&i| (x.get(i, j), weight(i)))
-                        .filter(|(v, w)| !v.is_nan() && *w > 0.0)
-                        .collect(),
-                    None => {
-                        let mut v = Vec::with_capacity(n);
-                        x.for_each_in_col(j, |i, val| {
-                            if !val.is_nan() && weight(i) > 0.0 {
-                                v.push((val, weight(i)))
-                            }
-                        });
-                        v
+        // The (value, weight) pairs of the features binned at the same time
+        // live in one buffer allocated here, not in the workers: glibc keeps
+        // memory freed on a worker in that thread's arena, where the training
+        // buffers allocated later on this thread cannot reuse it (6 MiB more
+        // fit peak on 800k × 28 with two threads).
+        let p = x.n_cols();
+        let cap = sample.as_ref().map_or(n, |rows| rows.len()).max(1);
+        let slots = rayon::current_num_threads().clamp(1, p.max(1));
+        let mut buf = filled_vec(slots * cap, (0.0, 0.0), "the binning sample")?;
+        let mut features = Vec::with_capacity(p);
+        let columns: Vec<usize> = (0..p).collect();
+        for batch in columns.chunks(slots) {
+            let binned = batch
+                .par_iter()
+                .zip(buf.par_chunks_mut(cap))
+                .map(|(&j, slot)| {
+                    let weight = |i: usize| weights.map_or(1.0, |w| w[i]);
+                    let mut len = 0;
+                    let mut keep = |v: f64, w: f64| {
+                        if !v.is_nan() && w > 0.0 {
+                            slot[len] = (v, w);
+                            len += 1;
+                        }
+                    };
+                    match &sample {
+                        Some(rows) => rows.iter().for_each(|&i| keep(x.get(i, j), weight(i))),
+                        None => x.for_each_in_col(j, |i, v| keep(v, weight(i))),
                     }
-                };
-                values.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
-                FeatureBins::from_sorted(&values, max_bins)
-            })
-            .collect();
+                    let values = &mut slot[..len];
+                    values.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+                    FeatureBins::from_sorted(values, max_bins)
+                });
+            features.par_extend(binned);
+        }
         Ok(BinMapper { features, max_bins })
     }
 

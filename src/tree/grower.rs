@@ -12,7 +12,7 @@ use super::tree::Tree;
 use crate::data::BinnedDataset;
 use rand_chacha::ChaCha8Rng;
 
-use crate::alloc::filled_vec;
+use crate::alloc::{filled_vec, with_capacity};
 use crate::error::Result;
 use crate::histogram::{BinStats, Gradients, Histogram, HistogramPool, build, subtract_into};
 use crate::selection::{Candidates, Selector};
@@ -106,7 +106,9 @@ impl<'a> TreeGrower<'a> {
             cfg,
             pool: HistogramPool::new(data.total_bins()),
             scratch: filled_vec(data.n_rows, 0, "the partition scratch buffer")?,
-            gh_buf: filled_vec(data.n_rows, [0.0; 2], "the gathered gradients")?,
+            // Reserved, not filled: pages are touched only as gathers reach
+            // them, and tree-scope fits gather at most the smaller child (≤ n/2 rows).
+            gh_buf: with_capacity(data.n_rows, "the gathered gradients")?,
             w_buf: Vec::new(),
             partials: Vec::new(),
             cancel: None,
@@ -152,6 +154,10 @@ impl<'a> TreeGrower<'a> {
             return hist;
         }
         let m = rows.len();
+        if self.gh_buf.len() < m {
+            // Within the reserved capacity (m ≤ n), so this never reallocates.
+            self.gh_buf.resize(m, [0.0; 2]);
+        }
         let gather = |out: &mut [[f64; 2]], idx: &[u32]| {
             for (o, &r) in out.iter_mut().zip(idx) {
                 *o = grads.gh[r as usize];
