@@ -163,6 +163,14 @@ fn data_configs() -> Vec<(&'static str, BoosterParams, Data)> {
         ("sparse_logistic", base.clone(), Data::Sparse),
         ("tall_logistic", base.clone(), Data::Tall),
         (
+            "tall_squared",
+            BoosterParams {
+                loss: Loss::Squared,
+                ..base.clone()
+            },
+            Data::Tall,
+        ),
+        (
             "tall_weighted_squared",
             BoosterParams {
                 loss: Loss::Squared,
