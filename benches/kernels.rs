@@ -53,10 +53,7 @@ fn kernels(c: &mut Criterion) {
     let ds = BinnedDataset::from_matrix(&m, 255, 0).unwrap();
     let mut next = stream(11);
     let gh: Vec<[f64; 2]> = (0..N).map(|_| [next() - 0.5, 0.25]).collect();
-    let grads = Gradients {
-        gh: &gh,
-        weights: None,
-    };
+    let grads = Gradients::new(&gh, None);
     let all: Vec<usize> = (0..P).collect();
     let total = gh.iter().fold(BinStats::default(), |mut t, g| {
         t.add(&BinStats {
@@ -75,10 +72,7 @@ fn kernels(c: &mut Criterion) {
 
     let subset: Vec<u32> = (0..N as u32).filter(|r| r % 3 != 0).collect();
     let sub_gh: Vec<[f64; 2]> = subset.iter().map(|&r| gh[r as usize]).collect();
-    let sub_grads = Gradients {
-        gh: &sub_gh,
-        weights: None,
-    };
+    let sub_grads = Gradients::new(&sub_gh, None);
     c.bench_function("histogram subset (2/3 of rows), all features", |b| {
         b.iter(|| {
             build(
@@ -92,6 +86,29 @@ fn kernels(c: &mut Criterion) {
             )
         })
     });
+    // Squared error without weights: every hessian is 1, so Σh is the row
+    // count and the kernel keeps no separate counts.
+    let unit_gh: Vec<[f64; 2]> = sub_gh.iter().map(|&[g, _]| [g, 1.0]).collect();
+    let unit_grads = Gradients {
+        unit_hessian: true,
+        ..Gradients::new(&unit_gh, None)
+    };
+    c.bench_function(
+        "histogram subset (2/3 of rows), all features, unit hessian",
+        |b| {
+            b.iter(|| {
+                build(
+                    &ds,
+                    &all,
+                    Some(&subset),
+                    &unit_grads,
+                    &mut hist,
+                    &mut partials,
+                    &total,
+                )
+            })
+        },
+    );
     let few: Vec<usize> = (0..P).step_by(10).collect();
     c.bench_function("histogram subset, 3 features (RGBM t = p/10)", |b| {
         b.iter(|| {

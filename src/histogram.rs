@@ -58,9 +58,12 @@ impl BinStats {
 /// the row count, and Σw when rows are weighted (otherwise Σw is the count).
 /// Keeping (g, h) in 16-byte bins with the counts beside them halves the
 /// memory a bin update touches compared with one 32-byte record per bin.
+/// When every row's hessian is exactly 1 (unweighted squared error), Σh is
+/// the row count, exactly, so `count` is left empty and not maintained.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Histogram {
     pub gh: Vec<[f64; 2]>,
+    /// Rows per bin; empty when every hessian is 1 (then Σh is the count).
     pub count: Vec<u32>,
     /// Σw per bin; empty when the rows are unweighted.
     pub weight: Vec<f64>,
@@ -93,12 +96,19 @@ impl Histogram {
         self.gh.is_empty()
     }
 
-    /// Keeps Σw per bin only when the rows are weighted.
-    fn set_weighted(&mut self, weighted: bool) {
+    /// Keeps Σw per bin only when the rows are weighted, and counts only
+    /// when the hessians are not all 1.
+    fn set_layout(&mut self, weighted: bool, counted: bool) {
+        let len = self.gh.len();
         if weighted {
-            self.weight.resize(self.gh.len(), 0.0);
+            self.weight.resize(len, 0.0);
         } else {
             self.weight.clear();
+        }
+        if counted {
+            self.count.resize(len, 0);
+        } else {
+            self.count.clear();
         }
     }
 
@@ -134,6 +144,7 @@ impl Histogram {
 #[derive(Clone, Copy, Debug)]
 pub struct HistSlice<'a> {
     pub gh: &'a [[f64; 2]],
+    /// Empty when every hessian is 1.
     pub count: &'a [u32],
     /// Empty when unweighted.
     pub weight: &'a [f64],
@@ -151,7 +162,11 @@ impl<'a> HistSlice<'a> {
     pub fn slice(&self, range: std::ops::Range<usize>) -> HistSlice<'a> {
         HistSlice {
             gh: &self.gh[range.clone()],
-            count: &self.count[range.clone()],
+            count: if self.count.is_empty() {
+                &[]
+            } else {
+                &self.count[range.clone()]
+            },
             weight: if self.weight.is_empty() {
                 &[]
             } else {
@@ -164,7 +179,11 @@ impl<'a> HistSlice<'a> {
     #[inline(always)]
     pub fn stats(&self, i: usize) -> BinStats {
         let [g, h] = self.gh[i];
-        let n = self.count[i] as f64;
+        let n = if self.count.is_empty() {
+            h
+        } else {
+            self.count[i] as f64
+        };
         BinStats {
             g,
             h,
@@ -178,7 +197,8 @@ impl<'a> HistSlice<'a> {
     }
 }
 
-/// Mutable bins of a histogram; `weight` is empty when unweighted.
+/// Mutable bins of a histogram; `count` is empty when every hessian is 1,
+/// `weight` when unweighted.
 struct HistSliceMut<'a> {
     gh: &'a mut [[f64; 2]],
     count: &'a mut [u32],
@@ -194,7 +214,11 @@ impl<'a> HistSliceMut<'a> {
 
     fn split_at(self, mid: usize) -> (HistSliceMut<'a>, HistSliceMut<'a>) {
         let (g0, g1) = self.gh.split_at_mut(mid);
-        let (c0, c1) = self.count.split_at_mut(mid);
+        let (c0, c1) = if self.count.is_empty() {
+            (Default::default(), Default::default())
+        } else {
+            self.count.split_at_mut(mid)
+        };
         let (w0, w1) = if self.weight.is_empty() {
             (Default::default(), Default::default())
         } else {
@@ -216,11 +240,19 @@ impl<'a> HistSliceMut<'a> {
 
     /// Adds row `k` (gradient pair `gh`, weight `w[k]`) to bin `i`.
     #[inline(always)]
-    fn add_row<const WEIGHTED: bool>(&mut self, i: usize, [g, h]: [f64; 2], w: &[f64], k: usize) {
+    fn add_row<const WEIGHTED: bool, const COUNTED: bool>(
+        &mut self,
+        i: usize,
+        [g, h]: [f64; 2],
+        w: &[f64],
+        k: usize,
+    ) {
         let bin = &mut self.gh[i];
         bin[0] += g;
         bin[1] += h;
-        self.count[i] += 1;
+        if COUNTED {
+            self.count[i] += 1;
+        }
         if WEIGHTED {
             self.weight[i] += w[k];
         }
@@ -229,7 +261,9 @@ impl<'a> HistSliceMut<'a> {
     /// Stores `s` in bin `i`.
     fn set(&mut self, i: usize, s: &BinStats) {
         self.gh[i] = [s.g, s.h];
-        self.count[i] = s.n as u32;
+        if !self.count.is_empty() {
+            self.count[i] = s.n as u32;
+        }
         if !self.weight.is_empty() {
             self.weight[i] = s.w;
         }
@@ -249,6 +283,25 @@ pub struct Gradients<'a> {
     pub gh: &'a [[f64; 2]],
     /// `None` when every weight is 1: then Σw = n and the kernel skips it.
     pub weights: Option<&'a [f64]>,
+    /// Every hessian in `gh` is exactly 1 (unweighted squared error): then
+    /// Σh counts the rows and histograms keep no separate counts.
+    pub unit_hessian: bool,
+}
+
+impl<'a> Gradients<'a> {
+    /// Gradients with hessians of any value.
+    pub fn new(gh: &'a [[f64; 2]], weights: Option<&'a [f64]>) -> Self {
+        Gradients {
+            gh,
+            weights,
+            unit_hessian: false,
+        }
+    }
+
+    /// Whether histograms keep row counts (they do unless Σh is the count).
+    fn counted(&self) -> bool {
+        !(self.unit_hessian && self.weights.is_none())
+    }
 }
 
 /// Below this many (row, feature) pairs a node's histogram is built on one thread.
@@ -327,7 +380,7 @@ dispatch_avx2! {
 
 dispatch_avx2! {
     /// Every feature of a chunk of rows (see `build_rows_chunk_body`).
-    fn build_rows_chunk / build_rows_chunk_avx2 = build_rows_chunk_body<C: BinCode; const WEIGHTED>(
+    fn build_rows_chunk / build_rows_chunk_avx2 = build_rows_chunk_body<C: BinCode; const WEIGHTED, const COUNTED>(
         row_codes: &[C], offsets: &[usize], rows: &[u32], gh: &[[f64; 2]], w: &[f64], hist: HistSliceMut)
 }
 
@@ -393,7 +446,7 @@ pub const PREFETCH_AHEAD: usize = 16;
 
 /// Row-major kernel: every feature of each row in `rows` (one cache line per row).
 #[inline(always)]
-fn build_rows_chunk_body<C: BinCode, const WEIGHTED: bool>(
+fn build_rows_chunk_body<C: BinCode, const WEIGHTED: bool, const COUNTED: bool>(
     row_codes: &[C],
     offsets: &[usize],
     rows: &[u32],
@@ -415,8 +468,12 @@ fn build_rows_chunk_body<C: BinCode, const WEIGHTED: bool>(
         let tile_offsets: Vec<usize> = offsets[f0..f1].iter().map(|o| o - lo).collect();
         // Equal-length views of the tile, so one bounds check covers both.
         let tile_gh = &mut hist.gh[lo..hi];
-        let tile_count = &mut hist.count[lo..hi];
-        let tile_count = &mut tile_count[..tile_gh.len()];
+        let tile_count: &mut [u32] = if COUNTED {
+            &mut hist.count[lo..hi]
+        } else {
+            &mut []
+        };
+        let tile_count = &mut tile_count[..if COUNTED { tile_gh.len() } else { 0 }];
         let tile_weight: &mut [f64] = if WEIGHTED {
             &mut hist.weight[lo..hi]
         } else {
@@ -434,7 +491,9 @@ fn build_rows_chunk_body<C: BinCode, const WEIGHTED: bool>(
                 let bin = &mut tile_gh[i];
                 bin[0] += g;
                 bin[1] += h;
-                tile_count[i] += 1;
+                if COUNTED {
+                    tile_count[i] += 1;
+                }
                 if WEIGHTED {
                     tile_weight[i] += w[k];
                 }
@@ -453,7 +512,7 @@ const TILE_BINS: usize = 4096;
 /// Sparse-row kernel: only the non-default entries of each row. With
 /// ALL_ROWS the rows are `first..first + gh.len()` and `rows` is unused.
 #[inline(never)]
-fn build_sparse_chunk<const ALL_ROWS: bool, const WEIGHTED: bool>(
+fn build_sparse_chunk<const ALL_ROWS: bool, const WEIGHTED: bool, const COUNTED: bool>(
     sparse: &SparseRows,
     first: usize,
     rows: &[u32],
@@ -469,7 +528,7 @@ fn build_sparse_chunk<const ALL_ROWS: bool, const WEIGHTED: bool>(
             rows[k] as usize
         };
         for &b in &sparse.bins[sparse.row_ptr[r]..sparse.row_ptr[r + 1]] {
-            hist.add_row::<WEIGHTED>(b as usize, gh[k], w, k);
+            hist.add_row::<WEIGHTED, COUNTED>(b as usize, gh[k], w, k);
         }
     }
 }
@@ -506,10 +565,10 @@ fn build_rows_chunked(
     while partials.len() < n_chunks {
         partials.push(Histogram::new(len));
     }
-    let weighted = !hist.weight.is_empty();
+    let (weighted, counted) = (!hist.weight.is_empty(), !hist.count.is_empty());
     let parts = &mut partials[..n_chunks];
     parts.par_iter_mut().enumerate().for_each(|(c, part)| {
-        part.set_weighted(weighted);
+        part.set_layout(weighted, counted);
         run(c * chunk, ((c + 1) * chunk).min(m), part.view_mut())
     });
     let parts = &*parts;
@@ -525,12 +584,14 @@ fn build_rows_chunked(
     };
     let Histogram { gh, count, weight } = hist;
     gh.par_chunks_mut(REDUCE_BLOCK)
-        .zip(count.par_chunks_mut(REDUCE_BLOCK))
         .enumerate()
-        .for_each(|(blk, (out, cnt))| {
+        .for_each(|(blk, out)| sum_into(out, blk * REDUCE_BLOCK));
+    count
+        .par_chunks_mut(REDUCE_BLOCK)
+        .enumerate()
+        .for_each(|(blk, out)| {
             let base = blk * REDUCE_BLOCK;
-            sum_into(out, base);
-            for (i, c) in cnt.iter_mut().enumerate() {
+            for (i, c) in out.iter_mut().enumerate() {
                 *c = parts.iter().map(|p| p.count[base + i]).sum();
             }
         });
@@ -569,13 +630,18 @@ pub fn build(
     let all_features = features.len() == data.n_features();
     let w = grads.weights.unwrap_or(&[]);
     let weighted = grads.weights.is_some();
-    hist.set_weighted(weighted);
+    let counted = grads.counted();
+    hist.set_layout(weighted, counted);
     let offsets = &data.bin_offsets;
     macro_rules! chunks {
         ($r:expr, $kernel:ident, $($arg:expr),*) => {
             build_rows_chunked($r.len(), hist, partials, |lo, hi, out| {
                 let (r, gh) = (&$r[lo..hi], &grads.gh[lo..hi]);
-                if weighted { $kernel::<_, true>($($arg,)* r, gh, &w[lo..hi], out) } else { $kernel::<_, false>($($arg,)* r, gh, &[], out) }
+                match (weighted, counted) {
+                    (true, _) => $kernel::<_, true, true>($($arg,)* r, gh, &w[lo..hi], out),
+                    (false, true) => $kernel::<_, false, true>($($arg,)* r, gh, &[], out),
+                    (false, false) => $kernel::<_, false, false>($($arg,)* r, gh, &[], out),
+                }
             })
         };
     }
@@ -584,20 +650,32 @@ pub fn build(
         (Some(r), _, _, Some(sp)) if all_features => {
             build_rows_chunked(r.len(), hist, partials, |lo, hi, out| {
                 let (rr, gh) = (&r[lo..hi], &grads.gh[lo..hi]);
-                if weighted {
-                    build_sparse_chunk::<false, true>(sp, 0, rr, gh, &w[lo..hi], out)
-                } else {
-                    build_sparse_chunk::<false, false>(sp, 0, rr, gh, &[], out)
+                match (weighted, counted) {
+                    (true, _) => {
+                        build_sparse_chunk::<false, true, true>(sp, 0, rr, gh, &w[lo..hi], out)
+                    }
+                    (false, true) => {
+                        build_sparse_chunk::<false, false, true>(sp, 0, rr, gh, &[], out)
+                    }
+                    (false, false) => {
+                        build_sparse_chunk::<false, false, false>(sp, 0, rr, gh, &[], out)
+                    }
                 }
             })
         }
         (None, _, _, Some(sp)) if all_features => {
             build_rows_chunked(data.n_rows, hist, partials, |lo, hi, out| {
                 let gh = &grads.gh[lo..hi];
-                if weighted {
-                    build_sparse_chunk::<true, true>(sp, lo, &[], gh, &w[lo..hi], out)
-                } else {
-                    build_sparse_chunk::<true, false>(sp, lo, &[], gh, &[], out)
+                match (weighted, counted) {
+                    (true, _) => {
+                        build_sparse_chunk::<true, true, true>(sp, lo, &[], gh, &w[lo..hi], out)
+                    }
+                    (false, true) => {
+                        build_sparse_chunk::<true, false, true>(sp, lo, &[], gh, &[], out)
+                    }
+                    (false, false) => {
+                        build_sparse_chunk::<true, false, false>(sp, lo, &[], gh, &[], out)
+                    }
                 }
             })
         }
@@ -749,7 +827,9 @@ mod tests {
                 }
             })
             .collect();
-        let gh: Vec<[f64; 2]> = (0..n).map(|_| [next() - 0.5, next()]).collect();
+        let gh_any: Vec<[f64; 2]> = (0..n).map(|_| [next() - 0.5, next()]).collect();
+        // Hessians of exactly 1: unweighted, histograms count rows with Σh.
+        let gh_unit: Vec<[f64; 2]> = gh_any.iter().map(|&[g, _]| [g, 1.0]).collect();
         let w: Vec<f64> = (0..n).map(|_| next() * 2.0).collect();
         let m = DenseMatrix::row_major(&x, n, p).unwrap();
         let data = BinnedDataset::from_matrix(&m, max_bins, 0).unwrap();
@@ -759,7 +839,18 @@ mod tests {
         let subset: Vec<u32> = all.iter().copied().filter(|r| r % 3 != 0).collect();
         let rest: Vec<u32> = all.iter().copied().filter(|r| r % 3 == 0).collect();
         let features: Vec<usize> = (0..p).collect();
-        for weights in [None, Some(&w[..])] {
+        for (weights, unit_hessian) in [
+            (None, false),
+            (Some(&w[..]), false),
+            (None, true),
+            (Some(&w[..]), true),
+        ] {
+            let gh = if unit_hessian { &gh_unit } else { &gh_any };
+            let grads = |gh, weights| Gradients {
+                gh,
+                weights,
+                unit_hessian,
+            };
             let mut partials = Vec::new();
             let sum = |rows: &[u32]| {
                 let mut t = BinStats::default();
@@ -778,12 +869,13 @@ mod tests {
                 &data,
                 &features,
                 None,
-                &Gradients { gh: &gh, weights },
+                &grads(gh, weights),
                 &mut root,
                 &mut partials,
                 &sum(&all),
             );
             close(&root, &naive(&data, &all, &gh, weights));
+            assert_eq!(root.count.is_empty(), unit_hessian && weights.is_none());
 
             let ggh: Vec<[f64; 2]> = subset.iter().map(|&r| gh[r as usize]).collect();
             let gw: Vec<f64> = subset.iter().map(|&r| w[r as usize]).collect();
@@ -793,10 +885,7 @@ mod tests {
                 &data,
                 &features,
                 Some(&subset),
-                &Gradients {
-                    gh: &ggh,
-                    weights: gw,
-                },
+                &grads(&ggh, gw),
                 &mut sub,
                 &mut partials,
                 &sum(&subset),
@@ -809,10 +898,7 @@ mod tests {
                 &data,
                 &some,
                 Some(&subset),
-                &Gradients {
-                    gh: &ggh,
-                    weights: gw,
-                },
+                &grads(&ggh, gw),
                 &mut part,
                 &mut partials,
                 &sum(&subset),

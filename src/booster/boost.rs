@@ -299,6 +299,7 @@ fn train_in_pool<T: Element>(
                 let grads = Gradients {
                     gh: &gh[class * n..(class + 1) * n],
                     weights: w,
+                    unit_hessian: objective.unit_hessian(),
                 };
                 let stream_id = (round * k_out + class) as u64;
                 let chosen = rgb.round(
@@ -362,6 +363,7 @@ fn train_in_pool<T: Element>(
                 let grads = Gradients {
                     gh: if params.langevin { &gh_noisy } else { gh_class },
                     weights: w,
+                    unit_hessian: objective.unit_hessian(),
                 };
                 let mut select_rng = stream(params.random_state, Purpose::Selection, stream_id);
                 let (grown, searched) = if selector.is_full() {
@@ -400,6 +402,7 @@ fn train_in_pool<T: Element>(
                     let clean = Gradients {
                         gh: gh_class,
                         weights: w,
+                        unit_hessian: objective.unit_hessian(),
                     };
                     let sums: Vec<BinStats> = grown
                         .leaf_ranges

@@ -162,6 +162,12 @@ impl Objective {
         Ok(())
     }
 
+    /// Whether every row's hessian is exactly 1 (squared error), so that
+    /// unweighted histograms can count rows with Σh.
+    pub fn unit_hessian(&self) -> bool {
+        matches!(self, Objective::Squared(_))
+    }
+
     /// Per-row weighted (g, h) into `out`, parallel over fixed chunks.
     /// `f` and `out` hold `n_outputs()` class-major blocks of `y.len()` rows.
     pub fn gradients(&self, y: &[f64], f: &[f64], w: Option<&[f64]>, out: &mut [[f64; 2]]) {
@@ -287,6 +293,35 @@ pub(crate) mod tests {
                 (h - fd_h).abs() < 1e-4 * (1.0 + h.abs()),
                 "hessian at y={y} f={f}: {h} vs {fd_h}"
             );
+        }
+    }
+
+    /// `unit_hessian` lets histograms count rows with Σh, so it must hold for
+    /// every row and score, and only for the losses that claim it.
+    #[test]
+    fn unit_hessian_losses_give_hessians_of_exactly_one() {
+        let y: Vec<f64> = (0..500).map(|i| ((i * 37) % 11) as f64 / 10.0).collect();
+        let f: Vec<f64> = (0..500)
+            .map(|i| ((i * 53) % 97) as f64 * 0.7 - 30.0)
+            .collect();
+        for loss in [
+            Loss::Squared,
+            Loss::Huber,
+            Loss::Logistic,
+            Loss::Exponential,
+            Loss::Sla01,
+        ] {
+            let o = Objective::from_params(&BoosterParams {
+                loss,
+                ..Default::default()
+            });
+            let mut gh = vec![[0.0; 2]; y.len()];
+            o.gradients(&y, &f, None, &mut gh);
+            let all_one = gh.iter().all(|&[_, h]| h.to_bits() == 1f64.to_bits());
+            assert_eq!(o.unit_hessian(), loss == Loss::Squared, "{loss:?}");
+            if o.unit_hessian() {
+                assert!(all_one, "{loss:?}");
+            }
         }
     }
 

@@ -183,6 +183,7 @@ impl<'a> TreeGrower<'a> {
             &Gradients {
                 gh: &self.gh_buf[..m],
                 weights,
+                unit_hessian: grads.unit_hessian,
             },
             &mut hist,
             &mut self.partials,
@@ -487,10 +488,7 @@ mod tests {
         let mut g = TreeGrower::new(&data, cfg).unwrap();
         let mut rows: Vec<u32> = (0..40).collect();
         let grown = g.grow(
-            &Gradients {
-                gh: &gh,
-                weights: None,
-            },
+            &Gradients::new(&gh, None),
             &mut rows,
             true,
             NodeSelection::Tree(&Candidates::all(data.n_features())),
@@ -553,23 +551,14 @@ mod tests {
         let mut g = TreeGrower::new(&data, cfg).unwrap();
         let mut rows: Vec<u32> = (0..n as u32).collect();
         let grown = g.grow(
-            &Gradients {
-                gh: &gh,
-                weights: None,
-            },
+            &Gradients::new(&gh, None),
             &mut rows,
             true,
             NodeSelection::Tree(&Candidates::all(data.n_features())),
         );
         assert!(grown.tree.n_leaves() > 5);
         for (leaf, &(s, e)) in grown.leaf_ranges.iter().enumerate() {
-            let want = rule().leaf_value(&sum_rows(
-                &rows[s..e],
-                &Gradients {
-                    gh: &gh,
-                    weights: None,
-                },
-            ));
+            let want = rule().leaf_value(&sum_rows(&rows[s..e], &Gradients::new(&gh, None)));
             assert_eq!(
                 grown.tree.leaf_value[leaf].to_bits(),
                 want.to_bits(),
@@ -596,10 +585,7 @@ mod tests {
             let mut g = TreeGrower::new(&data, cfg).unwrap();
             let mut rows: Vec<u32> = (0..n as u32).collect();
             let grown = g.grow(
-                &Gradients {
-                    gh: &gh,
-                    weights: None,
-                },
+                &Gradients::new(&gh, None),
                 &mut rows,
                 true,
                 NodeSelection::Tree(&Candidates::all(data.n_features())),
