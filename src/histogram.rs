@@ -2,6 +2,8 @@
 //!
 //! The hot loop of training. Each feature's histogram is built by one task
 //! in row order, so sums (f64) do not depend on the thread count.
+use std::ops::Range;
+
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -381,7 +383,7 @@ dispatch_avx2! {
 dispatch_avx2! {
     /// Every feature of a chunk of rows (see `build_rows_chunk_body`).
     fn build_rows_chunk / build_rows_chunk_avx2 = build_rows_chunk_body<C: BinCode; const WEIGHTED, const COUNTED>(
-        row_codes: &[C], offsets: &[usize], rows: &[u32], gh: &[[f64; 2]], w: &[f64], hist: HistSliceMut)
+        row_codes: &[C], offsets: &[usize], features: Option<Range<usize>>, rows: &[u32], gh: &[[f64; 2]], w: &[f64], hist: HistSliceMut)
 }
 
 fn build_typed<C: BinCode>(
@@ -444,28 +446,32 @@ pub fn prefetch<T>(ptr: *const T) {
 /// How many rows ahead the subset kernels prefetch a row's codes.
 pub const PREFETCH_AHEAD: usize = 16;
 
-/// Row-major kernel: every feature of each row in `rows` (one cache line per row).
+/// Row-major kernel: the features in `features` (all when None) of each
+/// row in `rows` (one cache line per row); `hist` holds those features' bins.
 #[inline(always)]
 fn build_rows_chunk_body<C: BinCode, const WEIGHTED: bool, const COUNTED: bool>(
     row_codes: &[C],
     offsets: &[usize],
+    features: Option<Range<usize>>,
     rows: &[u32],
     gh: &[[f64; 2]],
     w: &[f64],
     mut hist: HistSliceMut,
 ) {
     let p = offsets.len() - 1;
+    let features = features.unwrap_or(0..p);
+    let base = offsets[features.start];
     hist.clear();
     // Features in tiles of TILE_BINS bins: the chunk's rows are walked once
     // per tile, so each bin still sees its rows in row order.
-    let mut f0 = 0;
-    while f0 < p {
+    let mut f0 = features.start;
+    while f0 < features.end {
         let mut f1 = f0 + 1;
-        while f1 < p && offsets[f1 + 1] - offsets[f0] <= TILE_BINS {
+        while f1 < features.end && offsets[f1 + 1] - offsets[f0] <= TILE_BINS {
             f1 += 1;
         }
-        let (lo, hi) = (offsets[f0], offsets[f1]);
-        let tile_offsets: Vec<usize> = offsets[f0..f1].iter().map(|o| o - lo).collect();
+        let (lo, hi) = (offsets[f0] - base, offsets[f1] - base);
+        let tile_offsets: Vec<usize> = offsets[f0..f1].iter().map(|o| o - base - lo).collect();
         // Equal-length views of the tile, so one bounds check covers both.
         let tile_gh = &mut hist.gh[lo..hi];
         let tile_count: &mut [u32] = if COUNTED {
@@ -545,20 +551,84 @@ const MAX_CHUNKS: usize = 16;
 /// Bins per task when partial histograms are summed.
 const REDUCE_BLOCK: usize = 2048;
 
+/// A kernel call: rows `lo..hi`, the features (all when None), the bins.
+type ChunkTask<'a> = (usize, usize, Option<Range<usize>>, HistSliceMut<'a>);
+
+/// Rows `lo..hi` into `out` as one task, or as `groups` tasks over equal
+/// shares of the features (`offsets` = bin offsets) and their bins.
+fn push_tasks<'a>(
+    out: HistSliceMut<'a>,
+    lo: usize,
+    hi: usize,
+    groups: usize,
+    offsets: Option<&[usize]>,
+    tasks: &mut Vec<ChunkTask<'a>>,
+) {
+    let Some(offsets) = offsets.filter(|_| groups > 1) else {
+        tasks.push((lo, hi, None, out));
+        return;
+    };
+    let p = offsets.len() - 1;
+    let mut rest = out;
+    let mut f_lo = 0;
+    for g in 0..groups {
+        let f_hi = p * (g + 1) / groups;
+        let (mine, tail) = rest.split_at(offsets[f_hi] - offsets[f_lo]);
+        tasks.push((lo, hi, Some(f_lo..f_hi), mine));
+        rest = tail;
+        f_lo = f_hi;
+    }
+}
+
+fn run_tasks(
+    tasks: Vec<ChunkTask>,
+    run: &(impl Fn(usize, usize, Option<Range<usize>>, HistSliceMut) + Sync),
+) {
+    if tasks.len() == 1 {
+        for (lo, hi, features, out) in tasks {
+            run(lo, hi, features, out);
+        }
+    } else {
+        tasks
+            .into_par_iter()
+            .for_each(|(lo, hi, features, out)| run(lo, hi, features, out));
+    }
+}
+
 /// All features of a row subset via the row-major codes: fixed chunks of
 /// rows (their number depends only on the row count) build partial
 /// histograms in parallel, then partials are summed in chunk order, so the
 /// result does not depend on the thread count.
+///
+/// `run(lo, hi, features, out)` builds rows `lo..hi` into `out`, for the
+/// features in `features` (all when None). When there are fewer chunks than
+/// twice the threads and `offsets` (the bin offsets) say the kernel can,
+/// chunks are also split by features: each bin still sums its chunk's rows
+/// in order, so the result is the same, bit for bit, whatever the thread count.
 fn build_rows_chunked(
     m: usize,
     hist: &mut Histogram,
     partials: &mut Vec<Histogram>,
-    run: impl Fn(usize, usize, HistSliceMut) + Sync,
+    offsets: Option<&[usize]>,
+    run: impl Fn(usize, usize, Option<Range<usize>>, HistSliceMut) + Sync,
 ) {
     let len = hist.len();
     let n_chunks = (m / rows_per_chunk(len)).clamp(1, MAX_CHUNKS);
+    // Too few chunks to keep every thread busy: each chunk is also split by
+    // features (grouping never changes a bin's sum, so neither do threads).
+    let threads = rayon::current_num_threads();
+    let groups = match offsets {
+        Some(o)
+            if threads > 1 && n_chunks < 2 * threads && m * (o.len() - 1) >= PARALLEL_MIN_WORK =>
+        {
+            (2 * threads).div_ceil(n_chunks).min(o.len() - 1)
+        }
+        _ => 1,
+    };
     if n_chunks == 1 {
-        run(0, m, hist.view_mut());
+        let mut tasks = Vec::with_capacity(groups);
+        push_tasks(hist.view_mut(), 0, m, groups, offsets, &mut tasks);
+        run_tasks(tasks, &run);
         return;
     }
     let chunk = m.div_ceil(n_chunks);
@@ -567,10 +637,20 @@ fn build_rows_chunked(
     }
     let (weighted, counted) = (!hist.weight.is_empty(), !hist.count.is_empty());
     let parts = &mut partials[..n_chunks];
-    parts.par_iter_mut().enumerate().for_each(|(c, part)| {
+    let mut tasks = Vec::with_capacity(n_chunks * groups);
+    for (c, part) in parts.iter_mut().enumerate() {
         part.set_layout(weighted, counted);
-        run(c * chunk, ((c + 1) * chunk).min(m), part.view_mut())
-    });
+        let rows = c * chunk..((c + 1) * chunk).min(m);
+        push_tasks(
+            part.view_mut(),
+            rows.start,
+            rows.end,
+            groups,
+            offsets,
+            &mut tasks,
+        );
+    }
+    run_tasks(tasks, &run);
     let parts = &*parts;
     let sum_into = |out: &mut [[f64; 2]], base: usize| {
         for (i, o) in out.iter_mut().enumerate() {
@@ -634,13 +714,20 @@ pub fn build(
     hist.set_layout(weighted, counted);
     let offsets = &data.bin_offsets;
     macro_rules! chunks {
-        ($r:expr, $kernel:ident, $($arg:expr),*) => {
-            build_rows_chunked($r.len(), hist, partials, |lo, hi, out| {
+        ($r:expr, $codes:expr) => {
+            build_rows_chunked($r.len(), hist, partials, Some(offsets), |lo, hi, f, out| {
                 let (r, gh) = (&$r[lo..hi], &grads.gh[lo..hi]);
+                let c = $codes;
                 match (weighted, counted) {
-                    (true, _) => $kernel::<_, true, true>($($arg,)* r, gh, &w[lo..hi], out),
-                    (false, true) => $kernel::<_, false, true>($($arg,)* r, gh, &[], out),
-                    (false, false) => $kernel::<_, false, false>($($arg,)* r, gh, &[], out),
+                    (true, _) => {
+                        build_rows_chunk::<_, true, true>(c, offsets, f, r, gh, &w[lo..hi], out)
+                    }
+                    (false, true) => {
+                        build_rows_chunk::<_, false, true>(c, offsets, f, r, gh, &[], out)
+                    }
+                    (false, false) => {
+                        build_rows_chunk::<_, false, false>(c, offsets, f, r, gh, &[], out)
+                    }
                 }
             })
         };
@@ -648,7 +735,7 @@ pub fn build(
     let no_skip = data.sparse_rows.is_none();
     match (rows, &data.codes, &data.row_codes, &data.sparse_rows) {
         (Some(r), _, _, Some(sp)) if all_features => {
-            build_rows_chunked(r.len(), hist, partials, |lo, hi, out| {
+            build_rows_chunked(r.len(), hist, partials, None, |lo, hi, _, out| {
                 let (rr, gh) = (&r[lo..hi], &grads.gh[lo..hi]);
                 match (weighted, counted) {
                     (true, _) => {
@@ -664,7 +751,7 @@ pub fn build(
             })
         }
         (None, _, _, Some(sp)) if all_features => {
-            build_rows_chunked(data.n_rows, hist, partials, |lo, hi, out| {
+            build_rows_chunked(data.n_rows, hist, partials, None, |lo, hi, _, out| {
                 let gh = &grads.gh[lo..hi];
                 match (weighted, counted) {
                     (true, _) => {
@@ -679,12 +766,8 @@ pub fn build(
                 }
             })
         }
-        (Some(r), _, BinCodes::U8(c), None) if all_features => {
-            chunks!(r, build_rows_chunk, c.as_slice(), offsets.as_slice())
-        }
-        (Some(r), _, BinCodes::U16(c), None) if all_features => {
-            chunks!(r, build_rows_chunk, c.as_slice(), offsets.as_slice())
-        }
+        (Some(r), _, BinCodes::U8(c), None) if all_features => chunks!(r, c.as_slice()),
+        (Some(r), _, BinCodes::U16(c), None) if all_features => chunks!(r, c.as_slice()),
         (_, BinCodes::U8(c), _, _) => build_typed(
             c,
             data.n_rows,
@@ -800,9 +883,16 @@ mod tests {
         for sparse in [false, true] {
             kernels_match_naive(sparse, 30_000, 5, 16);
         }
-        // Enough bins (40 × 255) for the row-major kernel to walk several feature tiles.
-        let bins = kernels_match_naive(false, 6000, 40, 255);
+        // Enough bins (40 × 255) for the row-major kernel to walk several
+        // feature tiles, and too few rows for several chunks, so subsets are
+        // split by features (with three threads: six groups).
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let bins = pool.install(|| kernels_match_naive(false, 6000, 40, 255));
         assert!(bins > 2 * TILE_BINS, "{bins} bins");
+        assert_eq!(6000 / rows_per_chunk(bins), 0);
     }
 
     /// Returns the dataset's total bin count.
