@@ -809,12 +809,17 @@ pub fn build(
 }
 
 /// Turns `parent` into the histogram of the sibling of `child` (parent − child).
+///
+/// Bins of features outside the node's candidate set hold stale values from
+/// earlier nodes and are never read, so their counts may "go negative":
+/// counts subtract with wrapping (exact wherever parent ≥ child, i.e. in
+/// every bin that was built).
 pub fn subtract_into(parent: &mut Histogram, child: &Histogram) {
     for (p, c) in parent.gh.iter_mut().zip(&child.gh) {
         *p = [p[0] - c[0], p[1] - c[1]];
     }
     for (p, c) in parent.count.iter_mut().zip(&child.count) {
-        *p -= c;
+        *p = p.wrapping_sub(*c);
     }
     for (p, c) in parent.weight.iter_mut().zip(&child.weight) {
         *p -= c;
