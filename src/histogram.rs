@@ -240,26 +240,6 @@ impl<'a> HistSliceMut<'a> {
         )
     }
 
-    /// Adds row `k` (gradient pair `gh`, weight `w[k]`) to bin `i`.
-    #[inline(always)]
-    fn add_row<const WEIGHTED: bool, const COUNTED: bool>(
-        &mut self,
-        i: usize,
-        [g, h]: [f64; 2],
-        w: &[f64],
-        k: usize,
-    ) {
-        let bin = &mut self.gh[i];
-        bin[0] += g;
-        bin[1] += h;
-        if COUNTED {
-            self.count[i] += 1;
-        }
-        if WEIGHTED {
-            self.weight[i] += w[k];
-        }
-    }
-
     /// Stores `s` in bin `i`.
     fn set(&mut self, i: usize, s: &BinStats) {
         self.gh[i] = [s.g, s.h];
@@ -518,7 +498,7 @@ const TILE_BINS: usize = 4096;
 /// Sparse-row kernel: only the non-default entries of each row. With
 /// ALL_ROWS the rows are `first..first + gh.len()` and `rows` is unused.
 #[inline(never)]
-fn build_sparse_chunk<const ALL_ROWS: bool, const WEIGHTED: bool, const COUNTED: bool>(
+fn build_sparse_chunk<const ALL_ROWS: bool, const WEIGHTED: bool>(
     sparse: &SparseRows,
     first: usize,
     rows: &[u32],
@@ -526,16 +506,22 @@ fn build_sparse_chunk<const ALL_ROWS: bool, const WEIGHTED: bool, const COUNTED:
     w: &[f64],
     mut hist: HistSliceMut,
 ) {
-    hist.clear();
+    // One-hot data has few bins: as in the feature-major kernel, one 4-wide
+    // add per entry into 32-byte records beats two read-modify-writes.
+    let mut sums = vec![BinStats::default(); hist.gh.len()];
     for k in 0..gh.len() {
         let r = if ALL_ROWS {
             first + k
         } else {
             rows[k] as usize
         };
+        let one = BinStats::row::<WEIGHTED>(gh[k], w, k);
         for &b in &sparse.bins[sparse.row_ptr[r]..sparse.row_ptr[r + 1]] {
-            hist.add_row::<WEIGHTED, COUNTED>(b as usize, gh[k], w, k);
+            sums[b as usize].add(&one);
         }
+    }
+    for (i, s) in sums.iter().enumerate() {
+        hist.set(i, s);
     }
 }
 
@@ -737,32 +723,20 @@ pub fn build(
         (Some(r), _, _, Some(sp)) if all_features => {
             build_rows_chunked(r.len(), hist, partials, None, |lo, hi, _, out| {
                 let (rr, gh) = (&r[lo..hi], &grads.gh[lo..hi]);
-                match (weighted, counted) {
-                    (true, _) => {
-                        build_sparse_chunk::<false, true, true>(sp, 0, rr, gh, &w[lo..hi], out)
-                    }
-                    (false, true) => {
-                        build_sparse_chunk::<false, false, true>(sp, 0, rr, gh, &[], out)
-                    }
-                    (false, false) => {
-                        build_sparse_chunk::<false, false, false>(sp, 0, rr, gh, &[], out)
-                    }
+                if weighted {
+                    build_sparse_chunk::<false, true>(sp, 0, rr, gh, &w[lo..hi], out)
+                } else {
+                    build_sparse_chunk::<false, false>(sp, 0, rr, gh, &[], out)
                 }
             })
         }
         (None, _, _, Some(sp)) if all_features => {
             build_rows_chunked(data.n_rows, hist, partials, None, |lo, hi, _, out| {
                 let gh = &grads.gh[lo..hi];
-                match (weighted, counted) {
-                    (true, _) => {
-                        build_sparse_chunk::<true, true, true>(sp, lo, &[], gh, &w[lo..hi], out)
-                    }
-                    (false, true) => {
-                        build_sparse_chunk::<true, false, true>(sp, lo, &[], gh, &[], out)
-                    }
-                    (false, false) => {
-                        build_sparse_chunk::<true, false, false>(sp, lo, &[], gh, &[], out)
-                    }
+                if weighted {
+                    build_sparse_chunk::<true, true>(sp, lo, &[], gh, &w[lo..hi], out)
+                } else {
+                    build_sparse_chunk::<true, false>(sp, lo, &[], gh, &[], out)
                 }
             })
         }
