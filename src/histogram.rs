@@ -124,7 +124,7 @@ impl Histogram {
     }
 
     /// The bins in `range` (one feature's, typically).
-    pub fn slice(&self, range: std::ops::Range<usize>) -> HistSlice<'_> {
+    pub fn slice(&self, range: Range<usize>) -> HistSlice<'_> {
         self.view().slice(range)
     }
 
@@ -161,7 +161,7 @@ impl<'a> HistSlice<'a> {
         self.gh.is_empty()
     }
 
-    pub fn slice(&self, range: std::ops::Range<usize>) -> HistSlice<'a> {
+    pub fn slice(&self, range: Range<usize>) -> HistSlice<'a> {
         HistSlice {
             gh: &self.gh[range.clone()],
             count: if self.count.is_empty() {
@@ -238,6 +238,13 @@ impl<'a> HistSliceMut<'a> {
                 weight: w1,
             },
         )
+    }
+
+    /// Stores `sums` (one per bin, all bins) from a 32-byte-record kernel.
+    fn store(&mut self, sums: &[BinStats]) {
+        for (i, s) in sums.iter().enumerate() {
+            self.set(i, s);
+        }
     }
 
     /// Stores `s` in bin `i`.
@@ -325,9 +332,7 @@ fn build_feature_body<C: BinCode, const ALL_ROWS: bool, const WEIGHTED: bool>(
         }
     }
     let mut hist = hist;
-    for (i, s) in sums.iter().enumerate() {
-        hist.set(i, s);
-    }
+    hist.store(&sums);
 }
 
 /// The dense kernels compiled twice: for the baseline target and with AVX2;
@@ -388,15 +393,10 @@ fn build_typed<C: BinCode>(
         slices.push((j, mine));
     }
     let work = rows.map_or(n_rows, |r| r.len()) * features.len();
-    let run = |(j, h): &mut (usize, HistSliceMut)| {
-        let h = HistSliceMut {
-            gh: &mut *h.gh,
-            count: &mut *h.count,
-            weight: &mut *h.weight,
-        };
-        let col = &codes[*j * n_rows..(*j + 1) * n_rows];
+    let run = |(j, h): (usize, HistSliceMut)| {
+        let col = &codes[j * n_rows..(j + 1) * n_rows];
         let w = grads.weights.unwrap_or(&[]);
-        let skip = defaults[*j].unwrap_or(usize::MAX);
+        let skip = defaults[j].unwrap_or(usize::MAX);
         match (rows, grads.weights.is_some()) {
             (None, false) => build_feature::<C, true, false>(col, &[], grads.gh, w, h, skip),
             (None, true) => build_feature::<C, true, true>(col, &[], grads.gh, w, h, skip),
@@ -405,9 +405,9 @@ fn build_typed<C: BinCode>(
         }
     };
     if work >= PARALLEL_MIN_WORK {
-        slices.par_iter_mut().for_each(run);
+        slices.into_par_iter().for_each(run);
     } else {
-        slices.iter_mut().for_each(run);
+        slices.into_iter().for_each(run);
     }
 }
 
@@ -520,9 +520,7 @@ fn build_sparse_chunk<const ALL_ROWS: bool, const WEIGHTED: bool>(
             sums[b as usize].add(&one);
         }
     }
-    for (i, s) in sums.iter().enumerate() {
-        hist.set(i, s);
-    }
+    hist.store(&sums);
 }
 
 /// Rows per chunk below which a subset histogram is not split further: a
@@ -847,10 +845,13 @@ mod tests {
         h
     }
 
-    fn close(a: &Histogram, b: &[BinStats]) {
+    fn all_stats(h: &Histogram) -> Vec<BinStats> {
+        (0..h.len()).map(|i| h.stats(i)).collect()
+    }
+
+    fn close(a: &[BinStats], b: &[BinStats]) {
         assert_eq!(a.len(), b.len());
-        for (i, y) in b.iter().enumerate() {
-            let x = &a.stats(i);
+        for (x, y) in a.iter().zip(b) {
             for (u, v) in [(x.g, y.g), (x.h, y.h), (x.w, y.w), (x.n, y.n)] {
                 assert!((u - v).abs() <= 1e-9 * (1.0 + v.abs()), "{x:?} vs {y:?}");
             }
@@ -943,7 +944,7 @@ mod tests {
                 &mut partials,
                 &sum(&all),
             );
-            close(&root, &naive(&data, &all, &gh, weights));
+            close(&all_stats(&root), &naive(&data, &all, &gh, weights));
             assert_eq!(root.count.is_empty(), unit_hessian && weights.is_none());
 
             let ggh: Vec<[f64; 2]> = subset.iter().map(|&r| gh[r as usize]).collect();
@@ -959,7 +960,7 @@ mod tests {
                 &mut partials,
                 &sum(&subset),
             );
-            close(&sub, &naive(&data, &subset, &gh, weights));
+            close(&all_stats(&sub), &naive(&data, &subset, &gh, weights));
             // The feature-major subset kernel (used when only some features are active).
             let some: Vec<usize> = (0..p).filter(|j| j % 2 == 0).collect();
             let mut part = Histogram::new(data.total_bins());
@@ -975,12 +976,11 @@ mod tests {
             let want = naive(&data, &subset, &gh, weights);
             for &j in &some {
                 let r = data.bin_offsets[j]..data.bin_offsets[j + 1];
-                let got: Vec<BinStats> = r.clone().map(|b| part.stats(b)).collect();
-                close(&Histogram::from_stats(&got), &want[r]);
+                close(&all_stats(&part)[r.clone()], &want[r]);
             }
 
             subtract_into(&mut root, &sub);
-            close(&root, &naive(&data, &rest, &gh, weights));
+            close(&all_stats(&root), &naive(&data, &rest, &gh, weights));
         }
         data.total_bins()
     }

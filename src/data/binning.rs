@@ -131,12 +131,11 @@ impl BinMapper {
         let slots = rayon::current_num_threads().clamp(1, p.max(1));
         let mut buf = filled_vec(slots * cap, (0.0, 0.0), "the binning sample")?;
         let mut features = Vec::with_capacity(p);
-        let columns: Vec<usize> = (0..p).collect();
-        for batch in columns.chunks(slots) {
-            let binned = batch
-                .par_iter()
+        for first in (0..p).step_by(slots) {
+            let binned = (first..(first + slots).min(p))
+                .into_par_iter()
                 .zip(buf.par_chunks_mut(cap))
-                .map(|(&j, slot)| {
+                .map(|(j, slot)| {
                     let weight = |i: usize| weights.map_or(1.0, |w| w[i]);
                     let mut len = 0;
                     let mut keep = |v: f64, w: f64| {
