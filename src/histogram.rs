@@ -10,8 +10,11 @@ use serde::{Deserialize, Serialize};
 use crate::data::dataset::{BinCode, BinCodes, BinnedDataset, SparseRows};
 
 /// Sums over the rows that fall in one bin (or one node).
+///
+/// Aligned to its 32-byte size so that no record of a `Vec<BinStats>`
+/// straddles two cache lines (a split load and store per row otherwise).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[repr(C)]
+#[repr(C, align(32))]
 pub struct BinStats {
     /// Σ w·g
     pub g: f64,
@@ -296,53 +299,99 @@ impl<'a> Gradients<'a> {
 /// Below this many (row, feature) pairs a node's histogram is built on one thread.
 const PARALLEL_MIN_WORK: usize = 32 * 1024;
 
-/// One feature's histogram over `rows` (or all rows when `rows` is None).
-/// `gh`/`w` are in the same order as `rows` (gathered) or full-length for the root.
+/// F features' sums over positions `block` of `rows` (every row when
+/// ALL_ROWS, and then `rows` is unused), added to `sums`. `gh`/`w` are in
+/// the same order as `rows` (gathered) or full-length for the root.
 ///
-/// A feature's bins fit in L1 however they are laid out, so here the sums
-/// go to one 32-byte record per bin (one 4-wide add per row, where the
-/// split layout would need two read-modify-writes) and are copied out at
-/// the end.
+/// A row's gradients are loaded once for all F features, and each bin
+/// still sums its rows in order. A feature's bins fit in L1 however they
+/// are laid out, so here the sums go to one 32-byte record per bin (one
+/// 4-wide add per row, where the split layout would need two
+/// read-modify-writes) and are copied out at the end.
 #[inline(always)]
-fn build_feature_body<C: BinCode, const ALL_ROWS: bool, const WEIGHTED: bool>(
-    codes: &[C],
+fn build_features_body<C: BinCode, const ALL_ROWS: bool, const WEIGHTED: bool, const F: usize>(
+    cols: [&[C]; F],
     rows: &[u32],
     gh: &[[f64; 2]],
     w: &[f64],
-    hist: HistSliceMut,
-    skip: usize,
+    sums: [&mut [BinStats]; F],
+    skips: [usize; F],
+    block: Range<usize>,
 ) {
-    let mut sums = vec![BinStats::default(); hist.gh.len()];
-    let m = if ALL_ROWS { codes.len() } else { rows.len() };
-    let gh = &gh[..m];
-    for k in 0..m {
+    let gh = &gh[block.clone()];
+    let (cols, rows) = if ALL_ROWS {
+        (cols.map(|c| &c[block.clone()]), &[][..])
+    } else {
+        (cols, &rows[block.clone()])
+    };
+    let lo = block.start;
+    for (k, &gh) in gh.iter().enumerate() {
         if !ALL_ROWS {
             if let Some(&ahead) = rows.get(k + PREFETCH_AHEAD) {
-                prefetch(codes.as_ptr().wrapping_add(ahead as usize));
+                for col in &cols {
+                    prefetch(col.as_ptr().wrapping_add(ahead as usize));
+                }
             }
         }
-        let code = if ALL_ROWS {
-            codes[k]
-        } else {
-            codes[rows[k] as usize]
-        }
-        .idx();
-        if code != skip {
-            sums[code].add(&BinStats::row::<WEIGHTED>(gh[k], w, k));
+        let one = BinStats::row::<WEIGHTED>(gh, w, lo + k);
+        for f in 0..F {
+            let code = if ALL_ROWS {
+                cols[f][k]
+            } else {
+                cols[f][rows[k] as usize]
+            }
+            .idx();
+            if code != skips[f] {
+                sums[f][code].add(&one);
+            }
         }
     }
-    let mut hist = hist;
-    hist.store(&sums);
 }
+
+/// Features per call of the feature-major kernel (their bins and codes
+/// stay in L1 together).
+const KERNEL_FEATURES: usize = 4;
+
+/// `build_features` for F = `cols.len()` features.
+fn features_n<C: BinCode, const F: usize>(
+    cols: &[&[C]],
+    rows: Option<&[u32]>,
+    grads: &Gradients,
+    w: &[f64],
+    sums: &mut [Vec<BinStats>],
+    skips: &[usize],
+    block: Range<usize>,
+) {
+    let cols: [&[C]; F] = std::array::from_fn(|f| cols[f]);
+    let skips: [usize; F] = std::array::from_fn(|f| skips[f]);
+    let mut sums = sums.iter_mut();
+    let sums: [&mut [BinStats]; F] =
+        std::array::from_fn(|_| sums.next().map_or(&mut [][..], |s| &mut s[..]));
+    let gh = grads.gh;
+    match (rows, grads.weights.is_some()) {
+        (None, false) => build_features::<C, true, false, F>(cols, &[], gh, w, sums, skips, block),
+        (None, true) => build_features::<C, true, true, F>(cols, &[], gh, w, sums, skips, block),
+        (Some(r), false) => {
+            build_features::<C, false, false, F>(cols, r, gh, w, sums, skips, block)
+        }
+        (Some(r), true) => build_features::<C, false, true, F>(cols, r, gh, w, sums, skips, block),
+    }
+}
+
+/// Rows per block of the feature-major kernel: a group of features walks
+/// the rows block by block, so a block's gradients (256 KiB) are read from
+/// L2 by every feature of the group, not streamed again per feature.
+/// Each bin still sums its rows in order.
+const FEATURE_BLOCK_ROWS: usize = 16 * 1024;
 
 /// The dense kernels compiled twice: for the baseline target and with AVX2;
 /// the AVX2 copy runs when the CPU has it. Both do the same IEEE additions
 /// in the same order.
 macro_rules! dispatch_avx2 {
-    ($(#[$doc:meta])* fn $name:ident / $avx2:ident = $body:ident <$($gen:ident : $bound:path),* ; $(const $c:ident),*> ($($arg:ident : $ty:ty),*)) => {
+    ($(#[$doc:meta])* fn $name:ident / $avx2:ident = $body:ident <$($gen:ident : $bound:path),* ; $(const $c:ident : $cty:ty),*> ($($arg:ident : $ty:ty),*)) => {
         $(#[$doc])*
         #[inline(never)]
-        fn $name<$($gen: $bound,)* $(const $c: bool),*>($($arg: $ty),*) {
+        fn $name<$($gen: $bound,)* $(const $c: $cty),*>($($arg: $ty),*) {
             #[cfg(target_arch = "x86_64")]
             if std::arch::is_x86_feature_detected!("avx2") {
                 // SAFETY: the CPU supports AVX2 (checked just above).
@@ -353,21 +402,21 @@ macro_rules! dispatch_avx2 {
 
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx2")]
-        unsafe fn $avx2<$($gen: $bound,)* $(const $c: bool),*>($($arg: $ty),*) {
+        unsafe fn $avx2<$($gen: $bound,)* $(const $c: $cty),*>($($arg: $ty),*) {
             $body::<$($gen,)* $($c),*>($($arg),*)
         }
     };
 }
 
 dispatch_avx2! {
-    /// One feature's histogram (see `build_feature_body`).
-    fn build_feature / build_feature_avx2 = build_feature_body<C: BinCode; const ALL_ROWS, const WEIGHTED>(
-        codes: &[C], rows: &[u32], gh: &[[f64; 2]], w: &[f64], hist: HistSliceMut, skip: usize)
+    /// F features' sums over a block of rows (see `build_features_body`).
+    fn build_features / build_features_avx2 = build_features_body<C: BinCode; const ALL_ROWS: bool, const WEIGHTED: bool, const F: usize>(
+        cols: [&[C]; F], rows: &[u32], gh: &[[f64; 2]], w: &[f64], sums: [&mut [BinStats]; F], skips: [usize; F], block: Range<usize>)
 }
 
 dispatch_avx2! {
     /// Every feature of a chunk of rows (see `build_rows_chunk_body`).
-    fn build_rows_chunk / build_rows_chunk_avx2 = build_rows_chunk_body<C: BinCode; const WEIGHTED, const COUNTED>(
+    fn build_rows_chunk / build_rows_chunk_avx2 = build_rows_chunk_body<C: BinCode; const WEIGHTED: bool, const COUNTED: bool>(
         row_codes: &[C], offsets: &[usize], features: Option<Range<usize>>, rows: &[u32], gh: &[[f64; 2]], w: &[f64], hist: HistSliceMut)
 }
 
@@ -392,22 +441,62 @@ fn build_typed<C: BinCode>(
         rest = tail;
         slices.push((j, mine));
     }
-    let work = rows.map_or(n_rows, |r| r.len()) * features.len();
-    let run = |(j, h): (usize, HistSliceMut)| {
-        let col = &codes[j * n_rows..(j + 1) * n_rows];
-        let w = grads.weights.unwrap_or(&[]);
-        let skip = defaults[j].unwrap_or(usize::MAX);
-        match (rows, grads.weights.is_some()) {
-            (None, false) => build_feature::<C, true, false>(col, &[], grads.gh, w, h, skip),
-            (None, true) => build_feature::<C, true, true>(col, &[], grads.gh, w, h, skip),
-            (Some(r), false) => build_feature::<C, false, false>(col, r, grads.gh, w, h, skip),
-            (Some(r), true) => build_feature::<C, false, true>(col, r, grads.gh, w, h, skip),
+    let m = rows.map_or(n_rows, |r| r.len());
+    let work = m * features.len();
+    let w = grads.weights.unwrap_or(&[]);
+    // A task is a group of features; more groups than threads so that
+    // work stealing can balance them.
+    let threads = if work >= PARALLEL_MIN_WORK {
+        rayon::current_num_threads()
+    } else {
+        1
+    };
+    let group_len = slices.len().div_ceil(2 * threads).max(1);
+    let mut groups: Vec<Vec<(usize, HistSliceMut)>> = Vec::new();
+    let mut slices = slices.into_iter().peekable();
+    while slices.peek().is_some() {
+        groups.push(slices.by_ref().take(group_len).collect());
+    }
+    let run = |group: Vec<(usize, HistSliceMut)>| {
+        let mut sums: Vec<Vec<BinStats>> = group
+            .iter()
+            .map(|(_, h)| vec![BinStats::default(); h.gh.len()])
+            .collect();
+        let cols: Vec<&[C]> = group
+            .iter()
+            .map(|(j, _)| &codes[j * n_rows..(j + 1) * n_rows])
+            .collect();
+        let skips: Vec<usize> = group
+            .iter()
+            .map(|(j, _)| defaults[*j].unwrap_or(usize::MAX))
+            .collect();
+        for lo in (0..m).step_by(FEATURE_BLOCK_ROWS) {
+            let block = lo..(lo + FEATURE_BLOCK_ROWS).min(m);
+            let mut sums_left = &mut sums[..];
+            let mut f = 0;
+            while f < cols.len() {
+                let take = (cols.len() - f).min(KERNEL_FEATURES);
+                let (mine, rest) = sums_left.split_at_mut(take);
+                sums_left = rest;
+                let (c, k) = (&cols[f..f + take], &skips[f..f + take]);
+                let b = block.clone();
+                match take {
+                    4 => features_n::<C, 4>(c, rows, grads, w, mine, k, b),
+                    3 => features_n::<C, 3>(c, rows, grads, w, mine, k, b),
+                    2 => features_n::<C, 2>(c, rows, grads, w, mine, k, b),
+                    _ => features_n::<C, 1>(c, rows, grads, w, mine, k, b),
+                }
+                f += take;
+            }
+        }
+        for ((_, mut h), s) in group.into_iter().zip(&sums) {
+            h.store(s);
         }
     };
-    if work >= PARALLEL_MIN_WORK {
-        slices.into_par_iter().for_each(run);
+    if groups.len() > 1 {
+        groups.into_par_iter().for_each(run);
     } else {
-        slices.into_iter().for_each(run);
+        groups.into_iter().for_each(run);
     }
 }
 
@@ -860,6 +949,10 @@ mod tests {
 
     #[test]
     fn kernels_match_naive_reference_and_subtraction() {
+        // Several row blocks of the feature-major kernel, for the root (all
+        // 30k rows) and the subsets (20k rows). Its calls take 1-4 features
+        // (groups of 5 features split by threads here, of 40 below).
+        assert!(20_000 > FEATURE_BLOCK_ROWS && KERNEL_FEATURES == 4);
         for sparse in [false, true] {
             kernels_match_naive(sparse, 30_000, 5, 16);
         }
