@@ -18,7 +18,7 @@ use crate::params::{BoosterKind, BoosterParams, Init, SelectionScope, Step};
 use crate::rng::{Purpose, stream};
 use crate::selection::{Candidates, Selector};
 use crate::split::SplitRule;
-use crate::threads::with_threads;
+use crate::threads::{WarmWorkers, with_threads};
 use crate::tree::{GrowerConfig, NodeSelection, TreeGrower};
 
 use super::eval::{BeforeRound, EarlyStopping, EvalHistory, EvalSet, Evaluator, Monitor};
@@ -273,6 +273,8 @@ fn train_in_pool<T: Element>(
 
     for round in 0..params.n_estimators {
         monitor.before_round(round)?;
+        // Until the round ends (not during the hook, which may run Python).
+        let _warm = WarmWorkers::start();
         let started = Instant::now();
         objective.gradients(y, &scores, w, &mut gh);
         rows.clear();
