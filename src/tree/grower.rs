@@ -96,7 +96,7 @@ pub fn sum_rows(rows: &[u32], grads: &Gradients) -> BinStats {
 }
 
 /// Below this many rows a gather runs on one thread.
-const PARALLEL_GATHER_MIN: usize = 64 * 1024;
+const PARALLEL_GATHER_MIN: usize = 16 * 1024;
 
 impl<'a> TreeGrower<'a> {
     /// Fails with `OutOfMemory` if its O(n) scratch buffers cannot be allocated.

@@ -7,7 +7,7 @@ use crate::data::dataset::{BinCode, BinCodes, BinnedDataset};
 use crate::histogram::{PREFETCH_AHEAD, prefetch};
 
 /// Rows per chunk when partitioning in parallel.
-const CHUNK: usize = 16 * 1024;
+const CHUNK: usize = 4 * 1024;
 
 /// Where rows go for one split on a binned feature.
 #[derive(Clone, Copy, Debug)]
