@@ -281,6 +281,9 @@ impl<'a> TreeGrower<'a> {
                     .map(|(i, _)| i)
             };
             let Some(i) = pick else { break };
+            // The split that reaches the leaf limit makes two final leaves:
+            // their histograms would never be read.
+            let last = self.cfg.max_leaves.is_some_and(|m| leaves.len() + 1 >= m);
             let (left, right) = self.split_leaf(
                 &mut leaves[i],
                 &mut tree,
@@ -288,6 +291,7 @@ impl<'a> TreeGrower<'a> {
                 grads,
                 &mut created,
                 &mut selection,
+                last,
             );
             leaves[i] = left;
             leaves.push(right);
@@ -327,6 +331,7 @@ impl<'a> TreeGrower<'a> {
         grads: &Gradients,
         created: &mut usize,
         selection: &mut NodeSelection,
+        last: bool,
     ) -> (OpenLeaf, OpenLeaf) {
         let cand = leaf.best.take().expect("picked leaves have a split");
         let node = tree.feature.len();
@@ -382,7 +387,11 @@ impl<'a> TreeGrower<'a> {
             self.pool.give(parent_hist);
             for c in [&mut left, &mut right] {
                 if self.can_split(depth, &c.total) {
+                    // Drawn even for final leaves, so later draws stay the same.
                     let cands = Self::node_cands(selection).expect("node scope draws");
+                    if last {
+                        continue;
+                    }
                     let hist = self.histogram(
                         &rows[c.start..c.end],
                         false,
@@ -405,8 +414,8 @@ impl<'a> TreeGrower<'a> {
             } else {
                 (&mut right, &mut left)
             };
-            let small_splits = self.can_split(depth, &small.total);
-            let large_splits = self.can_split(depth, &large.total);
+            let small_splits = !last && self.can_split(depth, &small.total);
+            let large_splits = !last && self.can_split(depth, &large.total);
             let mut parent_hist = parent_hist;
             if small_splits || large_splits {
                 let small_hist = self.histogram(
