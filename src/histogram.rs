@@ -445,18 +445,14 @@ fn build_typed<C: BinCode>(
     let work = m * features.len();
     let w = grads.weights.unwrap_or(&[]);
     // A task is a group of features; more groups than threads so that
-    // work stealing can balance them.
-    let threads = if work >= PARALLEL_MIN_WORK {
-        rayon::current_num_threads()
+    // work stealing can balance them. Small nodes are one group.
+    let parallel = work >= PARALLEL_MIN_WORK;
+    let group_len = if parallel {
+        slices.len().div_ceil(2 * rayon::current_num_threads())
     } else {
-        1
-    };
-    let group_len = slices.len().div_ceil(2 * threads).max(1);
-    let mut groups: Vec<Vec<(usize, HistSliceMut)>> = Vec::new();
-    let mut slices = slices.into_iter().peekable();
-    while slices.peek().is_some() {
-        groups.push(slices.by_ref().take(group_len).collect());
+        slices.len()
     }
+    .max(1);
     let run = |group: Vec<(usize, HistSliceMut)>| {
         let mut sums: Vec<Vec<BinStats>> = group
             .iter()
@@ -472,31 +468,28 @@ fn build_typed<C: BinCode>(
             .collect();
         for lo in (0..m).step_by(FEATURE_BLOCK_ROWS) {
             let block = lo..(lo + FEATURE_BLOCK_ROWS).min(m);
-            let mut sums_left = &mut sums[..];
-            let mut f = 0;
-            while f < cols.len() {
-                let take = (cols.len() - f).min(KERNEL_FEATURES);
-                let (mine, rest) = sums_left.split_at_mut(take);
-                sums_left = rest;
-                let (c, k) = (&cols[f..f + take], &skips[f..f + take]);
+            let calls = cols
+                .chunks(KERNEL_FEATURES)
+                .zip(skips.chunks(KERNEL_FEATURES))
+                .zip(sums.chunks_mut(KERNEL_FEATURES));
+            for ((c, k), s) in calls {
                 let b = block.clone();
-                match take {
-                    4 => features_n::<C, 4>(c, rows, grads, w, mine, k, b),
-                    3 => features_n::<C, 3>(c, rows, grads, w, mine, k, b),
-                    2 => features_n::<C, 2>(c, rows, grads, w, mine, k, b),
-                    _ => features_n::<C, 1>(c, rows, grads, w, mine, k, b),
+                match c.len() {
+                    4 => features_n::<C, 4>(c, rows, grads, w, s, k, b),
+                    3 => features_n::<C, 3>(c, rows, grads, w, s, k, b),
+                    2 => features_n::<C, 2>(c, rows, grads, w, s, k, b),
+                    _ => features_n::<C, 1>(c, rows, grads, w, s, k, b),
                 }
-                f += take;
             }
         }
         for ((_, mut h), s) in group.into_iter().zip(&sums) {
             h.store(s);
         }
     };
-    if groups.len() > 1 {
-        groups.into_par_iter().for_each(run);
+    if parallel {
+        slices.into_par_iter().chunks(group_len).for_each(run);
     } else {
-        groups.into_iter().for_each(run);
+        run(slices);
     }
 }
 

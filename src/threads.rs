@@ -150,14 +150,20 @@ mod tests {
     #[test]
     fn warm_workers_help_and_stop_when_dropped() {
         for threads in [1, 2, 3] {
-            let pool = ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let pool = ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
             let (stop, sum) = pool.install(|| {
                 let warm = WarmWorkers::start();
                 let stop = warm.stop.clone();
                 let mut sum = 0u64;
                 for round in 0..50u64 {
                     // Parallel regions separated by serial gaps, as in a round.
-                    sum += (0..10_000u64).into_par_iter().map(|i| i * round).sum::<u64>();
+                    sum += (0..10_000u64)
+                        .into_par_iter()
+                        .map(|i| i * round)
+                        .sum::<u64>();
                     std::thread::sleep(std::time::Duration::from_micros(50));
                 }
                 drop(warm);
