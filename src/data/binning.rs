@@ -43,15 +43,22 @@ impl FeatureBins {
         }
     }
 
-    /// Cut points from (value, weight) pairs sorted by value (no NaN, weights > 0).
-    fn from_sorted(sorted: &[(f64, f64)], max_bins: usize) -> FeatureBins {
+    /// Cut points from a feature's non-missing sample values, by sorting them.
+    fn from_sample<S: SampleValue>(sample: &mut [S], max_bins: usize) -> FeatureBins {
+        sample.sort_unstable_by(|a, b| a.value().total_cmp(&b.value()));
         let mut distinct: Vec<(f64, f64)> = Vec::new();
-        for &(v, w) in sorted {
+        for s in sample.iter() {
+            let (v, w) = (s.value(), s.weight());
             match distinct.last_mut() {
                 Some((last, weight)) if *last == v => *weight += w,
                 _ => distinct.push((v, w)),
             }
         }
+        FeatureBins::from_distinct(&distinct, max_bins)
+    }
+
+    /// Cut points from distinct (value, weight) pairs in increasing order.
+    fn from_distinct(distinct: &[(f64, f64)], max_bins: usize) -> FeatureBins {
         let cut_between = |a: f64, b: f64| {
             let mid = a + (b - a) / 2.0;
             // Adjacent floats: the midpoint may round up to b; keep b in the upper bin.
@@ -82,10 +89,233 @@ impl FeatureBins {
     }
 }
 
+/// A gathered sample entry: a bare value (unit weight) or a (value, weight) pair.
+trait SampleValue: Copy + Send {
+    fn new(value: f64, weight: f64) -> Self;
+    fn value(&self) -> f64;
+    fn weight(&self) -> f64;
+}
+impl SampleValue for f64 {
+    #[inline(always)]
+    fn new(value: f64, _: f64) -> Self {
+        value
+    }
+    #[inline(always)]
+    fn value(&self) -> f64 {
+        *self
+    }
+    #[inline(always)]
+    fn weight(&self) -> f64 {
+        1.0
+    }
+}
+impl SampleValue for (f64, f64) {
+    #[inline(always)]
+    fn new(value: f64, weight: f64) -> Self {
+        (value, weight)
+    }
+    #[inline(always)]
+    fn value(&self) -> f64 {
+        self.0
+    }
+    #[inline(always)]
+    fn weight(&self) -> f64 {
+        self.1
+    }
+}
+
+/// The distinct values of one feature, in increasing order, while there are
+/// at most `max_bins` of them. Such a feature gets one bin per value and its
+/// weights do not matter, so it needs no sorted copy of its sample.
+#[derive(Clone, Debug, Default)]
+struct DistinctValues {
+    values: Vec<f64>,
+    /// Index of the last value seen: runs of one value skip the search.
+    last: usize,
+    /// More than `max_bins` values seen: the feature needs the sort.
+    overflow: bool,
+}
+
+impl DistinctValues {
+    /// Adds a non-NaN value; returns false once the feature overflows.
+    #[inline]
+    fn add(&mut self, v: f64, max_bins: usize) -> bool {
+        if let Some(d) = self.values.get_mut(self.last)
+            && *d == v
+        {
+            // ±0 compare equal; keep -0.0 as the sorted order would.
+            if v.is_sign_negative() {
+                *d = v;
+            }
+            return true;
+        }
+        let at = self.values.partition_point(|&d| d < v);
+        if self.values.get(at) == Some(&v) {
+            if v.is_sign_negative() {
+                self.values[at] = v;
+            }
+        } else if self.values.len() == max_bins {
+            self.overflow = true;
+            self.values = Vec::new();
+            return false;
+        } else {
+            self.values.insert(at, v);
+        }
+        self.last = at;
+        true
+    }
+
+    fn merge(&mut self, other: DistinctValues, max_bins: usize) {
+        if self.overflow || other.overflow {
+            *self = DistinctValues {
+                overflow: true,
+                ..Default::default()
+            };
+            return;
+        }
+        for v in other.values {
+            if !self.add(v, max_bins) {
+                return;
+            }
+        }
+    }
+}
+
+/// One pass over the sample rows in memory order: the distinct values of
+/// every feature that has at most `max_bins` of them. Stops early once every
+/// feature has overflowed (continuous data).
+fn distinct_values<T: Element>(
+    x: &DenseMatrix<T>,
+    max_bins: usize,
+    sample: Option<&[usize]>,
+    weights: Option<&[f64]>,
+) -> Vec<DistinctValues> {
+    let p = x.n_cols();
+    let kept = |i: usize| weights.is_none_or(|w| w[i] > 0.0);
+    if x.is_row_major() {
+        let rows: Vec<usize> = match sample {
+            Some(rows) => rows.to_vec(),
+            None => (0..x.n_rows()).collect(),
+        };
+        let per_task = rows
+            .len()
+            .div_ceil(rayon::current_num_threads().max(1))
+            .max(1);
+        rows.par_chunks(per_task)
+            .map(|chunk| {
+                let mut sets = vec![DistinctValues::default(); p];
+                let mut open = p;
+                for &i in chunk.iter().filter(|&&i| kept(i)) {
+                    for (j, set) in sets.iter_mut().enumerate() {
+                        let v = x.get(i, j);
+                        if !set.overflow && !v.is_nan() && !set.add(v, max_bins) {
+                            open -= 1;
+                        }
+                    }
+                    if open == 0 {
+                        break;
+                    }
+                }
+                sets
+            })
+            .reduce_with(|mut a, b| {
+                a.iter_mut().zip(b).for_each(|(a, b)| a.merge(b, max_bins));
+                a
+            })
+            .unwrap_or_else(|| vec![DistinctValues::default(); p])
+    } else {
+        (0..p)
+            .into_par_iter()
+            .map(|j| {
+                let mut set = DistinctValues::default();
+                let mut add = |i: usize| {
+                    let v = x.get(i, j);
+                    !kept(i) || v.is_nan() || set.add(v, max_bins)
+                };
+                match sample {
+                    Some(rows) => _ = rows.iter().all(|&i| add(i)),
+                    None => _ = (0..x.n_rows()).all(add),
+                }
+                set
+            })
+            .collect()
+    }
+}
+
+/// At most this many features are gathered in one pass over the sample rows
+/// (16 f32 values are one cache line of a row-major row).
+const MAX_GATHER_FEATURES: usize = 16;
+/// Memory for the gathered sample columns of all threads.
+const GATHER_BUDGET_BYTES: usize = 8 << 20;
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BinMapper {
     pub features: Vec<FeatureBins>,
     pub max_bins: usize,
+}
+
+/// Bins every feature of `x` on the sample rows (all rows if `sample` is
+/// `None`). Features are gathered a batch at a time, each batch in one pass
+/// over the rows, so a row-major matrix is read a cache line at a time
+/// instead of once per feature with a stride.
+fn fit_features<S: SampleValue, T: Element>(
+    x: &DenseMatrix<T>,
+    features_to_bin: &[usize],
+    max_bins: usize,
+    sample: Option<&[usize]>,
+    rows: usize,
+    weights: Option<&[f64]>,
+) -> Result<Vec<FeatureBins>> {
+    let p = features_to_bin.len();
+    if p == 0 {
+        return Ok(Vec::new());
+    }
+    let cap = rows.max(1);
+    let slots = rayon::current_num_threads().clamp(1, p.max(1));
+    let batch = (GATHER_BUDGET_BYTES / (slots * cap * std::mem::size_of::<S>()))
+        .clamp(1, MAX_GATHER_FEATURES)
+        .min(p.div_ceil(slots));
+    // One buffer allocated here, not in the workers: glibc keeps memory freed
+    // on a worker in that thread's arena, where the training buffers
+    // allocated later on this thread cannot reuse it (6 MiB more fit peak on
+    // 800k × 28 with two threads).
+    let mut buf = filled_vec(slots * batch * cap, S::new(0.0, 0.0), "the binning sample")?;
+    let mut features = Vec::with_capacity(p);
+    for first in (0..p).step_by(slots * batch) {
+        let last = (first + slots * batch).min(p);
+        let binned = (first..last)
+            .step_by(batch)
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .zip(buf.par_chunks_mut(batch * cap))
+            .map(|(j0, slot)| {
+                let j1 = (j0 + batch).min(last);
+                let mut lens = [0usize; MAX_GATHER_FEATURES];
+                let mut gather = |i: usize| {
+                    let w = weights.map_or(1.0, |w| w[i]);
+                    if w > 0.0 {
+                        for (k, &j) in features_to_bin[j0..j1].iter().enumerate() {
+                            let v = x.get(i, j);
+                            if !v.is_nan() {
+                                slot[k * cap + lens[k]] = S::new(v, w);
+                                lens[k] += 1;
+                            }
+                        }
+                    }
+                };
+                match sample {
+                    Some(rows) => rows.iter().for_each(|&i| gather(i)),
+                    None => (0..x.n_rows()).for_each(&mut gather),
+                }
+                slot.chunks_mut(cap)
+                    .zip(&lens[..j1 - j0])
+                    .map(|(col, &len)| FeatureBins::from_sample(&mut col[..len], max_bins))
+                    .collect::<Vec<_>>()
+            });
+        let binned: Vec<Vec<FeatureBins>> = binned.collect();
+        features.extend(binned.into_iter().flatten());
+    }
+    Ok(features)
 }
 
 impl BinMapper {
@@ -121,38 +351,24 @@ impl BinMapper {
         } else {
             None
         };
-        // The (value, weight) pairs of the features binned at the same time
-        // live in one buffer allocated here, not in the workers: glibc keeps
-        // memory freed on a worker in that thread's arena, where the training
-        // buffers allocated later on this thread cannot reuse it (6 MiB more
-        // fit peak on 800k × 28 with two threads).
-        let p = x.n_cols();
-        let cap = sample.as_ref().map_or(n, |rows| rows.len()).max(1);
-        let slots = rayon::current_num_threads().clamp(1, p.max(1));
-        let mut buf = filled_vec(slots * cap, (0.0, 0.0), "the binning sample")?;
-        let mut features = Vec::with_capacity(p);
-        for first in (0..p).step_by(slots) {
-            let binned = (first..(first + slots).min(p))
-                .into_par_iter()
-                .zip(buf.par_chunks_mut(cap))
-                .map(|(j, slot)| {
-                    let weight = |i: usize| weights.map_or(1.0, |w| w[i]);
-                    let mut len = 0;
-                    let mut keep = |v: f64, w: f64| {
-                        if !v.is_nan() && w > 0.0 {
-                            slot[len] = (v, w);
-                            len += 1;
-                        }
-                    };
-                    match &sample {
-                        Some(rows) => rows.iter().for_each(|&i| keep(x.get(i, j), weight(i))),
-                        None => x.for_each_in_col(j, |i, v| keep(v, weight(i))),
-                    }
-                    let values = &mut slot[..len];
-                    values.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
-                    FeatureBins::from_sorted(values, max_bins)
-                });
-            features.par_extend(binned);
+        let sample = sample.as_deref();
+        let distinct = distinct_values(x, max_bins, sample, weights);
+        let to_sort: Vec<usize> = (0..x.n_cols()).filter(|&j| distinct[j].overflow).collect();
+        let rows = sample.map_or(n, |rows| rows.len());
+        let sorted = match weights {
+            None => fit_features::<f64, T>(x, &to_sort, max_bins, sample, rows, None)?,
+            Some(w) => fit_features::<(f64, f64), T>(x, &to_sort, max_bins, sample, rows, Some(w))?,
+        };
+        // Overflowed features get their sorted cuts below.
+        let mut features: Vec<FeatureBins> = distinct
+            .into_iter()
+            .map(|d| {
+                let pairs: Vec<(f64, f64)> = d.values.into_iter().map(|v| (v, 0.0)).collect();
+                FeatureBins::from_distinct(&pairs, max_bins)
+            })
+            .collect();
+        for (&j, bins) in to_sort.iter().zip(sorted) {
+            features[j] = bins;
         }
         Ok(BinMapper { features, max_bins })
     }
@@ -173,8 +389,8 @@ mod tests {
 
     #[test]
     fn few_distinct_values_get_one_bin_each() {
-        let fb = FeatureBins::from_sorted(
-            &[(1.0, 1.0), (1.0, 1.0), (2.0, 1.0), (3.0, 1.0), (3.0, 1.0)],
+        let fb = FeatureBins::from_sample(
+            &mut [(3.0, 1.0), (1.0, 1.0), (2.0, 1.0), (3.0, 1.0), (1.0, 1.0)],
             255,
         );
         assert_eq!(fb.thresholds, vec![1.5, 2.5]);
@@ -188,8 +404,9 @@ mod tests {
     #[test]
     fn many_values_are_cut_into_at_most_max_bins_balanced_bins() {
         let v: Vec<f64> = (0..10_000).map(|i| i as f64).collect();
-        let pairs: Vec<(f64, f64)> = v.iter().map(|&x| (x, 1.0)).collect();
-        let fb = FeatureBins::from_sorted(&pairs, 16);
+        let mut pairs: Vec<(f64, f64)> = v.iter().rev().map(|&x| (x, 1.0)).collect();
+        let fb = FeatureBins::from_sample(&mut pairs, 16);
+        assert_eq!(fb, FeatureBins::from_sample(&mut v.clone(), 16));
         assert!(
             fb.n_value_bins() <= 16 && fb.n_value_bins() >= 15,
             "{}",
@@ -208,8 +425,84 @@ mod tests {
     fn adjacent_floats_stay_separated() {
         let a = 1.0f64;
         let b = f64::from_bits(a.to_bits() + 1);
-        let fb = FeatureBins::from_sorted(&[(a, 1.0), (b, 1.0)], 255);
+        let fb = FeatureBins::from_sample(&mut [b, a], 255);
         assert_eq!(fb.bin(a), 0);
         assert_eq!(fb.bin(b), 1);
+    }
+
+    /// Columns of 2, 40, 255, 256 and 5000 levels (some NaN), row-major and
+    /// column-major, unweighted and weighted (some zero weights): the
+    /// one-pass distinct path and the sort path give the reference's cuts.
+    #[test]
+    fn mapper_matches_a_sort_of_every_column() {
+        let mut rng = crate::rng::stream(7, Purpose::BinSample, 0);
+        let levels = [2usize, 40, 255, 256, 5000];
+        let (n, p) = (3000, levels.len());
+        let mut col_major = vec![0.0f64; n * p];
+        for (j, &l) in levels.iter().enumerate() {
+            for i in 0..n {
+                let r = rand::RngExt::random_range(&mut rng, 0..l + 1);
+                col_major[j * n + i] = if r == l {
+                    f64::NAN
+                } else {
+                    (r as f64 - 3.0) * 0.25
+                };
+            }
+        }
+        let row_major: Vec<f64> = (0..n * p).map(|k| col_major[(k % p) * n + k / p]).collect();
+        let weights: Vec<f64> = (0..n).map(|i| (i % 5) as f64 * 0.5).collect();
+        for max_bins in [255, 39] {
+            for w in [None, Some(&weights[..])] {
+                let expected: Vec<FeatureBins> = (0..p)
+                    .map(|j| {
+                        let mut kept: Vec<(f64, f64)> = (0..n)
+                            .map(|i| (col_major[j * n + i], w.map_or(1.0, |w| w[i])))
+                            .filter(|&(v, w)| !v.is_nan() && w > 0.0)
+                            .collect();
+                        kept.sort_by(|a, b| a.0.total_cmp(&b.0));
+                        let mut distinct: Vec<(f64, f64)> = Vec::new();
+                        for (v, w) in kept {
+                            match distinct.last_mut() {
+                                Some((last, acc)) if *last == v => *acc += w,
+                                _ => distinct.push((v, w)),
+                            }
+                        }
+                        FeatureBins::from_distinct(&distinct, max_bins)
+                    })
+                    .collect();
+                for x in [
+                    DenseMatrix::row_major(&row_major, n, p).unwrap(),
+                    DenseMatrix::col_major(&col_major, n, p).unwrap(),
+                ] {
+                    let m = BinMapper::fit(&x, max_bins, 0, w).unwrap();
+                    assert_eq!(
+                        m.features,
+                        expected,
+                        "max_bins {max_bins}, weighted {}",
+                        w.is_some()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn signed_zeros_are_one_value_and_negative_zero_is_kept() {
+        for order in [[0.0, -0.0, 1.0], [-0.0, 0.0, 1.0], [1.0, 0.0, -0.0]] {
+            let mut set = DistinctValues::default();
+            for v in order {
+                assert!(set.add(v, 255));
+            }
+            let bits: Vec<u64> = set.values.iter().map(|v| v.to_bits()).collect();
+            assert_eq!(
+                bits,
+                vec![(-0.0f64).to_bits(), 1.0f64.to_bits()],
+                "{order:?}"
+            );
+        }
+        let mut set = DistinctValues::default();
+        assert!(set.add(1.0, 2) && set.add(2.0, 2) && set.add(1.0, 2));
+        assert!(!set.add(3.0, 2));
+        assert!(set.overflow);
     }
 }

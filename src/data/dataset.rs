@@ -75,38 +75,67 @@ pub struct SparseRows {
 
 /// The most frequent code of every feature, if it covers `DEFAULT_BIN_SHARE` of the rows.
 fn find_default_bins(codes: &BinCodes, n: usize, mapper: &BinMapper) -> Vec<Option<usize>> {
-    let count = |j: usize| {
-        let mut counts = vec![0usize; mapper.features[j].n_bins()];
-        match codes {
-            BinCodes::U8(c) => c[j * n..(j + 1) * n]
+    match codes {
+        BinCodes::U8(c) => default_bins_of(c, n, mapper),
+        BinCodes::U16(c) => default_bins_of(c, n, mapper),
+    }
+}
+
+fn default_bins_of<C: BinCode>(codes: &[C], n: usize, mapper: &BinMapper) -> Vec<Option<usize>> {
+    codes
+        .par_chunks(n.max(1))
+        .zip(&mapper.features)
+        .map(|(col, fb)| {
+            // Four interleaved counters per bin: a run of equal codes would
+            // otherwise wait on its own previous increment.
+            let mut lanes = vec![[0u64; 4]; fb.n_bins()];
+            let mut quads = col.chunks_exact(4);
+            for q in &mut quads {
+                lanes[q[0].idx()][0] += 1;
+                lanes[q[1].idx()][1] += 1;
+                lanes[q[2].idx()][2] += 1;
+                lanes[q[3].idx()][3] += 1;
+            }
+            for c in quads.remainder() {
+                lanes[c.idx()][0] += 1;
+            }
+            let (bin, top) = lanes
                 .iter()
-                .for_each(|&v| counts[v as usize] += 1),
-            BinCodes::U16(c) => c[j * n..(j + 1) * n]
-                .iter()
-                .for_each(|&v| counts[v as usize] += 1),
-        }
-        let (bin, &top) = counts
-            .iter()
-            .enumerate()
-            .max_by_key(|&(b, &c)| (c, std::cmp::Reverse(b)))
-            .unwrap_or((0, &0));
-        (top as f64 >= DEFAULT_BIN_SHARE * n as f64).then_some(bin)
-    };
-    (0..mapper.n_features())
-        .into_par_iter()
-        .map(count)
+                .map(|l| l.iter().sum::<u64>())
+                .enumerate()
+                .max_by_key(|&(b, c)| (c, std::cmp::Reverse(b)))
+                .unwrap_or((0, 0));
+            (top as f64 >= DEFAULT_BIN_SHARE * n as f64).then_some(bin)
+        })
         .collect()
 }
 
 fn build_sparse_rows(data: &BinnedDataset) -> Result<Option<SparseRows>> {
-    let (n, p) = (data.n_rows, data.n_features());
     if data.default_bins.iter().all(|d| d.is_none()) || data.total_bins() > u32::MAX as usize {
         return Ok(None);
     }
-    let kept = |i: usize, j: usize| data.default_bins[j] != Some(data.row_code(i, j));
-    let counts: Vec<usize> = (0..n)
-        .into_par_iter()
-        .map(|i| (0..p).filter(|&j| kept(i, j)).count())
+    match &data.row_codes {
+        BinCodes::U8(c) => sparse_rows_of(c, data),
+        BinCodes::U16(c) => sparse_rows_of(c, data),
+    }
+}
+
+fn sparse_rows_of<C: BinCode>(row_codes: &[C], data: &BinnedDataset) -> Result<Option<SparseRows>> {
+    let (n, p) = (data.n_rows, data.n_features());
+    // usize::MAX: no default bin, every code is kept.
+    let skip: Vec<usize> = data
+        .default_bins
+        .iter()
+        .map(|d| d.unwrap_or(usize::MAX))
+        .collect();
+    let counts: Vec<usize> = row_codes
+        .par_chunks(p)
+        .map(|row| {
+            row.iter()
+                .zip(&skip)
+                .filter(|&(c, &s)| c.idx() != s)
+                .count()
+        })
         .collect();
     let total: usize = counts.iter().sum();
     if total as f64 > SPARSE_MAX_SHARE * (n * p) as f64 {
@@ -119,16 +148,29 @@ fn build_sparse_rows(data: &BinnedDataset) -> Result<Option<SparseRows>> {
         at += c;
         row_ptr.push(at);
     }
-    let mut bins: Vec<u32> = Vec::new();
-    bins.try_reserve_exact(total)
-        .map_err(|_| RgbmError::Shape(format!("cannot allocate sparse rows ({total} entries)")))?;
-    for i in 0..n {
-        for j in 0..p {
-            if kept(i, j) {
-                bins.push((data.bin_offsets[j] + data.row_code(i, j)) as u32);
+    let mut bins = crate::alloc::filled_vec(total, 0u32, "the sparse rows")?;
+    // Each block of rows fills its own slice of `bins`, in row order.
+    let mut blocks: Vec<(usize, &mut [u32])> = Vec::with_capacity(n.div_ceil(ROW_BLOCK));
+    let mut rest: &mut [u32] = &mut bins;
+    for r0 in (0..n).step_by(ROW_BLOCK) {
+        let r1 = (r0 + ROW_BLOCK).min(n);
+        let (block, tail) = rest.split_at_mut(row_ptr[r1] - row_ptr[r0]);
+        blocks.push((r0, block));
+        rest = tail;
+    }
+    let offsets = &data.bin_offsets;
+    blocks.into_par_iter().for_each(|(r0, out)| {
+        let r1 = (r0 + ROW_BLOCK).min(n);
+        let mut k = 0;
+        for row in row_codes[r0 * p..r1 * p].chunks_exact(p) {
+            for (j, c) in row.iter().enumerate() {
+                if c.idx() != skip[j] {
+                    out[k] = (offsets[j] + c.idx()) as u32;
+                    k += 1;
+                }
             }
         }
-    }
+    });
     Ok(Some(SparseRows { row_ptr, bins }))
 }
 
@@ -138,8 +180,6 @@ fn alloc_codes<C: BinCode>(len: usize, what: &str) -> Result<Vec<C>> {
 
 /// Rows per task when filling or transposing codes row-block by row-block.
 const ROW_BLOCK: usize = 4096;
-/// Rows per block of the row-major → feature-major transpose (≈ L2-sized).
-const TRANSPOSE_ROWS: usize = 8192;
 
 /// Bins every value, reading `x` in its memory order, and returns
 /// (feature-major, row-major) codes. Infinity is an error (NaN = missing).
@@ -158,19 +198,36 @@ fn fill_codes<C: BinCode, T: Element>(
     };
     if x.is_row_major() {
         let mut rows = alloc_codes::<C>(len, "row-major")?;
+        let mut cols = alloc_codes::<C>(len, "feature-major")?;
+        // Each block of rows writes both layouts while its values are in
+        // cache: its rows, and its slice of every column.
+        let mut col_parts: Vec<Vec<&mut [C]>> = (0..n.div_ceil(ROW_BLOCK))
+            .map(|_| Vec::with_capacity(p))
+            .collect();
+        for col in cols.chunks_mut(n) {
+            for (parts, part) in col_parts.iter_mut().zip(col.chunks_mut(ROW_BLOCK)) {
+                parts.push(part);
+            }
+        }
         let bad = rows
             .par_chunks_mut(ROW_BLOCK * p)
+            .zip(col_parts)
             .enumerate()
-            .map(|(b, block)| {
+            .map(|(b, (block, mut col_part))| {
+                let r0 = b * ROW_BLOCK;
+                let mut gathered = Vec::new();
+                let values = x.row_block(r0, block.len() / p, &mut gathered);
                 let mut bad = None;
-                for (k, out) in block.chunks_mut(p).enumerate() {
-                    let i = b * ROW_BLOCK + k;
-                    for (j, o) in out.iter_mut().enumerate() {
-                        let v = x.get(i, j);
+                for (k, (out, row)) in block.chunks_mut(p).zip(values.chunks_exact(p)).enumerate() {
+                    let cells = out.iter_mut().zip(row).zip(&mapper.features);
+                    for ((j, ((o, v), fb)), col) in cells.enumerate().zip(col_part.iter_mut()) {
+                        let v = v.to_f64();
                         if v.is_infinite() && bad.is_none() {
-                            bad = Some((i, j));
+                            bad = Some((r0 + k, j));
                         }
-                        *o = C::from_idx(mapper.features[j].bin(v));
+                        let code = C::from_idx(fb.bin(v));
+                        *o = code;
+                        col[k] = code;
                     }
                 }
                 bad
@@ -179,19 +236,6 @@ fn fill_codes<C: BinCode, T: Element>(
             .flatten();
         if let Some((i, j)) = bad {
             return Err(infinity(i, j));
-        }
-        let mut cols = alloc_codes::<C>(len, "feature-major")?;
-        // Transpose a block of rows at a time, so the strided reads hit cache
-        // instead of streaming the whole row-major matrix once per feature.
-        let mut col_slices: Vec<&mut [C]> = cols.chunks_mut(n.max(1)).collect();
-        for r0 in (0..n).step_by(TRANSPOSE_ROWS) {
-            let r1 = (r0 + TRANSPOSE_ROWS).min(n);
-            let block = &rows[r0 * p..r1 * p];
-            col_slices.par_iter_mut().enumerate().for_each(|(j, col)| {
-                for (c, row) in col[r0..r1].iter_mut().zip(block.chunks_exact(p)) {
-                    *c = row[j];
-                }
-            });
         }
         Ok((cols, rows))
     } else {
@@ -397,5 +441,71 @@ mod tests {
         let d = BinnedDataset::from_matrix(&x, 1000, 0).unwrap();
         assert!(matches!(d.codes, BinCodes::U16(_)));
         assert_eq!(d.code(1999, 0), 999);
+    }
+
+    /// Several row blocks, both input layouts: codes, default bins and the
+    /// sparse rows equal a value-by-value recomputation.
+    #[test]
+    fn codes_default_bins_and_sparse_rows_match_brute_force() {
+        let (n, p) = (2 * ROW_BLOCK + 777, 6);
+        let value = |i: usize, j: usize| -> f64 {
+            let h = (i * 2654435761 + j * 40503) % 1000;
+            match j {
+                0 => (h < 100) as u8 as f64, // one-hot-like, default 0
+                1 => (h % 3) as f64,         // no default bin
+                2 => {
+                    if h < 20 {
+                        f64::NAN
+                    } else {
+                        5.0
+                    }
+                } // default 5, some missing
+                _ => {
+                    if h < 850 {
+                        0.0
+                    } else {
+                        h as f64
+                    }
+                } // default 0, many values
+            }
+        };
+        let c: Vec<f64> = (0..n * p).map(|k| value(k / p, k % p)).collect();
+        let f: Vec<f64> = (0..n * p).map(|k| value(k % n, k / n)).collect();
+        for x in [
+            DenseMatrix::row_major(&c, n, p).unwrap(),
+            DenseMatrix::col_major(&f, n, p).unwrap(),
+        ] {
+            let d = BinnedDataset::from_matrix(&x, 255, 3).unwrap();
+            for i in 0..n {
+                for j in 0..p {
+                    let code = d.mapper.features[j].bin(value(i, j));
+                    assert_eq!(
+                        (d.code(i, j), d.row_code(i, j)),
+                        (code, code),
+                        "row {i}, feature {j}"
+                    );
+                }
+            }
+            for j in 0..p {
+                let mut counts = vec![0usize; d.mapper.features[j].n_bins()];
+                (0..n).for_each(|i| counts[d.code(i, j)] += 1);
+                let top = (0..counts.len()).max_by_key(|&b| (counts[b], std::cmp::Reverse(b)));
+                let expected = top.filter(|&b| counts[b] as f64 >= DEFAULT_BIN_SHARE * n as f64);
+                assert_eq!(d.default_bins[j], expected, "feature {j}");
+            }
+            assert_eq!(d.default_bins.iter().filter(|b| b.is_some()).count(), 5);
+            let sparse = d.sparse_rows.as_ref().expect("sparse rows");
+            for i in 0..n {
+                let expected: Vec<u32> = (0..p)
+                    .filter(|&j| d.default_bins[j] != Some(d.code(i, j)))
+                    .map(|j| (d.bin_offsets[j] + d.code(i, j)) as u32)
+                    .collect();
+                assert_eq!(
+                    &sparse.bins[sparse.row_ptr[i]..sparse.row_ptr[i + 1]],
+                    &expected[..],
+                    "row {i}"
+                );
+            }
+        }
     }
 }
