@@ -138,19 +138,20 @@ struct DistinctValues {
 
 impl DistinctValues {
     /// Adds a non-NaN value; returns false once the feature overflows.
-    #[inline]
+    #[inline(always)]
     fn add(&mut self, v: f64, max_bins: usize) -> bool {
-        if let Some(d) = self.values.get_mut(self.last)
-            && *d == v
-        {
-            // ±0 compare equal; keep -0.0 as the sorted order would.
-            if v.is_sign_negative() {
-                *d = v;
-            }
-            return true;
+        match self.values.get_mut(self.last) {
+            // Most values repeat the previous one (one-hot zeros).
+            Some(d) if *d == v && v.is_sign_positive() => true,
+            _ => self.add_other(v, max_bins),
         }
+    }
+
+    #[inline(never)]
+    fn add_other(&mut self, v: f64, max_bins: usize) -> bool {
         let at = self.values.partition_point(|&d| d < v);
         if self.values.get(at) == Some(&v) {
+            // ±0 compare equal; keep -0.0 as the sorted order would.
             if v.is_sign_negative() {
                 self.values[at] = v;
             }
@@ -205,9 +206,11 @@ fn distinct_values<T: Element>(
             .map(|chunk| {
                 let mut sets = vec![DistinctValues::default(); p];
                 let mut open = p;
+                let mut gathered = Vec::new();
                 for &i in chunk.iter().filter(|&&i| kept(i)) {
-                    for (j, set) in sets.iter_mut().enumerate() {
-                        let v = x.get(i, j);
+                    let row = x.row_block(i, 1, &mut gathered);
+                    for (set, &v) in sets.iter_mut().zip(row) {
+                        let v = v.to_f64();
                         if !set.overflow && !v.is_nan() && !set.add(v, max_bins) {
                             open -= 1;
                         }
