@@ -136,15 +136,26 @@ struct DistinctValues {
     overflow: bool,
 }
 
+/// Up to this many distinct values, `DistinctValues::add` compares them all.
+const FEW_VALUES: usize = 4;
+
 impl DistinctValues {
     /// Adds a non-NaN value; returns false once the feature overflows.
     #[inline(always)]
     fn add(&mut self, v: f64, max_bins: usize) -> bool {
-        match self.values.get_mut(self.last) {
-            // Most values repeat the previous one (one-hot zeros).
-            Some(d) if *d == v && v.is_sign_positive() => true,
-            _ => self.add_other(v, max_bins),
+        // A value already in the set: the common case, kept free of
+        // mispredicted branches. Few values (one-hot columns) are all
+        // compared; more are checked against the previous value's slot.
+        let known = if self.values.len() <= FEW_VALUES {
+            self.values.iter().fold(false, |hit, &d| hit | (d == v))
+        } else {
+            self.values.get(self.last) == Some(&v)
+        };
+        // -0.0 may have to replace a stored +0.0: the slow path decides.
+        if known && v.to_bits() != (-0.0f64).to_bits() {
+            return true;
         }
+        self.add_other(v, max_bins)
     }
 
     #[inline(never)]

@@ -163,11 +163,14 @@ fn sparse_rows_of<C: BinCode>(row_codes: &[C], data: &BinnedDataset) -> Result<O
         let r1 = (r0 + ROW_BLOCK).min(n);
         let mut k = 0;
         for row in row_codes[r0 * p..r1 * p].chunks_exact(p) {
-            for (j, c) in row.iter().enumerate() {
-                if c.idx() != skip[j] {
-                    out[k] = (offsets[j] + c.idx()) as u32;
-                    k += 1;
+            for ((c, &s), &offset) in row.iter().zip(&skip).zip(offsets) {
+                // Write every code and advance past the kept ones: no
+                // mispredicted branch per entry. The slot after the block's
+                // last kept entry does not exist, hence the (predictable) check.
+                if let Some(slot) = out.get_mut(k) {
+                    *slot = (offset + c.idx()) as u32;
                 }
+                k += (c.idx() != s) as usize;
             }
         }
     });
