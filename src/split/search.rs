@@ -134,18 +134,18 @@ pub fn best_split(
         .iter()
         .map(|&j| data.bin_offsets[j + 1] - data.bin_offsets[j])
         .sum();
-    let per_feature: Vec<Option<SplitCandidate>> = if bins >= PARALLEL_MIN_BINS {
-        features.par_iter().enumerate().map(one).collect()
-    } else {
-        features.iter().enumerate().map(one).collect()
+    // Candidates are compared in feature order either way.
+    let pick = |best: Option<SplitCandidate>, c: SplitCandidate| match best {
+        Some(b) if !clearly_better(c.gain, b.gain, parent_score) => Some(b),
+        _ => Some(c),
     };
-    per_feature
-        .into_iter()
-        .flatten()
-        .fold(None, |best: Option<SplitCandidate>, c| match best {
-            Some(b) if !clearly_better(c.gain, b.gain, parent_score) => Some(b),
-            _ => Some(c),
-        })
+    if bins >= PARALLEL_MIN_BINS {
+        let per_feature: Vec<Option<SplitCandidate>> =
+            features.par_iter().enumerate().map(one).collect();
+        per_feature.into_iter().flatten().fold(None, pick)
+    } else {
+        features.iter().enumerate().filter_map(one).fold(None, pick)
+    }
 }
 
 #[cfg(test)]
