@@ -205,32 +205,35 @@ fn distinct_values<T: Element>(
     let p = x.n_cols();
     let kept = |i: usize| weights.is_none_or(|w| w[i] > 0.0);
     if x.is_row_major() {
-        let rows: Vec<usize> = match sample {
-            Some(rows) => rows.to_vec(),
-            None => (0..x.n_rows()).collect(),
-        };
-        let per_task = rows
-            .len()
-            .div_ceil(rayon::current_num_threads().max(1))
-            .max(1);
-        rows.par_chunks(per_task)
-            .map(|chunk| {
-                let mut sets = vec![DistinctValues::default(); p];
-                let mut open = p;
-                let mut gathered = Vec::new();
-                for &i in chunk.iter().filter(|&&i| kept(i)) {
-                    let row = x.row_block(i, 1, &mut gathered);
-                    for (set, &v) in sets.iter_mut().zip(row) {
-                        let v = v.to_f64();
-                        if !set.overflow && !v.is_nan() && !set.add(v, max_bins) {
-                            open -= 1;
-                        }
-                    }
-                    if open == 0 {
-                        break;
+        // One task per thread, each over a contiguous share of the rows.
+        let scan = |rows: &mut dyn Iterator<Item = usize>| {
+            let mut sets = vec![DistinctValues::default(); p];
+            let mut open = p;
+            let mut gathered = Vec::new();
+            for i in rows.filter(|&i| kept(i)) {
+                let row = x.row_block(i, 1, &mut gathered);
+                for (set, &v) in sets.iter_mut().zip(row) {
+                    let v = v.to_f64();
+                    if !set.overflow && !v.is_nan() && !set.add(v, max_bins) {
+                        open -= 1;
                     }
                 }
-                sets
+                if open == 0 {
+                    break;
+                }
+            }
+            sets
+        };
+        let n_rows = sample.map_or(x.n_rows(), <[usize]>::len);
+        let per_task = n_rows.div_ceil(rayon::current_num_threads().max(1)).max(1);
+        (0..n_rows.div_ceil(per_task))
+            .into_par_iter()
+            .map(|t| {
+                let part = t * per_task..((t + 1) * per_task).min(n_rows);
+                match sample {
+                    Some(rows) => scan(&mut rows[part].iter().copied()),
+                    None => scan(&mut part.into_iter()),
+                }
             })
             .reduce_with(|mut a, b| {
                 a.iter_mut().zip(b).for_each(|(a, b)| a.merge(b, max_bins));
@@ -277,14 +280,13 @@ fn fit_features<S: SampleValue, T: Element>(
     features_to_bin: &[usize],
     max_bins: usize,
     sample: Option<&[usize]>,
-    rows: usize,
     weights: Option<&[f64]>,
 ) -> Result<Vec<FeatureBins>> {
     let p = features_to_bin.len();
     if p == 0 {
         return Ok(Vec::new());
     }
-    let cap = rows.max(1);
+    let cap = sample.map_or(x.n_rows(), <[usize]>::len).max(1);
     let slots = rayon::current_num_threads().clamp(1, p.max(1));
     let batch = (GATHER_BUDGET_BYTES / (slots * cap * std::mem::size_of::<S>()))
         .clamp(1, MAX_GATHER_FEATURES)
@@ -368,10 +370,9 @@ impl BinMapper {
         let sample = sample.as_deref();
         let distinct = distinct_values(x, max_bins, sample, weights);
         let to_sort: Vec<usize> = (0..x.n_cols()).filter(|&j| distinct[j].overflow).collect();
-        let rows = sample.map_or(n, |rows| rows.len());
         let sorted = match weights {
-            None => fit_features::<f64, T>(x, &to_sort, max_bins, sample, rows, None)?,
-            Some(w) => fit_features::<(f64, f64), T>(x, &to_sort, max_bins, sample, rows, Some(w))?,
+            None => fit_features::<f64, T>(x, &to_sort, max_bins, sample, None)?,
+            Some(w) => fit_features::<(f64, f64), T>(x, &to_sort, max_bins, sample, Some(w))?,
         };
         // Overflowed features get their sorted cuts below.
         let mut features: Vec<FeatureBins> = distinct
@@ -498,6 +499,24 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Past `BIN_SAMPLE_ROWS` the cuts come from the seeded row sample:
+    /// both layouts read the same rows and give the same cuts.
+    #[test]
+    fn sampled_rows_give_the_same_cuts_in_both_layouts() {
+        let n = BIN_SAMPLE_ROWS + 1001;
+        let value = |i: usize, j: usize| match j {
+            0 => (i % 7) as f64,
+            _ => ((i * 2654435761) % 100_003) as f64,
+        };
+        let c: Vec<f64> = (0..2 * n).map(|k| value(k / 2, k % 2)).collect();
+        let f: Vec<f64> = (0..2 * n).map(|k| value(k % n, k / n)).collect();
+        let a = BinMapper::fit(&DenseMatrix::row_major(&c, n, 2).unwrap(), 255, 5, None).unwrap();
+        let b = BinMapper::fit(&DenseMatrix::col_major(&f, n, 2).unwrap(), 255, 5, None).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.features[0].n_value_bins(), 7);
+        assert!(a.features[1].n_value_bins() > 200);
     }
 
     #[test]
