@@ -27,6 +27,7 @@ from ._validation import (
     check_weights,
     check_X,
     check_X_y,
+    encode_classes,
     resolve_n_jobs,
     resolve_seed,
 )
@@ -910,8 +911,11 @@ class RGBMClassifier(ClassifierMixin, _RGBMBase):
         self._validate_params()
         X, y = check_X_y(self, X, y, regression=False)
         try:
-            check_classification_targets(y)
-            classes, encoded = np.unique(y, return_inverse=True)
+            if not (y.ndim == 1 and y.dtype.kind in "iub"):
+                # One-dimensional integer or boolean labels are always binary or
+                # multiclass targets; anything else gets scikit-learn's check.
+                check_classification_targets(y)
+            classes, encoded = encode_classes(y)
         except TypeError:
             kinds = sorted({type(v).__name__ for v in np.asarray(y, dtype=object).ravel()})
             raise TypeError(
