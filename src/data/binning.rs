@@ -146,16 +146,15 @@ impl DistinctValues {
         // A value already in the set: the common case, kept free of
         // mispredicted branches. Few values (one-hot columns) are all
         // compared; more are checked against the previous value's slot.
+        // Bit patterns, not values, are compared: -0.0 does not match a
+        // stored +0.0, so the slow path can decide which zero to keep.
+        let bits = v.to_bits();
         let known = if self.values.len() <= FEW_VALUES {
-            self.values.iter().fold(false, |hit, &d| hit | (d == v))
+            self.values.iter().fold(false, |hit, d| hit | (d.to_bits() == bits))
         } else {
-            self.values.get(self.last) == Some(&v)
+            self.values.get(self.last).map(|d| d.to_bits()) == Some(bits)
         };
-        // -0.0 may have to replace a stored +0.0: the slow path decides.
-        if known && v.to_bits() != (-0.0f64).to_bits() {
-            return true;
-        }
-        self.add_other(v, max_bins)
+        known || self.add_other(v, max_bins)
     }
 
     #[inline(never)]

@@ -220,20 +220,24 @@ fn fill_codes<C: BinCode, T: Element>(
                 let r0 = b * ROW_BLOCK;
                 let mut gathered = Vec::new();
                 let values = x.row_block(r0, block.len() / p, &mut gathered);
-                let mut bad = None;
+                // Infinity is flagged without a branch; its position is
+                // looked up only when there is one.
+                let mut infinite = false;
                 for (k, (out, row)) in block.chunks_mut(p).zip(values.chunks_exact(p)).enumerate() {
                     let cells = out.iter_mut().zip(row).zip(&mapper.features);
-                    for ((j, ((o, v), fb)), col) in cells.enumerate().zip(col_part.iter_mut()) {
+                    for (((o, v), fb), col) in cells.zip(col_part.iter_mut()) {
                         let v = v.to_f64();
-                        if v.is_infinite() && bad.is_none() {
-                            bad = Some((r0 + k, j));
-                        }
+                        infinite |= v.is_infinite();
                         let code = C::from_idx(fb.bin(v));
                         *o = code;
                         col[k] = code;
                     }
                 }
-                bad
+                if !infinite {
+                    return None;
+                }
+                let at = values.iter().position(|v| v.to_f64().is_infinite())?;
+                Some((r0 + at / p, at % p))
             })
             .find_first(|b| b.is_some())
             .flatten();
@@ -429,6 +433,20 @@ mod tests {
             let e = BinnedDataset::from_matrix(&x, 255, 0).unwrap_err();
             assert!(e.to_string().contains("infinity"), "{e}");
         }
+        // The first infinity in row order is named, whichever block and layout.
+        let (n, p) = (3 * ROW_BLOCK, 4);
+        let mut v: Vec<f64> = (0..n * p).map(|k| (k % 7) as f64).collect();
+        v[(2 * ROW_BLOCK + 5) * p + 3] = f64::INFINITY;
+        v[(2 * ROW_BLOCK + 9) * p + 1] = f64::NEG_INFINITY;
+        v[(ROW_BLOCK + 1) * p + 2] = f64::NEG_INFINITY;
+        let x = DenseMatrix::row_major(&v, n, p).unwrap();
+        let e = BinnedDataset::from_matrix(&x, 255, 0).unwrap_err();
+        let expected = format!("row {}, column 2", ROW_BLOCK + 1);
+        assert!(e.to_string().contains(&expected), "{e}");
+        let t: Vec<f64> = (0..n * p).map(|k| v[(k % n) * p + k / n]).collect();
+        let x = DenseMatrix::col_major(&t, n, p).unwrap();
+        let e = BinnedDataset::from_matrix(&x, 255, 0).unwrap_err();
+        assert!(e.to_string().contains(&expected), "{e}");
         let e: [f64; 0] = [];
         let x = DenseMatrix::row_major(&e, 0, 3).unwrap();
         assert!(matches!(
