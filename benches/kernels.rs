@@ -91,6 +91,7 @@ fn kernels(c: &mut Criterion) {
     let unit_gh: Vec<[f64; 2]> = sub_gh.iter().map(|&[g, _]| [g, 1.0]).collect();
     let unit_grads = Gradients {
         unit_hessian: true,
+        uncounted: false,
         ..Gradients::new(&unit_gh, None)
     };
     c.bench_function(

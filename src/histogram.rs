@@ -278,6 +278,9 @@ pub struct Gradients<'a> {
     /// Every hessian in `gh` is exactly 1 (unweighted squared error): then
     /// Σh counts the rows and histograms keep no separate counts.
     pub unit_hessian: bool,
+    /// Keep no row counts even though Σh is not the count: the split search
+    /// bounds counts from hessians instead (`RowCounts::Bounded`).
+    pub uncounted: bool,
 }
 
 impl<'a> Gradients<'a> {
@@ -287,12 +290,14 @@ impl<'a> Gradients<'a> {
             gh,
             weights,
             unit_hessian: false,
+            uncounted: false,
         }
     }
 
-    /// Whether histograms keep row counts (they do unless Σh is the count).
+    /// Whether histograms keep row counts (they do unless Σh is the count
+    /// or the search bounds counts instead).
     fn counted(&self) -> bool {
-        !(self.unit_hessian && self.weights.is_none())
+        !(self.uncounted || self.unit_hessian && self.weights.is_none())
     }
 }
 
@@ -1006,6 +1011,7 @@ mod tests {
                 gh,
                 weights,
                 unit_hessian,
+                uncounted: false,
             };
             let mut partials = Vec::new();
             let sum = |rows: &[u32]| {

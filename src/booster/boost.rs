@@ -241,6 +241,7 @@ fn train_in_pool<T: Element>(
         max_depth: params.max_depth,
         max_leaves: params.max_leaves,
         rule: SplitRule::from_params(params),
+        exact_counts: false,
     };
     let mut grower = TreeGrower::new(&data, cfg)?;
     let cancel = monitor.cancel_flag();
@@ -302,6 +303,7 @@ fn train_in_pool<T: Element>(
                     gh: &gh[class * n..(class + 1) * n],
                     weights: w,
                     unit_hessian: objective.unit_hessian(),
+                    uncounted: false,
                 };
                 let stream_id = (round * k_out + class) as u64;
                 let chosen = rgb.round(
@@ -366,6 +368,7 @@ fn train_in_pool<T: Element>(
                     gh: if params.langevin { &gh_noisy } else { gh_class },
                     weights: w,
                     unit_hessian: objective.unit_hessian(),
+                    uncounted: false,
                 };
                 let mut select_rng = stream(params.random_state, Purpose::Selection, stream_id);
                 let (grown, searched) = if selector.is_full() {
@@ -405,6 +408,7 @@ fn train_in_pool<T: Element>(
                         gh: gh_class,
                         weights: w,
                         unit_hessian: objective.unit_hessian(),
+                        uncounted: false,
                     };
                     let sums: Vec<BinStats> = grown
                         .leaf_ranges

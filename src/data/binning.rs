@@ -150,7 +150,9 @@ impl DistinctValues {
         // stored +0.0, so the slow path can decide which zero to keep.
         let bits = v.to_bits();
         let known = if self.values.len() <= FEW_VALUES {
-            self.values.iter().fold(false, |hit, d| hit | (d.to_bits() == bits))
+            self.values
+                .iter()
+                .fold(false, |hit, d| hit | (d.to_bits() == bits))
         } else {
             self.values.get(self.last).map(|d| d.to_bits()) == Some(bits)
         };

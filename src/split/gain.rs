@@ -45,15 +45,15 @@ impl SplitRule {
         if d > TINY { s.g * s.g / d } else { 0.0 }
     }
 
-    /// Whether a child may exist. The hessian minimum applies only when a
+    /// Whether a child may exist, row count aside (`min_samples_leaf` is
+    /// judged by the caller). The hessian minimum applies only when a
     /// Newton formula divides by the hessian: first-order boosting (gradient
     /// gain and leaves) never reads it, and for non-convex losses such as the
     /// smoothed 0-1 loss it is negative on misclassified rows.
     #[inline(always)]
-    pub fn child_ok(&self, s: &BinStats) -> bool {
+    fn child_ok_but_rows(&self, s: &BinStats) -> bool {
         let uses_hessian = self.gain == Mode::Newton || self.leaf == Mode::Newton;
-        s.n >= self.min_samples_leaf
-            && (!uses_hessian || s.h >= self.min_child_weight)
+        (!uses_hessian || s.h >= self.min_child_weight)
             && Self::denominator(self.gain, s, self.lambda) > TINY
             && Self::denominator(self.leaf, s, self.lambda) > TINY
     }
@@ -62,7 +62,21 @@ impl SplitRule {
     /// breaks a constraint or gains nothing beyond rounding noise.
     #[inline(always)]
     pub fn gain(&self, parent_score: f64, left: &BinStats, right: &BinStats) -> Option<f64> {
-        if !self.child_ok(left) || !self.child_ok(right) {
+        if left.n < self.min_samples_leaf || right.n < self.min_samples_leaf {
+            return None;
+        }
+        self.gain_but_rows(parent_score, left, right)
+    }
+
+    /// `gain` without the row-count minimum (the caller has judged it).
+    #[inline(always)]
+    pub fn gain_but_rows(
+        &self,
+        parent_score: f64,
+        left: &BinStats,
+        right: &BinStats,
+    ) -> Option<f64> {
+        if !self.child_ok_but_rows(left) || !self.child_ok_but_rows(right) {
             return None;
         }
         let children = self.score(left) + self.score(right);

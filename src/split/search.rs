@@ -4,6 +4,7 @@ use rayon::prelude::*;
 
 use super::gain::SplitRule;
 use crate::data::BinnedDataset;
+use crate::data::dataset::{BinCode, BinCodes};
 use crate::histogram::{BinStats, HistSlice, Histogram};
 use crate::selection::Candidates;
 
@@ -14,10 +15,49 @@ pub struct SplitCandidate {
     pub bin: usize,
     pub threshold: f64,
     pub default_left: bool,
+    /// `default_left` is still to be decided: left iff the left child has at
+    /// least as many rows (set once the partition has counted them).
+    pub default_by_rows: bool,
     pub gain: f64,
     pub left: BinStats,
     pub right: BinStats,
 }
+
+/// What a histogram tells about the rows in its bins.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RowCounts {
+    /// Bins count their rows (or are weighted, or Σh is the count).
+    Exact,
+    /// Unweighted bins without row counts, whose every row has a hessian in
+    /// `[h_min, h_max]` with `h_min > 0`: a bin sum Σh then bounds its rows,
+    /// Σh/h_max ≤ n ≤ Σh/h_min. Wherever the bound leaves a decision open
+    /// (a candidate near `min_samples_leaf` that would win, or a missing bin
+    /// that may be empty), the search counts that feature's rows exactly.
+    Bounded { h_min: f64, h_max: f64 },
+}
+
+/// What a bounded count says about `n ≥ min` for a side with hessian sum `h`.
+#[derive(Clone, Copy, PartialEq)]
+enum Enough {
+    Yes,
+    No,
+    Unknown,
+}
+
+/// `slack` covers the rounding of `h` (sums, and differences of sums).
+#[inline(always)]
+fn enough_rows(h: f64, slack: f64, min: f64, h_min: f64, h_max: f64) -> Enough {
+    if (h - slack) / h_max >= min {
+        Enough::Yes
+    } else if (h + slack) / h_min < min {
+        Enough::No
+    } else {
+        Enough::Unknown
+    }
+}
+
+/// A feature's scan with bounded counts could not decide without counts.
+pub struct NeedsCounts;
 
 /// Best split of one feature, scanning thresholds left to right, with missing
 /// values sent right, then left. Ties keep the first candidate found.
@@ -30,17 +70,62 @@ pub fn best_split_for_feature(
     rule: &SplitRule,
     allowed: Option<&[bool]>,
 ) -> Option<SplitCandidate> {
+    let exact = scan_feature(
+        hist,
+        thresholds,
+        total,
+        parent_score,
+        feature,
+        rule,
+        allowed,
+        RowCounts::Exact,
+    );
+    exact.unwrap_or_else(|NeedsCounts| unreachable!("exact counts decide every candidate"))
+}
+
+/// `best_split_for_feature` with the counts `counts` describes. With bounded
+/// counts the winner is the one exact counts would give, or the scan asks
+/// for exact counts (`NeedsCounts`) when undecided candidates could change
+/// it (see the end of the function). The winner's row counts are then unknown (NaN), and so is its
+/// missing-value direction when the node has no missing rows
+/// (`default_by_rows`): the caller fills them in from the partition.
+#[allow(clippy::too_many_arguments)]
+fn scan_feature(
+    hist: HistSlice,
+    thresholds: &[f64],
+    total: &BinStats,
+    parent_score: f64,
+    feature: usize,
+    rule: &SplitRule,
+    allowed: Option<&[bool]>,
+    counts: RowCounts,
+) -> Result<Option<SplitCandidate>, NeedsCounts> {
     let n_value_bins = thresholds.len() + 1;
     let missing = hist.stats(n_value_bins);
+    let min = rule.min_samples_leaf;
+    // Rounding of the histogram's sums (and of the differences that give a
+    // larger child's bins): far above it, far below any single row's h_min.
+    let slack = 1e-9 * total.h.abs();
     // Missing rows count as seen only when they carry weight, so zero-weight
     // rows change nothing (a fit with weights equals one on repeated rows).
-    let missing_seen = missing.w > 0.0;
+    let missing_seen = match counts {
+        RowCounts::Exact => missing.w > 0.0,
+        // No rows sum to 0; one row gives at least h_min.
+        RowCounts::Bounded { .. } if missing.h - slack > 0.0 => true,
+        RowCounts::Bounded { h_min, .. } if missing.h + slack < h_min => false,
+        RowCounts::Bounded { .. } => return Err(NeedsCounts),
+    };
     let directions: &[bool] = if missing_seen {
         &[false, true]
     } else {
         &[false]
     };
     let mut best: Option<SplitCandidate> = None;
+    // Bounded counts: the largest gain of a candidate whose row minimum is
+    // undecided, of a decided candidate so far, and of the decided ones
+    // before the current best.
+    let (mut undecided_max, mut decided_max, mut before_best_max) =
+        (f64::NEG_INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY);
     for &missing_left in directions {
         let mut left = if missing_left {
             missing
@@ -49,43 +134,99 @@ pub fn best_split_for_feature(
         };
         for b in 0..n_value_bins - 1 {
             left.add(&hist.stats(b));
-            if left.n < rule.min_samples_leaf {
+            let right = total.sub(&left);
+            let (left_ok, right_ok) = match counts {
+                RowCounts::Exact => (
+                    if left.n < min {
+                        Enough::No
+                    } else {
+                        Enough::Yes
+                    },
+                    if right.n < min {
+                        Enough::No
+                    } else {
+                        Enough::Yes
+                    },
+                ),
+                RowCounts::Bounded { h_min, h_max } => (
+                    enough_rows(left.h, slack, min, h_min, h_max),
+                    enough_rows(right.h, slack, min, h_min, h_max),
+                ),
+            };
+            if left_ok == Enough::No {
                 continue;
             }
-            let right = total.sub(&left);
-            if right.n < rule.min_samples_leaf {
+            if right_ok == Enough::No {
+                // Right only shrinks from here.
                 break;
             }
             if allowed.is_some_and(|a| !a[b]) {
                 continue;
             }
-            if let Some(gain) = rule.gain(parent_score, &left, &right) {
+            if let Some(gain) = rule.gain_but_rows(parent_score, &left, &right) {
+                if left_ok == Enough::Unknown || right_ok == Enough::Unknown {
+                    undecided_max = undecided_max.max(gain);
+                    continue;
+                }
                 if best.is_none_or(|c| clearly_better(gain, c.gain, parent_score)) {
-                    // With no missing rows seen, send future missing values to the heavier side.
+                    before_best_max = decided_max;
                     let (mut default_left, mut left, mut right) = (missing_left, left, right);
-                    if !missing_seen
-                        && left.w >= right.w
-                        && right.n - missing.n >= rule.min_samples_leaf
-                    {
-                        // Zero-weight missing rows follow the default to the heavier left side.
-                        default_left = true;
-                        left.add(&missing);
-                        right = total.sub(&left);
+                    let mut default_by_rows = false;
+                    if !missing_seen {
+                        match counts {
+                            // With no missing rows seen, send future missing
+                            // values to the heavier side.
+                            RowCounts::Exact => {
+                                if left.w >= right.w && right.n - missing.n >= min {
+                                    // Zero-weight missing rows follow the default to the heavier left side.
+                                    default_left = true;
+                                    left.add(&missing);
+                                    right = total.sub(&left);
+                                }
+                            }
+                            // Unweighted and no missing rows: the heavier side
+                            // has more rows, known after the partition.
+                            RowCounts::Bounded { .. } => default_by_rows = true,
+                        }
+                    }
+                    if let RowCounts::Bounded { .. } = counts {
+                        for side in [&mut left, &mut right] {
+                            side.n = f64::NAN;
+                            side.w = f64::NAN;
+                        }
                     }
                     best = Some(SplitCandidate {
                         feature,
                         bin: b,
                         threshold: thresholds[b],
                         default_left,
+                        default_by_rows,
                         gain,
                         left,
                         right,
                     });
                 }
+                decided_max = decided_max.max(gain);
             }
         }
     }
-    best
+    if undecided_max == f64::NEG_INFINITY {
+        return Ok(best);
+    }
+    // Undecided candidates change nothing when the best clearly beats each of
+    // them and every decided candidate before it: whichever of them are
+    // valid, the exact scan reaches the best with a running best it clearly
+    // beats, and nothing after it clearly beats it.
+    match best {
+        Some(c)
+            if clearly_better(c.gain, undecided_max, parent_score)
+                && (before_best_max == f64::NEG_INFINITY
+                    || clearly_better(c.gain, before_best_max, parent_score)) =>
+        {
+            Ok(best)
+        }
+        _ => Err(NeedsCounts),
+    }
 }
 
 /// Relative margin by which a later candidate must beat the current best.
@@ -108,26 +249,29 @@ fn clearly_better(gain: f64, best: f64, parent_score: f64) -> bool {
 const PARALLEL_MIN_BINS: usize = 4 * 1024;
 
 /// Best split of a node among the candidates; ties go to the earlier feature.
+/// `rows` are the node's rows: with bounded counts, a feature the bounds
+/// cannot decide has its rows counted from them.
 pub fn best_split(
     data: &BinnedDataset,
     hist: &Histogram,
     total: &BinStats,
     cands: &Candidates,
     rule: &SplitRule,
+    counts: RowCounts,
+    rows: &[u32],
 ) -> Option<SplitCandidate> {
     let parent_score = rule.score(total);
     let features = &cands.features;
     let one = |(k, &j): (usize, &usize)| {
         let h = hist.slice(data.bin_offsets[j]..data.bin_offsets[j + 1]);
         let allowed = cands.allowed.as_ref().map(|a| &a[k][..]);
-        best_split_for_feature(
-            h,
-            &data.mapper.features[j].thresholds,
-            total,
-            parent_score,
-            j,
-            rule,
-            allowed,
+        let thresholds = &data.mapper.features[j].thresholds;
+        scan_feature(h, thresholds, total, parent_score, j, rule, allowed, counts).unwrap_or_else(
+            |NeedsCounts| {
+                let exact = feature_row_counts(data, j, rows);
+                let h = HistSlice { count: &exact, ..h };
+                best_split_for_feature(h, thresholds, total, parent_score, j, rule, allowed)
+            },
         )
     };
     let bins: usize = features
@@ -145,6 +289,23 @@ pub fn best_split(
         per_feature.into_iter().flatten().fold(None, pick)
     } else {
         features.iter().enumerate().filter_map(one).fold(None, pick)
+    }
+}
+
+/// Rows per bin of feature `j` among `rows`.
+fn feature_row_counts(data: &BinnedDataset, j: usize, rows: &[u32]) -> Vec<u32> {
+    let mut counts = vec![0u32; data.bin_offsets[j + 1] - data.bin_offsets[j]];
+    let n = data.n_rows;
+    match &data.codes {
+        BinCodes::U8(c) => count_codes(&c[j * n..(j + 1) * n], rows, &mut counts),
+        BinCodes::U16(c) => count_codes(&c[j * n..(j + 1) * n], rows, &mut counts),
+    }
+    counts
+}
+
+fn count_codes<C: BinCode>(col: &[C], rows: &[u32], counts: &mut [u32]) {
+    for &r in rows {
+        counts[col[r as usize].idx()] += 1;
     }
 }
 

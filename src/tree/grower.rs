@@ -15,8 +15,9 @@ use rand_chacha::ChaCha8Rng;
 use crate::alloc::{filled_vec, with_capacity};
 use crate::error::Result;
 use crate::histogram::{BinStats, Gradients, Histogram, HistogramPool, build, subtract_into};
+use crate::params::Mode;
 use crate::selection::{Candidates, Selector};
-use crate::split::{SplitCandidate, SplitRule, best_split};
+use crate::split::{RowCounts, SplitCandidate, SplitRule, best_split};
 
 /// Which splits a tree may use (RGBM's candidate set J).
 pub enum NodeSelection<'s> {
@@ -32,7 +33,17 @@ pub struct GrowerConfig {
     /// `Some` switches to best-first growth.
     pub max_leaves: Option<usize>,
     pub rule: SplitRule,
+    /// Keep per-bin row counts in every histogram. Otherwise unweighted
+    /// Newton fits drop them where hessians bound the counts well enough
+    /// (`RowCounts::Bounded`): the trees are the same, the histogram kernel
+    /// does one read-modify-write per row and feature instead of two.
+    pub exact_counts: bool,
 }
+
+/// Counts are bounded from hessians only when every hessian is within this
+/// factor of the largest (for logistic loss: probabilities within about
+/// [0.001, 0.999]); wider ranges leave too many candidates undecided.
+const MAX_HESSIAN_SPREAD: f64 = 1e3;
 
 struct OpenLeaf {
     start: usize,
@@ -65,6 +76,8 @@ pub struct TreeGrower<'a> {
     gh_buf: Vec<[f64; 2]>,
     w_buf: Vec<f64>,
     partials: Vec<Histogram>,
+    /// What the current tree's histograms say about row counts.
+    counts: RowCounts,
     /// Set from another thread (Ctrl-C) to stop growing the current tree at
     /// the next node, so a long round does not delay an interrupt.
     cancel: Option<Arc<AtomicBool>>,
@@ -111,6 +124,7 @@ impl<'a> TreeGrower<'a> {
             gh_buf: with_capacity(data.n_rows, "the gathered gradients")?,
             w_buf: Vec::new(),
             partials: Vec::new(),
+            counts: RowCounts::Exact,
             cancel: None,
         })
     }
@@ -141,12 +155,16 @@ impl<'a> TreeGrower<'a> {
         total: &BinStats,
     ) -> Histogram {
         let mut hist = self.pool.take();
+        let uncounted = self.counts != RowCounts::Exact;
         if all {
             build(
                 self.data,
                 features,
                 None,
-                grads,
+                &Gradients {
+                    uncounted,
+                    ..*grads
+                },
                 &mut hist,
                 &mut self.partials,
                 total,
@@ -184,6 +202,7 @@ impl<'a> TreeGrower<'a> {
                 gh: &self.gh_buf[..m],
                 weights,
                 unit_hessian: grads.unit_hessian,
+                uncounted,
             },
             &mut hist,
             &mut self.partials,
@@ -192,13 +211,61 @@ impl<'a> TreeGrower<'a> {
         hist
     }
 
+    /// Best split of the node with rows `rows`, sums `total` and histogram `hist`.
     fn find_best(
         &self,
         hist: &Histogram,
         total: &BinStats,
         cands: &Candidates,
+        rows: &[u32],
     ) -> Option<SplitCandidate> {
-        best_split(self.data, hist, total, cands, &self.cfg.rule)
+        best_split(
+            self.data,
+            hist,
+            total,
+            cands,
+            &self.cfg.rule,
+            self.counts,
+            rows,
+        )
+    }
+
+    /// Bounded counts when the fit allows them, they save work, and the
+    /// hessians of `rows` lie within `MAX_HESSIAN_SPREAD` of each other;
+    /// exact counts otherwise.
+    fn row_counts(&self, rows: &[u32], grads: &Gradients, selection: &NodeSelection) -> RowCounts {
+        let rule = &self.cfg.rule;
+        let newton = rule.gain == Mode::Newton && rule.leaf == Mode::Newton;
+        // Only the row-major kernel (dense data, every feature a candidate)
+        // updates counts separately; the others add them in the same
+        // 32-byte record as (g, h) at no extra cost.
+        let all_features = matches!(selection, NodeSelection::Tree(c) if c.features.len() == self.data.n_features());
+        let row_major = all_features && self.data.sparse_rows.is_none();
+        if self.cfg.exact_counts
+            || !row_major
+            || !newton
+            || grads.weights.is_some()
+            || grads.unit_hessian
+        {
+            return RowCounts::Exact;
+        }
+        let range = |rows: &[u32]| {
+            rows.iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &r| {
+                    let h = grads.gh[r as usize][1];
+                    (lo.min(h), hi.max(h))
+                })
+        };
+        let (h_min, h_max) = rows.par_chunks(32 * 1024).map(range).reduce(
+            || (f64::INFINITY, f64::NEG_INFINITY),
+            |a, b| (a.0.min(b.0), a.1.max(b.1)),
+        );
+        // NaN hessians fail every comparison and keep exact counts.
+        if h_min > 0.0 && h_max.is_finite() && h_max <= MAX_HESSIAN_SPREAD * h_min {
+            RowCounts::Bounded { h_min, h_max }
+        } else {
+            RowCounts::Exact
+        }
     }
 
     /// The candidate set of a new node: the tree's, or a fresh draw.
@@ -220,13 +287,14 @@ impl<'a> TreeGrower<'a> {
         mut selection: NodeSelection,
     ) -> GrownTree {
         let total = sum_rows(rows, grads);
+        self.counts = self.row_counts(rows, grads, &selection);
         let root_cands = Self::node_cands(&mut selection);
         let (hist, best) = if self.can_split(0, &total) {
             let cands = root_cands
                 .as_ref()
                 .unwrap_or_else(|| tree_cands(&selection));
             let hist = self.histogram(rows, all_rows, grads, &cands.features, &total);
-            let best = self.find_best(&hist, &total, cands);
+            let best = self.find_best(&hist, &total, cands, rows);
             (Some(hist), best)
         } else {
             (None, None)
@@ -323,6 +391,33 @@ impl<'a> TreeGrower<'a> {
         GrownTree { tree, leaf_ranges }
     }
 
+    /// With bounded counts, the split's row counts (and, when the node has no
+    /// missing rows, its missing-value direction) come from the partition:
+    /// they are set as the exact search would have set them.
+    fn fill_in_counts(&self, cand: &mut SplitCandidate, leaf: &OpenLeaf, n_left: usize) {
+        let n_left = n_left as f64;
+        let n_right = leaf.total.n - n_left;
+        if cand.default_by_rows {
+            cand.default_by_rows = false;
+            // The exact search: with no missing rows seen, missing values go
+            // to the heavier side (unweighted: the one with more rows), and
+            // the missing bin's sums (rounding residue only) go with them.
+            if n_left >= n_right {
+                cand.default_left = true;
+                let hist = leaf
+                    .hist
+                    .as_ref()
+                    .expect("split leaves keep their histogram");
+                let fb = &self.data.mapper.features[cand.feature];
+                let missing = hist.stats(self.data.bin_offsets[cand.feature] + fb.missing_bin());
+                cand.left.add(&missing);
+                cand.right = leaf.total.sub(&cand.left);
+            }
+        }
+        (cand.left.n, cand.left.w) = (n_left, n_left);
+        (cand.right.n, cand.right.w) = (n_right, n_right);
+    }
+
     fn split_leaf(
         &mut self,
         leaf: &mut OpenLeaf,
@@ -333,7 +428,7 @@ impl<'a> TreeGrower<'a> {
         selection: &mut NodeSelection,
         last: bool,
     ) -> (OpenLeaf, OpenLeaf) {
-        let cand = leaf.best.take().expect("picked leaves have a split");
+        let mut cand = leaf.best.take().expect("picked leaves have a split");
         let node = tree.feature.len();
         tree.feature.push(cand.feature as u32);
         tree.threshold.push(cand.threshold);
@@ -362,7 +457,12 @@ impl<'a> TreeGrower<'a> {
             &mut rows[leaf.start..leaf.end],
             &mut self.scratch,
         );
-        debug_assert_eq!(n_left as f64, cand.left.n);
+        if self.counts == RowCounts::Exact {
+            debug_assert_eq!(n_left as f64, cand.left.n);
+        } else {
+            self.fill_in_counts(&mut cand, leaf, n_left);
+            tree.default_left[node] = cand.default_left;
+        }
         let mid = leaf.start + n_left;
         let depth = leaf.depth + 1;
         let child = |start, end, total, is_left, order| OpenLeaf {
@@ -399,7 +499,7 @@ impl<'a> TreeGrower<'a> {
                         &cands.features,
                         &c.total,
                     );
-                    c.best = self.find_best(&hist, &c.total, &cands);
+                    c.best = self.find_best(&hist, &c.total, &cands, &rows[c.start..c.end]);
                     c.hist = Some(hist);
                     c.cands = Some(cands);
                 }
@@ -427,13 +527,15 @@ impl<'a> TreeGrower<'a> {
                 );
                 if large_splits {
                     subtract_into(&mut parent_hist, &small_hist);
-                    large.best = self.find_best(&parent_hist, &large.total, cands);
+                    let large_rows = &rows[large.start..large.end];
+                    large.best = self.find_best(&parent_hist, &large.total, cands, large_rows);
                     large.hist = Some(parent_hist);
                 } else {
                     self.pool.give(parent_hist);
                 }
                 if small_splits {
-                    small.best = self.find_best(&small_hist, &small.total, cands);
+                    let small_rows = &rows[small.start..small.end];
+                    small.best = self.find_best(&small_hist, &small.total, cands, small_rows);
                     small.hist = Some(small_hist);
                 } else {
                     self.pool.give(small_hist);
@@ -493,6 +595,7 @@ mod tests {
             max_depth: Some(1),
             max_leaves: None,
             rule: rule(),
+            exact_counts: false,
         };
         let mut g = TreeGrower::new(&data, cfg).unwrap();
         let mut rows: Vec<u32> = (0..40).collect();
@@ -556,6 +659,7 @@ mod tests {
                 min_child_weight: 0.0,
                 ..rule()
             },
+            exact_counts: false,
         };
         let mut g = TreeGrower::new(&data, cfg).unwrap();
         let mut rows: Vec<u32> = (0..n as u32).collect();
@@ -576,6 +680,84 @@ mod tests {
         }
     }
 
+    /// Bounded counts (no per-bin counts, exact recounts where bounds leave
+    /// a decision open) grow the same trees, bit for bit, as exact counts:
+    /// missing values, near-tie gains and row minimums that bind often.
+    #[test]
+    fn bounded_counts_grow_the_same_trees_as_exact_counts() {
+        let (n, p) = (3000, 5);
+        let mut state = 7u64;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let x: Vec<f64> = (0..n * p)
+            .map(|k| match k % p {
+                0 => (next() * 1000.0).floor(),
+                1 if next() < 0.1 => f64::NAN,
+                1 => next(),
+                2 => (next() * 3.0).floor(),
+                3 if next() < 0.02 => f64::NAN,
+                _ => next() * next(),
+            })
+            .collect();
+        let m = DenseMatrix::row_major(&x, n, p).unwrap();
+        let data = BinnedDataset::from_matrix(&m, 255, 0).unwrap();
+        let mut fits = 0;
+        for round in 0..4 {
+            // Logistic gradients at scores spread like a fit's (hessians 0.045-0.25).
+            let gh: Vec<[f64; 2]> = (0..n)
+                .map(|i| {
+                    let score = 6.0 * next() - 3.0 + 0.5 * round as f64 * x[i * p + 4];
+                    let prob = 1.0 / (1.0 + (-score).exp());
+                    let y = if next() < prob + 0.2 * x[i * p + 4] {
+                        1.0
+                    } else {
+                        0.0
+                    };
+                    [prob - y, prob * (1.0 - prob)]
+                })
+                .collect();
+            for min_samples_leaf in [1.0, 7.0, 60.0] {
+                for (max_depth, max_leaves) in [(None, Some(31)), (Some(6), None)] {
+                    let grow = |exact_counts| {
+                        let cfg = GrowerConfig {
+                            max_depth,
+                            max_leaves,
+                            rule: SplitRule {
+                                min_samples_leaf,
+                                lambda: 0.5,
+                                ..rule()
+                            },
+                            exact_counts,
+                        };
+                        let mut g = TreeGrower::new(&data, cfg).unwrap();
+                        let mut rows: Vec<u32> = (0..n as u32).collect();
+                        let grown = g.grow(
+                            &Gradients::new(&gh, None),
+                            &mut rows,
+                            true,
+                            NodeSelection::Tree(&Candidates::all(p)),
+                        );
+                        assert!(matches!(g.counts, RowCounts::Bounded { .. }) != exact_counts);
+                        (format!("{:?}", grown.tree), grown.leaf_ranges, rows)
+                    };
+                    let exact = grow(true);
+                    assert!(exact.1.len() > 4);
+                    assert_eq!(
+                        grow(false),
+                        exact,
+                        "round {round}, min_samples_leaf {min_samples_leaf}"
+                    );
+                    fits += 1;
+                }
+            }
+        }
+        assert_eq!(fits, 24);
+    }
+
     #[test]
     fn respects_leaf_and_depth_limits_and_ranges_cover_rows() {
         let n = 2000;
@@ -590,6 +772,7 @@ mod tests {
                 max_depth,
                 max_leaves,
                 rule: rule(),
+                exact_counts: false,
             };
             let mut g = TreeGrower::new(&data, cfg).unwrap();
             let mut rows: Vec<u32> = (0..n as u32).collect();
