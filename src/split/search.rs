@@ -30,10 +30,12 @@ pub enum RowCounts {
     Exact,
     /// Unweighted bins without row counts, whose every row has a hessian in
     /// `[h_min, h_max]` with `h_min > 0`: a bin sum Σh then bounds its rows,
-    /// Σh/h_max ≤ n ≤ Σh/h_min. Wherever the bound leaves a decision open
-    /// (a candidate near `min_samples_leaf` that would win, or a missing bin
-    /// that may be empty), the search counts that feature's rows exactly.
-    Bounded { h_min: f64, h_max: f64 },
+    /// Σh/h_max ≤ n ≤ Σh/h_min. `slack` bounds the rounding error of any
+    /// sum of hessians the search reads (sums, differences of sums), and is
+    /// below `h_min / 4`. Wherever the bound leaves a decision open (a
+    /// candidate near `min_samples_leaf` that could win), the search counts
+    /// that feature's rows exactly.
+    Bounded { h_min: f64, h_max: f64, slack: f64 },
 }
 
 /// What a bounded count says about `n ≥ min` for a side with hessian sum `h`.
@@ -103,17 +105,12 @@ fn scan_feature(
     let n_value_bins = thresholds.len() + 1;
     let missing = hist.stats(n_value_bins);
     let min = rule.min_samples_leaf;
-    // Rounding of the histogram's sums (and of the differences that give a
-    // larger child's bins): far above it, far below any single row's h_min.
-    let slack = 1e-9 * total.h.abs();
     // Missing rows count as seen only when they carry weight, so zero-weight
     // rows change nothing (a fit with weights equals one on repeated rows).
     let missing_seen = match counts {
         RowCounts::Exact => missing.w > 0.0,
-        // No rows sum to 0; one row gives at least h_min.
-        RowCounts::Bounded { .. } if missing.h - slack > 0.0 => true,
-        RowCounts::Bounded { h_min, .. } if missing.h + slack < h_min => false,
-        RowCounts::Bounded { .. } => return Err(NeedsCounts),
+        // One row gives at least h_min, no row at most the rounding slack.
+        RowCounts::Bounded { h_min, .. } => missing.h > 0.5 * h_min,
     };
     let directions: &[bool] = if missing_seen {
         &[false, true]
@@ -148,7 +145,11 @@ fn scan_feature(
                         Enough::Yes
                     },
                 ),
-                RowCounts::Bounded { h_min, h_max } => (
+                RowCounts::Bounded {
+                    h_min,
+                    h_max,
+                    slack,
+                } => (
                     enough_rows(left.h, slack, min, h_min, h_max),
                     enough_rows(right.h, slack, min, h_min, h_max),
                 ),

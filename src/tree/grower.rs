@@ -260,9 +260,22 @@ impl<'a> TreeGrower<'a> {
             || (f64::INFINITY, f64::NEG_INFINITY),
             |a, b| (a.0.min(b.0), a.1.max(b.1)),
         );
+        // A sum of at most n hessians, each at most h_max, is off by at most
+        // n·(ε/2)·n·h_max (sequential summation), a difference of such sums
+        // by twice that. 8× margin on top.
+        let n = rows.len() as f64;
+        let slack = 4.0 * f64::EPSILON * n * n * h_max;
         // NaN hessians fail every comparison and keep exact counts.
-        if h_min > 0.0 && h_max.is_finite() && h_max <= MAX_HESSIAN_SPREAD * h_min {
-            RowCounts::Bounded { h_min, h_max }
+        if h_min > 0.0
+            && h_max.is_finite()
+            && h_max <= MAX_HESSIAN_SPREAD * h_min
+            && slack < 0.25 * h_min
+        {
+            RowCounts::Bounded {
+                h_min,
+                h_max,
+                slack,
+            }
         } else {
             RowCounts::Exact
         }
