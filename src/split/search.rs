@@ -63,33 +63,12 @@ pub struct NeedsCounts;
 
 /// Best split of one feature, scanning thresholds left to right, with missing
 /// values sent right, then left. Ties keep the first candidate found.
-pub fn best_split_for_feature(
-    hist: HistSlice,
-    thresholds: &[f64],
-    total: &BinStats,
-    parent_score: f64,
-    feature: usize,
-    rule: &SplitRule,
-    allowed: Option<&[bool]>,
-) -> Option<SplitCandidate> {
-    let exact = scan_feature(
-        hist,
-        thresholds,
-        total,
-        parent_score,
-        feature,
-        rule,
-        allowed,
-        RowCounts::Exact,
-    );
-    exact.unwrap_or_else(|NeedsCounts| unreachable!("exact counts decide every candidate"))
-}
-
-/// `best_split_for_feature` with the counts `counts` describes. With bounded
-/// counts the winner is the one exact counts would give, or the scan asks
-/// for exact counts (`NeedsCounts`) when undecided candidates could change
-/// it (see the end of the function). The winner's row counts are then unknown (NaN), and so is its
-/// missing-value direction when the node has no missing rows
+///
+/// Exact counts always decide. With bounded counts the winner is the one
+/// exact counts would give, or the scan asks for exact counts
+/// (`NeedsCounts`) when undecided candidates could change it (see the end of
+/// the function). The winner's row counts are then unknown (NaN), and so is
+/// its missing-value direction when the node has no missing rows
 /// (`default_by_rows`): the caller fills them in from the partition.
 #[allow(clippy::too_many_arguments)]
 fn scan_feature(
@@ -271,7 +250,17 @@ pub fn best_split(
             |NeedsCounts| {
                 let exact = feature_row_counts(data, j, rows);
                 let h = HistSlice { count: &exact, ..h };
-                best_split_for_feature(h, thresholds, total, parent_score, j, rule, allowed)
+                scan_feature(
+                    h,
+                    thresholds,
+                    total,
+                    parent_score,
+                    j,
+                    rule,
+                    allowed,
+                    RowCounts::Exact,
+                )
+                .unwrap_or_else(|NeedsCounts| unreachable!("exact counts decide"))
             },
         )
     };
@@ -363,7 +352,7 @@ mod tests {
             }
             let thresholds: Vec<f64> = (0..n_bins_value - 1).map(|t| t as f64 + 0.5).collect();
             let r = rule();
-            let got = best_split_for_feature(
+            let got = scan_feature(
                 Histogram::from_stats(&hist).view(),
                 &thresholds,
                 &total,
@@ -371,7 +360,9 @@ mod tests {
                 0,
                 &r,
                 None,
-            );
+                RowCounts::Exact,
+            )
+            .unwrap_or_else(|NeedsCounts| unreachable!("exact counts decide"));
             let mut want: Option<(f64, usize, bool)> = None;
             for b in 0..n_bins_value - 1 {
                 for ml in [false, true] {

@@ -610,14 +610,7 @@ mod tests {
             rule: rule(),
             exact_counts: false,
         };
-        let mut g = TreeGrower::new(&data, cfg).unwrap();
-        let mut rows: Vec<u32> = (0..40).collect();
-        let grown = g.grow(
-            &Gradients::new(&gh, None),
-            &mut rows,
-            true,
-            NodeSelection::Tree(&Candidates::all(data.n_features())),
-        );
+        let (grown, _, _) = grow_all(&data, cfg, &gh);
         let t = &grown.tree;
         assert_eq!(t.n_internal(), 1);
         // Brute force: squared error of a two-mean fit at every midpoint.
@@ -674,14 +667,7 @@ mod tests {
             },
             exact_counts: false,
         };
-        let mut g = TreeGrower::new(&data, cfg).unwrap();
-        let mut rows: Vec<u32> = (0..n as u32).collect();
-        let grown = g.grow(
-            &Gradients::new(&gh, None),
-            &mut rows,
-            true,
-            NodeSelection::Tree(&Candidates::all(data.n_features())),
-        );
+        let (grown, rows, _) = grow_all(&data, cfg, &gh);
         assert!(grown.tree.n_leaves() > 5);
         for (leaf, &(s, e)) in grown.leaf_ranges.iter().enumerate() {
             let want = rule().leaf_value(&sum_rows(&rows[s..e], &Gradients::new(&gh, None)));
@@ -696,6 +682,24 @@ mod tests {
     /// Bounded counts (no per-bin counts, exact recounts where bounds leave
     /// a decision open) grow the same trees, bit for bit, as exact counts:
     /// missing values, near-tie gains and row minimums that bind often.
+    /// Grows one tree on every row and feature: the tree, the rows in leaf
+    /// order, and the counts the grower used.
+    fn grow_all(
+        data: &BinnedDataset,
+        cfg: GrowerConfig,
+        gh: &[[f64; 2]],
+    ) -> (GrownTree, Vec<u32>, RowCounts) {
+        let mut g = TreeGrower::new(data, cfg).unwrap();
+        let mut rows: Vec<u32> = (0..data.n_rows as u32).collect();
+        let grown = g.grow(
+            &Gradients::new(gh, None),
+            &mut rows,
+            true,
+            NodeSelection::Tree(&Candidates::all(data.n_features())),
+        );
+        (grown, rows, g.counts)
+    }
+
     #[test]
     fn bounded_counts_grow_the_same_trees_as_exact_counts() {
         let (n, p) = (3000, 5);
@@ -746,15 +750,8 @@ mod tests {
                             },
                             exact_counts,
                         };
-                        let mut g = TreeGrower::new(&data, cfg).unwrap();
-                        let mut rows: Vec<u32> = (0..n as u32).collect();
-                        let grown = g.grow(
-                            &Gradients::new(&gh, None),
-                            &mut rows,
-                            true,
-                            NodeSelection::Tree(&Candidates::all(p)),
-                        );
-                        assert!(matches!(g.counts, RowCounts::Bounded { .. }) != exact_counts);
+                        let (grown, rows, counts) = grow_all(&data, cfg, &gh);
+                        assert!(matches!(counts, RowCounts::Bounded { .. }) != exact_counts);
                         (format!("{:?}", grown.tree), grown.leaf_ranges, rows)
                     };
                     let exact = grow(true);
@@ -787,14 +784,7 @@ mod tests {
                 rule: rule(),
                 exact_counts: false,
             };
-            let mut g = TreeGrower::new(&data, cfg).unwrap();
-            let mut rows: Vec<u32> = (0..n as u32).collect();
-            let grown = g.grow(
-                &Gradients::new(&gh, None),
-                &mut rows,
-                true,
-                NodeSelection::Tree(&Candidates::all(data.n_features())),
-            );
+            let (grown, rows, _) = grow_all(&data, cfg, &gh);
             grown.tree.validate(3).unwrap();
             let limit = max_leaves
                 .unwrap_or(usize::MAX)
