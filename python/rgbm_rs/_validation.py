@@ -101,8 +101,8 @@ def encode_classes(y):
     """``np.unique(y, return_inverse=True)`` for classification labels.
 
     Integer and boolean labels over a range no wider than the data are
-    counted with ``np.bincount`` instead of sorted (800k labels: ~3 ms
-    against ~33 ms); the classes and codes are the same as np.unique's.
+    counted with ``np.bincount`` instead of sorted (800k int32 labels: 6 ms
+    against 22 ms); the classes and codes are the same as np.unique's.
     Other labels (floats, strings, wide integer ranges) go to np.unique.
     """
     y = np.asarray(y)

@@ -679,9 +679,6 @@ mod tests {
         }
     }
 
-    /// Bounded counts (no per-bin counts, exact recounts where bounds leave
-    /// a decision open) grow the same trees, bit for bit, as exact counts:
-    /// missing values, near-tie gains and row minimums that bind often.
     /// Grows one tree on every row and feature: the tree, the rows in leaf
     /// order, and the counts the grower used.
     fn grow_all(
@@ -700,6 +697,9 @@ mod tests {
         (grown, rows, g.counts)
     }
 
+    /// Bounded counts (no per-bin counts, exact recounts where bounds leave
+    /// a decision open) grow the same trees, bit for bit, as exact counts:
+    /// missing values, near-tie gains and row minimums that bind often.
     #[test]
     fn bounded_counts_grow_the_same_trees_as_exact_counts() {
         let (n, p) = (3000, 5);
