@@ -6,8 +6,12 @@ use rayon::prelude::*;
 use crate::data::dataset::{BinCode, BinCodes, BinnedDataset};
 use crate::histogram::{PREFETCH_AHEAD, prefetch};
 
-/// Rows per chunk when partitioning in parallel.
+/// Rows per chunk when partitioning in parallel (at most: a range is cut
+/// into a multiple of the thread count of equal chunks, so no thread waits
+/// on another's extra chunk; the result does not depend on the cut).
 const CHUNK: usize = 4 * 1024;
+/// Below this many rows a partition runs on one thread.
+const PARALLEL_MIN_ROWS: usize = 4 * 1024;
 
 /// Where rows go for one split on a binned feature.
 #[derive(Clone, Copy, Debug)]
@@ -80,18 +84,22 @@ fn partition_typed<C: BinCode>(
     rows: &mut [u32],
     scratch: &mut [u32],
 ) -> usize {
-    let scratch = &mut scratch[..rows.len()];
-    let parallel = rows.len() > 2 * CHUNK;
+    let m = rows.len();
+    let scratch = &mut scratch[..m];
+    let threads = rayon::current_num_threads();
+    let parallel = threads > 1 && m >= PARALLEL_MIN_ROWS;
+    let chunk = if parallel {
+        m.div_ceil(m.div_ceil(CHUNK).next_multiple_of(threads))
+    } else {
+        m.max(1)
+    };
     let lefts: Vec<usize> = if parallel {
-        rows.par_chunks(CHUNK)
-            .zip(scratch.par_chunks_mut(CHUNK))
+        rows.par_chunks(chunk)
+            .zip(scratch.par_chunks_mut(chunk))
             .map(|(r, s)| split_chunk(col, route, r, s))
             .collect()
     } else {
-        rows.chunks(CHUNK)
-            .zip(scratch.chunks_mut(CHUNK))
-            .map(|(r, s)| split_chunk(col, route, r, s))
-            .collect()
+        vec![split_chunk(col, route, rows, scratch)]
     };
     let n_left: usize = lefts.iter().sum();
     // Chunk c's lefts go to the left part after the lefts of chunks < c, its
@@ -99,7 +107,7 @@ fn partition_typed<C: BinCode>(
     // destinations, so large ranges copy back in parallel.
     let (mut left_rest, mut right_rest) = rows.split_at_mut(n_left);
     let mut moves = Vec::with_capacity(lefts.len());
-    for (s, &nl) in scratch.chunks(CHUNK).zip(&lefts) {
+    for (s, &nl) in scratch.chunks(chunk).zip(&lefts) {
         let (l, rest) = std::mem::take(&mut left_rest).split_at_mut(nl);
         left_rest = rest;
         let (r, rest) = std::mem::take(&mut right_rest).split_at_mut(s.len() - nl);
@@ -126,6 +134,8 @@ mod tests {
     use super::*;
     use crate::data::matrix::DenseMatrix;
 
+    /// Every thread count and range size (serial, one chunk per thread,
+    /// uneven last chunks) gives the stable filter's order.
     #[test]
     fn matches_a_stable_filter() {
         let n = 100_000;
@@ -140,28 +150,29 @@ mod tests {
             .collect();
         let m = DenseMatrix::row_major(&x, n, 1).unwrap();
         let data = BinnedDataset::from_matrix(&m, 32, 0).unwrap();
-        let mut rows: Vec<u32> = (0..n as u32).filter(|r| r % 3 != 1).collect();
-        let original = rows.clone();
         let route = SplitRoute {
             feature: 0,
             bin: 10,
             missing_bin: data.mapper.features[0].missing_bin(),
             default_left: true,
         };
-        let mut scratch = vec![0u32; rows.len()];
-        let nl = partition(&data, route, &mut rows, &mut scratch);
-        let want_l: Vec<u32> = original
-            .iter()
-            .copied()
-            .filter(|&r| route.goes_left(data.code(r as usize, 0)))
-            .collect();
-        let want_r: Vec<u32> = original
-            .iter()
-            .copied()
-            .filter(|&r| !route.goes_left(data.code(r as usize, 0)))
-            .collect();
-        assert_eq!(nl, want_l.len());
-        assert_eq!(&rows[..nl], &want_l[..]);
-        assert_eq!(&rows[nl..], &want_r[..]);
+        for threads in [1, 2, 3] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            for len in [0, 1, 4095, 4096, 8193, 12_289, 66_666] {
+                let original: Vec<u32> = (0..n as u32).filter(|r| r % 3 != 1).take(len).collect();
+                let mut rows = original.clone();
+                let mut scratch = vec![0u32; rows.len()];
+                let nl = pool.install(|| partition(&data, route, &mut rows, &mut scratch));
+                let (want_l, want_r): (Vec<u32>, Vec<u32>) = original
+                    .iter()
+                    .partition(|&&r| route.goes_left(data.code(r as usize, 0)));
+                assert_eq!(nl, want_l.len(), "{threads} threads, {len} rows");
+                assert_eq!(&rows[..nl], &want_l[..], "{threads} threads, {len} rows");
+                assert_eq!(&rows[nl..], &want_r[..], "{threads} threads, {len} rows");
+            }
+        }
     }
 }
