@@ -540,15 +540,34 @@ impl<'a> TreeGrower<'a> {
                 );
                 if large_splits {
                     subtract_into(&mut parent_hist, &small_hist);
-                    let large_rows = &rows[large.start..large.end];
-                    large.best = self.find_best(&parent_hist, &large.total, cands, large_rows);
+                }
+                // The two searches are independent: run them side by side
+                // (each result is what it would be alone).
+                let this = &*self;
+                let search = |splits: bool, leaf: &OpenLeaf, hist: &Histogram| {
+                    let leaf_rows = &rows[leaf.start..leaf.end];
+                    splits
+                        .then(|| this.find_best(hist, &leaf.total, cands, leaf_rows))
+                        .flatten()
+                };
+                let (large_best, small_best) = if large_splits && small_splits {
+                    rayon::join(
+                        || search(true, large, &parent_hist),
+                        || search(true, small, &small_hist),
+                    )
+                } else {
+                    (
+                        search(large_splits, large, &parent_hist),
+                        search(small_splits, small, &small_hist),
+                    )
+                };
+                (large.best, small.best) = (large_best, small_best);
+                if large_splits {
                     large.hist = Some(parent_hist);
                 } else {
                     self.pool.give(parent_hist);
                 }
                 if small_splits {
-                    let small_rows = &rows[small.start..small.end];
-                    small.best = self.find_best(&small_hist, &small.total, cands, small_rows);
                     small.hist = Some(small_hist);
                 } else {
                     self.pool.give(small_hist);
