@@ -425,6 +425,13 @@ dispatch_avx2! {
         row_codes: &[C], offsets: &[usize], features: Option<Range<usize>>, rows: &[u32], gh: &[[f64; 2]], w: &[f64], hist: HistSliceMut)
 }
 
+dispatch_avx2! {
+    /// The sparse-row kernel (see `build_sparse_chunk_body`): one 32-byte
+    /// add per entry is one AVX instruction instead of two SSE2 ones.
+    fn build_sparse_chunk / build_sparse_chunk_avx2 = build_sparse_chunk_body<; const ALL_ROWS: bool, const WEIGHTED: bool>(
+        sparse: &SparseRows, first: usize, rows: &[u32], gh: &[[f64; 2]], w: &[f64], hist: HistSliceMut)
+}
+
 fn build_typed<C: BinCode>(
     codes: &[C],
     n_rows: usize,
@@ -584,8 +591,8 @@ const TILE_BINS: usize = 4096;
 
 /// Sparse-row kernel: only the non-default entries of each row. With
 /// ALL_ROWS the rows are `first..first + gh.len()` and `rows` is unused.
-#[inline(never)]
-fn build_sparse_chunk<const ALL_ROWS: bool, const WEIGHTED: bool>(
+#[inline(always)]
+fn build_sparse_chunk_body<const ALL_ROWS: bool, const WEIGHTED: bool>(
     sparse: &SparseRows,
     first: usize,
     rows: &[u32],
