@@ -7,10 +7,10 @@
 use criterion::{BatchSize, Criterion, black_box, criterion_group, criterion_main};
 
 use rgbm_rs::data::{BinnedDataset, DenseMatrix};
-use rgbm_rs::histogram::{BinStats, Gradients, Histogram, build, subtract_into};
+use rgbm_rs::histogram::{BinStats, BuildScratch, Gradients, Histogram, build, subtract_into};
 use rgbm_rs::params::{BoosterParams, Loss, Selection, SelectionSize};
 use rgbm_rs::selection::Candidates;
-use rgbm_rs::split::{SplitRule, best_split};
+use rgbm_rs::split::{RowCounts, SplitRule, best_split};
 use rgbm_rs::train;
 use rgbm_rs::tree::partition::{SplitRoute, partition};
 
@@ -65,14 +65,15 @@ fn kernels(c: &mut Criterion) {
         t
     });
     let mut hist = Histogram::new(ds.total_bins());
-    let mut partials = Vec::new();
+    let mut scratch = BuildScratch::new(N).unwrap();
     c.bench_function("histogram root, all features", |b| {
-        b.iter(|| build(&ds, &all, None, &grads, &mut hist, &mut partials, &total))
+        b.iter(|| build(&ds, &all, None, &grads, &mut hist, &mut scratch, &total))
     });
 
     let subset: Vec<u32> = (0..N as u32).filter(|r| r % 3 != 0).collect();
-    let sub_gh: Vec<[f64; 2]> = subset.iter().map(|&r| gh[r as usize]).collect();
-    let sub_grads = Gradients::new(&sub_gh, None);
+    // Gradients are indexed by row; kernels that read them in node order
+    // gather them first (part of the measured cost).
+    let sub_grads = Gradients::new(&gh, None);
     c.bench_function("histogram subset (2/3 of rows), all features", |b| {
         b.iter(|| {
             build(
@@ -81,14 +82,14 @@ fn kernels(c: &mut Criterion) {
                 Some(&subset),
                 &sub_grads,
                 &mut hist,
-                &mut partials,
+                &mut scratch,
                 &total,
             )
         })
     });
     // Squared error without weights: every hessian is 1, so Σh is the row
     // count and the kernel keeps no separate counts.
-    let unit_gh: Vec<[f64; 2]> = sub_gh.iter().map(|&[g, _]| [g, 1.0]).collect();
+    let unit_gh: Vec<[f64; 2]> = gh.iter().map(|&[g, _]| [g, 1.0]).collect();
     let unit_grads = Gradients {
         unit_hessian: true,
         uncounted: false,
@@ -104,7 +105,7 @@ fn kernels(c: &mut Criterion) {
                     Some(&subset),
                     &unit_grads,
                     &mut hist,
-                    &mut partials,
+                    &mut scratch,
                     &total,
                 )
             })
@@ -119,14 +120,14 @@ fn kernels(c: &mut Criterion) {
                 Some(&subset),
                 &sub_grads,
                 &mut hist,
-                &mut partials,
+                &mut scratch,
                 &total,
             )
         })
     });
 
     let mut parent = Histogram::new(ds.total_bins());
-    build(&ds, &all, None, &grads, &mut parent, &mut partials, &total);
+    build(&ds, &all, None, &grads, &mut parent, &mut scratch, &total);
     let mut child = Histogram::new(ds.total_bins());
     build(
         &ds,
@@ -134,7 +135,7 @@ fn kernels(c: &mut Criterion) {
         Some(&subset),
         &sub_grads,
         &mut child,
-        &mut partials,
+        &mut scratch,
         &total,
     );
     c.bench_function("histogram subtraction", |b| {
@@ -147,8 +148,19 @@ fn kernels(c: &mut Criterion) {
 
     let rule = SplitRule::from_params(&BoosterParams::default());
     let cands = Candidates::all(P);
+    let every_row: Vec<u32> = (0..N as u32).collect();
     c.bench_function("split search, all features", |b| {
-        b.iter(|| best_split(&ds, black_box(&parent), &total, &cands, &rule))
+        b.iter(|| {
+            best_split(
+                &ds,
+                black_box(&parent),
+                &total,
+                &cands,
+                &rule,
+                RowCounts::Exact,
+                &every_row,
+            )
+        })
     });
 
     let route = SplitRoute {

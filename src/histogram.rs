@@ -7,7 +7,9 @@ use std::ops::Range;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::alloc::with_capacity;
 use crate::data::dataset::{BinCode, BinCodes, BinnedDataset, SparseRows};
+use crate::error::Result;
 
 /// Sums over the rows that fall in one bin (or one node).
 ///
@@ -429,7 +431,7 @@ dispatch_avx2! {
     /// The sparse-row kernel (see `build_sparse_chunk_body`): one 32-byte
     /// add per entry is one AVX instruction instead of two SSE2 ones.
     fn build_sparse_chunk / build_sparse_chunk_avx2 = build_sparse_chunk_body<; const ALL_ROWS: bool, const WEIGHTED: bool>(
-        sparse: &SparseRows, first: usize, rows: &[u32], gh: &[[f64; 2]], w: &[f64], hist: HistSliceMut)
+        sparse: &SparseRows, span: Range<usize>, rows: &[u32], gh: &[[f64; 2]], w: &[f64], hist: HistSliceMut)
 }
 
 fn build_typed<C: BinCode>(
@@ -589,12 +591,14 @@ fn build_rows_chunk_body<C: BinCode, const WEIGHTED: bool, const COUNTED: bool>(
 /// passes) and 6144, 8192 or no tiling (more misses) by 12-30 %.
 const TILE_BINS: usize = 4096;
 
-/// Sparse-row kernel: only the non-default entries of each row. With
-/// ALL_ROWS the rows are `first..first + gh.len()` and `rows` is unused.
+/// Sparse-row kernel: only the non-default entries of each row. `gh` and
+/// `w` are indexed by row (random reads, but no separate gather pass: the
+/// kernel already reads each row's entries at random). With ALL_ROWS the
+/// rows are `span` and `rows` is unused; otherwise they are `rows`.
 #[inline(always)]
 fn build_sparse_chunk_body<const ALL_ROWS: bool, const WEIGHTED: bool>(
     sparse: &SparseRows,
-    first: usize,
+    span: Range<usize>,
     rows: &[u32],
     gh: &[[f64; 2]],
     w: &[f64],
@@ -603,13 +607,14 @@ fn build_sparse_chunk_body<const ALL_ROWS: bool, const WEIGHTED: bool>(
     // One-hot data has few bins: as in the feature-major kernel, one 4-wide
     // add per entry into 32-byte records beats two read-modify-writes.
     let mut sums = vec![BinStats::default(); hist.gh.len()];
-    for k in 0..gh.len() {
+    let n = if ALL_ROWS { span.len() } else { rows.len() };
+    for k in 0..n {
         let r = if ALL_ROWS {
-            first + k
+            span.start + k
         } else {
             rows[k] as usize
         };
-        let one = BinStats::row::<WEIGHTED>(gh[k], w, k);
+        let one = BinStats::row::<WEIGHTED>(gh[r], w, r);
         for &b in &sparse.bins[sparse.row_ptr[r]..sparse.row_ptr[r + 1]] {
             sums[b as usize].add(&one);
         }
@@ -768,12 +773,75 @@ fn build_rows_chunked(
         });
 }
 
+/// Buffers reused across [`build`] calls: partial histograms of row
+/// chunks, and a node's gradients (and weights) gathered in node order for
+/// the kernels that read them sequentially.
+pub struct BuildScratch {
+    partials: Vec<Histogram>,
+    gh: Vec<[f64; 2]>,
+    w: Vec<f64>,
+}
+
+/// Below this many rows a gather runs on one thread.
+const PARALLEL_GATHER_MIN: usize = 16 * 1024;
+
+impl BuildScratch {
+    /// For nodes of up to `n_rows` rows. The gradient buffer is reserved,
+    /// not filled: pages are touched only as gathers reach them (tree-scope
+    /// fits gather at most the smaller child, ≤ n/2 rows). Fails with
+    /// `OutOfMemory` if it cannot be reserved.
+    pub fn new(n_rows: usize) -> Result<Self> {
+        Ok(BuildScratch {
+            partials: Vec::new(),
+            gh: with_capacity(n_rows, "the gathered gradients")?,
+            w: Vec::new(),
+        })
+    }
+}
+
+/// `grads` (indexed by row) of `rows`, in the order of `rows`, into `gh`
+/// and `w`.
+fn gather<'s>(
+    gh: &'s mut Vec<[f64; 2]>,
+    w: &'s mut Vec<f64>,
+    rows: &[u32],
+    grads: &Gradients,
+) -> Gradients<'s> {
+    let m = rows.len();
+    if gh.len() < m {
+        // Within the reserved capacity (m ≤ n), so this never reallocates.
+        gh.resize(m, [0.0; 2]);
+    }
+    let copy = |out: &mut [[f64; 2]], idx: &[u32]| {
+        for (o, &r) in out.iter_mut().zip(idx) {
+            *o = grads.gh[r as usize];
+        }
+    };
+    if m >= PARALLEL_GATHER_MIN {
+        gh[..m]
+            .par_chunks_mut(8192)
+            .zip(rows.par_chunks(8192))
+            .for_each(|(o, r)| copy(o, r));
+    } else {
+        copy(&mut gh[..m], rows);
+    }
+    let weights = grads.weights.map(|weights| {
+        w.clear();
+        w.extend(rows.iter().map(|&r| weights[r as usize]));
+        &w[..]
+    });
+    Gradients {
+        gh: &gh[..m],
+        weights,
+        ..*grads
+    }
+}
+
 /// Builds the histograms of `features` for a node into `hist` (length =
 /// total bins; bins of other features are left untouched).
 ///
-/// `rows = None` means every row, with `grads` indexed by row. Otherwise
-/// `grads` must already be gathered in the order of `rows`. `partials` is
-/// scratch space reused across calls; `total` holds the node's sums (used
+/// `grads` are indexed by row; `rows = None` means every row. `scratch`
+/// holds buffers reused across calls; `total` holds the node's sums (used
 /// to derive skipped default bins).
 pub fn build(
     data: &BinnedDataset,
@@ -781,16 +849,29 @@ pub fn build(
     rows: Option<&[u32]>,
     grads: &Gradients,
     hist: &mut Histogram,
-    partials: &mut Vec<Histogram>,
+    scratch: &mut BuildScratch,
     total: &BinStats,
 ) {
     debug_assert_eq!(hist.len(), data.total_bins());
+    debug_assert_eq!(grads.gh.len(), data.n_rows);
     let all_features = features.len() == data.n_features();
-    let w = grads.weights.unwrap_or(&[]);
     let weighted = grads.weights.is_some();
     let counted = grads.counted();
     hist.set_layout(weighted, counted);
     let offsets = &data.bin_offsets;
+    let BuildScratch { partials, gh, w } = scratch;
+    // The sparse-row kernel reads gradients by row; every other subset
+    // kernel reads them gathered in node order.
+    let sparse_kernel = all_features && data.sparse_rows.is_some();
+    let gathered;
+    let grads = match rows {
+        Some(r) if !sparse_kernel => {
+            gathered = gather(gh, w, r, grads);
+            &gathered
+        }
+        _ => grads,
+    };
+    let w = grads.weights.unwrap_or(&[]);
     macro_rules! chunks {
         ($r:expr, $codes:expr) => {
             build_rows_chunked($r.len(), hist, partials, Some(offsets), |lo, hi, f, out| {
@@ -814,21 +895,21 @@ pub fn build(
     match (rows, &data.codes, &data.row_codes, &data.sparse_rows) {
         (Some(r), _, _, Some(sp)) if all_features => {
             build_rows_chunked(r.len(), hist, partials, None, |lo, hi, _, out| {
-                let (rr, gh) = (&r[lo..hi], &grads.gh[lo..hi]);
+                let (rr, gh) = (&r[lo..hi], grads.gh);
                 if weighted {
-                    build_sparse_chunk::<false, true>(sp, 0, rr, gh, &w[lo..hi], out)
+                    build_sparse_chunk::<false, true>(sp, 0..0, rr, gh, w, out)
                 } else {
-                    build_sparse_chunk::<false, false>(sp, 0, rr, gh, &[], out)
+                    build_sparse_chunk::<false, false>(sp, 0..0, rr, gh, &[], out)
                 }
             })
         }
         (None, _, _, Some(sp)) if all_features => {
             build_rows_chunked(data.n_rows, hist, partials, None, |lo, hi, _, out| {
-                let gh = &grads.gh[lo..hi];
+                let gh = grads.gh;
                 if weighted {
-                    build_sparse_chunk::<true, true>(sp, lo, &[], gh, &w[lo..hi], out)
+                    build_sparse_chunk::<true, true>(sp, lo..hi, &[], gh, w, out)
                 } else {
-                    build_sparse_chunk::<true, false>(sp, lo, &[], gh, &[], out)
+                    build_sparse_chunk::<true, false>(sp, lo..hi, &[], gh, &[], out)
                 }
             })
         }
@@ -1020,7 +1101,7 @@ mod tests {
                 unit_hessian,
                 uncounted: false,
             };
-            let mut partials = Vec::new();
+            let mut scratch = BuildScratch::new(n).unwrap();
             let sum = |rows: &[u32]| {
                 let mut t = BinStats::default();
                 for &r in rows {
@@ -1040,23 +1121,20 @@ mod tests {
                 None,
                 &grads(gh, weights),
                 &mut root,
-                &mut partials,
+                &mut scratch,
                 &sum(&all),
             );
             close(&all_stats(&root), &naive(&data, &all, &gh, weights));
             assert_eq!(root.count.is_empty(), unit_hessian && weights.is_none());
 
-            let ggh: Vec<[f64; 2]> = subset.iter().map(|&r| gh[r as usize]).collect();
-            let gw: Vec<f64> = subset.iter().map(|&r| w[r as usize]).collect();
-            let gw = weights.map(|_| &gw[..]);
             let mut sub = Histogram::new(data.total_bins());
             build(
                 &data,
                 &features,
                 Some(&subset),
-                &grads(&ggh, gw),
+                &grads(gh, weights),
                 &mut sub,
-                &mut partials,
+                &mut scratch,
                 &sum(&subset),
             );
             close(&all_stats(&sub), &naive(&data, &subset, &gh, weights));
@@ -1067,9 +1145,9 @@ mod tests {
                 &data,
                 &some,
                 Some(&subset),
-                &grads(&ggh, gw),
+                &grads(gh, weights),
                 &mut part,
-                &mut partials,
+                &mut scratch,
                 &sum(&subset),
             );
             let want = naive(&data, &subset, &gh, weights);

@@ -12,9 +12,11 @@ use super::tree::Tree;
 use crate::data::BinnedDataset;
 use rand_chacha::ChaCha8Rng;
 
-use crate::alloc::{filled_vec, with_capacity};
+use crate::alloc::filled_vec;
 use crate::error::Result;
-use crate::histogram::{BinStats, Gradients, Histogram, HistogramPool, build, subtract_into};
+use crate::histogram::{
+    BinStats, BuildScratch, Gradients, Histogram, HistogramPool, build, subtract_into,
+};
 use crate::params::Mode;
 use crate::selection::{Candidates, Selector};
 use crate::split::{RowCounts, SplitCandidate, SplitRule, best_split};
@@ -73,9 +75,7 @@ pub struct TreeGrower<'a> {
     cfg: GrowerConfig,
     pool: HistogramPool,
     scratch: Vec<u32>,
-    gh_buf: Vec<[f64; 2]>,
-    w_buf: Vec<f64>,
-    partials: Vec<Histogram>,
+    build_scratch: BuildScratch,
     /// What the current tree's histograms say about row counts.
     counts: RowCounts,
     /// Set from another thread (Ctrl-C) to stop growing the current tree at
@@ -108,9 +108,6 @@ pub fn sum_rows(rows: &[u32], grads: &Gradients) -> BinStats {
     })
 }
 
-/// Below this many rows a gather runs on one thread.
-const PARALLEL_GATHER_MIN: usize = 16 * 1024;
-
 impl<'a> TreeGrower<'a> {
     /// Fails with `OutOfMemory` if its O(n) scratch buffers cannot be allocated.
     pub fn new(data: &'a BinnedDataset, cfg: GrowerConfig) -> Result<Self> {
@@ -119,11 +116,7 @@ impl<'a> TreeGrower<'a> {
             cfg,
             pool: HistogramPool::new(data.total_bins()),
             scratch: filled_vec(data.n_rows, 0, "the partition scratch buffer")?,
-            // Reserved, not filled: pages are touched only as gathers reach
-            // them, and tree-scope fits gather at most the smaller child (≤ n/2 rows).
-            gh_buf: with_capacity(data.n_rows, "the gathered gradients")?,
-            w_buf: Vec::new(),
-            partials: Vec::new(),
+            build_scratch: BuildScratch::new(data.n_rows)?,
             counts: RowCounts::Exact,
             cancel: None,
         })
@@ -155,57 +148,16 @@ impl<'a> TreeGrower<'a> {
         total: &BinStats,
     ) -> Histogram {
         let mut hist = self.pool.take();
-        let uncounted = self.counts != RowCounts::Exact;
-        if all {
-            build(
-                self.data,
-                features,
-                None,
-                &Gradients {
-                    uncounted,
-                    ..*grads
-                },
-                &mut hist,
-                &mut self.partials,
-                total,
-            );
-            return hist;
-        }
-        let m = rows.len();
-        if self.gh_buf.len() < m {
-            // Within the reserved capacity (m ≤ n), so this never reallocates.
-            self.gh_buf.resize(m, [0.0; 2]);
-        }
-        let gather = |out: &mut [[f64; 2]], idx: &[u32]| {
-            for (o, &r) in out.iter_mut().zip(idx) {
-                *o = grads.gh[r as usize];
-            }
-        };
-        if m >= PARALLEL_GATHER_MIN {
-            self.gh_buf[..m]
-                .par_chunks_mut(8192)
-                .zip(rows.par_chunks(8192))
-                .for_each(|(o, r)| gather(o, r));
-        } else {
-            gather(&mut self.gh_buf[..m], rows);
-        }
-        let weights = grads.weights.map(|w| {
-            self.w_buf.clear();
-            self.w_buf.extend(rows.iter().map(|&r| w[r as usize]));
-            &self.w_buf[..]
-        });
         build(
             self.data,
             features,
-            Some(rows),
+            (!all).then_some(rows),
             &Gradients {
-                gh: &self.gh_buf[..m],
-                weights,
-                unit_hessian: grads.unit_hessian,
-                uncounted,
+                uncounted: self.counts != RowCounts::Exact,
+                ..*grads
             },
             &mut hist,
-            &mut self.partials,
+            &mut self.build_scratch,
             total,
         );
         hist
