@@ -127,13 +127,27 @@ impl SampleValue for (f64, f64) {
 /// The distinct values of one feature, in increasing order, while there are
 /// at most `max_bins` of them. Such a feature gets one bin per value and its
 /// weights do not matter, so it needs no sorted copy of its sample.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 struct DistinctValues {
     values: Vec<f64>,
+    /// The bit patterns of `values` while there are at most FEW_VALUES of
+    /// them, the rest NaN (never added): a fixed-size copy compared whole.
+    few: [u64; FEW_VALUES],
     /// Index of the last value seen: runs of one value skip the search.
     last: usize,
     /// More than `max_bins` values seen: the feature needs the sort.
     overflow: bool,
+}
+
+impl Default for DistinctValues {
+    fn default() -> Self {
+        DistinctValues {
+            values: Vec::new(),
+            few: [f64::NAN.to_bits(); FEW_VALUES],
+            last: 0,
+            overflow: false,
+        }
+    }
 }
 
 /// Up to this many distinct values, `DistinctValues::add` compares them all.
@@ -150,9 +164,7 @@ impl DistinctValues {
         // stored +0.0, so the slow path can decide which zero to keep.
         let bits = v.to_bits();
         let known = if self.values.len() <= FEW_VALUES {
-            self.values
-                .iter()
-                .fold(false, |hit, d| hit | (d.to_bits() == bits))
+            self.few.iter().fold(false, |hit, &d| hit | (d == bits))
         } else {
             self.values.get(self.last).map(|d| d.to_bits()) == Some(bits)
         };
@@ -168,13 +180,20 @@ impl DistinctValues {
                 self.values[at] = v;
             }
         } else if self.values.len() == max_bins {
-            self.overflow = true;
-            self.values = Vec::new();
+            *self = DistinctValues {
+                overflow: true,
+                ..Default::default()
+            };
             return false;
         } else {
             self.values.insert(at, v);
         }
         self.last = at;
+        if self.values.len() <= FEW_VALUES {
+            for (slot, d) in self.few.iter_mut().zip(&self.values) {
+                *slot = d.to_bits();
+            }
+        }
         true
     }
 
@@ -452,7 +471,7 @@ mod tests {
     #[test]
     fn mapper_matches_a_sort_of_every_column() {
         let mut rng = crate::rng::stream(7, Purpose::BinSample, 0);
-        let levels = [2usize, 40, 255, 256, 5000];
+        let levels = [2usize, 3, 4, 5, 40, 255, 256, 5000];
         let (n, p) = (3000, levels.len());
         let mut col_major = vec![0.0f64; n * p];
         for (j, &l) in levels.iter().enumerate() {
