@@ -4,19 +4,34 @@
 use crate::error::{Result, RgbmError};
 
 /// A floating-point element type we accept from callers.
-pub trait Element: Copy + Send + Sync + 'static {
+pub trait Element: Copy + PartialOrd + Send + Sync + 'static {
     fn to_f64(self) -> f64;
+    /// The largest value of this type that is ≤ `t` (−∞ if none), so that
+    /// `v <= Self::at_most(t)` exactly when `v.to_f64() <= t`, for every
+    /// non-NaN `v` of this type.
+    fn at_most(t: f64) -> Self;
 }
 impl Element for f32 {
     #[inline(always)]
     fn to_f64(self) -> f64 {
         self as f64
     }
+    fn at_most(t: f64) -> Self {
+        let near = t as f32;
+        if (near as f64) > t {
+            near.next_down()
+        } else {
+            near
+        }
+    }
 }
 impl Element for f64 {
     #[inline(always)]
     fn to_f64(self) -> f64 {
         self
+    }
+    fn at_most(t: f64) -> Self {
+        t
     }
 }
 
@@ -148,6 +163,25 @@ impl<'a, T: Element> DenseMatrix<'a, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// `v <= f32::at_most(t)` decides exactly as `v as f64 <= t`.
+        #[test]
+        fn f32_at_most_decides_as_f64(
+            t in prop_oneof![
+                proptest::num::f64::ANY,
+                proptest::num::f32::ANY.prop_map(f64::from),
+                (proptest::num::f32::ANY, -2i64..=2).prop_map(|(v, k)| {
+                    f64::from_bits(f64::from(v).to_bits().wrapping_add_signed(k))
+                }),
+            ],
+            v in proptest::num::f32::ANY,
+        ) {
+            prop_assume!(!t.is_nan() && !v.is_nan());
+            prop_assert_eq!(v <= f32::at_most(t), f64::from(v) <= t, "t {:e} v {:e}", t, v);
+        }
+    }
 
     #[test]
     fn c_and_f_order_agree() {

@@ -42,7 +42,7 @@ pub fn add_tree_outputs_multi<T: Element>(
         add_row_by_row(trees, n_outputs, first, x, out);
         return;
     }
-    let forest: Vec<FlatTree> = trees.iter().map(FlatTree::new).collect();
+    let forest: Vec<FlatTree<T>> = trees.iter().map(FlatTree::new).collect();
     let p = x.n_cols();
     out.par_chunks_mut(BLOCK * n_outputs)
         .enumerate()
@@ -83,9 +83,11 @@ fn add_row_by_row<T: Element>(
     }
 }
 
+/// A node of a flat tree, its threshold in the input's own type (see
+/// `Element::at_most`), so a step compares without converting the input.
 #[derive(Clone, Copy)]
-struct FlatNode {
-    threshold: f64,
+struct FlatNode<T> {
+    threshold: T,
     feature: u32,
     /// NaN goes left.
     default_left: bool,
@@ -94,13 +96,13 @@ struct FlatNode {
 }
 
 /// Nodes 0..m are the splits, m..2m+1 the leaves (leaf i at m + i).
-struct FlatTree<'a> {
-    nodes: Vec<FlatNode>,
+struct FlatTree<'a, T> {
+    nodes: Vec<FlatNode<T>>,
     n_splits: u32,
     leaf_value: &'a [f64],
 }
 
-impl<'a> FlatTree<'a> {
+impl<'a, T: Element> FlatTree<'a, T> {
     fn new(tree: &'a Tree) -> Self {
         let m = tree.n_internal();
         let index = |child: i32| {
@@ -110,9 +112,9 @@ impl<'a> FlatTree<'a> {
                 child as u32
             }
         };
-        let mut nodes: Vec<FlatNode> = (0..m)
+        let mut nodes: Vec<FlatNode<T>> = (0..m)
             .map(|k| FlatNode {
-                threshold: tree.threshold[k],
+                threshold: T::at_most(tree.threshold[k]),
                 feature: tree.feature[k],
                 default_left: tree.default_left[k],
                 children: [index(tree.left[k]), index(tree.right[k])],
@@ -122,7 +124,7 @@ impl<'a> FlatTree<'a> {
         nodes.extend((0..tree.n_leaves()).map(|i| {
             let me = (m + i) as u32;
             FlatNode {
-                threshold: 0.0,
+                threshold: T::at_most(0.0),
                 feature: 0,
                 default_left: true,
                 children: [me, me],
@@ -137,7 +139,7 @@ impl<'a> FlatTree<'a> {
 
     /// Calls `add(r, value)` for every row r of `block` (row-major, p values a row).
     #[inline]
-    fn add_block<T: Element>(&self, block: &[T], p: usize, mut add: impl FnMut(usize, f64)) {
+    fn add_block(&self, block: &[T], p: usize, mut add: impl FnMut(usize, f64)) {
         let rows = block.len() / p;
         if self.n_splits == 0 {
             (0..rows).for_each(|r| add(r, self.leaf_value[0]));
@@ -167,12 +169,14 @@ impl<'a> FlatTree<'a> {
     }
 
     #[inline(always)]
-    fn step<T: Element>(&self, at: u32, rows: &[T], row_start: usize) -> u32 {
+    fn step(&self, at: u32, rows: &[T], row_start: usize) -> u32 {
         let node = &self.nodes[at as usize];
-        let v = rows[row_start + node.feature as usize].to_f64();
-        // `|` rather than `||`: no branch to mispredict.
-        let go_left = (v <= node.threshold) | (node.default_left & v.is_nan());
-        node.children[usize::from(!go_left)]
+        let v = rows[row_start + node.feature as usize];
+        // NaN fails both comparisons: `v > t` sends it left, `!(v <= t)`
+        // right. `&`/`|` rather than `&&`/`||`: no branch to mispredict.
+        let right = (node.default_left & (v > node.threshold))
+            | (!node.default_left & !(v <= node.threshold));
+        node.children[usize::from(right)]
     }
 }
 
@@ -213,6 +217,17 @@ mod tests {
     fn flat_walk_equals_node_by_node_walk() {
         let n = 3 * MIN_ROWS_FOR_FLAT + 5; // several blocks and a ragged lane tail
         let mut state = 12345u64;
+        // Thresholds that f32 cannot hold (0.1, -1/3, beyond its range, in
+        // its subnormals) next to inputs on and around them.
+        let near = [
+            0.1f32,
+            0.099_999_994,
+            -1.0 / 3.0,
+            1e-40,
+            -1e-40,
+            f32::MAX,
+            -f32::MAX,
+        ];
         let x: Vec<f64> = (0..n * 3)
             .map(|_| {
                 state = state
@@ -220,21 +235,32 @@ mod tests {
                     .wrapping_add(1442695040888963407);
                 let u = (state >> 11) as f64 / (1u64 << 53) as f64;
                 // Exact threshold hits and NaNs are the interesting cases.
-                match (state >> 3) % 8 {
+                match (state >> 3) % 10 {
                     0 => f64::NAN,
                     1 => 0.5,
                     2 => 0.0,
+                    3 | 4 => near[(state >> 7) as usize % near.len()] as f64,
                     _ => u * 4.0 - 2.0,
                 }
             })
             .collect();
-        let m = DenseMatrix::row_major(&x, n, 3).unwrap();
+        let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        let mut edges = trees();
+        edges[0].threshold = vec![0.1, -1.0 / 3.0, 1e-40];
+        edges[1].threshold = vec![1e39, -1e39, -0.1];
+        for trees in [trees(), edges] {
+            check_flat_walk(&trees, &DenseMatrix::row_major(&x, n, 3).unwrap());
+            check_flat_walk(&trees, &DenseMatrix::row_major(&x32, n, 3).unwrap());
+        }
+    }
+
+    fn check_flat_walk<T: Element>(trees: &[Tree], m: &DenseMatrix<T>) {
+        let n = m.n_rows();
         for n_outputs in [1, 3] {
-            let trees = trees();
             let mut flat = vec![0.0; n * n_outputs];
-            add_tree_outputs_multi(&trees, n_outputs, 1, &m, &mut flat);
+            add_tree_outputs_multi(trees, n_outputs, 1, m, &mut flat);
             let mut slow = vec![0.0; n * n_outputs];
-            add_row_by_row(&trees, n_outputs, 1, &m, &mut slow);
+            add_row_by_row(trees, n_outputs, 1, m, &mut slow);
             assert!(
                 flat.iter()
                     .zip(&slow)
