@@ -1,13 +1,16 @@
 //! Prediction over many rows: blocks of rows in parallel, trees in order
 //! inside a block (a tree's nodes stay in cache while its rows stream by).
 //!
-//! Large inputs go through a flat copy of the forest: one array of nodes
-//! per tree in which leaves are nodes that point to themselves. A step is
-//! then the same branch-free update for every node, so several rows walk a
-//! tree side by side (independent load chains the CPU overlaps) and the only
-//! branch per step is "are all of them at a leaf yet". The comparisons, and
-//! the order in which tree outputs are added to a row, are exactly those of
-//! `Tree::leaf_index`, so both paths give bit-identical scores.
+//! Large inputs go through a copy of the forest made for blocks of rows.
+//! Trees of at most 32 leaves become leaf masks (`MaskTree`): every node is
+//! tested for all rows of a block, one vectorizable loop per node, and the
+//! row's leaf is the lowest leaf bit its tests leave set. Larger trees become
+//! one flat array of nodes in which leaves point to themselves
+//! (`FlatTree`): a step is the same branch-free update for every node, so
+//! several rows walk a tree side by side and the only branch per step is "are
+//! all of them at a leaf yet". Either way the comparisons decide as those of
+//! `Tree::leaf_index`, and tree outputs are added to a row in tree order, so
+//! every path gives bit-identical scores.
 use rayon::prelude::*;
 
 use super::tree::Tree;
@@ -42,19 +45,160 @@ pub fn add_tree_outputs_multi<T: Element>(
         add_row_by_row(trees, n_outputs, first, x, out);
         return;
     }
-    let forest: Vec<FlatTree<T>> = trees.iter().map(FlatTree::new).collect();
+    let forest: Vec<Walk<T>> = trees
+        .iter()
+        .map(|t| match MaskTree::new(t) {
+            Some(m) => Walk::Masks(m),
+            None => Walk::Flat(FlatTree::new(t)),
+        })
+        .collect();
+    let any_masks = forest.iter().any(|t| matches!(t, Walk::Masks(_)));
     let p = x.n_cols();
     out.par_chunks_mut(BLOCK * n_outputs)
         .enumerate()
-        .for_each_init(Vec::new, |buf, (b, chunk)| {
-            let rows = chunk.len() / n_outputs;
-            let block = x.row_block(b * BLOCK, rows, buf);
-            for (j, tree) in forest.iter().enumerate() {
-                let class = (first + j) % n_outputs;
-                tree.add_block(block, p, |r, v| chunk[r * n_outputs + class] += v);
-            }
-        });
+        .for_each_init(
+            || (Vec::new(), Vec::new(), Vec::new()),
+            |(buf, cols, acc), (b, chunk)| {
+                let rows = chunk.len() / n_outputs;
+                let block = x.row_block(b * BLOCK, rows, buf);
+                // The block by feature, for the mask walk.
+                cols.clear();
+                if any_masks {
+                    for j in 0..p {
+                        cols.extend(block.chunks_exact(p).map(|row| row[j]));
+                    }
+                }
+                for (j, tree) in forest.iter().enumerate() {
+                    let class = (first + j) % n_outputs;
+                    let add = |r: usize, v: f64| chunk[r * n_outputs + class] += v;
+                    match tree {
+                        Walk::Flat(t) => t.add_block(block, p, add),
+                        Walk::Masks(t) => t.add_block(cols, rows, acc, add),
+                    }
+                }
+            },
+        );
 }
+
+enum Walk<'a, T> {
+    Flat(FlatTree<'a, T>),
+    Masks(MaskTree<T>),
+}
+
+/// A tree of at most 32 leaves as leaf masks (the QuickScorer idea, Lucchese
+/// et al. 2015): leaves are numbered left to right; a row that goes right at
+/// a node can reach none of the leaves of its left subtree, so clearing
+/// those bits at every node where the row goes right leaves the row's leaf
+/// as the lowest bit still set. Every node is tested for every row, with no
+/// dependence between the tests, so a block's rows go through a node as
+/// one vectorizable loop. The decisions are those of the flat walk (same
+/// thresholds, same NaN routing), so the leaf is the same.
+struct MaskTree<T> {
+    nodes: Vec<MaskNode<T>>,
+    /// Leaf value by left-to-right position.
+    values: Vec<f64>,
+}
+
+impl<T: Element> MaskTree<T> {
+    fn new(tree: &Tree) -> Option<Self> {
+        let m = tree.n_internal();
+        if m == 0 || tree.n_leaves() > 32 {
+            return None;
+        }
+        // Leaves in left-to-right order, and for each node the bits of its
+        // left subtree's leaves (depth ≤ 31 here, so recursion is fine).
+        let mut order = Vec::with_capacity(tree.n_leaves());
+        let mut left_bits = vec![0u32; m];
+        fn visit(
+            tree: &Tree,
+            child: i32,
+            order: &mut Vec<usize>,
+            left_bits: &mut [u32],
+        ) -> (u32, u32) {
+            if child < 0 {
+                let pos = order.len() as u32;
+                order.push(!child as usize);
+                return (pos, 1);
+            }
+            let k = child as usize;
+            let (first, n_left) = visit(tree, tree.left[k], order, left_bits);
+            let (_, n_right) = visit(tree, tree.right[k], order, left_bits);
+            left_bits[k] = (((1u64 << n_left) - 1) as u32) << first;
+            (first, n_left + n_right)
+        }
+        visit(tree, 0, &mut order, &mut left_bits);
+        Some(MaskTree {
+            nodes: (0..m)
+                .map(|k| {
+                    (
+                        tree.feature[k] as usize,
+                        T::at_most(tree.threshold[k]),
+                        tree.default_left[k],
+                        left_bits[k],
+                    )
+                })
+                .collect(),
+            values: order.iter().map(|&i| tree.leaf_value[i]).collect(),
+        })
+    }
+
+    /// `cols`: the block's `rows` rows by feature (feature j at j·rows).
+    #[inline]
+    fn add_block(
+        &self,
+        cols: &[T],
+        rows: usize,
+        acc: &mut Vec<u32>,
+        mut add: impl FnMut(usize, f64),
+    ) {
+        acc.clear();
+        acc.resize(rows, u32::MAX);
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2 (checked just above).
+            unsafe { clear_unreachable_avx2(&self.nodes, cols, rows, acc) };
+        } else {
+            clear_unreachable(&self.nodes, cols, rows, acc);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        clear_unreachable(&self.nodes, cols, rows, acc);
+        for (r, &a) in acc.iter().enumerate() {
+            add(r, self.values[a.trailing_zeros() as usize]);
+        }
+    }
+}
+
+/// Clears, for every row, the leaves it cannot reach (see `MaskTree`).
+#[inline(always)]
+fn clear_unreachable<T: Element>(nodes: &[MaskNode<T>], cols: &[T], rows: usize, acc: &mut [u32]) {
+    for &(j, t, default_left, left) in nodes {
+        let col = &cols[j * rows..(j + 1) * rows];
+        if default_left {
+            // NaN: `v > t` is false, so it stays left.
+            for (a, &v) in acc.iter_mut().zip(col) {
+                *a &= if v > t { !left } else { u32::MAX };
+            }
+        } else {
+            for (a, &v) in acc.iter_mut().zip(col) {
+                *a &= if v <= t { u32::MAX } else { !left };
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn clear_unreachable_avx2<T: Element>(
+    nodes: &[MaskNode<T>],
+    cols: &[T],
+    rows: usize,
+    acc: &mut [u32],
+) {
+    clear_unreachable(nodes, cols, rows, acc)
+}
+
+/// (feature, threshold, default_left, bits of the left subtree's leaves).
+type MaskNode<T> = (usize, T, bool, u32);
 
 fn add_row_by_row<T: Element>(
     trees: &[Tree],
@@ -268,5 +412,71 @@ mod tests {
             );
             assert!(slow.iter().any(|&v| v != 0.0));
         }
+    }
+
+    /// Random tree shapes from 1 to 40 leaves (mask walk up to 32, flat
+    /// walk beyond) give the node-by-node walk's scores, bit for bit.
+    #[test]
+    fn every_tree_shape_equals_node_by_node_walk() {
+        let mut state = 99u64;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            state >> 11
+        };
+        let p = 4;
+        let levels = [-1.0, -0.25, 0.0, 0.1, 0.5, 2.0];
+        let mut trees = Vec::new();
+        for n_leaves in 1..=40usize {
+            let mut tree = Tree {
+                leaf_value: vec![0.0],
+                ..Tree::default()
+            };
+            // Split a random leaf until the tree has n_leaves leaves; the
+            // leaf's parent slot (node, left?) is rewired to the new node.
+            let mut slots: Vec<Option<(usize, bool)>> = vec![None];
+            while tree.leaf_value.len() < n_leaves {
+                let leaf = next() as usize % slots.len();
+                let node = tree.feature.len();
+                let new_leaf = tree.leaf_value.len();
+                tree.feature.push((next() % p as u64) as u32);
+                tree.threshold.push(levels[next() as usize % levels.len()]);
+                tree.default_left.push(next() % 2 == 0);
+                tree.left.push(!(leaf as i32));
+                tree.right.push(!(new_leaf as i32));
+                tree.gain.push(1.0);
+                tree.count.push(1.0);
+                tree.leaf_value.push(0.0);
+                if let Some((parent, is_left)) = slots[leaf] {
+                    let slot = if is_left {
+                        &mut tree.left
+                    } else {
+                        &mut tree.right
+                    };
+                    slot[parent] = node as i32;
+                }
+                slots[leaf] = Some((node, true));
+                slots.push(Some((node, false)));
+            }
+            for (k, v) in tree.leaf_value.iter_mut().enumerate() {
+                *v = (k as f64 + 1.0) * 0.37 + n_leaves as f64 * 1e-3;
+            }
+            tree.validate(p).unwrap();
+            trees.push(tree);
+        }
+        assert!(
+            trees.iter().any(|t| t.n_leaves() == 32) && trees.iter().any(|t| t.n_leaves() > 32)
+        );
+        let n = 2 * MIN_ROWS_FOR_FLAT + 3;
+        let x: Vec<f64> = (0..n * p)
+            .map(|_| match next() % 8 {
+                0 => f64::NAN,
+                k => levels[k as usize % levels.len()] + (next() % 3) as f64 * 0.01 - 0.01,
+            })
+            .collect();
+        let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        check_flat_walk(&trees, &DenseMatrix::row_major(&x, n, p).unwrap());
+        check_flat_walk(&trees, &DenseMatrix::row_major(&x32, n, p).unwrap());
     }
 }
