@@ -47,18 +47,23 @@ pub fn add_tree_outputs_multi<T: Element>(
     }
     let forest: Vec<Walk<T>> = trees
         .iter()
-        .map(|t| match MaskTree::new(t) {
-            Some(m) => Walk::Masks(m),
-            None => Walk::Flat(FlatTree::new(t)),
+        .map(|t| {
+            if let Some(m) = MaskTree::new(t) {
+                Walk::Masks32(m)
+            } else if let Some(m) = MaskTree::new(t) {
+                Walk::Masks64(m)
+            } else {
+                Walk::Flat(FlatTree::new(t))
+            }
         })
         .collect();
-    let any_masks = forest.iter().any(|t| matches!(t, Walk::Masks(_)));
+    let any_masks = forest.iter().any(|t| !matches!(t, Walk::Flat(_)));
     let p = x.n_cols();
     out.par_chunks_mut(BLOCK * n_outputs)
         .enumerate()
         .for_each_init(
-            || (Vec::new(), Vec::new(), Vec::new()),
-            |(buf, cols, acc), (b, chunk)| {
+            || (Vec::new(), Vec::new(), Vec::new(), Vec::new()),
+            |(buf, cols, acc32, acc64), (b, chunk)| {
                 let rows = chunk.len() / n_outputs;
                 let block = x.row_block(b * BLOCK, rows, buf);
                 // The block by feature, for the mask walk.
@@ -73,7 +78,8 @@ pub fn add_tree_outputs_multi<T: Element>(
                     let add = |r: usize, v: f64| chunk[r * n_outputs + class] += v;
                     match tree {
                         Walk::Flat(t) => t.add_block(block, p, add),
-                        Walk::Masks(t) => t.add_block(cols, rows, acc, add),
+                        Walk::Masks32(t) => t.add_block(cols, rows, acc32, add),
+                        Walk::Masks64(t) => t.add_block(cols, rows, acc64, add),
                     }
                 }
             },
@@ -82,10 +88,47 @@ pub fn add_tree_outputs_multi<T: Element>(
 
 enum Walk<'a, T> {
     Flat(FlatTree<'a, T>),
-    Masks(MaskTree<T>),
+    Masks32(MaskTree<T, u32>),
+    Masks64(MaskTree<T, u64>),
 }
 
-/// A tree of at most 32 leaves as leaf masks (the QuickScorer idea, Lucchese
+/// A set of leaves as bits: u32 for trees of up to 32 leaves (twice the
+/// rows per vector), u64 up to 64 (depth-wise trees of depth 6).
+trait LeafMask:
+    Copy + Send + Sync + std::ops::BitAnd<Output = Self> + std::ops::Not<Output = Self>
+{
+    const BITS: usize;
+    const ALL: Self;
+    /// `n` bits from bit `first` (n + first ≤ BITS, n < BITS).
+    fn run(first: u32, n: u32) -> Self;
+    fn lowest(self) -> usize;
+}
+
+impl LeafMask for u32 {
+    const BITS: usize = 32;
+    const ALL: Self = u32::MAX;
+    fn run(first: u32, n: u32) -> Self {
+        ((1u32 << n) - 1) << first
+    }
+    #[inline(always)]
+    fn lowest(self) -> usize {
+        self.trailing_zeros() as usize
+    }
+}
+
+impl LeafMask for u64 {
+    const BITS: usize = 64;
+    const ALL: Self = u64::MAX;
+    fn run(first: u32, n: u32) -> Self {
+        ((1u64 << n) - 1) << first
+    }
+    #[inline(always)]
+    fn lowest(self) -> usize {
+        self.trailing_zeros() as usize
+    }
+}
+
+/// A tree of at most `M::BITS` leaves as leaf masks (the QuickScorer idea, Lucchese
 /// et al. 2015): leaves are numbered left to right; a row that goes right at
 /// a node can reach none of the leaves of its left subtree, so clearing
 /// those bits at every node where the row goes right leaves the row's leaf
@@ -93,27 +136,27 @@ enum Walk<'a, T> {
 /// dependence between the tests, so a block's rows go through a node as
 /// one vectorizable loop. The decisions are those of the flat walk (same
 /// thresholds, same NaN routing), so the leaf is the same.
-struct MaskTree<T> {
-    nodes: Vec<MaskNode<T>>,
+struct MaskTree<T, M> {
+    nodes: Vec<MaskNode<T, M>>,
     /// Leaf value by left-to-right position.
     values: Vec<f64>,
 }
 
-impl<T: Element> MaskTree<T> {
+impl<T: Element, M: LeafMask> MaskTree<T, M> {
     fn new(tree: &Tree) -> Option<Self> {
         let m = tree.n_internal();
-        if m == 0 || tree.n_leaves() > 32 {
+        if m == 0 || tree.n_leaves() > M::BITS {
             return None;
         }
         // Leaves in left-to-right order, and for each node the bits of its
-        // left subtree's leaves (depth ≤ 31 here, so recursion is fine).
+        // left subtree's leaves (depth < 64 here, so recursion is fine).
         let mut order = Vec::with_capacity(tree.n_leaves());
-        let mut left_bits = vec![0u32; m];
-        fn visit(
+        let mut left_bits = vec![M::ALL; m];
+        fn visit<M: LeafMask>(
             tree: &Tree,
             child: i32,
             order: &mut Vec<usize>,
-            left_bits: &mut [u32],
+            left_bits: &mut [M],
         ) -> (u32, u32) {
             if child < 0 {
                 let pos = order.len() as u32;
@@ -123,7 +166,7 @@ impl<T: Element> MaskTree<T> {
             let k = child as usize;
             let (first, n_left) = visit(tree, tree.left[k], order, left_bits);
             let (_, n_right) = visit(tree, tree.right[k], order, left_bits);
-            left_bits[k] = (((1u64 << n_left) - 1) as u32) << first;
+            left_bits[k] = M::run(first, n_left);
             (first, n_left + n_right)
         }
         visit(tree, 0, &mut order, &mut left_bits);
@@ -148,11 +191,11 @@ impl<T: Element> MaskTree<T> {
         &self,
         cols: &[T],
         rows: usize,
-        acc: &mut Vec<u32>,
+        acc: &mut Vec<M>,
         mut add: impl FnMut(usize, f64),
     ) {
         acc.clear();
-        acc.resize(rows, u32::MAX);
+        acc.resize(rows, M::ALL);
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU supports AVX2 (checked just above).
@@ -163,24 +206,29 @@ impl<T: Element> MaskTree<T> {
         #[cfg(not(target_arch = "x86_64"))]
         clear_unreachable(&self.nodes, cols, rows, acc);
         for (r, &a) in acc.iter().enumerate() {
-            add(r, self.values[a.trailing_zeros() as usize]);
+            add(r, self.values[a.lowest()]);
         }
     }
 }
 
 /// Clears, for every row, the leaves it cannot reach (see `MaskTree`).
 #[inline(always)]
-fn clear_unreachable<T: Element>(nodes: &[MaskNode<T>], cols: &[T], rows: usize, acc: &mut [u32]) {
+fn clear_unreachable<T: Element, M: LeafMask>(
+    nodes: &[MaskNode<T, M>],
+    cols: &[T],
+    rows: usize,
+    acc: &mut [M],
+) {
     for &(j, t, default_left, left) in nodes {
         let col = &cols[j * rows..(j + 1) * rows];
         if default_left {
             // NaN: `v > t` is false, so it stays left.
             for (a, &v) in acc.iter_mut().zip(col) {
-                *a &= if v > t { !left } else { u32::MAX };
+                *a = *a & if v > t { !left } else { M::ALL };
             }
         } else {
             for (a, &v) in acc.iter_mut().zip(col) {
-                *a &= if v <= t { u32::MAX } else { !left };
+                *a = *a & if v <= t { M::ALL } else { !left };
             }
         }
     }
@@ -188,17 +236,17 @@ fn clear_unreachable<T: Element>(nodes: &[MaskNode<T>], cols: &[T], rows: usize,
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn clear_unreachable_avx2<T: Element>(
-    nodes: &[MaskNode<T>],
+unsafe fn clear_unreachable_avx2<T: Element, M: LeafMask>(
+    nodes: &[MaskNode<T, M>],
     cols: &[T],
     rows: usize,
-    acc: &mut [u32],
+    acc: &mut [M],
 ) {
     clear_unreachable(nodes, cols, rows, acc)
 }
 
 /// (feature, threshold, default_left, bits of the left subtree's leaves).
-type MaskNode<T> = (usize, T, bool, u32);
+type MaskNode<T, M> = (usize, T, bool, M);
 
 fn add_row_by_row<T: Element>(
     trees: &[Tree],
@@ -312,6 +360,8 @@ impl<'a, T: Element> FlatTree<'a, T> {
         }
     }
 
+    // `!(v <= t)` on purpose: it is true for NaN, unlike `v > t`.
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
     #[inline(always)]
     fn step(&self, at: u32, rows: &[T], row_start: usize) -> u32 {
         let node = &self.nodes[at as usize];
@@ -414,8 +464,9 @@ mod tests {
         }
     }
 
-    /// Random tree shapes from 1 to 40 leaves (mask walk up to 32, flat
-    /// walk beyond) give the node-by-node walk's scores, bit for bit.
+    /// Random tree shapes from 1 to 70 leaves (32-bit masks up to 32, 64-bit
+    /// up to 64, the flat walk beyond) give the node-by-node walk's scores,
+    /// bit for bit.
     #[test]
     fn every_tree_shape_equals_node_by_node_walk() {
         let mut state = 99u64;
@@ -428,7 +479,7 @@ mod tests {
         let p = 4;
         let levels = [-1.0, -0.25, 0.0, 0.1, 0.5, 2.0];
         let mut trees = Vec::new();
-        for n_leaves in 1..=40usize {
+        for n_leaves in 1..=70usize {
             let mut tree = Tree {
                 leaf_value: vec![0.0],
                 ..Tree::default()
@@ -466,7 +517,9 @@ mod tests {
             trees.push(tree);
         }
         assert!(
-            trees.iter().any(|t| t.n_leaves() == 32) && trees.iter().any(|t| t.n_leaves() > 32)
+            [32, 33, 64, 65]
+                .iter()
+                .all(|&l| trees.iter().any(|t| t.n_leaves() == l))
         );
         let n = 2 * MIN_ROWS_FOR_FLAT + 3;
         let x: Vec<f64> = (0..n * p)
