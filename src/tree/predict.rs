@@ -2,7 +2,7 @@
 //! inside a block (a tree's nodes stay in cache while its rows stream by).
 //!
 //! Large inputs go through a copy of the forest made for blocks of rows.
-//! Trees of at most 32 leaves become leaf masks (`MaskTree`): every node is
+//! Trees of at most 64 leaves become leaf masks (`MaskTree`): every node is
 //! tested for all rows of a block, one vectorizable loop per node, and the
 //! row's leaf is the lowest leaf bit its tests leave set. Larger trees become
 //! one flat array of nodes in which leaves point to themselves
