@@ -461,12 +461,11 @@ fn build_typed<C: BinCode>(
     // A task is a group of features; more groups than threads so that
     // work stealing can balance them. Small nodes are one group.
     let parallel = work >= PARALLEL_MIN_WORK;
-    let group_len = if parallel {
-        slices.len().div_ceil(2 * rayon::current_num_threads())
+    let n_groups = if parallel {
+        2 * rayon::current_num_threads()
     } else {
-        slices.len()
-    }
-    .max(1);
+        1
+    };
     let run = |group: Vec<(usize, HistSliceMut)>| {
         let mut sums: Vec<Vec<BinStats>> = group
             .iter()
@@ -480,15 +479,17 @@ fn build_typed<C: BinCode>(
             .iter()
             .map(|(j, _)| defaults[*j].unwrap_or(usize::MAX))
             .collect();
+        let passes = even_sizes(cols.len(), cols.len().div_ceil(KERNEL_FEATURES));
         for lo in (0..m).step_by(FEATURE_BLOCK_ROWS) {
             let block = lo..(lo + FEATURE_BLOCK_ROWS).min(m);
-            let calls = cols
-                .chunks(KERNEL_FEATURES)
-                .zip(skips.chunks(KERNEL_FEATURES))
-                .zip(sums.chunks_mut(KERNEL_FEATURES));
-            for ((c, k), s) in calls {
-                let b = block.clone();
-                match c.len() {
+            let (mut c, mut k, mut s) = (&cols[..], &skips[..], &mut sums[..]);
+            for &len in &passes {
+                let (this_c, rest_c) = c.split_at(len);
+                let (this_k, rest_k) = k.split_at(len);
+                let (this_s, rest_s) = s.split_at_mut(len);
+                (c, k, s) = (rest_c, rest_k, rest_s);
+                let (c, k, s, b) = (this_c, this_k, this_s, block.clone());
+                match len {
                     4 => features_n::<C, 4>(c, rows, grads, w, s, k, b),
                     3 => features_n::<C, 3>(c, rows, grads, w, s, k, b),
                     2 => features_n::<C, 2>(c, rows, grads, w, s, k, b),
@@ -500,11 +501,32 @@ fn build_typed<C: BinCode>(
             h.store(s);
         }
     };
-    if parallel {
-        slices.into_par_iter().chunks(group_len).for_each(run);
-    } else {
-        run(slices);
+    let mut groups = Vec::with_capacity(n_groups);
+    let mut rest = slices;
+    for len in even_sizes(rest.len(), n_groups) {
+        let tail = rest.split_off(len);
+        groups.push(std::mem::replace(&mut rest, tail));
     }
+    if groups.len() > 1 {
+        groups.into_par_iter().for_each(run);
+    } else {
+        groups.into_iter().for_each(run);
+    }
+}
+
+/// `len` items cut into at most `parts` non-empty runs whose lengths differ
+/// by at most one, the longer runs spread evenly: the halves rayon splits a
+/// task list into then carry equal work (10 features in 4 groups are
+/// 2, 3, 2, 3, not 3, 3, 3, 1).
+fn even_sizes(len: usize, parts: usize) -> Vec<usize> {
+    let parts = parts.clamp(1, len.max(1));
+    let (base, extra) = (len / parts, len % parts);
+    // Run i is longer when the line from (0, 0) to (parts, extra) crosses
+    // an integer within it.
+    (0..parts)
+        .map(|i| base + (i + 1) * extra / parts - i * extra / parts)
+        .filter(|&s| s > 0)
+        .collect()
 }
 
 /// Hints the CPU to start loading `ptr`'s cache line (no effect elsewhere).
@@ -962,14 +984,47 @@ pub fn build(
 /// counts subtract with wrapping (exact wherever parent ≥ child, i.e. in
 /// every bin that was built).
 pub fn subtract_into(parent: &mut Histogram, child: &Histogram) {
-    for (p, c) in parent.gh.iter_mut().zip(&child.gh) {
+    subtract_bins(parent, child, 0..parent.len());
+}
+
+/// `subtract_into` on the bins of `features` only (the others are stale
+/// and never read): a randomized round's t of p features cost t/p here too.
+pub fn subtract_features_into(
+    parent: &mut Histogram,
+    child: &Histogram,
+    data: &BinnedDataset,
+    features: &[usize],
+) {
+    if features.len() == data.n_features() {
+        return subtract_into(parent, child);
+    }
+    for &j in features {
+        subtract_bins(parent, child, data.bin_offsets[j]..data.bin_offsets[j + 1]);
+    }
+}
+
+fn subtract_bins(parent: &mut Histogram, child: &Histogram, bins: Range<usize>) {
+    let pairs = parent.gh[bins.clone()]
+        .iter_mut()
+        .zip(&child.gh[bins.clone()]);
+    for (p, c) in pairs {
         *p = [p[0] - c[0], p[1] - c[1]];
     }
-    for (p, c) in parent.count.iter_mut().zip(&child.count) {
-        *p = p.wrapping_sub(*c);
+    if !parent.count.is_empty() && !child.count.is_empty() {
+        let pairs = parent.count[bins.clone()]
+            .iter_mut()
+            .zip(&child.count[bins.clone()]);
+        for (p, c) in pairs {
+            *p = p.wrapping_sub(*c);
+        }
     }
-    for (p, c) in parent.weight.iter_mut().zip(&child.weight) {
-        *p -= c;
+    if !parent.weight.is_empty() && !child.weight.is_empty() {
+        let pairs = parent.weight[bins.clone()]
+            .iter_mut()
+            .zip(&child.weight[bins]);
+        for (p, c) in pairs {
+            *p -= c;
+        }
     }
 }
 
@@ -1029,6 +1084,28 @@ mod tests {
         for (x, y) in a.iter().zip(b) {
             for (u, v) in [(x.g, y.g), (x.h, y.h), (x.w, y.w), (x.n, y.n)] {
                 assert!((u - v).abs() <= 1e-9 * (1.0 + v.abs()), "{x:?} vs {y:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn even_sizes_cover_the_items_in_balanced_alternating_runs() {
+        assert_eq!(even_sizes(10, 4), [2, 3, 2, 3]);
+        assert_eq!(even_sizes(0, 4), Vec::<usize>::new());
+        for len in 0..60 {
+            for parts in 1..10 {
+                let sizes = even_sizes(len, parts);
+                assert_eq!(sizes.iter().sum::<usize>(), len, "{len} {parts}");
+                assert_eq!(sizes.len(), parts.min(len), "{len} {parts}");
+                let (lo, hi) = (sizes.iter().min(), sizes.iter().max());
+                assert!(hi.zip(lo).is_none_or(|(h, l)| h - l <= 1), "{sizes:?}");
+                // Halves (as rayon splits them) differ by at most one item
+                // when the run count is even.
+                if sizes.len() % 2 == 0 {
+                    let (a, b) = sizes.split_at(sizes.len() / 2);
+                    let (a, b) = (a.iter().sum::<usize>(), b.iter().sum::<usize>());
+                    assert!(a.abs_diff(b) <= 1, "{sizes:?}");
+                }
             }
         }
     }
@@ -1156,8 +1233,18 @@ mod tests {
                 close(&all_stats(&part)[r.clone()], &want[r]);
             }
 
+            let rest_want = naive(&data, &rest, &gh, weights);
+            // Only the subset's bins are subtracted; the others keep the root's.
+            let mut some_rest = root.clone();
+            subtract_features_into(&mut some_rest, &sub, &data, &some);
+            let (got, kept) = (all_stats(&some_rest), all_stats(&root));
+            for j in 0..p {
+                let r = data.bin_offsets[j]..data.bin_offsets[j + 1];
+                let want = if some.contains(&j) { &rest_want } else { &kept };
+                close(&got[r.clone()], &want[r]);
+            }
             subtract_into(&mut root, &sub);
-            close(&all_stats(&root), &naive(&data, &rest, &gh, weights));
+            close(&all_stats(&root), &rest_want);
         }
         data.total_bins()
     }

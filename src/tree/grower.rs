@@ -15,7 +15,7 @@ use rand_chacha::ChaCha8Rng;
 use crate::alloc::filled_vec;
 use crate::error::Result;
 use crate::histogram::{
-    BinStats, BuildScratch, Gradients, Histogram, HistogramPool, build, subtract_into,
+    BinStats, BuildScratch, Gradients, Histogram, HistogramPool, build, subtract_features_into,
 };
 use crate::params::Mode;
 use crate::selection::{Candidates, Selector};
@@ -491,7 +491,12 @@ impl<'a> TreeGrower<'a> {
                     &small.total,
                 );
                 if large_splits {
-                    subtract_into(&mut parent_hist, &small_hist);
+                    subtract_features_into(
+                        &mut parent_hist,
+                        &small_hist,
+                        self.data,
+                        &cands.features,
+                    );
                 }
                 // The two searches are independent: run them side by side
                 // (each result is what it would be alone).
