@@ -17,6 +17,8 @@ Setting (all in one run, every fit in its own fresh process):
   logistic loss, Newton gain and leaves, min 20 rows and 1e-3 hessian per leaf,
   no L2, no row subsampling, 2 threads (``n_jobs=2`` / ``num_threads=2``).
 * configurations: rgbm_rs ``selection="groups", selection_size=p//10`` (per tree),
+  rgbm_rs groups with ``selection_size=1`` (what a round costs besides the
+  histograms of its features: gradients, partitions, leaf sums, score update),
   rgbm_rs ``selection="full"``, LightGBM ``colsample_bytree=0.1`` and ``1.0``.
 * per-round cost = (fit(R2) - fit(R1)) / (R2 - R1) on wall-clock ``fit``
   times (binning and setup cancel), R1 = 10, R2 = 60 by default, median over
@@ -44,9 +46,10 @@ import time
 import numpy as np
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-CONFIGS = ["rgbm_groups", "rgbm_full", "lgbm_col0.1", "lgbm_col1.0"]
+CONFIGS = ["rgbm_groups", "rgbm_groups_t1", "rgbm_full", "lgbm_col0.1", "lgbm_col1.0"]
 LABELS = {
     "rgbm_groups": "rgbm_rs groups, t = p/10",
+    "rgbm_groups_t1": "rgbm_rs groups, t = 1 (one feature: close to the work that does not shrink with t)",
     "rgbm_full": "rgbm_rs full",
     "lgbm_col0.1": "LightGBM colsample_bytree=0.1",
     "lgbm_col1.0": "LightGBM colsample_bytree=1.0",
@@ -73,7 +76,10 @@ def child(spec: dict) -> dict:
     if cfg.startswith("rgbm"):
         from rgbm_rs import RGBMClassifier
 
-        kw = dict(selection="groups", selection_size=spec["p"] // 10) if cfg == "rgbm_groups" else dict(selection="full")
+        if cfg == "rgbm_full":
+            kw = dict(selection="full")
+        else:
+            kw = dict(selection="groups", selection_size=1 if cfg == "rgbm_groups_t1" else spec["p"] // 10)
         est = RGBMClassifier(
             n_estimators=R, learning_rate=0.1, max_depth=None, max_leaves=31, max_bins=255,
             min_samples_leaf=20, min_child_weight=1e-3, reg_lambda=0.0, gain="newton", leaf="newton",
@@ -220,6 +226,7 @@ def main(argv=None):
     rows = [
         ("rgbm groups(p/10) / rgbm full", "rgbm_groups", "rgbm_full", "<= 0.2"),
         ("rgbm groups(p/10) / LightGBM colsample 0.1", "rgbm_groups", "lgbm_col0.1", "<= 0.5"),
+        ("rgbm groups(t=1) / LightGBM colsample 0.1", "rgbm_groups_t1", "lgbm_col0.1", "(context: the floor)"),
         ("rgbm full / LightGBM colsample 1.0", "rgbm_full", "lgbm_col1.0", "(context)"),
         ("LightGBM colsample 0.1 / colsample 1.0", "lgbm_col0.1", "lgbm_col1.0", "(context)"),
     ]
