@@ -104,29 +104,22 @@ trait LeafMask:
     fn lowest(self) -> usize;
 }
 
-impl LeafMask for u32 {
-    const BITS: usize = 32;
-    const ALL: Self = u32::MAX;
-    fn run(first: u32, n: u32) -> Self {
-        ((1u32 << n) - 1) << first
-    }
-    #[inline(always)]
-    fn lowest(self) -> usize {
-        self.trailing_zeros() as usize
-    }
+macro_rules! leaf_mask {
+    ($($t:ty),*) => {$(
+        impl LeafMask for $t {
+            const BITS: usize = <$t>::BITS as usize;
+            const ALL: Self = <$t>::MAX;
+            fn run(first: u32, n: u32) -> Self {
+                ((1 << n) - 1) << first
+            }
+            #[inline(always)]
+            fn lowest(self) -> usize {
+                self.trailing_zeros() as usize
+            }
+        }
+    )*};
 }
-
-impl LeafMask for u64 {
-    const BITS: usize = 64;
-    const ALL: Self = u64::MAX;
-    fn run(first: u32, n: u32) -> Self {
-        ((1u64 << n) - 1) << first
-    }
-    #[inline(always)]
-    fn lowest(self) -> usize {
-        self.trailing_zeros() as usize
-    }
-}
+leaf_mask!(u32, u64);
 
 /// A tree of at most `M::BITS` leaves as leaf masks (the QuickScorer idea, Lucchese
 /// et al. 2015): leaves are numbered left to right; a row that goes right at
