@@ -333,11 +333,9 @@ fn build_features_body<C: BinCode, const ALL_ROWS: bool, const WEIGHTED: bool, c
     };
     let lo = block.start;
     for (k, &gh) in gh.iter().enumerate() {
-        if !ALL_ROWS {
-            if let Some(&ahead) = rows.get(k + PREFETCH_AHEAD) {
-                for col in &cols {
-                    prefetch(col.as_ptr().wrapping_add(ahead as usize));
-                }
+        if !ALL_ROWS && let Some(&ahead) = rows.get(k + PREFETCH_AHEAD) {
+            for col in &cols {
+                prefetch(col.as_ptr().wrapping_add(ahead as usize));
             }
         }
         let one = BinStats::row::<WEIGHTED>(gh, w, lo + k);
@@ -434,6 +432,7 @@ dispatch_avx2! {
         sparse: &SparseRows, span: Range<usize>, rows: &[u32], gh: &[[f64; 2]], w: &[f64], hist: HistSliceMut)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn build_typed<C: BinCode>(
     codes: &[C],
     n_rows: usize,
@@ -630,6 +629,8 @@ fn build_sparse_chunk_body<const ALL_ROWS: bool, const WEIGHTED: bool>(
     // add per entry into 32-byte records beats two read-modify-writes.
     let mut sums = vec![BinStats::default(); hist.gh.len()];
     let n = if ALL_ROWS { span.len() } else { rows.len() };
+    // One index walks either the dense span or the row list.
+    #[allow(clippy::needless_range_loop)]
     for k in 0..n {
         let r = if ALL_ROWS {
             span.start + k
@@ -1101,7 +1102,7 @@ mod tests {
                 assert!(hi.zip(lo).is_none_or(|(h, l)| h - l <= 1), "{sizes:?}");
                 // Halves (as rayon splits them) differ by at most one item
                 // when the run count is even.
-                if sizes.len() % 2 == 0 {
+                if sizes.len().is_multiple_of(2) {
                     let (a, b) = sizes.split_at(sizes.len() / 2);
                     let (a, b) = (a.iter().sum::<usize>(), b.iter().sum::<usize>());
                     assert!(a.abs_diff(b) <= 1, "{sizes:?}");
@@ -1115,7 +1116,7 @@ mod tests {
         // Several row blocks of the feature-major kernel, for the root (all
         // 30k rows) and the subsets (20k rows). Its calls take 1-4 features
         // (groups of 5 features split by threads here, of 40 below).
-        assert!(20_000 > FEATURE_BLOCK_ROWS && KERNEL_FEATURES == 4);
+        const { assert!(20_000 > FEATURE_BLOCK_ROWS && KERNEL_FEATURES == 4) };
         for sparse in [false, true] {
             kernels_match_naive(sparse, 30_000, 5, 16);
         }
@@ -1201,7 +1202,7 @@ mod tests {
                 &mut scratch,
                 &sum(&all),
             );
-            close(&all_stats(&root), &naive(&data, &all, &gh, weights));
+            close(&all_stats(&root), &naive(&data, &all, gh, weights));
             assert_eq!(root.count.is_empty(), unit_hessian && weights.is_none());
 
             let mut sub = Histogram::new(data.total_bins());
@@ -1214,7 +1215,7 @@ mod tests {
                 &mut scratch,
                 &sum(&subset),
             );
-            close(&all_stats(&sub), &naive(&data, &subset, &gh, weights));
+            close(&all_stats(&sub), &naive(&data, &subset, gh, weights));
             // The feature-major subset kernel (used when only some features are active).
             let some: Vec<usize> = (0..p).filter(|j| j % 2 == 0).collect();
             let mut part = Histogram::new(data.total_bins());
@@ -1227,13 +1228,13 @@ mod tests {
                 &mut scratch,
                 &sum(&subset),
             );
-            let want = naive(&data, &subset, &gh, weights);
+            let want = naive(&data, &subset, gh, weights);
             for &j in &some {
                 let r = data.bin_offsets[j]..data.bin_offsets[j + 1];
                 close(&all_stats(&part)[r.clone()], &want[r]);
             }
 
-            let rest_want = naive(&data, &rest, &gh, weights);
+            let rest_want = naive(&data, &rest, gh, weights);
             // Only the subset's bins are subtracted; the others keep the root's.
             let mut some_rest = root.clone();
             subtract_features_into(&mut some_rest, &sub, &data, &some);

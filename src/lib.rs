@@ -3,6 +3,10 @@
 //!
 //! Data flows one way: a borrowed matrix → [`data::BinnedDataset`] →
 //! [`booster::train`] → [`model::Model`] (trees with raw thresholds) → predictions.
+
+// `!(x > 0.0)` is how this crate says "not positive, or NaN": the negated
+// comparisons are deliberate.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
 pub mod alloc;
 pub mod booster;
 pub mod data;

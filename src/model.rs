@@ -282,7 +282,7 @@ impl Model {
                 self.n_outputs
             )));
         }
-        if self.trees.len() % self.n_outputs != 0 {
+        if !self.trees.len().is_multiple_of(self.n_outputs) {
             return Err(RgbmError::ModelFormat(format!(
                 "{} trees are not whole rounds of {} outputs",
                 self.trees.len(),

@@ -29,7 +29,10 @@ pub fn with_threads<R: Send>(n_jobs: Option<usize>, f: impl FnOnce() -> R + Send
 }
 
 /// Pools kept for prediction, keyed by thread count and owned by one process.
-static PREDICT_POOLS: Mutex<Option<(u32, Vec<(usize, Arc<ThreadPool>)>)>> = Mutex::new(None);
+static PREDICT_POOLS: Mutex<Option<(u32, PoolsByThreads)>> = Mutex::new(None);
+
+/// (thread count, its pool).
+type PoolsByThreads = Vec<(usize, Arc<ThreadPool>)>;
 
 /// Runs `f` in a cached pool of `thread_count(n_jobs)` threads, so repeated
 /// predictions do not pay for thread start-up. Pools are per process: after
@@ -46,10 +49,10 @@ pub fn with_cached_threads<R: Send>(
         let mut guard = PREDICT_POOLS
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if guard.as_ref().is_some_and(|(owner, _)| *owner != pid) {
-            if let Some((_, stale)) = guard.take() {
-                std::mem::forget(stale);
-            }
+        if guard.as_ref().is_some_and(|(owner, _)| *owner != pid)
+            && let Some((_, stale)) = guard.take()
+        {
+            std::mem::forget(stale);
         }
         let (_, pools) = guard.get_or_insert_with(|| (pid, Vec::new()));
         match pools.iter().find(|(n, _)| *n == n_threads) {

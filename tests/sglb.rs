@@ -103,9 +103,10 @@ fn shrinkage_equals_shrinking_every_earlier_tree() {
                 )
             })
             .collect();
-        for k in 0..7 {
+        assert_eq!(raw.len(), 7);
+        for (k, model) in raw.iter().enumerate() {
             // The newest tree of the (k+1)-round model is unshrunk.
-            let newest = raw[k].predict_trees(&m, k, k + 1).unwrap();
+            let newest = model.predict_trees(&m, k, k + 1).unwrap();
             for (fi, t) in f.iter_mut().zip(newest) {
                 *fi = base + q * (*fi - base) + t;
             }

@@ -114,7 +114,7 @@ fn json_round_trip_preserves_model_and_predictions() {
     assert!(text.contains(&base));
     let v1 = text
         .replacen(&current, "\"format_version\":1", 1)
-        .replacen(&base, &base.replace('[', "").replace(']', ""), 1)
+        .replacen(&base, &base.replace(['[', ']'], ""), 1)
         .replacen("\"n_outputs\":1,", "", 1);
     let old = Model::from_json(&v1).unwrap();
     assert_eq!(old.base_score, model.base_score);

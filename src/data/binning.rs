@@ -371,13 +371,13 @@ impl BinMapper {
             ));
         }
         let n = x.n_rows();
-        if let Some(w) = weights {
-            if w.len() != n {
-                return Err(RgbmError::Shape(format!(
-                    "X has {n} rows but the weights have {}",
-                    w.len()
-                )));
-            }
+        if let Some(w) = weights
+            && w.len() != n
+        {
+            return Err(RgbmError::Shape(format!(
+                "X has {n} rows but the weights have {}",
+                w.len()
+            )));
         }
         let sample: Option<Vec<usize>> = if n > BIN_SAMPLE_ROWS {
             let mut rng = stream(seed, Purpose::BinSample, 0);

@@ -62,7 +62,7 @@ mod tests {
         for (y, f) in [(0.0, 4.0), (2.5, -1.0)] {
             crate::objective::tests::check_derivatives(&h, y, f, false);
             let (_, hh) = h.grad_hess(y, f);
-            assert!((hh - 1.5 / (y - f as f64).abs()).abs() < 1e-15);
+            assert!((hh - 1.5 / (y - f).abs()).abs() < 1e-15);
         }
     }
 }

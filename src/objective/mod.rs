@@ -137,13 +137,13 @@ impl Objective {
                 y[i]
             )));
         }
-        if self.is_binary() {
-            if let Some(i) = y.iter().position(|&v| v != 0.0 && v != 1.0) {
-                return Err(RgbmError::InvalidLabel(format!(
-                    "binary losses need labels 0/1, got {} at index {i}",
-                    y[i]
-                )));
-            }
+        if self.is_binary()
+            && let Some(i) = y.iter().position(|&v| v != 0.0 && v != 1.0)
+        {
+            return Err(RgbmError::InvalidLabel(format!(
+                "binary losses need labels 0/1, got {} at index {i}",
+                y[i]
+            )));
         }
         if let Objective::Softmax(s) = self {
             let k_out = s.n_classes as f64;

@@ -104,6 +104,7 @@ impl Softmax {
     /// (Σ w dℓ/dρ, Σ w d²ℓ/dρ²) of ℓ(y, base + ρ·dir) at ρ = `rho`, per row:
     /// dℓ/dρ = Σ_k p_k d_k − d_y and d²ℓ/dρ² = Σ_k p_k d_k² − (Σ_k p_k d_k)².
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     pub fn row_directional(
         &self,
         y: f64,

@@ -43,11 +43,11 @@ pub fn run_interruptible<R: Send>(
                 match done_rx.recv_timeout(Duration::from_millis(50)) {
                     Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
                     Err(mpsc::RecvTimeoutError::Timeout) => {
-                        if signal.is_none() {
-                            if let Err(e) = Python::attach(|py| py.check_signals()) {
-                                signal = Some(e);
-                                stop.store(true, Ordering::Relaxed);
-                            }
+                        if signal.is_none()
+                            && let Err(e) = Python::attach(|py| py.check_signals())
+                        {
+                            signal = Some(e);
+                            stop.store(true, Ordering::Relaxed);
                         }
                     }
                 }

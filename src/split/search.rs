@@ -378,10 +378,10 @@ mod tests {
                         let go_left = if rb == n_bins_value { ml } else { rb <= b };
                         if go_left { l.add(&st) } else { rr.add(&st) }
                     }
-                    if let Some(gain) = r.gain(r.score(&total), &l, &rr) {
-                        if want.is_none_or(|w| gain > w.0 + 1e-12) {
-                            want = Some((gain, b, ml));
-                        }
+                    if let Some(gain) = r.gain(r.score(&total), &l, &rr)
+                        && want.is_none_or(|w| gain > w.0 + 1e-12)
+                    {
+                        want = Some((gain, b, ml));
                     }
                 }
             }

@@ -275,10 +275,10 @@ impl<'a> TreeGrower<'a> {
             order: 0,
             cands: root_cands,
         }];
-        if leaves[0].best.is_none() {
-            if let Some(h) = leaves[0].hist.take() {
-                self.pool.give(h);
-            }
+        if leaves[0].best.is_none()
+            && let Some(h) = leaves[0].hist.take()
+        {
+            self.pool.give(h);
         }
         let mut created = 1;
         let mut tree = Tree::default();
@@ -383,6 +383,7 @@ impl<'a> TreeGrower<'a> {
         (cand.right.n, cand.right.w) = (n_right, n_right);
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn split_leaf(
         &mut self,
         leaf: &mut OpenLeaf,
@@ -534,10 +535,10 @@ impl<'a> TreeGrower<'a> {
             }
         }
         for c in [&mut left, &mut right] {
-            if c.best.is_none() {
-                if let Some(h) = c.hist.take() {
-                    self.pool.give(h);
-                }
+            if c.best.is_none()
+                && let Some(h) = c.hist.take()
+            {
+                self.pool.give(h);
             }
         }
         (left, right)
@@ -594,7 +595,8 @@ mod tests {
         sorted.sort_by(f64::total_cmp);
         sorted.dedup();
         let sse = |thr: f64| {
-            let (l, r): (Vec<(f64, f64)>, Vec<(f64, f64)>) = (0..40)
+            type Points = Vec<(f64, f64)>;
+            let (l, r): (Points, Points) = (0..40)
                 .map(|i| (xs[i], ys[i]))
                 .partition(|(x, _)| *x <= thr);
             let part = |v: &Vec<(f64, f64)>| {

@@ -354,7 +354,6 @@ impl<'a, T: Element> FlatTree<'a, T> {
     }
 
     // `!(v <= t)` on purpose: it is true for NaN, unlike `v > t`.
-    #[allow(clippy::neg_cmp_op_on_partial_ord)]
     #[inline(always)]
     fn step(&self, at: u32, rows: &[T], row_start: usize) -> u32 {
         let node = &self.nodes[at as usize];
