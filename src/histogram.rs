@@ -481,13 +481,12 @@ fn build_typed<C: BinCode>(
         let passes = even_sizes(cols.len(), cols.len().div_ceil(KERNEL_FEATURES));
         for lo in (0..m).step_by(FEATURE_BLOCK_ROWS) {
             let block = lo..(lo + FEATURE_BLOCK_ROWS).min(m);
-            let (mut c, mut k, mut s) = (&cols[..], &skips[..], &mut sums[..]);
+            let mut first = 0;
             for &len in &passes {
-                let (this_c, rest_c) = c.split_at(len);
-                let (this_k, rest_k) = k.split_at(len);
-                let (this_s, rest_s) = s.split_at_mut(len);
-                (c, k, s) = (rest_c, rest_k, rest_s);
-                let (c, k, s, b) = (this_c, this_k, this_s, block.clone());
+                let f = first..first + len;
+                first += len;
+                let (c, k, s) = (&cols[f.clone()], &skips[f.clone()], &mut sums[f]);
+                let b = block.clone();
                 match len {
                     4 => features_n::<C, 4>(c, rows, grads, w, s, k, b),
                     3 => features_n::<C, 3>(c, rows, grads, w, s, k, b),
@@ -500,12 +499,12 @@ fn build_typed<C: BinCode>(
             h.store(s);
         }
     };
-    let mut groups = Vec::with_capacity(n_groups);
-    let mut rest = slices;
-    for len in even_sizes(rest.len(), n_groups) {
-        let tail = rest.split_off(len);
-        groups.push(std::mem::replace(&mut rest, tail));
-    }
+    let sizes = even_sizes(slices.len(), n_groups);
+    let mut slices = slices.into_iter();
+    let groups: Vec<Vec<_>> = sizes
+        .into_iter()
+        .map(|len| slices.by_ref().take(len).collect())
+        .collect();
     if groups.len() > 1 {
         groups.into_par_iter().for_each(run);
     } else {
