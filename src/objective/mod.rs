@@ -83,6 +83,63 @@ fn weighted_sum(n: usize, w: Option<&[f64]>, f: impl Fn(usize) -> f64 + Sync) ->
     parts.iter().sum()
 }
 
+/// (w·g, w·h) of a point loss over a block of rows. With the loss's
+/// `grad_hess` inlined and no branch left but selects, the loop vectorizes;
+/// the AVX2 copy takes four rows at a time. Rust never fuses a multiply and
+/// an add, so both copies round the same way.
+fn point_gradients<L: PointLoss>(
+    o: &L,
+    y: &[f64],
+    f: &[f64],
+    w: Option<&[f64]>,
+    out: &mut [[f64; 2]],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        return unsafe { point_gradients_avx2(o, y, f, w, out) };
+    }
+    point_gradients_body(o, y, f, w, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn point_gradients_avx2<L: PointLoss>(
+    o: &L,
+    y: &[f64],
+    f: &[f64],
+    w: Option<&[f64]>,
+    out: &mut [[f64; 2]],
+) {
+    point_gradients_body(o, y, f, w, out)
+}
+
+#[inline(always)]
+fn point_gradients_body<L: PointLoss>(
+    o: &L,
+    y: &[f64],
+    f: &[f64],
+    w: Option<&[f64]>,
+    out: &mut [[f64; 2]],
+) {
+    let (y, f) = (&y[..out.len()], &f[..out.len()]);
+    match w {
+        None => {
+            for ((gh, &yi), &fi) in out.iter_mut().zip(y).zip(f) {
+                let (g, h) = o.grad_hess(yi, fi);
+                *gh = [g, h];
+            }
+        }
+        Some(w) => {
+            let w = &w[..out.len()];
+            for (((gh, &yi), &fi), &wi) in out.iter_mut().zip(y).zip(f).zip(w) {
+                let (g, h) = o.grad_hess(yi, fi);
+                *gh = [wi * g, wi * h];
+            }
+        }
+    }
+}
+
 impl Objective {
     pub fn from_params(p: &BoosterParams) -> Objective {
         match p.loss {
@@ -173,13 +230,8 @@ impl Objective {
     pub fn gradients(&self, y: &[f64], f: &[f64], w: Option<&[f64]>, out: &mut [[f64; 2]]) {
         dispatch!(self, o => {
             out.par_chunks_mut(CHUNK).enumerate().for_each(|(c, chunk)| {
-                let base = c * CHUNK;
-                for (k, gh) in chunk.iter_mut().enumerate() {
-                    let i = base + k;
-                    let (g, h) = o.grad_hess(y[i], f[i]);
-                    let wi = w.map_or(1.0, |w| w[i]);
-                    *gh = [wi * g, wi * h];
-                }
+                let rows = c * CHUNK..c * CHUNK + chunk.len();
+                point_gradients(o, &y[rows.clone()], &f[rows.clone()], w.map(|w| &w[rows]), chunk);
             })
         }, s => s.gradients(y, f, w, out))
     }
