@@ -2,6 +2,7 @@
 //!
 //! The hot loop of training. Each feature's histogram is built by one task
 //! in row order, so sums (f64) do not depend on the thread count.
+use std::cell::RefCell;
 use std::ops::Range;
 
 use rayon::prelude::*;
@@ -243,6 +244,23 @@ impl<'a> HistSliceMut<'a> {
                 weight: w1,
             },
         )
+    }
+
+    /// The bins `range` (of counts and weights too, where kept).
+    fn bins(&mut self, range: Range<usize>) -> HistSliceMut<'_> {
+        HistSliceMut {
+            gh: &mut self.gh[range.clone()],
+            count: if self.count.is_empty() {
+                &mut []
+            } else {
+                &mut self.count[range.clone()]
+            },
+            weight: if self.weight.is_empty() {
+                &mut []
+            } else {
+                &mut self.weight[range]
+            },
+        }
     }
 
     /// Stores `sums` (one per bin, all bins) from a 32-byte-record kernel.
@@ -542,8 +560,87 @@ pub fn prefetch<T>(ptr: *const T) {
 /// How many rows ahead the subset kernels prefetch a row's codes.
 pub const PREFETCH_AHEAD: usize = 16;
 
+thread_local! {
+    /// A row-major task's gradients (and weights) in node order: its first
+    /// tile reads them by row and keeps them here for the other tiles, so
+    /// they come from L2 instead of another random read.
+    static NODE_ORDER_GH: RefCell<Kept> = const { RefCell::new((Vec::new(), Vec::new())) };
+}
+
+/// Gradients and weights of a task's rows in node order.
+type Kept = (Vec<[f64; 2]>, Vec<f64>);
+
+/// One tile of the row-major kernel: features `features` of `row_codes`
+/// (p codes per row), each feature's first bin at `offsets` in the tile.
+struct Tile<'a, C> {
+    row_codes: &'a [C],
+    p: usize,
+    features: Range<usize>,
+    offsets: Vec<usize>,
+}
+
+impl<C: BinCode> Tile<'_, C> {
+    /// Adds the rows `rows` to the tile's bins `out`. `src` holds (g, h) and
+    /// w by row when BY_ROW, else in the order of `rows`; KEEP appends them
+    /// to `keep` in the order of `rows`.
+    #[inline(always)]
+    fn pass<const WEIGHTED: bool, const COUNTED: bool, const BY_ROW: bool, const KEEP: bool>(
+        &self,
+        rows: &[u32],
+        (gh, w): (&[[f64; 2]], &[f64]),
+        keep: &mut Kept,
+        out: HistSliceMut,
+    ) {
+        let (row_codes, p, f0, f1) = (
+            self.row_codes,
+            self.p,
+            self.features.start,
+            self.features.end,
+        );
+        // Equal-length views of the tile, so one bounds check covers them.
+        let bins = out.gh;
+        let count = &mut out.count[..if COUNTED { bins.len() } else { 0 }];
+        let weight = &mut out.weight[..if WEIGHTED { bins.len() } else { 0 }];
+        for (k, &r) in rows.iter().enumerate() {
+            if let Some(&ahead) = rows.get(k + PREFETCH_AHEAD) {
+                let ahead = ahead as usize;
+                prefetch(row_codes.as_ptr().wrapping_add(ahead * p + f0));
+                if BY_ROW {
+                    prefetch(gh.as_ptr().wrapping_add(ahead));
+                }
+            }
+            let r = r as usize;
+            let at = if BY_ROW { r } else { k };
+            let [g, h] = gh[at];
+            let wk = if WEIGHTED { w[at] } else { 0.0 };
+            if KEEP {
+                keep.0.push([g, h]);
+                if WEIGHTED {
+                    keep.1.push(wk);
+                }
+            }
+            let codes = &row_codes[r * p + f0..r * p + f1];
+            for (code, &off) in codes.iter().zip(&self.offsets) {
+                let i = off + code.idx();
+                let bin = &mut bins[i];
+                bin[0] += g;
+                bin[1] += h;
+                if COUNTED {
+                    count[i] += 1;
+                }
+                if WEIGHTED {
+                    weight[i] += wk;
+                }
+            }
+        }
+    }
+}
+
 /// Row-major kernel: the features in `features` (all when None) of each
 /// row in `rows` (one cache line per row); `hist` holds those features' bins.
+/// `gh` and `w` are indexed by row: the first tile reads them at random
+/// beside the row's codes (no separate gather pass over the node), the
+/// other tiles read the copy it kept.
 #[inline(always)]
 fn build_rows_chunk_body<C: BinCode, const WEIGHTED: bool, const COUNTED: bool>(
     row_codes: &[C],
@@ -558,53 +655,49 @@ fn build_rows_chunk_body<C: BinCode, const WEIGHTED: bool, const COUNTED: bool>(
     let features = features.unwrap_or(0..p);
     let base = offsets[features.start];
     hist.clear();
-    // Features in tiles of TILE_BINS bins: the chunk's rows are walked once
-    // per tile, so each bin still sees its rows in row order.
-    let mut f0 = features.start;
-    while f0 < features.end {
-        let mut f1 = f0 + 1;
-        while f1 < features.end && offsets[f1 + 1] - offsets[f0] <= TILE_BINS {
-            f1 += 1;
-        }
-        let (lo, hi) = (offsets[f0] - base, offsets[f1] - base);
-        let tile_offsets: Vec<usize> = offsets[f0..f1].iter().map(|o| o - base - lo).collect();
-        // Equal-length views of the tile, so one bounds check covers both.
-        let tile_gh = &mut hist.gh[lo..hi];
-        let tile_count: &mut [u32] = if COUNTED {
-            &mut hist.count[lo..hi]
-        } else {
-            &mut []
-        };
-        let tile_count = &mut tile_count[..if COUNTED { tile_gh.len() } else { 0 }];
-        let tile_weight: &mut [f64] = if WEIGHTED {
-            &mut hist.weight[lo..hi]
-        } else {
-            &mut []
-        };
-        for (k, &r) in rows.iter().enumerate() {
-            if let Some(&ahead) = rows.get(k + PREFETCH_AHEAD) {
-                prefetch(row_codes.as_ptr().wrapping_add(ahead as usize * p + f0));
+    NODE_ORDER_GH.with_borrow_mut(|kept| {
+        // Features in tiles of TILE_BINS bins: the chunk's rows are walked
+        // once per tile, so each bin still sees its rows in row order.
+        let mut f0 = features.start;
+        let mut first = true;
+        while f0 < features.end {
+            let mut f1 = f0 + 1;
+            while f1 < features.end && offsets[f1 + 1] - offsets[f0] <= TILE_BINS {
+                f1 += 1;
             }
-            let r = r as usize;
-            let codes = &row_codes[r * p + f0..r * p + f1];
-            let [g, h] = gh[k];
-            for (code, &off) in codes.iter().zip(&tile_offsets) {
-                let i = off + code.idx();
-                let bin = &mut tile_gh[i];
-                bin[0] += g;
-                bin[1] += h;
-                if COUNTED {
-                    tile_count[i] += 1;
-                }
-                if WEIGHTED {
-                    tile_weight[i] += w[k];
-                }
+            let (lo, hi) = (offsets[f0] - base, offsets[f1] - base);
+            let tile = Tile {
+                row_codes,
+                p,
+                features: f0..f1,
+                offsets: offsets[f0..f1].iter().map(|o| o - base - lo).collect(),
+            };
+            let out = hist.bins(lo..hi);
+            if !first {
+                let kept = (&kept.0[..], &kept.1[..]);
+                tile.pass::<WEIGHTED, COUNTED, false, false>(
+                    rows,
+                    kept,
+                    &mut (Vec::new(), Vec::new()),
+                    out,
+                );
+            } else if f1 < features.end {
+                kept.0.clear();
+                kept.1.clear();
+                tile.pass::<WEIGHTED, COUNTED, true, true>(rows, (gh, w), kept, out);
+            } else {
+                tile.pass::<WEIGHTED, COUNTED, true, false>(
+                    rows,
+                    (gh, w),
+                    &mut (Vec::new(), Vec::new()),
+                    out,
+                );
             }
+            first = false;
+            f0 = f1;
         }
-        f0 = f1;
-    }
+    });
 }
-
 /// Bins per feature tile of the row-major kernel (80 KiB of (g, h) bins and
 /// counts). Measured, not derived: each tile re-reads the chunk's rows, and
 /// on 800k × 28 and 300k × 100 tiles of 4096 bins beat 768-3072 (more
@@ -810,7 +903,8 @@ const PARALLEL_GATHER_MIN: usize = 16 * 1024;
 impl BuildScratch {
     /// For nodes of up to `n_rows` rows. The gradient buffer is reserved,
     /// not filled: pages are touched only as gathers reach them (tree-scope
-    /// fits gather at most the smaller child, ≤ n/2 rows). Fails with
+    /// fits gather at most the smaller child, ≤ n/2 rows, and only for
+    /// feature subsets: the kernels over every feature read by row). Fails with
     /// `OutOfMemory` if it cannot be reserved.
     pub fn new(n_rows: usize) -> Result<Self> {
         Ok(BuildScratch {
@@ -882,12 +976,13 @@ pub fn build(
     hist.set_layout(weighted, counted);
     let offsets = &data.bin_offsets;
     let BuildScratch { partials, gh, w } = scratch;
-    // The sparse-row kernel reads gradients by row; every other subset
-    // kernel reads them gathered in node order.
-    let sparse_kernel = all_features && data.sparse_rows.is_some();
+    // The sparse-row and row-major kernels (every feature) read gradients
+    // by row, beside each row's codes; the feature-major one reads them
+    // gathered in node order.
+    let by_row_kernel = all_features;
     let gathered;
     let grads = match rows {
-        Some(r) if !sparse_kernel => {
+        Some(r) if !by_row_kernel => {
             gathered = gather(gh, w, r, grads);
             &gathered
         }
@@ -897,12 +992,10 @@ pub fn build(
     macro_rules! chunks {
         ($r:expr, $codes:expr) => {
             build_rows_chunked($r.len(), hist, partials, Some(offsets), |lo, hi, f, out| {
-                let (r, gh) = (&$r[lo..hi], &grads.gh[lo..hi]);
+                let (r, gh) = (&$r[lo..hi], grads.gh);
                 let c = $codes;
                 match (weighted, counted) {
-                    (true, _) => {
-                        build_rows_chunk::<_, true, true>(c, offsets, f, r, gh, &w[lo..hi], out)
-                    }
+                    (true, _) => build_rows_chunk::<_, true, true>(c, offsets, f, r, gh, w, out),
                     (false, true) => {
                         build_rows_chunk::<_, false, true>(c, offsets, f, r, gh, &[], out)
                     }
@@ -1129,6 +1222,13 @@ mod tests {
         let bins = pool.install(|| kernels_match_naive(false, 6000, 40, 255));
         assert!(bins > 2 * TILE_BINS, "{bins} bins");
         assert_eq!(6000 / rows_per_chunk(bins), 0);
+        // On one thread a task takes every feature: its first tile reads the
+        // gradients by row and keeps them for the next two.
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        one.install(|| kernels_match_naive(false, 6000, 40, 255));
     }
 
     /// Returns the dataset's total bin count.
