@@ -185,16 +185,16 @@ impl<'a> TreeGrower<'a> {
     /// Bounded counts when the fit allows them, they save work, and the
     /// hessians of `rows` lie within `MAX_HESSIAN_SPREAD` of each other;
     /// exact counts otherwise.
-    fn row_counts(&self, rows: &[u32], grads: &Gradients, selection: &NodeSelection) -> RowCounts {
+    fn row_counts(&self, rows: &[u32], grads: &Gradients) -> RowCounts {
         let rule = &self.cfg.rule;
         let newton = rule.gain == Mode::Newton && rule.leaf == Mode::Newton;
-        // Only the row-major kernel (dense data, every feature a candidate)
-        // updates counts separately; the others add them in the same
-        // 32-byte record as (g, h) at no extra cost.
-        let all_features = matches!(selection, NodeSelection::Tree(c) if c.features.len() == self.data.n_features());
-        let row_major = all_features && self.data.sparse_rows.is_none();
+        // The dense kernels save work without counts: the row-major one
+        // (every feature a candidate) a separate count update, the
+        // feature-major one (the root, feature subsets) half of each
+        // 32-byte record. The sparse-row kernel adds counts at no extra cost.
+        let dense = self.data.sparse_rows.is_none();
         if self.cfg.exact_counts
-            || !row_major
+            || !dense
             || !newton
             || grads.weights.is_some()
             || grads.unit_hessian
@@ -252,7 +252,7 @@ impl<'a> TreeGrower<'a> {
         mut selection: NodeSelection,
     ) -> GrownTree {
         let total = sum_rows(rows, grads);
-        self.counts = self.row_counts(rows, grads, &selection);
+        self.counts = self.row_counts(rows, grads);
         let root_cands = Self::node_cands(&mut selection);
         let (hist, best) = if self.can_split(0, &total) {
             let cands = root_cands
@@ -587,7 +587,7 @@ mod tests {
             rule: rule(),
             exact_counts: false,
         };
-        let (grown, _, _) = grow_all(&data, cfg, &gh);
+        let (grown, _, _) = grow_all(&data, cfg, &gh, &Candidates::all(data.n_features()));
         let t = &grown.tree;
         assert_eq!(t.n_internal(), 1);
         // Brute force: squared error of a two-mean fit at every midpoint.
@@ -645,7 +645,7 @@ mod tests {
             },
             exact_counts: false,
         };
-        let (grown, rows, _) = grow_all(&data, cfg, &gh);
+        let (grown, rows, _) = grow_all(&data, cfg, &gh, &Candidates::all(data.n_features()));
         assert!(grown.tree.n_leaves() > 5);
         for (leaf, &(s, e)) in grown.leaf_ranges.iter().enumerate() {
             let want = rule().leaf_value(&sum_rows(&rows[s..e], &Gradients::new(&gh, None)));
@@ -663,6 +663,7 @@ mod tests {
         data: &BinnedDataset,
         cfg: GrowerConfig,
         gh: &[[f64; 2]],
+        cands: &Candidates,
     ) -> (GrownTree, Vec<u32>, RowCounts) {
         let mut g = TreeGrower::new(data, cfg).unwrap();
         let mut rows: Vec<u32> = (0..data.n_rows as u32).collect();
@@ -670,7 +671,37 @@ mod tests {
             &Gradients::new(gh, None),
             &mut rows,
             true,
-            NodeSelection::Tree(&Candidates::all(data.n_features())),
+            NodeSelection::Tree(cands),
+        );
+        (grown, rows, g.counts)
+    }
+
+    fn subset(features: Vec<usize>, allowed: Option<Vec<Vec<bool>>>) -> Candidates {
+        Candidates { features, allowed }
+    }
+
+    /// Node scope: two features drawn afresh for every node (seeded).
+    fn grow_node_scope(
+        data: &BinnedDataset,
+        cfg: GrowerConfig,
+        gh: &[[f64; 2]],
+    ) -> (GrownTree, Vec<u32>, RowCounts) {
+        use rand::SeedableRng;
+        let params = crate::params::BoosterParams {
+            selection: crate::params::Selection::Groups,
+            selection_size: Some(crate::params::SelectionSize::Count(2)),
+            ..Default::default()
+        };
+        let selector = Selector::new(&params, data).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let mut g = TreeGrower::new(data, cfg).unwrap();
+        let mut rows: Vec<u32> = (0..data.n_rows as u32).collect();
+        let grads = Gradients::new(gh, None);
+        let grown = g.grow(
+            &grads,
+            &mut rows,
+            true,
+            NodeSelection::Node(&selector, &mut rng),
         );
         (grown, rows, g.counts)
     }
@@ -716,7 +747,10 @@ mod tests {
                 })
                 .collect();
             for min_samples_leaf in [1.0, 7.0, 60.0] {
-                for (max_depth, max_leaves) in [(None, Some(31)), (Some(6), None)] {
+                for ((max_depth, max_leaves), sel) in [(None, Some(31)), (Some(6), None)]
+                    .into_iter()
+                    .flat_map(|shape| (0..4).map(move |sel| (shape, sel)))
+                {
                     let grow = |exact_counts| {
                         let cfg = GrowerConfig {
                             max_depth,
@@ -728,7 +762,29 @@ mod tests {
                             },
                             exact_counts,
                         };
-                        let (grown, rows, counts) = grow_all(&data, cfg, &gh);
+                        // Every feature; a subset (the feature-major kernel);
+                        // a subset with some thresholds (Type 1); a fresh
+                        // draw of 2 features per node (node scope).
+                        let (grown, rows, counts) = match sel {
+                            0 => grow_all(&data, cfg, &gh, &Candidates::all(p)),
+                            1 => grow_all(&data, cfg, &gh, &subset(vec![0, 2, 4], None)),
+                            2 => {
+                                let every_other = (0..4)
+                                    .map(|j| {
+                                        (0..data.mapper.features[j].n_value_bins() - 1)
+                                            .map(|b| b % 2 == j % 2)
+                                            .collect()
+                                    })
+                                    .collect();
+                                grow_all(
+                                    &data,
+                                    cfg,
+                                    &gh,
+                                    &subset(vec![0, 1, 2, 3], Some(every_other)),
+                                )
+                            }
+                            _ => grow_node_scope(&data, cfg, &gh),
+                        };
                         assert!(matches!(counts, RowCounts::Bounded { .. }) != exact_counts);
                         (format!("{:?}", grown.tree), grown.leaf_ranges, rows)
                     };
@@ -743,7 +799,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(fits, 24);
+        assert_eq!(fits, 96);
     }
 
     #[test]
@@ -762,7 +818,7 @@ mod tests {
                 rule: rule(),
                 exact_counts: false,
             };
-            let (grown, rows, _) = grow_all(&data, cfg, &gh);
+            let (grown, rows, _) = grow_all(&data, cfg, &gh, &Candidates::all(data.n_features()));
             grown.tree.validate(3).unwrap();
             let limit = max_leaves
                 .unwrap_or(usize::MAX)
