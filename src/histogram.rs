@@ -378,9 +378,10 @@ const PARALLEL_MIN_WORK: usize = 32 * 1024;
 ///
 /// A row's gradients are loaded once for all F features, and each bin
 /// still sums its rows in order. A feature's bins fit in L1 however they
-/// are laid out, so here the sums go to one 32-byte record per bin (one
-/// 4-wide add per row, where the split layout would need two
-/// read-modify-writes) and are copied out at the end.
+/// are laid out, so here the sums go to one record `A` per bin (one add
+/// per row, where the split layout would need two read-modify-writes: a
+/// 32-byte `BinStats`, or a 16-byte `GhSums` without counts and weights)
+/// and are copied out at the end.
 #[inline(always)]
 fn build_features_body<
     C: BinCode,
