@@ -466,30 +466,6 @@ fn features_n<C: BinCode, A: BinSums, const F: usize>(
 /// Each bin still sums its rows in order.
 const FEATURE_BLOCK_ROWS: usize = 16 * 1024;
 
-/// The dense kernels compiled twice: for the baseline target and with AVX2;
-/// the AVX2 copy runs when the CPU has it. Both do the same IEEE additions
-/// in the same order.
-macro_rules! dispatch_avx2 {
-    ($(#[$doc:meta])* fn $name:ident / $avx2:ident = $body:ident <$($gen:ident : $bound:path),* ; $(const $c:ident : $cty:ty),*> ($($arg:ident : $ty:ty),*)) => {
-        $(#[$doc])*
-        #[inline(never)]
-        fn $name<$($gen: $bound,)* $(const $c: $cty),*>($($arg: $ty),*) {
-            #[cfg(target_arch = "x86_64")]
-            if std::arch::is_x86_feature_detected!("avx2") {
-                // SAFETY: the CPU supports AVX2 (checked just above).
-                return unsafe { $avx2::<$($gen,)* $($c),*>($($arg),*) };
-            }
-            $body::<$($gen,)* $($c),*>($($arg),*)
-        }
-
-        #[cfg(target_arch = "x86_64")]
-        #[target_feature(enable = "avx2")]
-        unsafe fn $avx2<$($gen: $bound,)* $(const $c: $cty),*>($($arg: $ty),*) {
-            $body::<$($gen,)* $($c),*>($($arg),*)
-        }
-    };
-}
-
 dispatch_avx2! {
     /// F features' sums over a block of rows (see `build_features_body`).
     fn build_features / build_features_avx2 = build_features_body<C: BinCode, A: BinSums; const ALL_ROWS: bool, const WEIGHTED: bool, const F: usize>(

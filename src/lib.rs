@@ -7,6 +7,32 @@
 // `!(x > 0.0)` is how this crate says "not positive, or NaN": the negated
 // comparisons are deliberate.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
+
+/// A hot loop compiled twice: for the baseline target and with AVX2; the
+/// AVX2 copy runs when the CPU has it. Rust never fuses a multiply and an
+/// add, so both copies do the same IEEE operations in the same order and
+/// give the same bits (histogram kernels, the gradient pass).
+macro_rules! dispatch_avx2 {
+    ($(#[$doc:meta])* fn $name:ident / $avx2:ident = $body:ident <$($gen:ident : $bound:path),* ; $(const $c:ident : $cty:ty),*> ($($arg:ident : $ty:ty),*)) => {
+        $(#[$doc])*
+        #[inline(never)]
+        fn $name<$($gen: $bound,)* $(const $c: $cty),*>($($arg: $ty),*) {
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU supports AVX2 (checked just above).
+                return unsafe { $avx2::<$($gen,)* $($c),*>($($arg),*) };
+            }
+            $body::<$($gen,)* $($c),*>($($arg),*)
+        }
+
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2")]
+        unsafe fn $avx2<$($gen: $bound,)* $(const $c: $cty),*>($($arg: $ty),*) {
+            $body::<$($gen,)* $($c),*>($($arg),*)
+        }
+    };
+}
+
 pub mod alloc;
 pub mod booster;
 pub mod data;

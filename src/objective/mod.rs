@@ -83,35 +83,12 @@ fn weighted_sum(n: usize, w: Option<&[f64]>, f: impl Fn(usize) -> f64 + Sync) ->
     parts.iter().sum()
 }
 
-/// (w·g, w·h) of a point loss over a block of rows. With the loss's
-/// `grad_hess` inlined and no branch left but selects, the loop vectorizes;
-/// the AVX2 copy takes four rows at a time. Rust never fuses a multiply and
-/// an add, so both copies round the same way.
-fn point_gradients<L: PointLoss>(
-    o: &L,
-    y: &[f64],
-    f: &[f64],
-    w: Option<&[f64]>,
-    out: &mut [[f64; 2]],
-) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU supports AVX2 (checked just above).
-        return unsafe { point_gradients_avx2(o, y, f, w, out) };
-    }
-    point_gradients_body(o, y, f, w, out)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn point_gradients_avx2<L: PointLoss>(
-    o: &L,
-    y: &[f64],
-    f: &[f64],
-    w: Option<&[f64]>,
-    out: &mut [[f64; 2]],
-) {
-    point_gradients_body(o, y, f, w, out)
+dispatch_avx2! {
+    /// (w·g, w·h) of a point loss over a block of rows. With the loss's
+    /// `grad_hess` inlined and no branch left but selects, the loop
+    /// vectorizes; the AVX2 copy takes four rows at a time.
+    fn point_gradients / point_gradients_avx2 = point_gradients_body<L: PointLoss; >(
+        o: &L, y: &[f64], f: &[f64], w: Option<&[f64]>, out: &mut [[f64; 2]])
 }
 
 #[inline(always)]
