@@ -166,7 +166,7 @@ fn kernels(c: &mut Criterion) {
     let route = SplitRoute {
         feature: 0,
         bin: 128,
-        missing_bin: ds.mapper.features[0].missing_bin(),
+        missing_bin: ds.mapper().features[0].missing_bin(),
         default_left: true,
     };
     let mut scratch = vec![0u32; N];

@@ -693,14 +693,19 @@ impl<C: BinCode> Tile<'_, C> {
             let codes = &row_codes[r * p + f0..r * p + f1];
             for (code, &off) in codes.iter().zip(&self.offsets) {
                 let i = off + code.idx();
-                let bin = &mut bins[i];
+                debug_assert!(i < bins.len());
+                // SAFETY: a feature's codes are below its bin count (binning
+                // only writes `FeatureBins::bin` values, and the dataset's
+                // fields are private to the crate), and its bins lie within
+                // the tile at `off`; counts and weights have the bins' length.
+                let bin = unsafe { bins.get_unchecked_mut(i) };
                 bin[0] += g;
                 bin[1] += h;
                 if COUNTED {
-                    count[i] += 1;
+                    *unsafe { count.get_unchecked_mut(i) } += 1;
                 }
                 if WEIGHTED {
-                    weight[i] += wk;
+                    *unsafe { weight.get_unchecked_mut(i) } += wk;
                 }
             }
         }

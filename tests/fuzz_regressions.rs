@@ -23,7 +23,7 @@ fn weights_shorter_than_rows_are_an_error_not_a_panic() {
         assert!(
             matches!(r, Err(RgbmError::Shape(_))),
             "len {len}: {:?}",
-            r.map(|d| d.n_rows)
+            r.map(|d| d.n_rows())
         );
     }
 }

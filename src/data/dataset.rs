@@ -42,22 +42,26 @@ pub enum BinCodes {
 /// feature: root histograms, partitions, per-feature work) and row-major (a
 /// row's codes in one cache line: histograms of row subsets, where
 /// feature-major would miss the cache once per feature and row).
+///
+/// The fields are private to the crate: built only by binning, a feature's
+/// codes are below its bin count, which the histogram kernels rely on to
+/// index bins without a bounds check.
 #[derive(Clone, Debug)]
 pub struct BinnedDataset {
-    pub n_rows: usize,
-    pub mapper: BinMapper,
+    pub(crate) n_rows: usize,
+    pub(crate) mapper: BinMapper,
     /// Feature-major: code of (row i, feature j) at j·n + i.
-    pub codes: BinCodes,
+    pub(crate) codes: BinCodes,
     /// Row-major: code of (row i, feature j) at i·p + j.
-    pub row_codes: BinCodes,
+    pub(crate) row_codes: BinCodes,
     /// Start of each feature's bins in a flat histogram; last entry = total bins.
-    pub bin_offsets: Vec<usize>,
+    pub(crate) bin_offsets: Vec<usize>,
     /// Per feature, the bin holding at least `DEFAULT_BIN_SHARE` of the rows
     /// (e.g. the zero of a one-hot column). Kernels skip it and derive its
     /// sums as node total − the other bins, which makes sparse data cheap.
-    pub default_bins: Vec<Option<usize>>,
+    pub(crate) default_bins: Vec<Option<usize>>,
     /// Row-major codes without default bins, when that saves enough work.
-    pub sparse_rows: Option<SparseRows>,
+    pub(crate) sparse_rows: Option<SparseRows>,
 }
 
 /// Share of rows a bin needs to be a feature's skipped default bin.
@@ -351,6 +355,15 @@ impl BinnedDataset {
 
     pub fn n_features(&self) -> usize {
         self.mapper.n_features()
+    }
+
+    pub fn n_rows(&self) -> usize {
+        self.n_rows
+    }
+
+    /// The bin boundaries (to bin other data the same way).
+    pub fn mapper(&self) -> &BinMapper {
+        &self.mapper
     }
 
     pub fn total_bins(&self) -> usize {
