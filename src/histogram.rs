@@ -420,7 +420,11 @@ fn build_features_body<
             }
             .idx();
             if code != skips[f] {
-                sums[f][code].add(&one);
+                debug_assert!(code < sums[f].len());
+                // SAFETY: `sums[f]` has one record per bin of its feature, and
+                // the dataset's codes are below its bin count (see
+                // `BinnedDataset`).
+                unsafe { sums[f].get_unchecked_mut(code) }.add(&one);
             }
         }
     }
@@ -807,7 +811,11 @@ fn build_sparse_chunk_body<const ALL_ROWS: bool, const WEIGHTED: bool>(
         };
         let one = BinStats::row::<WEIGHTED>(gh[r], w, r);
         for &b in &sparse.bins[sparse.row_ptr[r]..sparse.row_ptr[r + 1]] {
-            sums[b as usize].add(&one);
+            debug_assert!((b as usize) < sums.len());
+            // SAFETY: sparse rows hold global bin indices below the dataset's
+            // bin total (built from its codes; private to the crate), and
+            // `build` asserts that the histogram has that many bins.
+            unsafe { sums.get_unchecked_mut(b as usize) }.add(&one);
         }
     }
     hist.store(&sums);
@@ -1044,7 +1052,12 @@ pub fn build(
     scratch: &mut BuildScratch,
     total: &BinStats,
 ) {
-    debug_assert_eq!(hist.len(), data.total_bins());
+    // The sparse-row kernel indexes bins unchecked: the histogram must be this dataset's.
+    assert_eq!(
+        hist.len(),
+        data.total_bins(),
+        "a histogram of another dataset"
+    );
     debug_assert_eq!(grads.gh.len(), data.n_rows);
     let all_features = features.len() == data.n_features();
     let weighted = grads.weights.is_some();
