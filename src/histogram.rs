@@ -311,10 +311,11 @@ impl<'a> HistSliceMut<'a> {
         }
     }
 
-    /// Stores `sums` (one per bin, all bins) from a 32-byte-record kernel.
-    fn store(&mut self, sums: &[BinStats]) {
+    /// Stores `sums` (one record per bin, all bins) from a feature-major or
+    /// sparse-row kernel.
+    fn store<A: BinSums>(&mut self, sums: &[A]) {
         for (i, s) in sums.iter().enumerate() {
-            self.set(i, s);
+            s.store(self, i);
         }
     }
 
@@ -536,9 +537,7 @@ impl<C: BinCode> GroupTask<'_, C> {
             }
         }
         for ((_, mut h), s) in group.into_iter().zip(&sums) {
-            for (i, bin) in s.iter().enumerate() {
-                bin.store(&mut h, i);
-            }
+            h.store(s);
         }
     }
 }
