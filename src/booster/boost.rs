@@ -18,7 +18,7 @@ use crate::params::{BoosterKind, BoosterParams, Init, SelectionScope, Step};
 use crate::rng::{Purpose, stream};
 use crate::selection::{Candidates, Selector};
 use crate::split::SplitRule;
-use crate::threads::{WarmWorkers, with_threads};
+use crate::threads::{WarmWorkers, with_cached_threads};
 use crate::tree::{GrowerConfig, NodeSelection, TreeGrower};
 
 use super::eval::{BeforeRound, EarlyStopping, EvalHistory, EvalSet, Evaluator, Monitor};
@@ -175,7 +175,7 @@ pub fn train_with<T: Element>(
             "early stopping needs at least one evaluation set (eval_set or validation_fraction)",
         ));
     }
-    with_threads(params.n_jobs, || {
+    with_cached_threads(params.n_jobs, || {
         train_in_pool(params, &objective, x, y, w, eval_sets, monitor)
     })?
 }

@@ -129,6 +129,61 @@ def test_concurrent_predict_while_another_model_fits(fitted):
     assert not failures, failures
 
 
+_CONCURRENT_FITS_SCRIPT = """
+import threading
+import numpy as np
+from rgbm_rs import RGBMClassifier, RGBMRegressor
+
+rng = np.random.default_rng(3)
+X = rng.normal(size=(6000, 12))
+y = X[:, 0] + np.sin(X[:, 1]) + 0.1 * rng.normal(size=6000)
+seen = []
+
+def fit(i):
+    kw = dict(n_estimators=15, n_jobs=2, random_state=i)
+    if i % 4 == 0:
+        return RGBMRegressor(**kw).fit(X, y)
+    if i % 4 == 1:
+        return RGBMRegressor(selection="groups", selection_size=3, langevin=True, **kw).fit(X, y)
+    if i % 4 == 2:
+        # Python runs on a pool worker after every round.
+        return RGBMClassifier(**kw).fit(X, (y > 0).astype(int), callbacks=[lambda env: seen.append(i)])
+    return RGBMRegressor(max_leaves=15, max_depth=None, subsample=0.7, **kw).fit(X, y)
+
+def outputs(m):
+    return m.predict_proba(X) if isinstance(m, RGBMClassifier) else m.predict(X)
+
+n = 8
+want = [outputs(fit(i)) for i in range(n)]
+got, errors = [None] * n, []
+barrier = threading.Barrier(n)
+
+def work(i):
+    try:
+        barrier.wait(timeout=30)
+        got[i] = outputs(fit(i))
+    except BaseException as e:
+        errors.append(repr(e))
+
+threads = [threading.Thread(target=work, args=(i,)) for i in range(n)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+assert not errors, errors
+for i in range(n):
+    assert np.array_equal(got[i], want[i]), f"fit {i} differs when fitted concurrently"
+print("OK", flush=True)
+"""
+
+
+# Fits with the same n_jobs share the process's cached pool: fits started
+# together from several Python threads all finish, each equal to its serial fit.
+def test_concurrent_fits_sharing_a_pool_equal_serial_fits():
+    out = run_script(_CONCURRENT_FITS_SCRIPT, timeout=180)
+    assert out.returncode == 0 and out.stdout.strip() == "OK", (out.returncode, out.stdout, out.stderr[-2000:])
+
+
 # ---------------------------------------------------------------------------
 # (b) the GIL is released during fit
 # ---------------------------------------------------------------------------
@@ -228,7 +283,7 @@ def test_fork_child_can_fit_and_predict_after_parent_fit():
     assert out.returncode == 0 and out.stdout.strip() == "OK", (out.returncode, out.stdout, out.stderr[-2000:])
 
 
-# Prediction runs in a per-process pool: a forked child builds its own.
+# Training and prediction run in a per-process pool: a forked child builds its own.
 def test_fork_child_can_predict_after_parent_predict():
     out = run_script(_FORK_SCRIPT, "yes", 10, timeout=60)
     assert out.returncode == 0 and out.stdout.strip() == "OK", (out.returncode, out.stdout, out.stderr[-2000:])
