@@ -114,17 +114,24 @@ fn default_bins_of<C: BinCode>(codes: &[C], n: usize, mapper: &BinMapper) -> Vec
         .collect()
 }
 
+/// Sparse rows from the feature-major codes, or None when the data is not
+/// sparse enough (no default bins, or too many entries left).
 fn build_sparse_rows(data: &BinnedDataset) -> Result<Option<SparseRows>> {
     if data.default_bins.iter().all(|d| d.is_none()) || data.total_bins() > u32::MAX as usize {
         return Ok(None);
     }
-    match &data.row_codes {
+    match &data.codes {
         BinCodes::U8(c) => sparse_rows_of(c, data),
         BinCodes::U16(c) => sparse_rows_of(c, data),
     }
 }
 
-fn sparse_rows_of<C: BinCode>(row_codes: &[C], data: &BinnedDataset) -> Result<Option<SparseRows>> {
+/// Rows `r0..r0 + m` of the feature-major `codes` (n rows per feature).
+fn column_slices<C>(codes: &[C], n: usize, r0: usize, m: usize) -> impl Iterator<Item = &[C]> {
+    codes.chunks_exact(n).map(move |col| &col[r0..r0 + m])
+}
+
+fn sparse_rows_of<C: BinCode>(codes: &[C], data: &BinnedDataset) -> Result<Option<SparseRows>> {
     let (n, p) = (data.n_rows, data.n_features());
     // usize::MAX: no default bin, every code is kept.
     let skip: Vec<usize> = data
@@ -132,26 +139,31 @@ fn sparse_rows_of<C: BinCode>(row_codes: &[C], data: &BinnedDataset) -> Result<O
         .iter()
         .map(|d| d.unwrap_or(usize::MAX))
         .collect();
-    let counts: Vec<usize> = row_codes
-        .par_chunks(p)
-        .map(|row| {
-            row.iter()
-                .zip(&skip)
-                .filter(|&(c, &s)| c.idx() != s)
-                .count()
-        })
-        .collect();
+    // Blocks of rows, each reading its slice of every column (in cache).
+    let mut counts = crate::alloc::filled_vec(n, 0usize, "the sparse row lengths")?;
+    counts
+        .par_chunks_mut(ROW_BLOCK)
+        .enumerate()
+        .for_each(|(b, counts)| {
+            let cols = column_slices(codes, n, b * ROW_BLOCK, counts.len());
+            for (col, &s) in cols.zip(&skip) {
+                for (count, c) in counts.iter_mut().zip(col) {
+                    *count += usize::from(c.idx() != s);
+                }
+            }
+        });
     let total: usize = counts.iter().sum();
     if total as f64 > SPARSE_MAX_SHARE * (n * p) as f64 {
         return Ok(None);
     }
-    let mut row_ptr = Vec::with_capacity(n + 1);
+    let mut row_ptr = crate::alloc::with_capacity(n + 1, "the sparse row starts")?;
     let mut at = 0;
     row_ptr.push(0);
     for c in &counts {
         at += c;
         row_ptr.push(at);
     }
+    drop(counts);
     let mut bins = crate::alloc::filled_vec(total, 0u32, "the sparse rows")?;
     // Each block of rows fills its own slice of `bins`, in row order.
     let mut blocks: Vec<(usize, &mut [u32])> = Vec::with_capacity(n.div_ceil(ROW_BLOCK));
@@ -163,22 +175,46 @@ fn sparse_rows_of<C: BinCode>(row_codes: &[C], data: &BinnedDataset) -> Result<O
         rest = tail;
     }
     let offsets = &data.bin_offsets;
+    let row_ptr_ref = &row_ptr;
     blocks.into_par_iter().for_each(|(r0, out)| {
-        let r1 = (r0 + ROW_BLOCK).min(n);
-        let mut k = 0;
-        for row in row_codes[r0 * p..r1 * p].chunks_exact(p) {
-            for ((c, &s), &offset) in row.iter().zip(&skip).zip(offsets) {
-                // Write every code and advance past the kept ones: no
-                // mispredicted branch per entry. The slot after the block's
-                // last kept entry does not exist, hence the (predictable) check.
-                if let Some(slot) = out.get_mut(k) {
-                    *slot = (offset + c.idx()) as u32;
+        let m = (r0 + ROW_BLOCK).min(n) - r0;
+        // Next free slot of each row, within the block; features are taken
+        // in order, so a row's entries are in increasing bin order.
+        let mut next: Vec<usize> = row_ptr_ref[r0..r0 + m]
+            .iter()
+            .map(|&a| a - row_ptr_ref[r0])
+            .collect();
+        let cols = column_slices(codes, n, r0, m);
+        for ((col, &s), &offset) in cols.zip(&skip).zip(offsets) {
+            for (slot, c) in next.iter_mut().zip(col) {
+                if c.idx() != s {
+                    out[*slot] = (offset + c.idx()) as u32;
+                    *slot += 1;
                 }
-                k += (c.idx() != s) as usize;
             }
         }
     });
     Ok(Some(SparseRows { row_ptr, bins }))
+}
+
+/// The row-major copy of feature-major `codes` (n rows, p features),
+/// transposed a block of rows at a time.
+fn row_major_codes<C: BinCode>(codes: &[C], n: usize, p: usize) -> Result<Vec<C>> {
+    let mut rows = alloc_codes::<C>(codes.len(), "row-major")?;
+    rows.par_chunks_mut(ROW_BLOCK * p)
+        .enumerate()
+        .for_each(|(b, block)| {
+            let m = block.len() / p;
+            let cols: Vec<&[C]> = column_slices(codes, n, b * ROW_BLOCK, m).collect();
+            // Rows written in order, each gathered from the p columns'
+            // current cache lines.
+            for (r, row) in block.chunks_exact_mut(p).enumerate() {
+                for (out, col) in row.iter_mut().zip(&cols) {
+                    *out = col[r];
+                }
+            }
+        });
+    Ok(rows)
 }
 
 fn alloc_codes<C: BinCode>(len: usize, what: &str) -> Result<Vec<C>> {
@@ -188,12 +224,9 @@ fn alloc_codes<C: BinCode>(len: usize, what: &str) -> Result<Vec<C>> {
 /// Rows per task when filling or transposing codes row-block by row-block.
 const ROW_BLOCK: usize = 4096;
 
-/// Bins every value, reading `x` in its memory order, and returns
-/// (feature-major, row-major) codes. Infinity is an error (NaN = missing).
-fn fill_codes<C: BinCode, T: Element>(
-    x: &DenseMatrix<T>,
-    mapper: &BinMapper,
-) -> Result<(Vec<C>, Vec<C>)> {
+/// Bins every value, reading `x` in its memory order, and returns the
+/// feature-major codes. Infinity is an error (NaN = missing).
+fn fill_codes<C: BinCode, T: Element>(x: &DenseMatrix<T>, mapper: &BinMapper) -> Result<Vec<C>> {
     let (n, p) = (x.n_rows(), x.n_cols());
     let len = n
         .checked_mul(p)
@@ -204,10 +237,8 @@ fn fill_codes<C: BinCode, T: Element>(
         ))
     };
     if x.is_row_major() {
-        let mut rows = alloc_codes::<C>(len, "row-major")?;
         let mut cols = alloc_codes::<C>(len, "feature-major")?;
-        // Each block of rows writes both layouts while its values are in
-        // cache: its rows, and its slice of every column.
+        // Each block of rows writes its slice of every column.
         let mut col_parts: Vec<Vec<&mut [C]>> = (0..n.div_ceil(ROW_BLOCK))
             .map(|_| Vec::with_capacity(p))
             .collect();
@@ -216,25 +247,23 @@ fn fill_codes<C: BinCode, T: Element>(
                 parts.push(part);
             }
         }
-        let bad = rows
-            .par_chunks_mut(ROW_BLOCK * p)
-            .zip(col_parts)
+        let bad = col_parts
+            .into_par_iter()
             .enumerate()
-            .map(|(b, (block, mut col_part))| {
+            .map(|(b, mut col_part)| {
                 let r0 = b * ROW_BLOCK;
                 let mut gathered = Vec::new();
-                let values = x.row_block(r0, block.len() / p, &mut gathered);
+                let m = col_part.first().map_or(0, |c| c.len());
+                let values = x.row_block(r0, m, &mut gathered);
                 // Infinity is flagged without a branch; its position is
                 // looked up only when there is one.
                 let mut infinite = false;
-                for (k, (out, row)) in block.chunks_mut(p).zip(values.chunks_exact(p)).enumerate() {
-                    let cells = out.iter_mut().zip(row).zip(&mapper.features);
-                    for (((o, v), fb), col) in cells.zip(col_part.iter_mut()) {
+                for (k, row) in values.chunks_exact(p).enumerate() {
+                    for ((v, fb), col) in row.iter().zip(&mapper.features).zip(col_part.iter_mut())
+                    {
                         let v = v.to_f64();
                         infinite |= v.is_infinite();
-                        let code = C::from_idx(fb.bin(v));
-                        *o = code;
-                        col[k] = code;
+                        col[k] = C::from_idx(fb.bin(v));
                     }
                 }
                 if !infinite {
@@ -248,7 +277,7 @@ fn fill_codes<C: BinCode, T: Element>(
         if let Some((i, j)) = bad {
             return Err(infinity(i, j));
         }
-        Ok((cols, rows))
+        Ok(cols)
     } else {
         let mut cols = alloc_codes::<C>(len, "feature-major")?;
         let bad = cols
@@ -272,19 +301,7 @@ fn fill_codes<C: BinCode, T: Element>(
         if let Some((i, j)) = bad {
             return Err(infinity(i, j));
         }
-        let mut rows = alloc_codes::<C>(len, "row-major")?;
-        rows.par_chunks_mut(ROW_BLOCK * p)
-            .enumerate()
-            .for_each(|(b, block)| {
-                let r0 = b * ROW_BLOCK;
-                let m = block.len() / p;
-                for j in 0..p {
-                    for (r, &c) in cols[j * n + r0..j * n + r0 + m].iter().enumerate() {
-                        block[r * p + j] = c;
-                    }
-                }
-            });
-        Ok((cols, rows))
+        Ok(cols)
     }
 }
 
@@ -325,12 +342,10 @@ impl BinnedDataset {
                 mapper.n_features()
             )));
         }
-        let (codes, row_codes) = if mapper.fits_u8() {
-            let (c, r) = fill_codes::<u8, T>(x, &mapper)?;
-            (BinCodes::U8(c), BinCodes::U8(r))
+        let codes = if mapper.fits_u8() {
+            BinCodes::U8(fill_codes::<u8, T>(x, &mapper)?)
         } else {
-            let (c, r) = fill_codes::<u16, T>(x, &mapper)?;
-            (BinCodes::U16(c), BinCodes::U16(r))
+            BinCodes::U16(fill_codes::<u16, T>(x, &mapper)?)
         };
         let mut bin_offsets = Vec::with_capacity(mapper.n_features() + 1);
         let mut total = 0;
@@ -344,12 +359,21 @@ impl BinnedDataset {
             n_rows: x.n_rows(),
             mapper,
             codes,
-            row_codes,
+            row_codes: BinCodes::U8(Vec::new()),
             bin_offsets,
             default_bins,
             sparse_rows: None,
         };
         data.sparse_rows = build_sparse_rows(&data)?;
+        // The row-major copy serves the dense kernels only: sparse data
+        // reads its sparse rows instead.
+        if data.sparse_rows.is_none() {
+            let (n, p) = (data.n_rows, data.n_features());
+            data.row_codes = match &data.codes {
+                BinCodes::U8(c) => BinCodes::U8(row_major_codes(c, n, p)?),
+                BinCodes::U16(c) => BinCodes::U16(row_major_codes(c, n, p)?),
+            };
+        }
         Ok(data)
     }
 
@@ -380,13 +404,14 @@ impl BinnedDataset {
         }
     }
 
-    /// The code of (row, feature) read from the row-major copy.
+    /// The code of (row, feature) read from the row-major copy, which only
+    /// dense data keeps (None for sparse data, which keeps sparse rows).
     #[inline]
-    pub fn row_code(&self, row: usize, feature: usize) -> usize {
+    pub fn row_code(&self, row: usize, feature: usize) -> Option<usize> {
         let k = row * self.n_features() + feature;
         match &self.row_codes {
-            BinCodes::U8(c) => c[k] as usize,
-            BinCodes::U16(c) => c[k] as usize,
+            BinCodes::U8(c) => c.get(k).map(|&c| c as usize),
+            BinCodes::U16(c) => c.get(k).map(|&c| c as usize),
         }
     }
 }
@@ -423,7 +448,7 @@ mod tests {
         for i in 0..n {
             for j in 0..p {
                 assert_eq!(a.code(i, j), b.code(i, j));
-                assert_eq!(a.code(i, j), a.row_code(i, j));
+                assert_eq!(Some(a.code(i, j)), a.row_code(i, j));
                 assert_eq!(a.code(i, j), a.mapper.features[j].bin(xc.get(i, j)));
             }
         }
@@ -513,11 +538,7 @@ mod tests {
             for i in 0..n {
                 for j in 0..p {
                     let code = d.mapper.features[j].bin(value(i, j));
-                    assert_eq!(
-                        (d.code(i, j), d.row_code(i, j)),
-                        (code, code),
-                        "row {i}, feature {j}"
-                    );
+                    assert_eq!(d.code(i, j), code, "row {i}, feature {j}");
                 }
             }
             for j in 0..p {
@@ -529,6 +550,8 @@ mod tests {
             }
             assert_eq!(d.default_bins.iter().filter(|b| b.is_some()).count(), 5);
             let sparse = d.sparse_rows.as_ref().expect("sparse rows");
+            // Sparse data keeps no row-major copy.
+            assert_eq!(d.row_code(0, 0), None);
             for i in 0..n {
                 let expected: Vec<u32> = (0..p)
                     .filter(|&j| d.default_bins[j] != Some(d.code(i, j)))
@@ -539,6 +562,40 @@ mod tests {
                     &expected[..],
                     "row {i}"
                 );
+            }
+        }
+    }
+
+    /// Dense data over several row blocks, both input layouts: the
+    /// row-major copy (transposed from the feature-major codes) holds every
+    /// value's code.
+    #[test]
+    fn dense_data_keeps_a_row_major_copy_of_every_code() {
+        let (n, p) = (2 * ROW_BLOCK + 777, 5);
+        let value = |i: usize, j: usize| -> f64 {
+            if (i + j).is_multiple_of(11) {
+                f64::NAN
+            } else {
+                ((i * 31 + j * 17) % 23) as f64
+            }
+        };
+        let c: Vec<f64> = (0..n * p).map(|k| value(k / p, k % p)).collect();
+        let f: Vec<f64> = (0..n * p).map(|k| value(k % n, k / n)).collect();
+        for x in [
+            DenseMatrix::row_major(&c, n, p).unwrap(),
+            DenseMatrix::col_major(&f, n, p).unwrap(),
+        ] {
+            let d = BinnedDataset::from_matrix(&x, 255, 3).unwrap();
+            assert!(d.sparse_rows.is_none());
+            for i in 0..n {
+                for j in 0..p {
+                    let code = d.mapper.features[j].bin(value(i, j));
+                    assert_eq!(
+                        (d.code(i, j), d.row_code(i, j)),
+                        (code, Some(code)),
+                        "row {i}, feature {j}"
+                    );
+                }
             }
         }
     }
