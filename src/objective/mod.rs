@@ -83,6 +83,32 @@ fn weighted_sum(n: usize, w: Option<&[f64]>, f: impl Fn(usize) -> f64 + Sync) ->
     parts.iter().sum()
 }
 
+/// (Σ w·a(i), Σ w·b(i)) of a pair per row, in one pass: each sum is added
+/// in the same order as by `weighted_sum`, so it is the same number.
+fn weighted_sums(
+    n: usize,
+    w: Option<&[f64]>,
+    f: impl Fn(usize) -> (f64, f64) + Sync,
+) -> (f64, f64) {
+    let parts: Vec<(f64, f64)> = (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            let (mut sa, mut sb) = (0.0, 0.0);
+            for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
+                let wi = w.map_or(1.0, |w| w[i]);
+                let (a, b) = f(i);
+                sa += wi * a;
+                sb += wi * b;
+            }
+            (sa, sb)
+        })
+        .collect();
+    (
+        parts.iter().map(|p| p.0).sum(),
+        parts.iter().map(|p| p.1).sum(),
+    )
+}
+
 dispatch_avx2! {
     /// (w·g, w·h) of a point loss over a block of rows. With the loss's
     /// `grad_hess` inlined and no branch left but selects, the loop
@@ -249,9 +275,10 @@ impl Objective {
         let n = y.len();
         let directional = |rho: f64| -> (f64, f64) {
             dispatch!(self, o => {
-                let g = weighted_sum(n, w, |i| o.grad_hess(y[i], base[i] + rho * dir[i]).0 * dir[i]);
-                let h = weighted_sum(n, w, |i| o.grad_hess(y[i], base[i] + rho * dir[i]).1 * dir[i] * dir[i]);
-                (g, h)
+                weighted_sums(n, w, |i| {
+                    let (g, h) = o.grad_hess(y[i], base[i] + rho * dir[i]);
+                    (g * dir[i], h * dir[i] * dir[i])
+                })
             }, s => {
                 let parts: Vec<(f64, f64)> = (0..n.div_ceil(CHUNK))
                     .into_par_iter()
