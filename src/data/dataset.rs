@@ -139,9 +139,10 @@ fn sparse_rows_of<C: BinCode>(codes: &[C], data: &BinnedDataset) -> Result<Optio
         .iter()
         .map(|d| d.unwrap_or(usize::MAX))
         .collect();
+    // Row lengths into row_ptr[1..], then their running sum in place.
     // Blocks of rows, each reading its slice of every column (in cache).
-    let mut counts = crate::alloc::filled_vec(n, 0usize, "the sparse row lengths")?;
-    counts
+    let mut row_ptr = crate::alloc::filled_vec(n + 1, 0usize, "the sparse row starts")?;
+    row_ptr[1..]
         .par_chunks_mut(ROW_BLOCK)
         .enumerate()
         .for_each(|(b, counts)| {
@@ -152,18 +153,13 @@ fn sparse_rows_of<C: BinCode>(codes: &[C], data: &BinnedDataset) -> Result<Optio
                 }
             }
         });
-    let total: usize = counts.iter().sum();
+    for i in 1..=n {
+        row_ptr[i] += row_ptr[i - 1];
+    }
+    let total = row_ptr[n];
     if total as f64 > SPARSE_MAX_SHARE * (n * p) as f64 {
         return Ok(None);
     }
-    let mut row_ptr = crate::alloc::with_capacity(n + 1, "the sparse row starts")?;
-    let mut at = 0;
-    row_ptr.push(0);
-    for c in &counts {
-        at += c;
-        row_ptr.push(at);
-    }
-    drop(counts);
     let mut bins = crate::alloc::filled_vec(total, 0u32, "the sparse rows")?;
     // Each block of rows fills its own slice of `bins`, in row order.
     let mut blocks: Vec<(usize, &mut [u32])> = Vec::with_capacity(n.div_ceil(ROW_BLOCK));
