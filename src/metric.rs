@@ -7,7 +7,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, RgbmError};
-use crate::objective::{CHUNK, Objective};
+use crate::objective::{Objective, weighted_sums};
 use crate::params::Loss;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,21 +39,8 @@ pub enum Metric {
 }
 
 fn weighted_mean(n: usize, w: Option<&[f64]>, f: impl Fn(usize) -> f64 + Sync) -> f64 {
-    let parts: Vec<(f64, f64)> = (0..n.div_ceil(CHUNK))
-        .into_par_iter()
-        .map(|c| {
-            let (mut s, mut ws) = (0.0, 0.0);
-            for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
-                let wi = w.map_or(1.0, |w| w[i]);
-                s += wi * f(i);
-                ws += wi;
-            }
-            (s, ws)
-        })
-        .collect();
-    let (s, ws) = parts
-        .iter()
-        .fold((0.0, 0.0), |(a, b), &(c, d)| (a + c, b + d));
+    // w·1 is w exactly: the weight sum is the plain Σ w.
+    let (s, ws) = weighted_sums(n, w, |i| (f(i), 1.0));
     s / ws
 }
 

@@ -498,6 +498,22 @@ mod tests {
         assert_eq!(d.code(1999, 0), 999);
     }
 
+    /// `value(i, j)` binned (255 bins) from a row-major and from a
+    /// column-major matrix.
+    fn binned_in_both_layouts(
+        n: usize,
+        p: usize,
+        value: impl Fn(usize, usize) -> f64,
+    ) -> [BinnedDataset; 2] {
+        let c: Vec<f64> = (0..n * p).map(|k| value(k / p, k % p)).collect();
+        let f: Vec<f64> = (0..n * p).map(|k| value(k % n, k / n)).collect();
+        [
+            DenseMatrix::row_major(&c, n, p).unwrap(),
+            DenseMatrix::col_major(&f, n, p).unwrap(),
+        ]
+        .map(|x| BinnedDataset::from_matrix(&x, 255, 3).unwrap())
+    }
+
     /// Several row blocks, both input layouts: codes, default bins and the
     /// sparse rows equal a value-by-value recomputation.
     #[test]
@@ -524,13 +540,7 @@ mod tests {
                 } // default 0, many values
             }
         };
-        let c: Vec<f64> = (0..n * p).map(|k| value(k / p, k % p)).collect();
-        let f: Vec<f64> = (0..n * p).map(|k| value(k % n, k / n)).collect();
-        for x in [
-            DenseMatrix::row_major(&c, n, p).unwrap(),
-            DenseMatrix::col_major(&f, n, p).unwrap(),
-        ] {
-            let d = BinnedDataset::from_matrix(&x, 255, 3).unwrap();
+        for d in binned_in_both_layouts(n, p, value) {
             for i in 0..n {
                 for j in 0..p {
                     let code = d.mapper.features[j].bin(value(i, j));
@@ -575,13 +585,7 @@ mod tests {
                 ((i * 31 + j * 17) % 23) as f64
             }
         };
-        let c: Vec<f64> = (0..n * p).map(|k| value(k / p, k % p)).collect();
-        let f: Vec<f64> = (0..n * p).map(|k| value(k % n, k / n)).collect();
-        for x in [
-            DenseMatrix::row_major(&c, n, p).unwrap(),
-            DenseMatrix::col_major(&f, n, p).unwrap(),
-        ] {
-            let d = BinnedDataset::from_matrix(&x, 255, 3).unwrap();
+        for d in binned_in_both_layouts(n, p, value) {
             assert!(d.sparse_rows.is_none());
             for i in 0..n {
                 for j in 0..p {

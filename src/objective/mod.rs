@@ -83,9 +83,9 @@ fn weighted_sum(n: usize, w: Option<&[f64]>, f: impl Fn(usize) -> f64 + Sync) ->
     parts.iter().sum()
 }
 
-/// (Σ w·a(i), Σ w·b(i)) of a pair per row, in one pass: each sum is added
-/// in the same order as by `weighted_sum`, so it is the same number.
-fn weighted_sums(
+/// (Σ w·a(i), Σ w·b(i)) of a pair per row, in one pass, in fixed chunks
+/// (each sum is added in the same order as by `weighted_sum`).
+pub(crate) fn weighted_sums(
     n: usize,
     w: Option<&[f64]>,
     f: impl Fn(usize) -> (f64, f64) + Sync,
@@ -103,10 +103,9 @@ fn weighted_sums(
             (sa, sb)
         })
         .collect();
-    (
-        parts.iter().map(|p| p.0).sum(),
-        parts.iter().map(|p| p.1).sum(),
-    )
+    parts
+        .iter()
+        .fold((0.0, 0.0), |(a, b), &(c, d)| (a + c, b + d))
 }
 
 dispatch_avx2! {
