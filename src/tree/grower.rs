@@ -201,16 +201,19 @@ impl<'a> TreeGrower<'a> {
         {
             return RowCounts::Exact;
         }
+        // min / max that keep a NaN (f64::min and max would drop it).
+        let lower = |a: f64, b: f64| if b < a || b.is_nan() { b } else { a };
+        let upper = |a: f64, b: f64| if b > a || b.is_nan() { b } else { a };
         let range = |rows: &[u32]| {
             rows.iter()
                 .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &r| {
                     let h = grads.gh[r as usize][1];
-                    (lo.min(h), hi.max(h))
+                    (lower(lo, h), upper(hi, h))
                 })
         };
         let (h_min, h_max) = rows.par_chunks(32 * 1024).map(range).reduce(
             || (f64::INFINITY, f64::NEG_INFINITY),
-            |a, b| (a.0.min(b.0), a.1.max(b.1)),
+            |a, b| (lower(a.0, b.0), upper(a.1, b.1)),
         );
         // A sum of at most n hessians, each at most h_max, is off by at most
         // n·(ε/2)·n·h_max (sequential summation), a difference of such sums
@@ -800,6 +803,43 @@ mod tests {
             }
         }
         assert_eq!(fits, 96);
+    }
+
+    /// A NaN hessian anywhere (first row, last row, a later chunk) keeps
+    /// exact counts; the same hessians without it allow bounded ones.
+    #[test]
+    fn a_nan_hessian_keeps_exact_counts() {
+        let n = 70_000;
+        let x: Vec<f64> = (0..n * 2).map(|k| ((k * 7919) % 1013) as f64).collect();
+        let m = DenseMatrix::row_major(&x, n, 2).unwrap();
+        let data = BinnedDataset::from_matrix(&m, 64, 0).unwrap();
+        let cfg = GrowerConfig {
+            max_depth: Some(3),
+            max_leaves: None,
+            rule: rule(),
+            exact_counts: false,
+        };
+        let grower = TreeGrower::new(&data, cfg).unwrap();
+        let rows: Vec<u32> = (0..n as u32).collect();
+        let mut gh: Vec<[f64; 2]> = (0..n).map(|i| [0.1, 0.1 + (i % 7) as f64 * 0.01]).collect();
+        let counts = |gh: &[[f64; 2]]| {
+            grower.row_counts(
+                &rows,
+                &Gradients {
+                    gh,
+                    weights: None,
+                    unit_hessian: false,
+                    uncounted: false,
+                },
+            )
+        };
+        assert!(matches!(counts(&gh), RowCounts::Bounded { .. }));
+        for at in [0, n - 1, 40_000] {
+            let kept = gh[at][1];
+            gh[at][1] = f64::NAN;
+            assert_eq!(counts(&gh), RowCounts::Exact, "NaN at row {at}");
+            gh[at][1] = kept;
+        }
     }
 
     #[test]
