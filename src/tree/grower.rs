@@ -622,15 +622,21 @@ mod tests {
         assert!((t.leaf_value[!t.left[0] as usize] - left_mean).abs() < 1e-12);
     }
 
+    /// n rows of p features with values (k · 7919) mod `modulus`, binned
+    /// into at most `max_bins` bins.
+    fn scrambled_columns(n: usize, p: usize, modulus: usize, max_bins: usize) -> BinnedDataset {
+        let x: Vec<f64> = (0..n * p).map(|k| ((k * 7919) % modulus) as f64).collect();
+        let m = DenseMatrix::row_major(&x, n, p).unwrap();
+        BinnedDataset::from_matrix(&m, max_bins, 0).unwrap()
+    }
+
     /// Leaf values come from sums over the leaf's own rows, not from histogram
     /// subtraction (parent − sibling), whose ~1e-16 residue turns −G/H into
     /// garbage when a leaf's true sums are ~0.
     #[test]
     fn leaf_values_are_computed_from_the_leaf_rows() {
         let n = 3000;
-        let x: Vec<f64> = (0..n * 2).map(|k| ((k * 7919) % 211) as f64).collect();
-        let m = DenseMatrix::row_major(&x, n, 2).unwrap();
-        let data = BinnedDataset::from_matrix(&m, 255, 0).unwrap();
+        let data = scrambled_columns(n, 2, 211, 255);
         // Mixed magnitudes: exact zeros, tiny values and large awkward values.
         let gh: Vec<[f64; 2]> = (0..n)
             .map(|i| match i % 3 {
@@ -810,9 +816,7 @@ mod tests {
     #[test]
     fn a_nan_hessian_keeps_exact_counts() {
         let n = 70_000;
-        let x: Vec<f64> = (0..n * 2).map(|k| ((k * 7919) % 1013) as f64).collect();
-        let m = DenseMatrix::row_major(&x, n, 2).unwrap();
-        let data = BinnedDataset::from_matrix(&m, 64, 0).unwrap();
+        let data = scrambled_columns(n, 2, 1013, 64);
         let cfg = GrowerConfig {
             max_depth: Some(3),
             max_leaves: None,
@@ -845,9 +849,7 @@ mod tests {
     #[test]
     fn respects_leaf_and_depth_limits_and_ranges_cover_rows() {
         let n = 2000;
-        let x: Vec<f64> = (0..n * 3).map(|k| ((k * 7919) % 1013) as f64).collect();
-        let m = DenseMatrix::row_major(&x, n, 3).unwrap();
-        let data = BinnedDataset::from_matrix(&m, 64, 0).unwrap();
+        let data = scrambled_columns(n, 3, 1013, 64);
         let gh: Vec<[f64; 2]> = (0..n)
             .map(|i| [((i * 31) % 17) as f64 - 8.0, 1.0])
             .collect();
@@ -867,7 +869,12 @@ mod tests {
             // Each leaf range holds exactly the rows the tree routes there.
             for (leaf, &(s, e)) in grown.leaf_ranges.iter().enumerate() {
                 for &r in &rows[s..e] {
-                    assert_eq!(grown.tree.leaf_index(|j| m.get(r as usize, j)), leaf);
+                    assert_eq!(
+                        grown
+                            .tree
+                            .leaf_index(|j| (((r as usize * 3 + j) * 7919) % 1013) as f64),
+                        leaf
+                    );
                 }
             }
             let mut all = rows.clone();
