@@ -331,6 +331,11 @@ impl BinnedDataset {
 
     /// Bins `x` with an existing mapper (e.g. validation data).
     pub fn with_mapper<T: Element>(x: &DenseMatrix<T>, mapper: BinMapper) -> Result<BinnedDataset> {
+        if x.n_rows() == 0 {
+            return Err(RgbmError::EmptyInput(
+                "X has no rows; at least one row is needed".into(),
+            ));
+        }
         if x.n_cols() != mapper.n_features() {
             return Err(RgbmError::Shape(format!(
                 "X has {} features, the bin mapper {}",
@@ -487,6 +492,20 @@ mod tests {
             BinnedDataset::from_matrix(&x, 255, 0),
             Err(RgbmError::EmptyInput(_))
         ));
+        // An existing mapper on no rows: an error, not a panic.
+        let v = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+        let mapper = BinnedDataset::from_matrix(&DenseMatrix::row_major(&v, 2, 3).unwrap(), 255, 0)
+            .unwrap()
+            .mapper;
+        for x in [
+            DenseMatrix::row_major(&e, 0, 3).unwrap(),
+            DenseMatrix::col_major(&e, 0, 3).unwrap(),
+        ] {
+            assert!(matches!(
+                BinnedDataset::with_mapper(&x, mapper.clone()),
+                Err(RgbmError::EmptyInput(_))
+            ));
+        }
     }
 
     #[test]
