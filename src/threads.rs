@@ -33,10 +33,12 @@ type PoolsByThreads = Vec<(usize, Arc<ThreadPool>)>;
 /// fits and predictions do not pay for thread start-up. A fresh pool also
 /// ran the first work slower: binning a9a (32k × 123) took 15.5–16.5 ms in
 /// a new two-thread pool, even after a warm-up task, and 10.3–12 ms in a
-/// reused one, with the same CPU time and page faults (so: idle waits). Pools are per process: after
-/// `fork` the child has none of the parent's threads, so a pool created
-/// before the fork would deadlock; the child builds its own (the parent's
-/// pool objects are leaked in the child, never touched).
+/// reused one, with the same CPU time and page faults (so: idle waits).
+///
+/// Pools are per process: after `fork` the child has none of the parent's
+/// threads, so a pool created before the fork would deadlock; the child
+/// builds its own (the parent's pool objects are leaked in the child, never
+/// touched).
 pub fn with_cached_threads<R: Send>(
     n_jobs: Option<usize>,
     f: impl FnOnce() -> R + Send,
