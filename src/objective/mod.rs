@@ -90,13 +90,24 @@ pub(crate) fn weighted_sums(
     w: Option<&[f64]>,
     f: impl Fn(usize) -> (f64, f64) + Sync,
 ) -> (f64, f64) {
+    weighted_sums_with(n, w, || (), |_, i| f(i))
+}
+
+/// `weighted_sums` where each chunk's rows share a scratch made by `scratch`.
+fn weighted_sums_with<S>(
+    n: usize,
+    w: Option<&[f64]>,
+    scratch: impl Fn() -> S + Sync,
+    f: impl Fn(&mut S, usize) -> (f64, f64) + Sync,
+) -> (f64, f64) {
     let parts: Vec<(f64, f64)> = (0..n.div_ceil(CHUNK))
         .into_par_iter()
         .map(|c| {
+            let mut state = scratch();
             let (mut sa, mut sb) = (0.0, 0.0);
             for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
                 let wi = w.map_or(1.0, |w| w[i]);
-                let (a, b) = f(i);
+                let (a, b) = f(&mut state, i);
                 sa += wi * a;
                 sb += wi * b;
             }
@@ -279,21 +290,10 @@ impl Objective {
                     (g * dir[i], h * dir[i] * dir[i])
                 })
             }, s => {
-                let parts: Vec<(f64, f64)> = (0..n.div_ceil(CHUNK))
-                    .into_par_iter()
-                    .map(|c| {
-                        let mut p = vec![0.0; s.n_outputs()];
-                        let (mut g, mut h) = (0.0, 0.0);
-                        for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
-                            let wi = w.map_or(1.0, |w| w[i]);
-                            let (gi, hi) = s.row_directional(y[i], base, dir, rho, n, i, &mut p);
-                            g += wi * gi;
-                            h += wi * hi;
-                        }
-                        (g, h)
-                    })
-                    .collect();
-                parts.iter().fold((0.0, 0.0), |(g, h), &(a, b)| (g + a, h + b))
+                // One probability buffer per chunk.
+                weighted_sums_with(n, w, || vec![0.0; s.n_outputs()], |p, i| {
+                    s.row_directional(y[i], base, dir, rho, n, i, p)
+                })
             })
         };
         let loss_at = |rho: f64| -> f64 {
