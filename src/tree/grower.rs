@@ -622,10 +622,15 @@ mod tests {
         assert!((t.leaf_value[!t.left[0] as usize] - left_mean).abs() < 1e-12);
     }
 
+    /// Value k (row-major) of `scrambled_columns`.
+    fn scrambled_value(k: usize, modulus: usize) -> f64 {
+        ((k * 7919) % modulus) as f64
+    }
+
     /// n rows of p features with values (k · 7919) mod `modulus`, binned
     /// into at most `max_bins` bins.
     fn scrambled_columns(n: usize, p: usize, modulus: usize, max_bins: usize) -> BinnedDataset {
-        let x: Vec<f64> = (0..n * p).map(|k| ((k * 7919) % modulus) as f64).collect();
+        let x: Vec<f64> = (0..n * p).map(|k| scrambled_value(k, modulus)).collect();
         let m = DenseMatrix::row_major(&x, n, p).unwrap();
         BinnedDataset::from_matrix(&m, max_bins, 0).unwrap()
     }
@@ -872,7 +877,7 @@ mod tests {
                     assert_eq!(
                         grown
                             .tree
-                            .leaf_index(|j| (((r as usize * 3 + j) * 7919) % 1013) as f64),
+                            .leaf_index(|j| scrambled_value(r as usize * 3 + j, 1013)),
                         leaf
                     );
                 }
