@@ -23,17 +23,50 @@ fn build(n_threads: usize) -> Result<ThreadPool> {
         .map_err(|e| RgbmError::param("n_jobs", format!("cannot start the thread pool: {e}")))
 }
 
-/// Pools kept for training and prediction, keyed by thread count and owned by one process.
-static POOLS: Mutex<Option<(u32, PoolsByThreads)>> = Mutex::new(None);
+/// Idle pools with their thread counts.
+type IdlePools = Vec<(usize, ThreadPool)>;
 
-/// (thread count, its pool).
-type PoolsByThreads = Vec<(usize, Arc<ThreadPool>)>;
+/// Idle pools kept for later fits and predictions, and the process that owns them.
+static IDLE: Mutex<Option<(u32, IdlePools)>> = Mutex::new(None);
 
-/// Runs `f` in a cached pool of `thread_count(n_jobs)` threads, so repeated
-/// fits and predictions do not pay for thread start-up. A fresh pool also
-/// ran the first work slower: binning a9a (32k × 123) took 15.5–16.5 ms in
-/// a new two-thread pool, even after a warm-up task, and 10.3–12 ms in a
-/// reused one, with the same CPU time and page faults (so: idle waits).
+/// Idle pools kept per thread count; more are dropped when returned. Two
+/// cover a fit running beside predictions without building pools in a loop.
+const MAX_IDLE_PER_SIZE: usize = 2;
+
+/// A pool lent to one job; returned to the idle list when dropped.
+struct Lent {
+    n_threads: usize,
+    pool: Option<ThreadPool>,
+}
+
+impl Drop for Lent {
+    fn drop(&mut self) {
+        let Some(pool) = self.pool.take() else { return };
+        let mut guard = IDLE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        match guard.as_mut() {
+            Some((owner, idle)) if *owner == std::process::id() => {
+                if idle.iter().filter(|(n, _)| *n == self.n_threads).count() < MAX_IDLE_PER_SIZE {
+                    idle.push((self.n_threads, pool));
+                }
+            }
+            // Lent before a fork: this process has none of its threads.
+            _ => std::mem::forget(pool),
+        }
+    }
+}
+
+/// Runs `f` in a pool of `thread_count(n_jobs)` threads lent to this call
+/// alone, so repeated fits and predictions do not pay for thread start-up.
+/// A fresh pool also ran the first work slower: binning a9a (32k × 123)
+/// took 15.5–16.5 ms in a new two-thread pool, even after a warm-up task,
+/// and 10.3–12 ms in a reused one, with the same CPU time and page faults
+/// (so: idle waits).
+///
+/// A pool serves one call at a time. Shared pools made independent work
+/// wait (a prediction queued behind another thread's one-thread fit) and
+/// deadlocked when a job re-entered its own pool (a fit started from a
+/// callback of a one-thread fit waits for the only worker, which waits for
+/// the callback). Concurrent or nested calls get pools of their own.
 ///
 /// Pools are per process: after `fork` the child has none of the parent's
 /// threads, so a pool created before the fork would deadlock; the child
@@ -45,25 +78,28 @@ pub fn with_cached_threads<R: Send>(
 ) -> Result<R> {
     let n_threads = thread_count(n_jobs);
     let pid = std::process::id();
-    let pool = {
-        let mut guard = POOLS
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let idle = {
+        let mut guard = IDLE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if guard.as_ref().is_some_and(|(owner, _)| *owner != pid)
             && let Some((_, stale)) = guard.take()
         {
             std::mem::forget(stale);
         }
-        let (_, pools) = guard.get_or_insert_with(|| (pid, Vec::new()));
-        match pools.iter().find(|(n, _)| *n == n_threads) {
-            Some((_, p)) => p.clone(),
-            None => {
-                let p = Arc::new(build(n_threads)?);
-                pools.push((n_threads, p.clone()));
-                p
-            }
-        }
+        let (_, idle) = guard.get_or_insert_with(|| (pid, Vec::new()));
+        idle.iter()
+            .rposition(|(n, _)| *n == n_threads)
+            .map(|i| idle.swap_remove(i).1)
     };
+    // Built outside the lock: starting threads takes a while.
+    let pool = match idle {
+        Some(p) => p,
+        None => build(n_threads)?,
+    };
+    let lent = Lent {
+        n_threads,
+        pool: Some(pool),
+    };
+    let pool = lent.pool.as_ref().expect("a lent pool is present until dropped");
     Ok(pool.install(f))
 }
 
@@ -144,10 +180,59 @@ mod tests {
             with_cached_threads(Some(2), rayon::current_num_threads).unwrap(),
             thread_count(Some(2))
         );
-        assert_eq!(
-            with_cached_threads(Some(1), rayon::current_num_threads).unwrap(),
-            1
-        );
+        // Three is not used by the other tests (they run in parallel).
+        let workers = || {
+            let mut ids = rayon::broadcast(|_| format!("{:?}", std::thread::current().id()));
+            ids.sort();
+            ids
+        };
+        let first = with_cached_threads(Some(3), workers).unwrap();
+        assert_eq!(first.len(), thread_count(Some(3)));
+        assert_eq!(with_cached_threads(Some(3), workers).unwrap(), first);
+    }
+
+    /// Runs `f` on its own thread; false if it has not finished in 20 s (a deadlock).
+    fn finishes(f: impl FnOnce() + Send + 'static) -> bool {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            f();
+            let _ = tx.send(());
+        });
+        rx.recv_timeout(Duration::from_secs(20)).is_ok()
+    }
+
+    #[test]
+    fn a_job_started_from_inside_a_one_thread_job_does_not_wait_for_it() {
+        // A Python callback of a fit runs on the fit's pool thread and may
+        // start another fit, whose work is sent from a new thread.
+        assert!(finishes(|| {
+            let inner = with_cached_threads(Some(1), || {
+                std::thread::spawn(|| with_cached_threads(Some(1), || 7).unwrap())
+                    .join()
+                    .unwrap()
+            });
+            assert_eq!(inner.unwrap(), 7);
+        }));
+    }
+
+    #[test]
+    fn independent_jobs_do_not_wait_for_each_other() {
+        // The first job holds its pool until the second job has finished.
+        assert!(finishes(|| {
+            let (done_tx, done_rx) = std::sync::mpsc::channel();
+            let (started_tx, started_rx) = std::sync::mpsc::channel();
+            let holder = std::thread::spawn(move || {
+                with_cached_threads(Some(1), move || {
+                    started_tx.send(()).unwrap();
+                    done_rx.recv_timeout(Duration::from_secs(30)).is_ok()
+                })
+                .unwrap()
+            });
+            started_rx.recv().unwrap();
+            with_cached_threads(Some(1), || ()).unwrap();
+            done_tx.send(()).unwrap();
+            assert!(holder.join().unwrap());
+        }));
     }
 
     #[test]

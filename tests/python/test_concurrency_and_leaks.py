@@ -177,10 +177,53 @@ print("OK", flush=True)
 """
 
 
-# Fits with the same n_jobs share the process's cached pool: fits started
-# together from several Python threads all finish, each equal to its serial fit.
-def test_concurrent_fits_sharing_a_pool_equal_serial_fits():
+# Fits with the same n_jobs started together from several Python threads all
+# finish, each equal to its serial fit.
+def test_concurrent_fits_with_the_same_n_jobs_equal_serial_fits():
     out = run_script(_CONCURRENT_FITS_SCRIPT, timeout=180)
+    assert out.returncode == 0 and out.stdout.strip() == "OK", (out.returncode, out.stdout, out.stderr[-2000:])
+
+
+_NESTED_SCRIPT = """
+import threading
+import numpy as np
+from rgbm_rs import RGBMRegressor
+
+rng = np.random.default_rng(0)
+X = rng.normal(size=(500, 4))
+y = X[:, 0] + 0.1 * rng.normal(size=500)
+other = RGBMRegressor(n_estimators=3, n_jobs=1).fit(X, y)
+want = other.predict(X)
+inner = []
+
+def fit_inside(env):
+    # A callback runs on the one worker of the outer fit's pool.
+    inner.append(RGBMRegressor(n_estimators=2, n_jobs=1).fit(X, y).predict(X[:5]))
+    return False
+
+RGBMRegressor(n_estimators=3, n_jobs=1).fit(X, y, callbacks=[fit_inside])
+assert len(inner) == 3, len(inner)
+
+# A prediction from another thread while a one-thread fit is paused in a callback.
+started, release = threading.Event(), threading.Event()
+def pause(env):
+    started.set()
+    release.wait(30)
+    return True
+t = threading.Thread(target=lambda: RGBMRegressor(n_estimators=2, n_jobs=1).fit(X, y, callbacks=[pause]))
+t.start()
+started.wait(30)
+got = other.predict(X)
+release.set()
+t.join()
+assert np.array_equal(got, want)
+print("OK", flush=True)
+"""
+
+
+def test_fit_inside_a_callback_and_predict_beside_a_paused_fit_finish():
+    """A job never waits for the pool of another job, even one on the same thread count."""
+    out = run_script(_NESTED_SCRIPT, timeout=60)
     assert out.returncode == 0 and out.stdout.strip() == "OK", (out.returncode, out.stdout, out.stderr[-2000:])
 
 
