@@ -64,7 +64,7 @@ fn kernels(c: &mut Criterion) {
         });
         t
     });
-    let mut hist = Histogram::new(ds.total_bins());
+    let mut hist = Histogram::new(ds.total_bins()).unwrap();
     let mut scratch = BuildScratch::new(N).unwrap();
     c.bench_function("histogram root, all features", |b| {
         b.iter(|| build(&ds, &all, None, &grads, &mut hist, &mut scratch, &total))
@@ -126,9 +126,9 @@ fn kernels(c: &mut Criterion) {
         })
     });
 
-    let mut parent = Histogram::new(ds.total_bins());
-    build(&ds, &all, None, &grads, &mut parent, &mut scratch, &total);
-    let mut child = Histogram::new(ds.total_bins());
+    let mut parent = Histogram::new(ds.total_bins()).unwrap();
+    build(&ds, &all, None, &grads, &mut parent, &mut scratch, &total).unwrap();
+    let mut child = Histogram::new(ds.total_bins()).unwrap();
     build(
         &ds,
         &all,
@@ -137,7 +137,8 @@ fn kernels(c: &mut Criterion) {
         &mut child,
         &mut scratch,
         &total,
-    );
+    )
+    .unwrap();
     c.bench_function("histogram subtraction", |b| {
         b.iter_batched(
             || parent.clone(),

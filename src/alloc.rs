@@ -26,6 +26,26 @@ pub fn with_capacity<T>(len: usize, what: &str) -> Result<Vec<T>> {
     Ok(v)
 }
 
+/// Room for one more element in `v` (growing it as `push` would), or an
+/// error naming `what`: for buffers that grow with a user's parameter.
+pub fn reserve_one<T>(v: &mut Vec<T>, what: &str) -> Result<()> {
+    v.try_reserve(1).map_err(|_| {
+        RgbmError::OutOfMemory(format!("cannot grow {what} past {} elements", v.len()))
+    })
+}
+
+/// Resizes `v` to `len` elements (new ones are `value`), or an error naming
+/// `what` if the memory is not available.
+pub fn grow_to<T: Clone>(v: &mut Vec<T>, len: usize, value: T, what: &str) -> Result<()> {
+    if let Some(more) = len.checked_sub(v.len()) {
+        v.try_reserve_exact(more).map_err(|_| {
+            RgbmError::OutOfMemory(format!("cannot allocate {what}: {len} elements"))
+        })?;
+    }
+    v.resize(len, value);
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -39,5 +59,11 @@ mod tests {
         );
         assert!(with_capacity::<[f64; 2]>(usize::MAX / 8, "gradients").is_err());
         assert_eq!(filled_vec(3, 1.5f64, "small").unwrap(), vec![1.5; 3]);
+        let mut v = vec![1u8; 2];
+        assert!(grow_to(&mut v, usize::MAX / 2, 0, "the grown buffer").is_err());
+        grow_to(&mut v, 4, 7, "the grown buffer").unwrap();
+        assert_eq!(v, [1, 1, 7, 7]);
+        grow_to(&mut v, 1, 0, "the grown buffer").unwrap();
+        assert_eq!(v, [1]);
     }
 }

@@ -19,7 +19,7 @@ pub enum RgbmError {
     ModelFormat(String),
     #[error("I/O error: {0}")]
     Io(String),
-    #[error("training interrupted")]
+    #[error("interrupted")]
     Interrupted,
     /// A large buffer could not be allocated (Python: MemoryError).
     #[error("out of memory: {0}")]

@@ -8,7 +8,7 @@ use std::ops::Range;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::alloc::with_capacity;
+use crate::alloc::{filled_vec, grow_to, with_capacity};
 use crate::data::dataset::{BinCode, BinCodes, BinnedDataset, SparseRows};
 use crate::error::Result;
 
@@ -126,13 +126,18 @@ pub struct Histogram {
 }
 
 impl Histogram {
-    /// An unweighted all-zero histogram of `len` bins.
-    pub fn new(len: usize) -> Self {
-        Histogram {
-            gh: vec![[0.0; 2]; len],
-            count: vec![0; len],
+    /// An unweighted all-zero histogram of `len` bins, or `OutOfMemory`.
+    pub fn new(len: usize) -> Result<Self> {
+        Ok(Histogram {
+            gh: filled_vec(len, [0.0; 2], "a histogram")?,
+            count: filled_vec(len, 0, "a histogram's counts")?,
             weight: Vec::new(),
-        }
+        })
+    }
+
+    /// Bytes of a histogram of `len` bins with every array present.
+    pub fn bytes(len: usize) -> usize {
+        len.saturating_mul(std::mem::size_of::<[f64; 2]>() + 4 + 8)
     }
 
     /// A histogram holding `stats` (Σw kept separately).
@@ -154,18 +159,19 @@ impl Histogram {
 
     /// Keeps Σw per bin only when the rows are weighted, and counts only
     /// when the hessians are not all 1.
-    fn set_layout(&mut self, weighted: bool, counted: bool) {
+    fn set_layout(&mut self, weighted: bool, counted: bool) -> Result<()> {
         let len = self.gh.len();
         if weighted {
-            self.weight.resize(len, 0.0);
+            grow_to(&mut self.weight, len, 0.0, "a histogram's weights")?;
         } else {
             self.weight.clear();
         }
         if counted {
-            self.count.resize(len, 0);
+            grow_to(&mut self.count, len, 0, "a histogram's counts")?;
         } else {
             self.count.clear();
         }
+        Ok(())
     }
 
     /// All bins.
@@ -890,7 +896,7 @@ fn build_rows_chunked(
     partials: &mut Vec<Histogram>,
     offsets: Option<&[usize]>,
     run: impl Fn(usize, usize, Option<Range<usize>>, HistSliceMut) + Sync,
-) {
+) -> Result<()> {
     let len = hist.len();
     let n_chunks = (m / rows_per_chunk(len)).clamp(1, MAX_CHUNKS);
     // Too few chunks to keep every thread busy: each chunk is also split by
@@ -908,17 +914,17 @@ fn build_rows_chunked(
         let mut tasks = Vec::with_capacity(groups);
         push_tasks(hist.view_mut(), 0, m, groups, offsets, &mut tasks);
         run_tasks(tasks, &run);
-        return;
+        return Ok(());
     }
     let chunk = m.div_ceil(n_chunks);
     while partials.len() < n_chunks {
-        partials.push(Histogram::new(len));
+        partials.push(Histogram::new(len)?);
     }
     let (weighted, counted) = (!hist.weight.is_empty(), !hist.count.is_empty());
     let parts = &mut partials[..n_chunks];
     let mut tasks = Vec::with_capacity(n_chunks * groups);
     for (c, part) in parts.iter_mut().enumerate() {
-        part.set_layout(weighted, counted);
+        part.set_layout(weighted, counted)?;
         let rows = c * chunk..((c + 1) * chunk).min(m);
         push_tasks(
             part.view_mut(),
@@ -967,6 +973,7 @@ fn build_rows_chunked(
                 *o = s;
             }
         });
+    Ok(())
 }
 
 /// Buffers reused across [`build`] calls: partial histograms of row
@@ -1048,7 +1055,7 @@ pub fn build(
     hist: &mut Histogram,
     scratch: &mut BuildScratch,
     total: &BinStats,
-) {
+) -> Result<()> {
     // The sparse-row kernel indexes bins unchecked: the histogram must be this dataset's.
     assert_eq!(
         hist.len(),
@@ -1059,7 +1066,7 @@ pub fn build(
     let all_features = features.len() == data.n_features();
     let weighted = grads.weights.is_some();
     let counted = grads.counted();
-    hist.set_layout(weighted, counted);
+    hist.set_layout(weighted, counted)?;
     let offsets = &data.bin_offsets;
     let BuildScratch { partials, gh, w } = scratch;
     // The sparse-row and row-major kernels (every feature) read gradients
@@ -1102,7 +1109,7 @@ pub fn build(
                 } else {
                     build_sparse_chunk::<false, false>(sp, 0..0, rr, gh, &[], out)
                 }
-            })
+            })?
         }
         (None, _, _, Some(sp)) if all_features => {
             build_rows_chunked(data.n_rows, hist, partials, None, |lo, hi, _, out| {
@@ -1112,10 +1119,10 @@ pub fn build(
                 } else {
                     build_sparse_chunk::<true, false>(sp, lo..hi, &[], gh, &[], out)
                 }
-            })
+            })?
         }
-        (Some(r), _, BinCodes::U8(c), None) if all_features => chunks!(r, c.as_slice()),
-        (Some(r), _, BinCodes::U16(c), None) if all_features => chunks!(r, c.as_slice()),
+        (Some(r), _, BinCodes::U8(c), None) if all_features => chunks!(r, c.as_slice())?,
+        (Some(r), _, BinCodes::U16(c), None) if all_features => chunks!(r, c.as_slice())?,
         (_, BinCodes::U8(c), _, _) => build_typed(
             c,
             data.n_rows,
@@ -1154,6 +1161,7 @@ pub fn build(
             }
         }
     }
+    Ok(())
 }
 
 /// Turns `parent` into the histogram of the sibling of `child` (parent − child).
@@ -1220,8 +1228,11 @@ impl HistogramPool {
             free: Vec::new(),
         }
     }
-    pub fn take(&mut self) -> Histogram {
-        self.free.pop().unwrap_or_else(|| Histogram::new(self.len))
+    pub fn take(&mut self) -> Result<Histogram> {
+        match self.free.pop() {
+            Some(h) => Ok(h),
+            None => Histogram::new(self.len),
+        }
     }
     pub fn give(&mut self, h: Histogram) {
         self.free.push(h);
@@ -1377,7 +1388,7 @@ mod tests {
                 }
                 t
             };
-            let mut root = Histogram::new(data.total_bins());
+            let mut root = Histogram::new(data.total_bins()).unwrap();
             build(
                 &data,
                 &features,
@@ -1386,11 +1397,12 @@ mod tests {
                 &mut root,
                 &mut scratch,
                 &sum(&all),
-            );
+            )
+            .unwrap();
             close(&all_stats(&root), &naive(&data, &all, gh, weights));
             assert_eq!(root.count.is_empty(), unit_hessian && weights.is_none());
 
-            let mut sub = Histogram::new(data.total_bins());
+            let mut sub = Histogram::new(data.total_bins()).unwrap();
             build(
                 &data,
                 &features,
@@ -1399,11 +1411,12 @@ mod tests {
                 &mut sub,
                 &mut scratch,
                 &sum(&subset),
-            );
+            )
+            .unwrap();
             close(&all_stats(&sub), &naive(&data, &subset, gh, weights));
             // The feature-major subset kernel (used when only some features are active).
             let some: Vec<usize> = (0..p).filter(|j| j % 2 == 0).collect();
-            let mut part = Histogram::new(data.total_bins());
+            let mut part = Histogram::new(data.total_bins()).unwrap();
             build(
                 &data,
                 &some,
@@ -1412,7 +1425,8 @@ mod tests {
                 &mut part,
                 &mut scratch,
                 &sum(&subset),
-            );
+            )
+            .unwrap();
             let want = naive(&data, &subset, gh, weights);
             for &j in &some {
                 let r = data.bin_offsets[j]..data.bin_offsets[j + 1];

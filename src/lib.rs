@@ -35,6 +35,7 @@ macro_rules! dispatch_avx2 {
 
 pub mod alloc;
 pub mod booster;
+pub mod cancel;
 pub mod data;
 pub mod error;
 pub mod histogram;

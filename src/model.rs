@@ -2,6 +2,8 @@
 //! versioned JSON form. Loading validates everything prediction relies on.
 use serde::{Deserialize, Deserializer, Serialize};
 
+use crate::alloc::{filled_vec, with_capacity};
+use crate::cancel::Cancel;
 use crate::data::matrix::{DenseMatrix, Element};
 use crate::error::{Result, RgbmError};
 use crate::objective::Objective;
@@ -76,13 +78,20 @@ impl Model {
         self.trees.len() / self.n_outputs
     }
 
+    /// Size of a row-major n_rows × n_outputs score buffer.
+    fn score_len(&self, n_rows: usize) -> Result<usize> {
+        n_rows
+            .checked_mul(self.n_outputs)
+            .ok_or_else(|| RgbmError::Shape("n_rows * n_outputs overflows".into()))
+    }
+
     /// `n_rows` copies of the base scores, row-major (n_rows × n_outputs).
-    fn base_rows(&self, n_rows: usize) -> Vec<f64> {
-        let mut out = Vec::with_capacity(n_rows * self.n_outputs);
+    fn base_rows(&self, n_rows: usize) -> Result<Vec<f64>> {
+        let mut out = with_capacity(self.score_len(n_rows)?, "the predictions")?;
         for _ in 0..n_rows {
             out.extend_from_slice(&self.base_score);
         }
-        out
+        Ok(out)
     }
 
     fn check_features<T: Element>(&self, x: &DenseMatrix<T>) -> Result<()> {
@@ -103,10 +112,20 @@ impl Model {
         x: &DenseMatrix<T>,
         n_rounds: Option<usize>,
     ) -> Result<Vec<f64>> {
+        self.predict_raw_cancellable(x, n_rounds, &Cancel::never())
+    }
+
+    /// `predict_raw` that stops with `Interrupted` once `cancel` is set.
+    pub fn predict_raw_cancellable<T: Element>(
+        &self,
+        x: &DenseMatrix<T>,
+        n_rounds: Option<usize>,
+        cancel: &Cancel,
+    ) -> Result<Vec<f64>> {
         self.check_features(x)?;
         let k = n_rounds.unwrap_or(self.n_rounds()).min(self.n_rounds()) * self.n_outputs;
-        let mut out = self.base_rows(x.n_rows());
-        add_tree_outputs_multi(&self.trees[..k], self.n_outputs, 0, x, &mut out);
+        let mut out = self.base_rows(x.n_rows())?;
+        add_tree_outputs_multi(&self.trees[..k], self.n_outputs, 0, x, &mut out, cancel)?;
         Ok(out)
     }
 
@@ -118,6 +137,17 @@ impl Model {
         start: usize,
         end: usize,
     ) -> Result<Vec<f64>> {
+        self.predict_trees_cancellable(x, start, end, &Cancel::never())
+    }
+
+    /// `predict_trees` that stops with `Interrupted` once `cancel` is set.
+    pub fn predict_trees_cancellable<T: Element>(
+        &self,
+        x: &DenseMatrix<T>,
+        start: usize,
+        end: usize,
+        cancel: &Cancel,
+    ) -> Result<Vec<f64>> {
         self.check_features(x)?;
         if start > end || end > self.trees.len() {
             return Err(RgbmError::param(
@@ -125,8 +155,15 @@ impl Model {
                 format!("{start}..{end} is not within 0..{}", self.trees.len()),
             ));
         }
-        let mut out = vec![0.0; x.n_rows() * self.n_outputs];
-        add_tree_outputs_multi(&self.trees[start..end], self.n_outputs, start, x, &mut out);
+        let mut out = filled_vec(self.score_len(x.n_rows())?, 0.0, "the predictions")?;
+        add_tree_outputs_multi(
+            &self.trees[start..end],
+            self.n_outputs,
+            start,
+            x,
+            &mut out,
+            cancel,
+        )?;
         Ok(out)
     }
 
@@ -134,13 +171,15 @@ impl Model {
     /// `virtual_ensembles_predict`): member k is the model truncated after
     /// T − (K−1−k)·⌊T/(2K)⌋ trees, rescaled to undo the shrinkage the cut-off
     /// trees applied, so it equals the model as it was at that round. Returns
-    /// K vectors of raw scores (each row-major n_rows × n_outputs); the last
-    /// member is the full model. Truncation happens at round boundaries.
+    /// the K members' raw scores one after another (each row-major n_rows ×
+    /// n_outputs); the last member is the full model. Truncation happens at
+    /// round boundaries.
     pub fn virtual_ensemble<T: Element>(
         &self,
         x: &DenseMatrix<T>,
         n_members: usize,
-    ) -> Result<Vec<Vec<f64>>> {
+        cancel: &Cancel,
+    ) -> Result<Vec<f64>> {
         self.check_features(x)?;
         let t = self.n_rounds();
         let k_out = self.n_outputs;
@@ -164,10 +203,14 @@ impl Model {
         let ends: Vec<usize> = (0..n_members)
             .map(|k| t - (n_members - 1 - k) * period)
             .collect();
+        let len = self.score_len(x.n_rows())?;
+        let total = len
+            .checked_mul(n_members)
+            .ok_or_else(|| RgbmError::Shape("n_members * n_rows * n_outputs overflows".into()))?;
+        let mut members = with_capacity(total, "the virtual ensemble")?;
         // Sums grow member by member: add the trees between consecutive truncations.
-        let mut acc = vec![0.0; x.n_rows() * k_out];
+        let mut acc = filled_vec(len, 0.0, "the virtual ensemble sums")?;
         let mut start = 0;
-        let mut members = Vec::with_capacity(n_members);
         for &end in &ends {
             add_tree_outputs_multi(
                 &self.trees[start * k_out..end * k_out],
@@ -175,7 +218,8 @@ impl Model {
                 start * k_out,
                 x,
                 &mut acc,
-            );
+                cancel,
+            )?;
             start = end;
             let undo = q.powi(-((t - end) as i32));
             if !(undo.is_finite() && undo <= MAX_ABS_VALUE) {
@@ -187,11 +231,10 @@ impl Model {
                     ),
                 ));
             }
-            members.push(
+            members.extend(
                 acc.iter()
                     .enumerate()
-                    .map(|(j, a)| self.base_score[j % k_out] + undo * a)
-                    .collect(),
+                    .map(|(j, a)| self.base_score[j % k_out] + undo * a),
             );
         }
         Ok(members)

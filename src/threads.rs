@@ -99,7 +99,10 @@ pub fn with_cached_threads<R: Send>(
         n_threads,
         pool: Some(pool),
     };
-    let pool = lent.pool.as_ref().expect("a lent pool is present until dropped");
+    let pool = lent
+        .pool
+        .as_ref()
+        .expect("a lent pool is present until dropped");
     Ok(pool.install(f))
 }
 

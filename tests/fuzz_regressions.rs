@@ -3,6 +3,7 @@
 //! test asserts the call returns (usually `Err`) instead of panicking. The
 //! seed models of the `model_json` target are also checked to load, so the
 //! corpus follows the model format.
+use rgbm_rs::cancel::Cancel;
 use rgbm_rs::data::BinnedDataset;
 use rgbm_rs::params::Loss;
 use rgbm_rs::{BoosterParams, DenseMatrix, Model, RgbmError, train};
@@ -19,7 +20,7 @@ fn weights_shorter_than_rows_are_an_error_not_a_panic() {
     let x = DenseMatrix::row_major(&values, 63, 2).unwrap();
     for len in [0usize, 1, 62] {
         let w = vec![1.0; len];
-        let r = BinnedDataset::from_weighted_matrix(&x, 2, 0, Some(&w));
+        let r = BinnedDataset::from_weighted_matrix(&x, 2, 0, Some(&w), &Cancel::never());
         assert!(
             matches!(r, Err(RgbmError::Shape(_))),
             "len {len}: {:?}",
@@ -34,11 +35,13 @@ fn weights_longer_than_rows_are_an_error() {
     let x = DenseMatrix::col_major(&values, 4, 1).unwrap();
     let w = [1.0; 5];
     assert!(matches!(
-        BinnedDataset::from_weighted_matrix(&x, 255, 0, Some(&w)),
+        BinnedDataset::from_weighted_matrix(&x, 255, 0, Some(&w), &Cancel::never()),
         Err(RgbmError::Shape(_))
     ));
     // Matching weights still work, and train rejects a mismatch as before.
-    assert!(BinnedDataset::from_weighted_matrix(&x, 255, 0, Some(&w[..4])).is_ok());
+    assert!(
+        BinnedDataset::from_weighted_matrix(&x, 255, 0, Some(&w[..4]), &Cancel::never()).is_ok()
+    );
     let params = BoosterParams {
         n_estimators: 2,
         loss: Loss::Squared,

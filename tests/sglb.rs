@@ -1,6 +1,7 @@
 //! SGLB: Langevin noise, model shrinkage, the smoothed 0-1 loss.
 mod common;
 
+use rgbm_rs::cancel::Cancel;
 use rgbm_rs::params::{BoosterParams, Init, Loss, Mode, Selection, SelectionSize};
 use rgbm_rs::{DenseMatrix, Model, train};
 
@@ -255,8 +256,9 @@ fn virtual_ensemble_members_are_the_chain_at_earlier_rounds() {
     };
     let model = fit(&params, &x, 3, &y);
     // K = 3, period = 12 / 6 = 2: truncations after 8, 10 and 12 trees.
-    let members = model.virtual_ensemble(&m, 3).unwrap();
-    for (member, rounds) in members.iter().zip([8, 10, 12]) {
+    let members = model.virtual_ensemble(&m, 3, &Cancel::never()).unwrap();
+    assert_eq!(members.len(), 3 * y.len());
+    for (member, rounds) in members.chunks(y.len()).zip([8, 10, 12]) {
         let earlier = fit(
             &BoosterParams {
                 n_estimators: rounds,
@@ -272,8 +274,8 @@ fn virtual_ensemble_members_are_the_chain_at_earlier_rounds() {
             "member after {rounds} rounds"
         );
     }
-    assert!(model.virtual_ensemble(&m, 1).is_err());
-    assert!(model.virtual_ensemble(&m, 7).is_err());
+    assert!(model.virtual_ensemble(&m, 1, &Cancel::never()).is_err());
+    assert!(model.virtual_ensemble(&m, 7, &Cancel::never()).is_err());
 }
 
 #[test]
@@ -336,6 +338,6 @@ fn undoing_extreme_shrinkage_is_an_error_not_infinity() {
     let model = fit(&params, &x, 3, &y);
     assert!(model.truncated(1).is_err());
     let m = DenseMatrix::row_major(&x, y.len(), 3).unwrap();
-    assert!(model.virtual_ensemble(&m, 2).is_err());
+    assert!(model.virtual_ensemble(&m, 2, &Cancel::never()).is_err());
     assert!(model.truncated(1000).is_ok());
 }

@@ -25,12 +25,12 @@ use super::eval::{BeforeRound, EarlyStopping, EvalHistory, EvalSet, Evaluator, M
 use super::rgb::{Families, coordinate_step, project_l2};
 use super::sglb;
 use super::step::step_scale;
+use crate::cancel::Cancel;
 use crate::histogram::BinStats;
 use crate::tree::Tree;
 use crate::tree::grower::sum_rows;
 use crate::tree::predict::add_tree_outputs;
-use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 /// Called before every round with the round index; an error (e.g. a pending
 /// Ctrl-C) stops training and is returned from `train`.
@@ -213,7 +213,9 @@ fn train_in_pool<T: Element>(
 ) -> Result<Trained> {
     let n = x.n_rows();
     let k_out = objective.n_outputs();
-    let data = BinnedDataset::from_weighted_matrix(x, params.max_bins, params.random_state, w)?;
+    let cancel = monitor.cancel();
+    let data =
+        BinnedDataset::from_weighted_matrix(x, params.max_bins, params.random_state, w, &cancel)?;
     let base_score = match params.init {
         Init::Optimal => objective.initial_scores(y, w),
         Init::Zero => vec![0.0; k_out],
@@ -244,7 +246,6 @@ fn train_in_pool<T: Element>(
         exact_counts: false,
     };
     let mut grower = TreeGrower::new(&data, cfg)?;
-    let cancel = monitor.cancel_flag();
     grower.set_cancel(cancel.clone());
     let mut trees = Vec::with_capacity(params.n_estimators * k_out);
     let mut log = Vec::with_capacity(params.n_estimators);
@@ -378,14 +379,14 @@ fn train_in_pool<T: Element>(
                             &mut rows,
                             all_rows,
                             NodeSelection::Tree(&all_features),
-                        ),
+                        )?,
                         Some(data.n_features()),
                     )
                 } else if params.selection_scope == SelectionScope::Tree {
                     let cands = selector.draw(&mut select_rng);
                     let searched = cands.features.len();
                     (
-                        grower.grow(&grads, &mut rows, all_rows, NodeSelection::Tree(&cands)),
+                        grower.grow(&grads, &mut rows, all_rows, NodeSelection::Tree(&cands))?,
                         Some(searched),
                     )
                 } else {
@@ -395,7 +396,7 @@ fn train_in_pool<T: Element>(
                             &mut rows,
                             all_rows,
                             NodeSelection::Node(&selector, &mut select_rng),
-                        ),
+                        )?,
                         None,
                     )
                 };
@@ -474,12 +475,7 @@ fn train_in_pool<T: Element>(
             entry
         };
         // A cancelled grower returns a partial tree: never let it into a model.
-        if cancel
-            .as_ref()
-            .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
-        {
-            return Err(RgbmError::Interrupted);
-        }
+        cancel.check()?;
         let train_loss = params
             .record_train_loss
             .then(|| objective.mean_loss(y, &scores, w));
@@ -558,7 +554,7 @@ impl<'a> RgbState<'a> {
         params: &BoosterParams,
         data: &'a BinnedDataset,
         cfg: GrowerConfig,
-        cancel: Option<Arc<AtomicBool>>,
+        cancel: Cancel,
     ) -> Result<RgbState<'a>> {
         let families = Families::new(params, data.n_features(), data.n_rows);
         let growers = (0..params.rgb_candidates)
@@ -617,7 +613,7 @@ impl<'a> RgbState<'a> {
                     &mut my_rows,
                     all_rows,
                     NodeSelection::Tree(&all_features),
-                );
+                )?;
                 let mut tree = grown.tree;
                 project_l2(&mut tree.leaf_value, self.families.lambdas[k]);
                 let mut h = vec![0.0; n];

@@ -3,8 +3,7 @@
 //! Scores of each evaluation set are kept up to date incrementally: every
 //! new tree is routed once through the set's rows, so a round costs one tree
 //! traversal per row and metric evaluation, never a full re-prediction.
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use crate::cancel::Cancel;
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -50,8 +49,8 @@ pub trait Monitor: Send {
     }
     /// A flag set asynchronously when training should stop (Ctrl-C); the
     /// tree growers poll it between nodes so long rounds stop early too.
-    fn cancel_flag(&self) -> Option<Arc<AtomicBool>> {
-        None
+    fn cancel(&self) -> Cancel {
+        Cancel::never()
     }
     fn after_round(&mut self, _round: usize, _results: &[EvalResult]) -> Result<bool> {
         Ok(false)

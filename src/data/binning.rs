@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::matrix::{DenseMatrix, Element};
 use crate::alloc::filled_vec;
+use crate::cancel::Cancel;
 use crate::error::{Result, RgbmError};
 use crate::rng::{Purpose, stream};
 
@@ -125,8 +126,9 @@ impl SampleValue for (f64, f64) {
 }
 
 /// The distinct values of one feature, in increasing order, while there are
-/// at most `max_bins` of them. Such a feature gets one bin per value and its
-/// weights do not matter, so it needs no sorted copy of its sample.
+/// at most `limit` of them (`tracked_limit`). Such a feature gets one bin per
+/// value and its weights do not matter, so it needs no sorted copy of its
+/// sample.
 #[derive(Clone, Debug)]
 struct DistinctValues {
     values: Vec<f64>,
@@ -135,7 +137,7 @@ struct DistinctValues {
     few: [u64; FEW_VALUES],
     /// Index of the last value seen: runs of one value skip the search.
     last: usize,
-    /// More than `max_bins` values seen: the feature needs the sort.
+    /// More than `limit` values seen: the feature needs the sort.
     overflow: bool,
 }
 
@@ -153,10 +155,21 @@ impl Default for DistinctValues {
 /// Up to this many distinct values, `DistinctValues::add` compares them all.
 const FEW_VALUES: usize = 4;
 
+/// At most this many distinct values are tracked per feature: an insertion
+/// into the sorted list moves all larger values, so tracking costs O(k²),
+/// seconds per feature at k = 65535. A feature with more goes to the sort,
+/// which gives the same one-bin-per-value cuts while it has at most
+/// `max_bins` values.
+const MAX_TRACKED_VALUES: usize = 1024;
+
+fn tracked_limit(max_bins: usize) -> usize {
+    max_bins.min(MAX_TRACKED_VALUES)
+}
+
 impl DistinctValues {
     /// Adds a non-NaN value; returns false once the feature overflows.
     #[inline(always)]
-    fn add(&mut self, v: f64, max_bins: usize) -> bool {
+    fn add(&mut self, v: f64, limit: usize) -> bool {
         // A value already in the set: the common case, kept free of
         // mispredicted branches. Few values (one-hot columns) are all
         // compared; more are checked against the previous value's slot.
@@ -168,18 +181,18 @@ impl DistinctValues {
         } else {
             self.values.get(self.last).map(|d| d.to_bits()) == Some(bits)
         };
-        known || self.add_other(v, max_bins)
+        known || self.add_other(v, limit)
     }
 
     #[inline(never)]
-    fn add_other(&mut self, v: f64, max_bins: usize) -> bool {
+    fn add_other(&mut self, v: f64, limit: usize) -> bool {
         let at = self.values.partition_point(|&d| d < v);
         if self.values.get(at) == Some(&v) {
             // ±0 compare equal; keep -0.0 as the sorted order would.
             if v.is_sign_negative() {
                 self.values[at] = v;
             }
-        } else if self.values.len() == max_bins {
+        } else if self.values.len() == limit {
             *self = DistinctValues {
                 overflow: true,
                 ..Default::default()
@@ -197,7 +210,7 @@ impl DistinctValues {
         true
     }
 
-    fn merge(&mut self, other: DistinctValues, max_bins: usize) {
+    fn merge(&mut self, other: DistinctValues, limit: usize) {
         if self.overflow || other.overflow {
             *self = DistinctValues {
                 overflow: true,
@@ -206,7 +219,7 @@ impl DistinctValues {
             return;
         }
         for v in other.values {
-            if !self.add(v, max_bins) {
+            if !self.add(v, limit) {
                 return;
             }
         }
@@ -214,14 +227,15 @@ impl DistinctValues {
 }
 
 /// One pass over the sample rows in memory order: the distinct values of
-/// every feature that has at most `max_bins` of them. Stops early once every
-/// feature has overflowed (continuous data).
+/// every feature that has at most `tracked_limit(max_bins)` of them. Stops
+/// early once every feature has overflowed (continuous data).
 fn distinct_values<T: Element>(
     x: &DenseMatrix<T>,
     max_bins: usize,
     sample: Option<&[usize]>,
     weights: Option<&[f64]>,
 ) -> Vec<DistinctValues> {
+    let limit = tracked_limit(max_bins);
     let p = x.n_cols();
     let kept = |i: usize| weights.is_none_or(|w| w[i] > 0.0);
     if x.is_row_major() {
@@ -234,7 +248,7 @@ fn distinct_values<T: Element>(
                 let row = x.row_block(i, 1, &mut gathered);
                 for (set, &v) in sets.iter_mut().zip(row) {
                     let v = v.to_f64();
-                    if !set.overflow && !v.is_nan() && !set.add(v, max_bins) {
+                    if !set.overflow && !v.is_nan() && !set.add(v, limit) {
                         open -= 1;
                     }
                 }
@@ -256,7 +270,7 @@ fn distinct_values<T: Element>(
                 }
             })
             .reduce_with(|mut a, b| {
-                a.iter_mut().zip(b).for_each(|(a, b)| a.merge(b, max_bins));
+                a.iter_mut().zip(b).for_each(|(a, b)| a.merge(b, limit));
                 a
             })
             .unwrap_or_else(|| vec![DistinctValues::default(); p])
@@ -267,7 +281,7 @@ fn distinct_values<T: Element>(
                 let mut set = DistinctValues::default();
                 let mut add = |i: usize| {
                     let v = x.get(i, j);
-                    !kept(i) || v.is_nan() || set.add(v, max_bins)
+                    !kept(i) || v.is_nan() || set.add(v, limit)
                 };
                 match sample {
                     Some(rows) => _ = rows.iter().all(|&i| add(i)),
@@ -301,6 +315,7 @@ fn fit_features<S: SampleValue, T: Element>(
     max_bins: usize,
     sample: Option<&[usize]>,
     weights: Option<&[f64]>,
+    cancel: &Cancel,
 ) -> Result<Vec<FeatureBins>> {
     let p = features_to_bin.len();
     if p == 0 {
@@ -318,6 +333,7 @@ fn fit_features<S: SampleValue, T: Element>(
     let mut buf = filled_vec(slots * batch * cap, S::new(0.0, 0.0), "the binning sample")?;
     let mut features = Vec::with_capacity(p);
     for first in (0..p).step_by(slots * batch) {
+        cancel.check()?;
         let last = (first + slots * batch).min(p);
         let binned = (first..last)
             .step_by(batch)
@@ -363,6 +379,7 @@ impl BinMapper {
         max_bins: usize,
         seed: u64,
         weights: Option<&[f64]>,
+        cancel: &Cancel,
     ) -> Result<BinMapper> {
         if !(2..=65535).contains(&max_bins) {
             return Err(RgbmError::param(
@@ -389,10 +406,13 @@ impl BinMapper {
         };
         let sample = sample.as_deref();
         let distinct = distinct_values(x, max_bins, sample, weights);
+        cancel.check()?;
         let to_sort: Vec<usize> = (0..x.n_cols()).filter(|&j| distinct[j].overflow).collect();
         let sorted = match weights {
-            None => fit_features::<f64, T>(x, &to_sort, max_bins, sample, None)?,
-            Some(w) => fit_features::<(f64, f64), T>(x, &to_sort, max_bins, sample, Some(w))?,
+            None => fit_features::<f64, T>(x, &to_sort, max_bins, sample, None, cancel)?,
+            Some(w) => {
+                fit_features::<(f64, f64), T>(x, &to_sort, max_bins, sample, Some(w), cancel)?
+            }
         };
         // Overflowed features get their sorted cuts below.
         let mut features: Vec<FeatureBins> = distinct
@@ -465,7 +485,7 @@ mod tests {
         assert_eq!(fb.bin(b), 1);
     }
 
-    /// Columns of 2, 40, 255, 256 and 5000 levels (some NaN), row-major and
+    /// Columns of 2 to 5000 levels (some NaN), row-major and
     /// column-major, unweighted and weighted (some zero weights): the
     /// one-pass distinct path and the sort path give the reference's cuts.
     #[test]
@@ -486,7 +506,9 @@ mod tests {
         }
         let row_major: Vec<f64> = (0..n * p).map(|k| col_major[(k % p) * n + k / p]).collect();
         let weights: Vec<f64> = (0..n).map(|i| (i % 5) as f64 * 0.5).collect();
-        for max_bins in [255, 39] {
+        // 4000: the 5000-level column has more distinct values than are
+        // tracked but fewer than max_bins.
+        for max_bins in [255, 39, 4000] {
             for w in [None, Some(&weights[..])] {
                 let expected: Vec<FeatureBins> = (0..p)
                     .map(|j| {
@@ -509,7 +531,7 @@ mod tests {
                     DenseMatrix::row_major(&row_major, n, p).unwrap(),
                     DenseMatrix::col_major(&col_major, n, p).unwrap(),
                 ] {
-                    let m = BinMapper::fit(&x, max_bins, 0, w).unwrap();
+                    let m = BinMapper::fit(&x, max_bins, 0, w, &Cancel::never()).unwrap();
                     assert_eq!(
                         m.features,
                         expected,
@@ -532,8 +554,23 @@ mod tests {
         };
         let c: Vec<f64> = (0..2 * n).map(|k| value(k / 2, k % 2)).collect();
         let f: Vec<f64> = (0..2 * n).map(|k| value(k % n, k / n)).collect();
-        let a = BinMapper::fit(&DenseMatrix::row_major(&c, n, 2).unwrap(), 255, 5, None).unwrap();
-        let b = BinMapper::fit(&DenseMatrix::col_major(&f, n, 2).unwrap(), 255, 5, None).unwrap();
+        let never = Cancel::never();
+        let a = BinMapper::fit(
+            &DenseMatrix::row_major(&c, n, 2).unwrap(),
+            255,
+            5,
+            None,
+            &never,
+        )
+        .unwrap();
+        let b = BinMapper::fit(
+            &DenseMatrix::col_major(&f, n, 2).unwrap(),
+            255,
+            5,
+            None,
+            &never,
+        )
+        .unwrap();
         assert_eq!(a, b);
         assert_eq!(a.features[0].n_value_bins(), 7);
         assert!(a.features[1].n_value_bins() > 200);

@@ -4,6 +4,7 @@ use rayon::prelude::*;
 
 use super::binning::BinMapper;
 use super::matrix::{DenseMatrix, Element};
+use crate::cancel::Cancel;
 use crate::error::{Result, RgbmError};
 
 /// A bin code type (u8 when every feature has at most 256 bins, else u16).
@@ -116,13 +117,13 @@ fn default_bins_of<C: BinCode>(codes: &[C], n: usize, mapper: &BinMapper) -> Vec
 
 /// Sparse rows from the feature-major codes, or None when the data is not
 /// sparse enough (no default bins, or too many entries left).
-fn build_sparse_rows(data: &BinnedDataset) -> Result<Option<SparseRows>> {
+fn build_sparse_rows(data: &BinnedDataset, cancel: &Cancel) -> Result<Option<SparseRows>> {
     if data.default_bins.iter().all(|d| d.is_none()) || data.total_bins() > u32::MAX as usize {
         return Ok(None);
     }
     match &data.codes {
-        BinCodes::U8(c) => sparse_rows_of(c, data),
-        BinCodes::U16(c) => sparse_rows_of(c, data),
+        BinCodes::U8(c) => sparse_rows_of(c, data, cancel),
+        BinCodes::U16(c) => sparse_rows_of(c, data, cancel),
     }
 }
 
@@ -131,7 +132,11 @@ fn column_slices<C>(codes: &[C], n: usize, r0: usize, m: usize) -> impl Iterator
     codes.chunks_exact(n).map(move |col| &col[r0..r0 + m])
 }
 
-fn sparse_rows_of<C: BinCode>(codes: &[C], data: &BinnedDataset) -> Result<Option<SparseRows>> {
+fn sparse_rows_of<C: BinCode>(
+    codes: &[C],
+    data: &BinnedDataset,
+    cancel: &Cancel,
+) -> Result<Option<SparseRows>> {
     let (n, p) = (data.n_rows, data.n_features());
     // usize::MAX: no default bin, every code is kept.
     let skip: Vec<usize> = data
@@ -146,6 +151,9 @@ fn sparse_rows_of<C: BinCode>(codes: &[C], data: &BinnedDataset) -> Result<Optio
         .par_chunks_mut(ROW_BLOCK)
         .enumerate()
         .for_each(|(b, counts)| {
+            if cancel.is_set() {
+                return;
+            }
             let cols = column_slices(codes, n, b * ROW_BLOCK, counts.len());
             for (col, &s) in cols.zip(&skip) {
                 for (count, c) in counts.iter_mut().zip(col) {
@@ -153,6 +161,7 @@ fn sparse_rows_of<C: BinCode>(codes: &[C], data: &BinnedDataset) -> Result<Optio
                 }
             }
         });
+    cancel.check()?;
     for i in 1..=n {
         row_ptr[i] += row_ptr[i - 1];
     }
@@ -173,6 +182,9 @@ fn sparse_rows_of<C: BinCode>(codes: &[C], data: &BinnedDataset) -> Result<Optio
     let offsets = &data.bin_offsets;
     let row_ptr_ref = &row_ptr;
     blocks.into_par_iter().for_each(|(r0, out)| {
+        if cancel.is_set() {
+            return;
+        }
         let m = (r0 + ROW_BLOCK).min(n) - r0;
         // Next free slot of each row, within the block; features are taken
         // in order, so a row's entries are in increasing bin order.
@@ -190,16 +202,20 @@ fn sparse_rows_of<C: BinCode>(codes: &[C], data: &BinnedDataset) -> Result<Optio
             }
         }
     });
+    cancel.check()?;
     Ok(Some(SparseRows { row_ptr, bins }))
 }
 
 /// The row-major copy of feature-major `codes` (n rows, p features),
 /// transposed a block of rows at a time.
-fn row_major_codes<C: BinCode>(codes: &[C], n: usize, p: usize) -> Result<Vec<C>> {
+fn row_major_codes<C: BinCode>(codes: &[C], n: usize, p: usize, cancel: &Cancel) -> Result<Vec<C>> {
     let mut rows = alloc_codes::<C>(codes.len(), "row-major")?;
     rows.par_chunks_mut(ROW_BLOCK * p)
         .enumerate()
         .for_each(|(b, block)| {
+            if cancel.is_set() {
+                return;
+            }
             let m = block.len() / p;
             let cols: Vec<&[C]> = column_slices(codes, n, b * ROW_BLOCK, m).collect();
             // Rows written in order, each gathered from the p columns'
@@ -210,6 +226,7 @@ fn row_major_codes<C: BinCode>(codes: &[C], n: usize, p: usize) -> Result<Vec<C>
                 }
             }
         });
+    cancel.check()?;
     Ok(rows)
 }
 
@@ -219,10 +236,18 @@ fn alloc_codes<C: BinCode>(len: usize, what: &str) -> Result<Vec<C>> {
 
 /// Rows per task when filling or transposing codes row-block by row-block.
 const ROW_BLOCK: usize = 4096;
+/// Threshold tables above this size are read one feature at a time...
+const WIDE_BYTES: usize = 256 << 10;
+/// ...when a block of rows is at most this large.
+const BLOCK_IN_CACHE_BYTES: usize = 1 << 20;
 
 /// Bins every value, reading `x` in its memory order, and returns the
 /// feature-major codes. Infinity is an error (NaN = missing).
-fn fill_codes<C: BinCode, T: Element>(x: &DenseMatrix<T>, mapper: &BinMapper) -> Result<Vec<C>> {
+fn fill_codes<C: BinCode, T: Element>(
+    x: &DenseMatrix<T>,
+    mapper: &BinMapper,
+    cancel: &Cancel,
+) -> Result<Vec<C>> {
     let (n, p) = (x.n_rows(), x.n_cols());
     let len = n
         .checked_mul(p)
@@ -233,6 +258,12 @@ fn fill_codes<C: BinCode, T: Element>(x: &DenseMatrix<T>, mapper: &BinMapper) ->
         ))
     };
     if x.is_row_major() {
+        // Threshold tables too large to stay in cache together (max_bins in
+        // the thousands) are read one at a time, going over the block once
+        // per feature, while the block itself stays in cache.
+        let table_bytes: usize = mapper.features.iter().map(|f| f.thresholds.len() * 8).sum();
+        let block_bytes = ROW_BLOCK * p * std::mem::size_of::<T>();
+        let wide = table_bytes > WIDE_BYTES && block_bytes <= BLOCK_IN_CACHE_BYTES;
         let mut cols = alloc_codes::<C>(len, "feature-major")?;
         // Each block of rows writes its slice of every column.
         let mut col_parts: Vec<Vec<&mut [C]>> = (0..n.div_ceil(ROW_BLOCK))
@@ -247,6 +278,9 @@ fn fill_codes<C: BinCode, T: Element>(x: &DenseMatrix<T>, mapper: &BinMapper) ->
             .into_par_iter()
             .enumerate()
             .map(|(b, mut col_part)| {
+                if cancel.is_set() {
+                    return None;
+                }
                 let r0 = b * ROW_BLOCK;
                 let mut gathered = Vec::new();
                 let m = col_part.first().map_or(0, |c| c.len());
@@ -254,12 +288,26 @@ fn fill_codes<C: BinCode, T: Element>(x: &DenseMatrix<T>, mapper: &BinMapper) ->
                 // Infinity is flagged without a branch; its position is
                 // looked up only when there is one.
                 let mut infinite = false;
-                for (k, row) in values.chunks_exact(p).enumerate() {
-                    for ((v, fb), col) in row.iter().zip(&mapper.features).zip(col_part.iter_mut())
+                if wide {
+                    // One feature's thresholds at a time stay in cache.
+                    for (j, (fb, col)) in
+                        mapper.features.iter().zip(col_part.iter_mut()).enumerate()
                     {
-                        let v = v.to_f64();
-                        infinite |= v.is_infinite();
-                        col[k] = C::from_idx(fb.bin(v));
+                        for (k, row) in values.chunks_exact(p).enumerate() {
+                            let v = row[j].to_f64();
+                            infinite |= v.is_infinite();
+                            col[k] = C::from_idx(fb.bin(v));
+                        }
+                    }
+                } else {
+                    for (k, row) in values.chunks_exact(p).enumerate() {
+                        for ((v, fb), col) in
+                            row.iter().zip(&mapper.features).zip(col_part.iter_mut())
+                        {
+                            let v = v.to_f64();
+                            infinite |= v.is_infinite();
+                            col[k] = C::from_idx(fb.bin(v));
+                        }
                     }
                 }
                 if !infinite {
@@ -270,6 +318,7 @@ fn fill_codes<C: BinCode, T: Element>(x: &DenseMatrix<T>, mapper: &BinMapper) ->
             })
             .find_first(|b| b.is_some())
             .flatten();
+        cancel.check()?;
         if let Some((i, j)) = bad {
             return Err(infinity(i, j));
         }
@@ -280,8 +329,11 @@ fn fill_codes<C: BinCode, T: Element>(x: &DenseMatrix<T>, mapper: &BinMapper) ->
             .par_chunks_mut(n)
             .enumerate()
             .map(|(j, col)| {
-                let fb = &mapper.features[j];
                 let mut bad = None;
+                if cancel.is_set() {
+                    return bad;
+                }
+                let fb = &mapper.features[j];
                 x.for_each_in_col(j, |i, v| {
                     if v.is_infinite() && bad.is_none() {
                         bad = Some((i, j));
@@ -294,6 +346,7 @@ fn fill_codes<C: BinCode, T: Element>(x: &DenseMatrix<T>, mapper: &BinMapper) ->
             .into_iter()
             .flatten()
             .min();
+        cancel.check()?;
         if let Some((i, j)) = bad {
             return Err(infinity(i, j));
         }
@@ -308,15 +361,17 @@ impl BinnedDataset {
         max_bins: usize,
         seed: u64,
     ) -> Result<BinnedDataset> {
-        Self::from_weighted_matrix(x, max_bins, seed, None)
+        Self::from_weighted_matrix(x, max_bins, seed, None, &Cancel::never())
     }
 
-    /// Bins `x` with a new mapper fitted on it, quantiles weighted by `weights`.
+    /// Bins `x` with a new mapper fitted on it, quantiles weighted by
+    /// `weights`; stops with `Interrupted` once `cancel` is set.
     pub fn from_weighted_matrix<T: Element>(
         x: &DenseMatrix<T>,
         max_bins: usize,
         seed: u64,
         weights: Option<&[f64]>,
+        cancel: &Cancel,
     ) -> Result<BinnedDataset> {
         if x.n_rows() == 0 || x.n_cols() == 0 {
             return Err(RgbmError::EmptyInput(format!(
@@ -325,12 +380,20 @@ impl BinnedDataset {
                 x.n_cols()
             )));
         }
-        let mapper = BinMapper::fit(x, max_bins, seed, weights)?;
-        Self::with_mapper(x, mapper)
+        let mapper = BinMapper::fit(x, max_bins, seed, weights, cancel)?;
+        Self::bin(x, mapper, cancel)
     }
 
     /// Bins `x` with an existing mapper (e.g. validation data).
     pub fn with_mapper<T: Element>(x: &DenseMatrix<T>, mapper: BinMapper) -> Result<BinnedDataset> {
+        Self::bin(x, mapper, &Cancel::never())
+    }
+
+    fn bin<T: Element>(
+        x: &DenseMatrix<T>,
+        mapper: BinMapper,
+        cancel: &Cancel,
+    ) -> Result<BinnedDataset> {
         if x.n_rows() == 0 {
             return Err(RgbmError::EmptyInput(
                 "X has no rows; at least one row is needed".into(),
@@ -344,9 +407,9 @@ impl BinnedDataset {
             )));
         }
         let codes = if mapper.fits_u8() {
-            BinCodes::U8(fill_codes::<u8, T>(x, &mapper)?)
+            BinCodes::U8(fill_codes::<u8, T>(x, &mapper, cancel)?)
         } else {
-            BinCodes::U16(fill_codes::<u16, T>(x, &mapper)?)
+            BinCodes::U16(fill_codes::<u16, T>(x, &mapper, cancel)?)
         };
         let mut bin_offsets = Vec::with_capacity(mapper.n_features() + 1);
         let mut total = 0;
@@ -365,14 +428,15 @@ impl BinnedDataset {
             default_bins,
             sparse_rows: None,
         };
-        data.sparse_rows = build_sparse_rows(&data)?;
+        cancel.check()?;
+        data.sparse_rows = build_sparse_rows(&data, cancel)?;
         // The row-major copy serves the dense kernels only: sparse data
         // reads its sparse rows instead.
         if data.sparse_rows.is_none() {
             let (n, p) = (data.n_rows, data.n_features());
             data.row_codes = match &data.codes {
-                BinCodes::U8(c) => BinCodes::U8(row_major_codes(c, n, p)?),
-                BinCodes::U16(c) => BinCodes::U16(row_major_codes(c, n, p)?),
+                BinCodes::U8(c) => BinCodes::U8(row_major_codes(c, n, p, cancel)?),
+                BinCodes::U16(c) => BinCodes::U16(row_major_codes(c, n, p, cancel)?),
             };
         }
         Ok(data)
@@ -457,6 +521,25 @@ mod tests {
     }
 
     #[test]
+    fn a_set_cancel_flag_stops_binning_in_either_layout() {
+        let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let (n, p) = (3 * ROW_BLOCK, 5);
+        let v: Vec<f64> = (0..n * p).map(|k| (k % 1013) as f64).collect();
+        for x in [
+            DenseMatrix::row_major(&v, n, p).unwrap(),
+            DenseMatrix::col_major(&v, n, p).unwrap(),
+        ] {
+            let r =
+                BinnedDataset::from_weighted_matrix(&x, 255, 0, None, &Cancel::on(flag.clone()));
+            assert!(matches!(r, Err(RgbmError::Interrupted)));
+            // A mapper fitted without the flag: filling the codes stops too.
+            let mapper = BinMapper::fit(&x, 255, 0, None, &Cancel::never()).unwrap();
+            let r = BinnedDataset::bin(&x, mapper, &Cancel::on(flag.clone()));
+            assert!(matches!(r, Err(RgbmError::Interrupted)));
+        }
+    }
+
+    #[test]
     fn infinity_and_empty_input_are_rejected() {
         let v = [1.0, f64::INFINITY];
         let x = DenseMatrix::row_major(&v, 2, 1).unwrap();
@@ -515,6 +598,33 @@ mod tests {
         let d = BinnedDataset::from_matrix(&x, 1000, 0).unwrap();
         assert!(matches!(d.codes, BinCodes::U16(_)));
         assert_eq!(d.code(1999, 0), 999);
+    }
+
+    /// Tables of tens of thousands of thresholds (read feature by feature in
+    /// each row block): every code is its value's bin, in both layouts.
+    #[test]
+    fn wide_threshold_tables_give_each_value_its_bin() {
+        let (n, p) = (3 * ROW_BLOCK + 17, 3);
+        let value = |i: usize, j: usize| ((i * 7919 + j * 104_729) % 40_009) as f64 - 20_000.5;
+        let c: Vec<f64> = (0..n * p).map(|k| value(k / p, k % p)).collect();
+        let f: Vec<f64> = (0..n * p).map(|k| value(k % n, k / n)).collect();
+        let a = BinnedDataset::from_matrix(&DenseMatrix::row_major(&c, n, p).unwrap(), 65535, 0)
+            .unwrap();
+        let b = BinnedDataset::from_matrix(&DenseMatrix::col_major(&f, n, p).unwrap(), 65535, 0)
+            .unwrap();
+        let table: usize = a
+            .mapper
+            .features
+            .iter()
+            .map(|f| f.thresholds.len() * 8)
+            .sum();
+        assert!(table > WIDE_BYTES, "{table}");
+        for i in 0..n {
+            for j in 0..p {
+                assert_eq!(a.code(i, j), a.mapper.features[j].bin(value(i, j)));
+                assert_eq!(a.code(i, j), b.code(i, j));
+            }
+        }
     }
 
     /// `value(i, j)` binned (255 bins) from a row-major and from a

@@ -1,8 +1,7 @@
 //! `rgbm_rs._core.Booster`: a trained model behind an immutable handle.
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
-use numpy::{PyArray1, PyArray2, PyArray3, PyArrayMethods, PyReadonlyArray1};
+use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
@@ -10,6 +9,7 @@ use pyo3::types::{PyList, PyTuple};
 use super::convert::{Matrix, vector, view};
 use super::errors::{run_detached, run_interruptible, to_py};
 use crate::booster::{EvalHistory, EvalResult, EvalSet, Monitor, RoundLog, train_with};
+use crate::cancel::Cancel;
 use crate::data::matrix::Element;
 use crate::error::{Result as CoreResult, RgbmError};
 use crate::model::{ImportanceKind, Model};
@@ -29,7 +29,7 @@ pub struct PyBooster {
 
 /// Stops at Ctrl-C and calls the Python callback after every round.
 struct PyMonitor<'a> {
-    stop: Arc<AtomicBool>,
+    cancel: Cancel,
     callback: Option<Py<PyAny>>,
     /// The exception a callback raised, re-raised after training.
     failure: &'a Mutex<Option<PyErr>>,
@@ -37,15 +37,11 @@ struct PyMonitor<'a> {
 
 impl Monitor for PyMonitor<'_> {
     fn before_round(&mut self, _round: usize) -> CoreResult<()> {
-        if self.stop.load(Ordering::Relaxed) {
-            Err(RgbmError::Interrupted)
-        } else {
-            Ok(())
-        }
+        self.cancel.check()
     }
 
-    fn cancel_flag(&self) -> Option<Arc<AtomicBool>> {
-        Some(self.stop.clone())
+    fn cancel(&self) -> Cancel {
+        self.cancel.clone()
     }
 
     fn after_round(&mut self, round: usize, results: &[EvalResult]) -> CoreResult<bool> {
@@ -199,9 +195,9 @@ impl PyBooster {
                         None
                     }
                 })?;
-                run_interruptible(py, |stop| {
+                run_interruptible(py, |cancel| {
                     let mut monitor = PyMonitor {
-                        stop: stop.clone(),
+                        cancel,
                         callback,
                         failure: &failure,
                     };
@@ -217,9 +213,9 @@ impl PyBooster {
                         None
                     }
                 })?;
-                run_interruptible(py, |stop| {
+                run_interruptible(py, |cancel| {
                     let mut monitor = PyMonitor {
-                        stop: stop.clone(),
+                        cancel,
                         callback,
                         failure: &failure,
                     };
@@ -279,7 +275,7 @@ impl PyBooster {
         n_rounds: Option<usize>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let x = Matrix::extract(x)?;
-        let out = with_view!(x, m => run_detached(py, || self.in_pool(m.n_rows(), || self.model.predict_raw(&m, n_rounds))))?;
+        let out = with_view!(x, m => self.run_prediction(py, m.n_rows(), |c| self.model.predict_raw_cancellable(&m, n_rounds, c)))?;
         self.shaped(py, out)
     }
 
@@ -292,7 +288,7 @@ impl PyBooster {
         end: usize,
     ) -> PyResult<Bound<'py, PyAny>> {
         let x = Matrix::extract(x)?;
-        let out = with_view!(x, m => run_detached(py, || self.in_pool(m.n_rows(), || self.model.predict_trees(&m, start, end))))?;
+        let out = with_view!(x, m => self.run_prediction(py, m.n_rows(), |c| self.model.predict_trees_cancellable(&m, start, end, c)))?;
         self.shaped(py, out)
     }
 
@@ -306,16 +302,14 @@ impl PyBooster {
     ) -> PyResult<Bound<'py, PyAny>> {
         let x = Matrix::extract(x)?;
         let n = x_rows(&x);
-        let members = with_view!(x, m => run_detached(py, || self.in_pool(m.n_rows(), || self.model.virtual_ensemble(&m, n_members))))?;
+        let members = with_view!(x, m => self.run_prediction(py, m.n_rows(), |c| self.model.virtual_ensemble(&m, n_members, c)))?;
         let k = self.model.n_outputs;
+        let arr = PyArray1::from_vec(py, members);
         if k == 1 {
-            return Ok(PyArray2::from_vec2(py, &members)
-                .map_err(|e| PyValueError::new_err(e.to_string()))?
-                .into_any());
+            Ok(arr.reshape([n_members, n])?.into_any())
+        } else {
+            Ok(arr.reshape([n_members, n, k])?.into_any())
         }
-        let flat: Vec<f64> = members.concat();
-        let arr = PyArray1::from_vec(py, flat).reshape([n_members, n, k])?;
-        Ok(arr.cast_into::<PyArray3<f64>>()?.into_any())
     }
 
     /// Normalised importances: "gain" (total split gain) or "split" (split count).
@@ -382,19 +376,23 @@ impl PyBooster {
 }
 
 impl PyBooster {
-    /// Runs a prediction in the process's cached pool for the model's n_jobs
-    /// (never rayon's global pool, which a forked child cannot use).
-    /// A few rows are predicted on the calling thread: the core does not use
-    /// rayon for them, and the hop to a pool thread would cost more.
-    fn in_pool<R: Send>(
+    /// Runs a prediction without the GIL in a pool for the model's n_jobs
+    /// (never rayon's global pool, which a forked child cannot use),
+    /// stopping at Ctrl-C. A few rows are predicted on the calling thread:
+    /// the core does not use rayon for them, and the hop to a pool thread
+    /// (and to a thread watching for Ctrl-C) would cost more than the work.
+    fn run_prediction<R: Send>(
         &self,
+        py: Python<'_>,
         n_rows: usize,
-        f: impl FnOnce() -> CoreResult<R> + Send,
-    ) -> CoreResult<R> {
+        f: impl FnOnce(&Cancel) -> CoreResult<R> + Send,
+    ) -> PyResult<R> {
         if n_rows <= SEQUENTIAL_MAX_ROWS {
-            return f();
+            return run_detached(py, || f(&Cancel::never()));
         }
-        with_cached_threads(self.model.params.n_jobs, f)?
+        run_interruptible(py, |cancel| {
+            with_cached_threads(self.model.params.n_jobs, || f(&cancel))?
+        })
     }
 
     /// A row-major n × n_outputs buffer as a numpy array ((n,) when single-output).

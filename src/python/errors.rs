@@ -9,33 +9,34 @@ use pyo3::exceptions::{
 };
 use pyo3::prelude::*;
 
+use crate::cancel::Cancel;
 use crate::error::RgbmError;
 
 pub fn to_py(e: RgbmError) -> PyErr {
     match e {
         RgbmError::Io(_) => PyOSError::new_err(e.to_string()),
-        RgbmError::Interrupted => PyKeyboardInterrupt::new_err("training interrupted"),
+        RgbmError::Interrupted => PyKeyboardInterrupt::new_err("interrupted"),
         RgbmError::OutOfMemory(_) => PyMemoryError::new_err(e.to_string()),
         _ => PyValueError::new_err(e.to_string()),
     }
 }
 
 /// Runs `f` without the GIL on a helper thread while this thread polls for
-/// Ctrl-C; a pending signal sets the flag `f` receives, which the boosting
-/// loop checks between rounds and the tree growers between nodes. Panics
+/// Ctrl-C; a pending signal sets the `Cancel` that `f` receives, which
+/// binning, the boosting loop, the tree growers and prediction poll. Panics
 /// become RuntimeError, never a crash.
 pub fn run_interruptible<R: Send>(
     py: Python<'_>,
-    f: impl FnOnce(&Arc<AtomicBool>) -> Result<R, RgbmError> + Send,
+    f: impl FnOnce(Cancel) -> Result<R, RgbmError> + Send,
 ) -> PyResult<R> {
     let stop = Arc::new(AtomicBool::new(false));
     let mut signal: Option<PyErr> = None;
     let outcome = py.detach(|| {
         std::thread::scope(|s| {
             let (done_tx, done_rx) = mpsc::channel::<()>();
-            let stop_ref = &stop;
+            let cancel = Cancel::on(stop.clone());
             let worker = s.spawn(move || {
-                let r = f(stop_ref);
+                let r = f(cancel);
                 let _ = done_tx.send(());
                 r
             });
@@ -60,7 +61,7 @@ pub fn run_interruptible<R: Send>(
             "internal error: the native code panicked; please report this",
         )),
         Ok(Err(RgbmError::Interrupted)) => {
-            Err(signal.unwrap_or_else(|| PyKeyboardInterrupt::new_err("training interrupted")))
+            Err(signal.unwrap_or_else(|| PyKeyboardInterrupt::new_err("interrupted")))
         }
         Ok(r) => r.map_err(to_py),
     }

@@ -2,8 +2,8 @@
 //! level by level, to `max_depth`) or best-first (the leaf with the largest
 //! gain, until `max_leaves`). Rows live in one index buffer; each open leaf
 //! owns a contiguous range of it.
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 use rayon::prelude::*;
 
@@ -12,8 +12,9 @@ use super::tree::Tree;
 use crate::data::BinnedDataset;
 use rand_chacha::ChaCha8Rng;
 
-use crate::alloc::filled_vec;
-use crate::error::Result;
+use crate::alloc::{filled_vec, reserve_one, with_capacity};
+use crate::cancel::Cancel;
+use crate::error::{Result, RgbmError};
 use crate::histogram::{
     BinStats, BuildScratch, Gradients, Histogram, HistogramPool, build, subtract_features_into,
 };
@@ -47,6 +48,11 @@ pub struct GrowerConfig {
 /// [0.001, 0.999]); wider ranges leave too many candidates undecided.
 const MAX_HESSIAN_SPREAD: f64 = 1e3;
 
+/// Memory for the histograms kept by open leaves (for the subtraction
+/// trick). Leaves beyond it keep none, and their children are built
+/// directly: memory stays bounded however many leaves a tree has.
+const KEPT_HISTOGRAMS_BYTES: usize = 256 << 20;
+
 struct OpenLeaf {
     start: usize,
     end: usize,
@@ -54,6 +60,9 @@ struct OpenLeaf {
     total: BinStats,
     hist: Option<Histogram>,
     best: Option<SplitCandidate>,
+    /// The sums of the missing bin of `best`'s feature (read when the
+    /// histogram may be gone).
+    best_missing: BinStats,
     /// (internal node, is the left child) that points at this leaf.
     parent: Option<(usize, bool)>,
     /// Creation order: breaks ties deterministically.
@@ -80,7 +89,10 @@ pub struct TreeGrower<'a> {
     counts: RowCounts,
     /// Set from another thread (Ctrl-C) to stop growing the current tree at
     /// the next node, so a long round does not delay an interrupt.
-    cancel: Option<Arc<AtomicBool>>,
+    cancel: Cancel,
+    /// Open leaves holding a histogram, and how many may.
+    kept: usize,
+    max_kept: usize,
 }
 
 /// (Σg, Σh, Σw, n) over `rows`: fixed chunks summed in order, so the result
@@ -118,13 +130,15 @@ impl<'a> TreeGrower<'a> {
             scratch: filled_vec(data.n_rows, 0, "the partition scratch buffer")?,
             build_scratch: BuildScratch::new(data.n_rows)?,
             counts: RowCounts::Exact,
-            cancel: None,
+            cancel: Cancel::never(),
+            kept: 0,
+            max_kept: (KEPT_HISTOGRAMS_BYTES / Histogram::bytes(data.total_bins()).max(1)).max(2),
         })
     }
 
     /// A flag that, once set, makes `grow` stop splitting (the tree it
     /// returns is then incomplete; the caller is expected to abandon the fit).
-    pub fn set_cancel(&mut self, cancel: Option<Arc<AtomicBool>>) {
+    pub fn set_cancel(&mut self, cancel: Cancel) {
         self.cancel = cancel;
     }
 
@@ -146,8 +160,8 @@ impl<'a> TreeGrower<'a> {
         grads: &Gradients,
         features: &[usize],
         total: &BinStats,
-    ) -> Histogram {
-        let mut hist = self.pool.take();
+    ) -> Result<Histogram> {
+        let mut hist = self.pool.take()?;
         build(
             self.data,
             features,
@@ -159,27 +173,45 @@ impl<'a> TreeGrower<'a> {
             &mut hist,
             &mut self.build_scratch,
             total,
-        );
-        hist
+        )?;
+        Ok(hist)
     }
 
-    /// Best split of the node with rows `rows`, sums `total` and histogram `hist`.
-    fn find_best(
-        &self,
-        hist: &Histogram,
-        total: &BinStats,
-        cands: &Candidates,
-        rows: &[u32],
-    ) -> Option<SplitCandidate> {
-        best_split(
+    /// Best split of `leaf` (rows `rows`) from its histogram `hist`.
+    fn find_best(&self, leaf: &mut OpenLeaf, hist: &Histogram, cands: &Candidates, rows: &[u32]) {
+        leaf.best = best_split(
             self.data,
             hist,
-            total,
+            &leaf.total,
             cands,
             &self.cfg.rule,
             self.counts,
             rows,
-        )
+        );
+        if let Some(b) = &leaf.best {
+            let fb = &self.data.mapper.features[b.feature];
+            leaf.best_missing = hist.stats(self.data.bin_offsets[b.feature] + fb.missing_bin());
+        }
+    }
+
+    /// Lets `leaf` keep `hist` if it will be split and the budget allows;
+    /// returns it to the pool otherwise.
+    fn keep(&mut self, leaf: &mut OpenLeaf, hist: Histogram) {
+        if leaf.best.is_some() && self.kept < self.max_kept {
+            leaf.hist = Some(hist);
+            self.kept += 1;
+        } else {
+            self.pool.give(hist);
+        }
+    }
+
+    /// The histogram `leaf` kept, if any (its slot in the budget is freed).
+    fn take_kept(&mut self, leaf: &mut OpenLeaf) -> Option<Histogram> {
+        let hist = leaf.hist.take();
+        if hist.is_some() {
+            self.kept -= 1;
+        }
+        hist
     }
 
     /// Bounded counts when the fit allows them, they save work, and the
@@ -246,81 +278,61 @@ impl<'a> TreeGrower<'a> {
 
     /// Grows a tree on the rows in `rows` (sorted; `all_rows` = it is 0..n),
     /// with `grads` indexed by row, searching only the splits `selection`
-    /// allows. Reorders `rows` so each leaf's rows are contiguous.
+    /// allows. Reorders `rows` so each leaf's rows are contiguous. Fails
+    /// only with `OutOfMemory` (a histogram could not be allocated).
     pub fn grow(
         &mut self,
         grads: &Gradients,
         rows: &mut [u32],
         all_rows: bool,
         mut selection: NodeSelection,
-    ) -> GrownTree {
+    ) -> Result<GrownTree> {
         let total = sum_rows(rows, grads);
         self.counts = self.row_counts(rows, grads);
-        let root_cands = Self::node_cands(&mut selection);
-        let (hist, best) = if self.can_split(0, &total) {
-            let cands = root_cands
-                .as_ref()
-                .unwrap_or_else(|| tree_cands(&selection));
-            let hist = self.histogram(rows, all_rows, grads, &cands.features, &total);
-            let best = self.find_best(&hist, &total, cands, rows);
-            (Some(hist), best)
-        } else {
-            (None, None)
-        };
-        let mut leaves = vec![OpenLeaf {
+        let mut root = OpenLeaf {
             start: 0,
             end: rows.len(),
             depth: 0,
             total,
-            hist,
-            best,
+            hist: None,
+            best: None,
+            best_missing: BinStats::default(),
             parent: None,
             order: 0,
-            cands: root_cands,
-        }];
-        if leaves[0].best.is_none()
-            && let Some(h) = leaves[0].hist.take()
-        {
-            self.pool.give(h);
+            cands: Self::node_cands(&mut selection),
+        };
+        if self.can_split(0, &total) {
+            let cands = root.cands.take();
+            let c = cands.as_ref().unwrap_or_else(|| tree_cands(&selection));
+            let hist = self.histogram(rows, all_rows, grads, &c.features, &total)?;
+            self.find_best(&mut root, &hist, c, rows);
+            root.cands = cands;
+            self.keep(&mut root, hist);
+        }
+        let mut leaves = vec![root];
+        // Open leaves that have a split, by priority (see `priority`).
+        let mut queue = BinaryHeap::new();
+        if leaves[0].best.is_some() {
+            queue.push(self.priority(&leaves[0], 0));
         }
         let mut created = 1;
         let mut tree = Tree::default();
-        loop {
-            if self.cfg.max_leaves.is_some_and(|m| leaves.len() >= m) {
-                break;
+        let grown = loop {
+            if self.cfg.max_leaves.is_some_and(|m| leaves.len() >= m) || self.cancel.is_set() {
+                break Ok(());
             }
-            if self
-                .cancel
-                .as_ref()
-                .is_some_and(|c| c.load(Ordering::Relaxed))
-            {
-                break;
-            }
-            let pick = if self.cfg.max_leaves.is_some() {
-                // Best-first: largest gain, earliest leaf on ties.
-                leaves
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, l)| l.best.map(|b| (i, b.gain, l.order)))
-                    .fold(None, |acc: Option<(usize, f64, usize)>, c| match acc {
-                        Some(a) if a.1 > c.1 || (a.1 == c.1 && a.2 < c.2) => Some(a),
-                        _ => Some(c),
-                    })
-                    .map(|(i, _, _)| i)
-            } else {
-                // Depth-wise: shallowest first, then creation order.
-                leaves
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, l)| l.best.is_some())
-                    .min_by_key(|(_, l)| (l.depth, l.order))
-                    .map(|(i, _)| i)
+            let Some((_, _, i)) = queue.pop() else {
+                break Ok(());
             };
-            let Some(i) = pick else { break };
             // The split that reaches the leaf limit makes two final leaves:
             // their histograms would never be read.
             let last = self.cfg.max_leaves.is_some_and(|m| leaves.len() + 1 >= m);
-            let (left, right) = self.split_leaf(
+            if let Err(e) =
+                reserve_one(&mut leaves, "the open leaves").and_then(|()| reserve_heap(&mut queue))
+            {
+                break Err(e);
+            }
+            let split = self.split_leaf(
                 &mut leaves[i],
                 &mut tree,
                 rows,
@@ -329,19 +341,38 @@ impl<'a> TreeGrower<'a> {
                 &mut selection,
                 last,
             );
+            let (left, right) = match split {
+                Ok(children) => children,
+                Err(e) => break Err(e),
+            };
+            let j = leaves.len();
+            for (k, child) in [(i, &left), (j, &right)] {
+                if child.best.is_some() {
+                    queue.push(self.priority(child, k));
+                }
+            }
             leaves[i] = left;
             leaves.push(right);
+        };
+        for leaf in &mut leaves {
+            if let Some(h) = self.take_kept(leaf) {
+                self.pool.give(h);
+            }
         }
+        grown?;
         // Leaf values from sums over the leaf's own rows: histogram sums of a
         // larger child come from subtraction and carry ~1e-16 relative residue,
         // which turns −G/H into garbage once a leaf's true G and H are ~0.
         let rows_ref: &[u32] = rows;
-        let exact: Vec<BinStats> = leaves
-            .par_iter()
-            .map(|l| sum_rows(&rows_ref[l.start..l.end], grads))
-            .collect();
-        let mut leaf_ranges = Vec::with_capacity(leaves.len());
-        for (k, leaf) in leaves.iter_mut().enumerate() {
+        let mut exact: Vec<BinStats> = with_capacity(leaves.len(), "the leaf sums")?;
+        exact.par_extend(
+            leaves
+                .par_iter()
+                .map(|l| sum_rows(&rows_ref[l.start..l.end], grads)),
+        );
+        let mut leaf_ranges = with_capacity(leaves.len(), "the leaf ranges")?;
+        tree.leaf_value = with_capacity(leaves.len(), "the leaf values")?;
+        for (k, leaf) in leaves.iter().enumerate() {
             if let Some((p, is_left)) = leaf.parent {
                 let slot = if is_left {
                     &mut tree.left[p]
@@ -352,11 +383,19 @@ impl<'a> TreeGrower<'a> {
             }
             tree.leaf_value.push(self.cfg.rule.leaf_value(&exact[k]));
             leaf_ranges.push((leaf.start, leaf.end));
-            if let Some(h) = leaf.hist.take() {
-                self.pool.give(h);
-            }
         }
-        GrownTree { tree, leaf_ranges }
+        Ok(GrownTree { tree, leaf_ranges })
+    }
+
+    /// Queue entry of the open leaf `leaves[index]`; the largest is split
+    /// next. Best-first: the largest gain, the earliest leaf on ties.
+    /// Depth-wise: the shallowest leaf, then the earliest.
+    fn priority(&self, leaf: &OpenLeaf, index: usize) -> (u64, Reverse<usize>, usize) {
+        let key = match (self.cfg.max_leaves, &leaf.best) {
+            (Some(_), Some(best)) => ordered_bits(best.gain),
+            _ => u64::MAX - leaf.depth as u64,
+        };
+        (key, Reverse(leaf.order), index)
     }
 
     /// With bounded counts, the split's row counts (and, when the node has no
@@ -372,13 +411,7 @@ impl<'a> TreeGrower<'a> {
             // the missing bin's sums (rounding residue only) go with them.
             if n_left >= n_right {
                 cand.default_left = true;
-                let hist = leaf
-                    .hist
-                    .as_ref()
-                    .expect("split leaves keep their histogram");
-                let fb = &self.data.mapper.features[cand.feature];
-                let missing = hist.stats(self.data.bin_offsets[cand.feature] + fb.missing_bin());
-                cand.left.add(&missing);
+                cand.left.add(&leaf.best_missing);
                 cand.right = leaf.total.sub(&cand.left);
             }
         }
@@ -396,7 +429,8 @@ impl<'a> TreeGrower<'a> {
         created: &mut usize,
         selection: &mut NodeSelection,
         last: bool,
-    ) -> (OpenLeaf, OpenLeaf) {
+    ) -> Result<(OpenLeaf, OpenLeaf)> {
+        tree.reserve_node()?;
         let mut cand = leaf.best.take().expect("picked leaves have a split");
         let node = tree.feature.len();
         tree.feature.push(cand.feature as u32);
@@ -441,6 +475,7 @@ impl<'a> TreeGrower<'a> {
             total,
             hist: None,
             best: None,
+            best_missing: BinStats::default(),
             parent: Some((node, is_left)),
             order,
             cands: None,
@@ -448,12 +483,14 @@ impl<'a> TreeGrower<'a> {
         let mut left = child(leaf.start, mid, cand.left, true, *created);
         let mut right = child(mid, leaf.end, cand.right, false, *created + 1);
         *created += 2;
-        let parent_hist = leaf.hist.take().expect("split leaves keep their histogram");
+        let parent_hist = self.take_kept(leaf);
 
         if let NodeSelection::Node(..) = selection {
             // Each child searches its own fresh draw: build its histogram directly
             // (the parent's covers other features, so subtraction does not apply).
-            self.pool.give(parent_hist);
+            if let Some(h) = parent_hist {
+                self.pool.give(h);
+            }
             for c in [&mut left, &mut right] {
                 if self.can_split(depth, &c.total) {
                     // Drawn even for final leaves, so later draws stay the same.
@@ -461,90 +498,89 @@ impl<'a> TreeGrower<'a> {
                     if last {
                         continue;
                     }
-                    let hist = self.histogram(
-                        &rows[c.start..c.end],
-                        false,
-                        grads,
-                        &cands.features,
-                        &c.total,
-                    );
-                    c.best = self.find_best(&hist, &c.total, &cands, &rows[c.start..c.end]);
-                    c.hist = Some(hist);
+                    let c_rows = &rows[c.start..c.end];
+                    let hist = self.histogram(c_rows, false, grads, &cands.features, &c.total)?;
+                    self.find_best(c, &hist, &cands, c_rows);
                     c.cands = Some(cands);
+                    self.keep(c, hist);
                 }
             }
+            return Ok((left, right));
+        }
+        let cands = tree_cands(selection);
+        // Build only the smaller child's histogram; the larger one is parent −
+        // smaller (or built too when the parent kept none), and neither is
+        // built when it cannot be split further.
+        let left_is_small = left.total.n <= right.total.n;
+        let (small, large) = if left_is_small {
+            (&mut left, &mut right)
         } else {
-            let cands = tree_cands(selection);
-            // Build only the smaller child's histogram; the larger one is parent − smaller,
-            // and neither is built when it cannot be split further.
-            let left_is_small = left.total.n <= right.total.n;
-            let (small, large) = if left_is_small {
-                (&mut left, &mut right)
-            } else {
-                (&mut right, &mut left)
-            };
-            let small_splits = !last && self.can_split(depth, &small.total);
-            let large_splits = !last && self.can_split(depth, &large.total);
-            let mut parent_hist = parent_hist;
-            if small_splits || large_splits {
-                let small_hist = self.histogram(
-                    &rows[small.start..small.end],
-                    false,
-                    grads,
-                    &cands.features,
-                    &small.total,
-                );
-                if large_splits {
-                    subtract_features_into(
-                        &mut parent_hist,
-                        &small_hist,
-                        self.data,
-                        &cands.features,
-                    );
+            (&mut right, &mut left)
+        };
+        let small_splits = !last && self.can_split(depth, &small.total);
+        let large_splits = !last && self.can_split(depth, &large.total);
+        let node_hist = |this: &mut Self, leaf: &OpenLeaf| {
+            this.histogram(
+                &rows[leaf.start..leaf.end],
+                false,
+                grads,
+                &cands.features,
+                &leaf.total,
+            )
+        };
+        let (small_hist, large_hist) = match parent_hist {
+            Some(mut parent) if large_splits => {
+                let small_hist = node_hist(self, small)?;
+                subtract_features_into(&mut parent, &small_hist, self.data, &cands.features);
+                (Some(small_hist), Some(parent))
+            }
+            parent => {
+                if let Some(h) = parent {
+                    self.pool.give(h);
                 }
-                // The two searches are independent: run them side by side
-                // (each result is what it would be alone).
-                let this = &*self;
-                let search = |splits: bool, leaf: &OpenLeaf, hist: &Histogram| {
-                    let leaf_rows = &rows[leaf.start..leaf.end];
-                    splits
-                        .then(|| this.find_best(hist, &leaf.total, cands, leaf_rows))
-                        .flatten()
-                };
-                let (large_best, small_best) = if large_splits && small_splits {
-                    rayon::join(
-                        || search(true, large, &parent_hist),
-                        || search(true, small, &small_hist),
-                    )
-                } else {
-                    (
-                        search(large_splits, large, &parent_hist),
-                        search(small_splits, small, &small_hist),
-                    )
-                };
-                (large.best, small.best) = (large_best, small_best);
-                if large_splits {
-                    large.hist = Some(parent_hist);
-                } else {
-                    self.pool.give(parent_hist);
-                }
-                if small_splits {
-                    small.hist = Some(small_hist);
-                } else {
-                    self.pool.give(small_hist);
-                }
-            } else {
-                self.pool.give(parent_hist);
+                let small_hist = small_splits.then(|| node_hist(self, small)).transpose()?;
+                let large_hist = large_splits.then(|| node_hist(self, large)).transpose()?;
+                (small_hist, large_hist)
+            }
+        };
+        // The two searches are independent: run them side by side (each
+        // result is what it would be alone).
+        let this = &*self;
+        let search = |splits: bool, leaf: &mut OpenLeaf, hist: &Option<Histogram>| {
+            if let (true, Some(h)) = (splits, hist) {
+                this.find_best(leaf, h, cands, &rows[leaf.start..leaf.end]);
+            }
+        };
+        rayon::join(
+            || search(large_splits, large, &large_hist),
+            || search(small_splits, small, &small_hist),
+        );
+        for (c, h) in [(large, large_hist), (small, small_hist)] {
+            if let Some(h) = h {
+                self.keep(c, h);
             }
         }
-        for c in [&mut left, &mut right] {
-            if c.best.is_none()
-                && let Some(h) = c.hist.take()
-            {
-                self.pool.give(h);
-            }
-        }
-        (left, right)
+        Ok((left, right))
+    }
+}
+
+/// Room for the two children of a leaf just taken from the queue.
+fn reserve_heap<T: Ord>(queue: &mut BinaryHeap<T>) -> Result<()> {
+    queue.try_reserve(2).map_err(|_| {
+        RgbmError::OutOfMemory(format!(
+            "cannot grow the leaf queue past {} leaves",
+            queue.len()
+        ))
+    })
+}
+
+/// `x`'s bits, mapped so that unsigned order is numeric order (−0 = +0).
+fn ordered_bits(x: f64) -> u64 {
+    let bits = (x + 0.0).to_bits();
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | 1 << 63
     }
 }
 
@@ -687,7 +723,7 @@ mod tests {
             true,
             NodeSelection::Tree(cands),
         );
-        (grown, rows, g.counts)
+        (grown.unwrap(), rows, g.counts)
     }
 
     fn subset(features: Vec<usize>, allowed: Option<Vec<Vec<bool>>>) -> Candidates {
@@ -717,7 +753,7 @@ mod tests {
             true,
             NodeSelection::Node(&selector, &mut rng),
         );
-        (grown, rows, g.counts)
+        (grown.unwrap(), rows, g.counts)
     }
 
     /// Bounded counts (no per-bin counts, exact recounts where bounds leave

@@ -14,7 +14,9 @@
 use rayon::prelude::*;
 
 use super::tree::Tree;
+use crate::cancel::Cancel;
 use crate::data::matrix::{DenseMatrix, Element};
+use crate::error::Result;
 
 const BLOCK: usize = 256;
 /// Inputs up to this many rows are predicted on the calling thread without
@@ -28,18 +30,33 @@ const MIN_ROWS_FOR_FLAT: usize = 512;
 
 /// out[i] += Σ_t tree_t(x_i) for every row, over the given trees.
 pub fn add_tree_outputs<T: Element>(trees: &[Tree], x: &DenseMatrix<T>, out: &mut [f64]) {
-    add_tree_outputs_multi(trees, 1, 0, x, out);
+    add_outputs(trees, 1, 0, x, out, &Cancel::never());
 }
 
 /// Multi-output form: `out` is row-major (n_rows × n_outputs), and `trees[j]`
 /// is tree `first + j` of the model, which belongs to output (first + j) mod
-/// n_outputs (a round stores one tree per output, in output order).
+/// n_outputs (a round stores one tree per output, in output order). Stops
+/// with `Interrupted` (and `out` partly summed) once `cancel` is set; it is
+/// polled once per block of rows.
 pub fn add_tree_outputs_multi<T: Element>(
     trees: &[Tree],
     n_outputs: usize,
     first: usize,
     x: &DenseMatrix<T>,
     out: &mut [f64],
+    cancel: &Cancel,
+) -> Result<()> {
+    add_outputs(trees, n_outputs, first, x, out, cancel);
+    cancel.check()
+}
+
+fn add_outputs<T: Element>(
+    trees: &[Tree],
+    n_outputs: usize,
+    first: usize,
+    x: &DenseMatrix<T>,
+    out: &mut [f64],
+    cancel: &Cancel,
 ) {
     if x.n_rows() < MIN_ROWS_FOR_FLAT {
         add_row_by_row(trees, n_outputs, first, x, out);
@@ -64,6 +81,9 @@ pub fn add_tree_outputs_multi<T: Element>(
         .for_each_init(
             || (Vec::new(), Vec::new(), Vec::new(), Vec::new()),
             |(buf, cols, acc32, acc64), (b, chunk)| {
+                if cancel.is_set() {
+                    return;
+                }
                 let rows = chunk.len() / n_outputs;
                 let block = x.row_block(b * BLOCK, rows, buf);
                 // The block by feature, for the mask walk.
@@ -440,11 +460,24 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_set_cancel_flag_stops_prediction() {
+        let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let n = 4 * MIN_ROWS_FOR_FLAT;
+        let x: Vec<f64> = (0..n * 3).map(|k| (k % 11) as f64 / 5.0 - 1.0).collect();
+        let m = DenseMatrix::row_major(&x, n, 3).unwrap();
+        let mut out = vec![0.0; n];
+        let r = add_tree_outputs_multi(&trees(), 1, 0, &m, &mut out, &Cancel::on(flag));
+        assert_eq!(r, Err(crate::error::RgbmError::Interrupted));
+        // No block ran.
+        assert!(out.iter().all(|&v| v == 0.0));
+    }
+
     fn check_flat_walk<T: Element>(trees: &[Tree], m: &DenseMatrix<T>) {
         let n = m.n_rows();
         for n_outputs in [1, 3] {
             let mut flat = vec![0.0; n * n_outputs];
-            add_tree_outputs_multi(trees, n_outputs, 1, m, &mut flat);
+            add_tree_outputs_multi(trees, n_outputs, 1, m, &mut flat, &Cancel::never()).unwrap();
             let mut slow = vec![0.0; n * n_outputs];
             add_row_by_row(trees, n_outputs, 1, m, &mut slow);
             assert!(

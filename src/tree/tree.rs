@@ -4,6 +4,7 @@
 //! parent, so a valid tree has no cycles.
 use serde::{Deserialize, Serialize};
 
+use crate::alloc::reserve_one;
 use crate::data::matrix::{DenseMatrix, Element};
 use crate::error::{Result, RgbmError};
 
@@ -26,6 +27,18 @@ pub struct Tree {
 }
 
 impl Tree {
+    /// Room for one more internal node, or `OutOfMemory`.
+    pub fn reserve_node(&mut self) -> Result<()> {
+        let what = "the tree";
+        reserve_one(&mut self.feature, what)?;
+        reserve_one(&mut self.threshold, what)?;
+        reserve_one(&mut self.default_left, what)?;
+        reserve_one(&mut self.left, what)?;
+        reserve_one(&mut self.right, what)?;
+        reserve_one(&mut self.gain, what)?;
+        reserve_one(&mut self.count, what)
+    }
+
     pub fn n_leaves(&self) -> usize {
         self.leaf_value.len()
     }

@@ -1,4 +1,5 @@
-"""Ctrl-C stops a fit between rounds; fit releases the GIL."""
+"""Ctrl-C stops every long phase (binning, rounds, prediction) within a
+second or two; fit releases the GIL."""
 import os
 import signal
 import subprocess
@@ -57,6 +58,85 @@ def test_sigint_stops_fit_promptly(script):
     assert out.strip() == "interrupted False", out
     assert waited < 2.0, f"fit took {waited:.2f}s to stop after SIGINT"
     assert proc.returncode == 0
+
+
+def _stops_promptly(script):
+    """Runs `script` until it prints "started", sends SIGINT a moment later,
+    and returns the seconds until the process reported the interrupt."""
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "started"
+        time.sleep(0.5)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=120)
+        waited = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert out.strip() == "interrupted", out
+    assert proc.returncode == 0
+    return waited
+
+
+# Binning alone: 6M rows and 65,535 bins per feature take several seconds.
+_LONG_BINNING = textwrap.dedent(
+    """
+    import sys
+    import numpy as np
+    from rgbm_rs import RGBMRegressor
+    X = np.random.default_rng(0).random(size=(6_000_000, 12), dtype=np.float32)
+    reg = RGBMRegressor(n_estimators=1, max_depth=1, max_bins=65535)
+    print("started", flush=True)
+    try:
+        reg.fit(X, X[:, 0])
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+        sys.exit(0)
+    print("finished", flush=True)
+    """
+)
+
+
+def test_sigint_stops_binning_promptly():
+    waited = _stops_promptly(_LONG_BINNING)
+    assert waited < 2.0, f"binning took {waited:.2f}s to stop after SIGINT"
+
+
+# A 2,000-round SGLB chain over 2M rows: each prediction takes many seconds.
+_LONG_PREDICTION = textwrap.dedent(
+    """
+    import sys
+    import numpy as np
+    from rgbm_rs import RGBMClassifier
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 10))
+    clf = RGBMClassifier(n_estimators=2000, max_depth=6, learning_rate=0.01, langevin=True,
+                         random_state=0).fit(X, X[:, 0] > 0)
+    Xbig = rng.normal(size=(2_000_000, 10))
+    print("started", flush=True)
+    try:
+        PHASE
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+        sys.exit(0)
+    print("finished", flush=True)
+    """
+)
+
+
+@pytest.mark.parametrize(
+    "phase",
+    [
+        "clf.predict_proba(Xbig)",
+        "clf.decision_function(Xbig)",
+        "list(clf.staged_predict_proba(Xbig))",
+        "clf.predict_uncertainty(Xbig, n_members=10)",
+    ],
+)
+def test_sigint_stops_prediction_promptly(phase):
+    waited = _stops_promptly(_LONG_PREDICTION.replace("PHASE", phase))
+    assert waited < 2.0, f"{phase} took {waited:.2f}s to stop after SIGINT"
 
 
 def test_fit_releases_the_gil():
