@@ -1,0 +1,99 @@
+"""Under an address-space limit (RLIMIT_AS, in a subprocess), operations that
+need more memory than is left raise MemoryError: the process never aborts.
+
+Each script runs the operation on a small input first (so thread pools and
+allocator arenas exist before the limit), then sets the limit a fixed
+headroom above the current usage and runs the operation on an input that
+needs far more than that headroom.
+"""
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc/self/status")
+
+_PRELUDE = """
+import json, resource, sys
+import numpy as np
+from rgbm_rs import RGBMClassifier, RGBMRegressor, load_model
+
+def limit(headroom_mib):
+    with open("/proc/self/status") as f:
+        used = next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmSize:"))
+    cap = used + (headroom_mib << 20)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+rng = np.random.default_rng(0)
+"""
+
+# 1000 classes x 150k rows: 1.2 GB of scores.
+_THOUSAND_CLASSES = """
+X = rng.normal(size=(3000, 3))
+model = RGBMClassifier(n_estimators=1, max_depth=1).fit(X, np.arange(3000) % 1000)
+Xbig = rng.normal(size=(150_000, 3))
+run = lambda X: CALL
+run(Xbig[:1000])
+limit(300)
+run(Xbig)
+"""
+
+_CASES = {
+    "predict_proba": _THOUSAND_CLASSES.replace("CALL", "model.predict_proba(X)"),
+    "decision_function": _THOUSAND_CLASSES.replace("CALL", "model.decision_function(X)"),
+    "staged_predict_proba": _THOUSAND_CLASSES.replace("CALL", "list(model.staged_predict_proba(X))"),
+    # 10 members x 20M rows: 1.6 GB.
+    "predict_uncertainty": """
+X = rng.normal(size=(500, 1))
+model = RGBMRegressor(n_estimators=40, langevin=True).fit(X, X[:, 0])
+Xbig = np.zeros((20_000_000, 1), dtype=np.float32)
+model.predict_uncertainty(Xbig[:1000], n_members=10)
+limit(300)
+model.predict_uncertainty(Xbig, n_members=10)
+""",
+    # A tree of up to 200k leaves: its histograms and open leaves outgrow the headroom.
+    "fit_best_first": """
+X = rng.normal(size=(200_000, 20))
+y = X[:, 0] + rng.normal(size=200_000)
+RGBMRegressor(n_estimators=1, max_depth=None, max_leaves=31).fit(X, y)
+limit(150)
+RGBMRegressor(n_estimators=1, max_depth=None, max_leaves=2**20, min_samples_leaf=1).fit(X, y)
+""",
+    # A 90 MB model file (20k copies of one tree).
+    "load_model": """
+path = sys.argv[1]
+X = rng.normal(size=(2000, 3))
+RGBMRegressor(n_estimators=1, max_depth=6).fit(X, X[:, 0]).save_model(path)
+with open(path) as f:
+    doc = json.load(f)
+doc["model"]["trees"] *= 20_000
+with open(path, "w") as f:
+    json.dump(doc, f)
+del doc
+limit(50)
+load_model(path)
+""",
+}
+
+
+@pytest.mark.parametrize("case", sorted(_CASES))
+def test_out_of_memory_raises_memory_error(case, tmp_path):
+    script = _PRELUDE + textwrap.dedent(
+        """
+        try:
+        {}
+        except MemoryError:
+            print("MemoryError", flush=True)
+            sys.exit(0)
+        print("finished", flush=True)
+        """
+    ).format(textwrap.indent(_CASES[case], "    "))
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "model.json")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
+    assert out.stdout.strip() == "MemoryError", (out.stdout, out.stderr[-2000:])
