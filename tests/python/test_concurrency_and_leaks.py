@@ -8,6 +8,7 @@
 
 Checks that could hang or leak run in a subprocess with a timeout.
 """
+import os
 import re
 import subprocess
 import sys
@@ -221,9 +222,17 @@ print("OK", flush=True)
 """
 
 
-def test_fit_inside_a_callback_and_predict_beside_a_paused_fit_finish():
+# Default n_jobs in a process pinned to one CPU also means one-thread pools.
+_ONE_CPU = "import os\nos.sched_setaffinity(0, {min(os.sched_getaffinity(0))})\n"
+
+
+@pytest.mark.parametrize("setup", ["n_jobs=1", "one_cpu"])
+def test_fit_inside_a_callback_and_predict_beside_a_paused_fit_finish(setup):
     """A job never waits for the pool of another job, even one on the same thread count."""
-    out = run_script(_NESTED_SCRIPT, timeout=60)
+    if setup == "one_cpu" and not hasattr(os, "sched_setaffinity"):
+        pytest.skip("needs os.sched_setaffinity")
+    script = _NESTED_SCRIPT if setup == "n_jobs=1" else _ONE_CPU + _NESTED_SCRIPT.replace("n_jobs=1", "n_jobs=None")
+    out = run_script(script, timeout=60)
     assert out.returncode == 0 and out.stdout.strip() == "OK", (out.returncode, out.stdout, out.stderr[-2000:])
 
 
