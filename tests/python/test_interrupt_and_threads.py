@@ -41,32 +41,14 @@ _LONG_ROUND = _LONG_FIT.replace(
 ).replace("200_000", "400_000")
 
 
-@pytest.mark.parametrize("script", [_LONG_FIT, _LONG_ROUND], ids=["many_rounds", "one_long_round"])
-def test_sigint_stops_fit_promptly(script):
-    assert "RGBMRegressor(n_estimators=1," in _LONG_ROUND
+def _stops_promptly(script, started="started", delay=0.5, reported="interrupted"):
+    """Runs `script` until it prints `started`, sends SIGINT `delay` seconds
+    later, checks that it printed `reported` and exited cleanly, and returns
+    the seconds it took to stop."""
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
     try:
-        assert proc.stdout.readline().strip() == "fitting"
-        time.sleep(1.5)
-        sent = time.monotonic()
-        proc.send_signal(signal.SIGINT)
-        out, _ = proc.communicate(timeout=30)
-        waited = time.monotonic() - sent
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert out.strip() == "interrupted False", out
-    assert waited < 2.0, f"fit took {waited:.2f}s to stop after SIGINT"
-    assert proc.returncode == 0
-
-
-def _stops_promptly(script):
-    """Runs `script` until it prints "started", sends SIGINT a moment later,
-    and returns the seconds until the process reported the interrupt."""
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout.readline().strip() == "started"
-        time.sleep(0.5)
+        assert proc.stdout.readline().strip() == started
+        time.sleep(delay)
         sent = time.monotonic()
         proc.send_signal(signal.SIGINT)
         out, _ = proc.communicate(timeout=120)
@@ -74,9 +56,16 @@ def _stops_promptly(script):
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert out.strip() == "interrupted", out
+    assert out.strip() == reported, out
     assert proc.returncode == 0
     return waited
+
+
+@pytest.mark.parametrize("script", [_LONG_FIT, _LONG_ROUND], ids=["many_rounds", "one_long_round"])
+def test_sigint_stops_fit_promptly(script):
+    assert "RGBMRegressor(n_estimators=1," in _LONG_ROUND
+    waited = _stops_promptly(script, started="fitting", delay=1.5, reported="interrupted False")
+    assert waited < 2.0, f"fit took {waited:.2f}s to stop after SIGINT"
 
 
 # Binning alone: 6M rows and 65,535 bins per feature take several seconds.
