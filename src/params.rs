@@ -236,6 +236,12 @@ impl BoosterParams {
             .unwrap_or(if self.langevin { 1e-3 } else { 0.0 })
     }
 
+    /// q = 1 − γ·ν: the factor by which each round scales the earlier trees
+    /// (F ← b + q·(F − b) + tree).
+    pub fn shrink_factor(&self) -> f64 {
+        1.0 - self.shrink_rate() * self.learning_rate
+    }
+
     /// Whether trees grow best-first (leaf-limited) rather than depth-wise.
     pub fn best_first(&self) -> bool {
         self.max_leaves.is_some()

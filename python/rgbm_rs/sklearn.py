@@ -373,10 +373,9 @@ class _RGBMBase(BaseEstimator):
         check_is_fitted(self, "_booster")
         return self._booster.predict_raw(check_X(self, X))
 
-    def _shrink_factor(self) -> float:
-        """q = 1 - shrink_rate * learning_rate: each round scales earlier trees by q."""
-        gamma = self.shrink_rate if self.shrink_rate is not None else (1e-3 if self.langevin else 0.0)
-        return 1.0 - gamma * self.learning_rate
+    def _fitted_loss(self) -> str:
+        """The loss the model was fitted with (set_params after fit does not change the model)."""
+        return json.loads(self._booster.params_json())["loss"]
 
     def _staged_raw(self, X):
         """Raw scores of the model as it was after each round.
@@ -389,7 +388,8 @@ class _RGBMBase(BaseEstimator):
         b = self._booster
         base = np.asarray(b.base_score) if b.n_outputs > 1 else b.base_score[0]
         rounds, k = b.n_rounds, b.n_outputs
-        q = self._shrink_factor()
+        # The fitted model's q, not the constructor's: set_params after fit must not move predictions.
+        q = b.shrink_factor
         acc = 0.0
         for t in range(rounds):
             acc = acc + b.predict_trees(X, t * k, (t + 1) * k)
@@ -732,7 +732,10 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         raw = self._raw(X)
         if return_std:
             if raw.ndim != 2:
-                raise ValueError(f"return_std=True needs loss='gaussian' (the model predicts a variance), not loss={self.loss!r}")
+                raise ValueError(
+                    "return_std=True needs loss='gaussian' (the model predicts a variance), "
+                    f"not loss={self._fitted_loss()!r}"
+                )
             return raw[:, 0], np.exp(raw[:, 1])
         return raw[:, 0] if raw.ndim == 2 else raw
 
@@ -955,9 +958,9 @@ class RGBMClassifier(ClassifierMixin, _RGBMBase):
     def _proba_from_raw(self, raw):
         if raw.ndim == 2 and raw.shape[-1] > 1 and len(self.classes_) > 2:
             return _softmax(raw)
-        # The link of each loss: log-odds f (logistic), f/2 (exponential), f/sla_scale (sla01).
-        scale = {"exponential": 2.0, "sla01": 1.0 / self.sla_scale}.get(self.loss, 1.0)
-        p = 1.0 / (1.0 + np.exp(-scale * raw))
+        # The fitted loss's link (sigmoid of f, 2f or f/sla_scale), from the model itself.
+        raw = np.asarray(raw, dtype=np.float64)
+        p = self._booster.probability(np.ascontiguousarray(raw).ravel()).reshape(raw.shape)
         return np.stack([1.0 - p, p], axis=-1)
 
     def _labels_from_raw(self, raw):
@@ -1134,7 +1137,8 @@ def load_model(path):
     except (TypeError, ValueError) as e:
         raise ValueError(f"{path}: invalid estimator params: {e}") from None
     booster = _core.Booster.from_json(json.dumps(doc["model"]))
-    _check_params_agree(est, json.loads(booster.params_json()), path)
+    model_loss = json.loads(booster.params_json())["loss"]
+    _check_model_kind(est, model_loss, path)
     n_features = doc.get("n_features_in")
     if isinstance(n_features, bool) or not isinstance(n_features, int) or n_features != booster.n_features:
         raise ValueError(f"{path}: n_features_in ({n_features!r}) disagrees with the model ({booster.n_features})")
@@ -1158,8 +1162,8 @@ def load_model(path):
         ):
             raise ValueError(f"{path}: the model needs {expected} distinct classes (a list of strings or numbers)")
         est.classes_ = np.asarray(classes)
-    elif booster.n_outputs != (2 if est.loss == "gaussian" else 1):
-        raise ValueError(f"{path}: a regressor with loss={est.loss!r} cannot have {booster.n_outputs} outputs")
+    elif booster.n_outputs != (2 if model_loss == "gaussian" else 1):
+        raise ValueError(f"{path}: a regressor with loss={model_loss!r} cannot have {booster.n_outputs} outputs")
     est.n_features_in_ = n_features
     categories_from_json(est, doc.get("categories"))
     best = doc.get("best_iteration")
@@ -1200,20 +1204,16 @@ def _non_finite_at(node, where="$"):
     return None
 
 
-def _check_params_agree(est, model_params, path):
-    """The estimator parameters that prediction reads must match the model's."""
+def _check_model_kind(est, model_loss, path):
+    """The model's loss must be one of the estimator's kind.
+
+    Prediction reads only the model (the estimator's parameters may have been
+    changed by set_params after fit and saved as they are), so the two need
+    not agree otherwise.
+    """
     if isinstance(est, RGBMClassifier):
-        expected_loss = {"softmax": "logistic"}.get(model_params["loss"], model_params["loss"])
+        allowed = ("logistic", "exponential", "sla01", "softmax")
     else:
-        expected_loss = model_params["loss"]
-    checks = {
-        "loss": (est.loss, expected_loss),
-        "learning_rate": (float(est.learning_rate), model_params["learning_rate"]),
-        "langevin": (bool(est.langevin), model_params["langevin"]),
-        "shrink_rate": (None if est.shrink_rate is None else float(est.shrink_rate), model_params["shrink_rate"]),
-    }
-    if isinstance(est, RGBMClassifier):
-        checks["sla_scale"] = (float(est.sla_scale), model_params["sla_scale"])
-    for name, (mine, theirs) in checks.items():
-        if mine != theirs:
-            raise ValueError(f"{path}: estimator parameter {name}={mine!r} disagrees with the model's {theirs!r}")
+        allowed = ("squared", "huber", "gaussian")
+    if model_loss not in allowed:
+        raise ValueError(f"{path}: a {type(est).__name__} cannot hold a model of loss {model_loss!r}")

@@ -265,7 +265,7 @@ fn train_in_pool<T: Element>(
     };
     let rule = SplitRule::from_params(params);
     // Model shrinkage: F ← b + q·(F − b) + tree each round.
-    let q = 1.0 - params.shrink_rate() * params.learning_rate;
+    let q = params.shrink_factor();
     let rgb = if params.booster == BoosterKind::Rgb {
         Some(RgbState::new(params, &data, cfg, cancel.clone())?)
     } else {
