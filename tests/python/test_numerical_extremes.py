@@ -1,0 +1,39 @@
+"""Extreme but accepted inputs and parameters: a fit gives the model the
+documentation promises or raises a clear error, never a silent non-finite or
+degenerate model."""
+import numpy as np
+import pytest
+
+from rgbm_rs import RGBMClassifier, RGBMRegressor
+
+X = np.random.default_rng(0).normal(size=(200, 4))
+y = X[:, 0].copy()
+yb = (y > 0).astype(int)
+
+
+# --- AUC on an evaluation set of one class ---------------------------------
+
+
+@pytest.mark.parametrize("early_stopping_rounds", [None, 5])
+def test_auc_on_a_single_class_evaluation_set_is_refused(early_stopping_rounds):
+    # sklearn's roc_auc_score raises for one class; so does the fit, before training.
+    clf = RGBMClassifier(eval_metric="auc", early_stopping_rounds=early_stopping_rounds)
+    with pytest.raises(ValueError, match="AUC is undefined with one class"):
+        clf.fit(X, yb, eval_set=[(X[:50], np.ones(50, int))])
+    # A class present only with zero weight counts as absent.
+    w = (yb[:50] == 1).astype(float)
+    with pytest.raises(ValueError, match="class 1 only"):
+        clf.fit(X, yb, eval_set=[(X[:50], yb[:50])], eval_sample_weight=[w])
+
+
+def test_auc_with_both_classes_still_early_stops():
+    from sklearn.metrics import roc_auc_score
+
+    Xe, ye = X[:60], yb[:60]
+    clf = RGBMClassifier(eval_metric="auc", early_stopping_rounds=3, n_estimators=50).fit(
+        X[60:], yb[60:], eval_set=[(Xe, ye)]
+    )
+    aucs = clf.evals_result_["valid_0"]["auc"]
+    assert clf.best_iteration_ == int(np.argmax(aucs))
+    # The kept model is the best round's: its AUC is the recorded best.
+    assert roc_auc_score(ye, clf.decision_function(Xe)) == pytest.approx(max(aucs), abs=1e-12)
