@@ -126,6 +126,8 @@ pub struct BoosterParams {
     pub sla_scale: f64,
     pub gain: Mode,
     pub leaf: Mode,
+    /// Each row is in a round's sample with this probability; an empty draw
+    /// takes one row at random.
     pub subsample: f64,
     pub step: Step,
     pub selection: Selection,

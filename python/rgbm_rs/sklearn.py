@@ -531,7 +531,8 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         Second-order (Newton) or first-order (least-squares fit of the
         negative gradient) split gain and leaf values.
     subsample : float, default=1.0
-        Fraction of rows drawn (without replacement, per row) for each tree.
+        Fraction of rows drawn (without replacement, per row) for each tree;
+        a draw that picks no row takes one row at random.
     step : {"shrinkage", "constant", "line_search"}, default="shrinkage"
         How each tree u is added: ``learning_rate * u``; RGBM's principled
         ``u / sigma`` (needs ``leaf="gradient"`` and a smooth loss; ignores
@@ -592,7 +593,9 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         ``evals_result_``; None = the loss itself. Regression: "l2", "rmse",
         "mae" ("huber" too with the Huber loss); binary: "logloss", "error",
         "auc" (and the training loss's own name); multiclass: "multi_logloss",
-        "multi_error". Early stopping watches the first one.
+        "multi_error". Early stopping watches the first one. "auc" needs
+        both classes (with positive weight) in every evaluation set, else
+        fit raises ValueError (AUC is undefined for one class).
     importance_type : {"gain", "split"}, default="gain"
         What ``feature_importances_`` measures: total split gain or split count.
     random_state : int, RandomState or None, default=None

@@ -283,8 +283,12 @@ fn train_in_pool<T: Element>(
         if subsampled {
             let mut rng = stream(params.random_state, Purpose::RowSubsample, round as u64);
             rows.extend((0..n as u32).filter(|_| rng.random_bool(params.subsample)));
-        }
-        if rows.is_empty() {
+            if rows.is_empty() {
+                // A tree needs a row: an empty draw takes one row at random
+                // (as scikit-learn's max(1, subsample·n)), never all of them.
+                rows.push(rng.random_range(0..n as u32));
+            }
+        } else {
             rows.extend(0..n as u32);
         }
         let all_rows = rows.len() == n;

@@ -37,3 +37,18 @@ def test_auc_with_both_classes_still_early_stops():
     assert clf.best_iteration_ == int(np.argmax(aucs))
     # The kept model is the best round's: its AUC is the recorded best.
     assert roc_auc_score(ye, clf.decision_function(Xe)) == pytest.approx(max(aucs), abs=1e-12)
+
+
+# --- subsample so small that a draw can be empty ----------------------------
+
+
+def test_tiny_subsample_trains_on_one_row_not_all():
+    tiny = RGBMRegressor(subsample=1e-6, n_estimators=5, random_state=0).fit(X, y)
+    full = RGBMRegressor(subsample=1.0, n_estimators=5, random_state=0).fit(X, y)
+    assert not np.array_equal(tiny.predict(X), full.predict(X))
+    # One row per tree: a single leaf worth 0.1 x that row's residual, so the
+    # first round moves every prediction by the same amount.
+    first = next(tiny.staged_predict(X))
+    assert np.ptp(first) == 0.0
+    step = first[0] - y.mean()
+    assert np.min(np.abs(0.1 * (y - y.mean()) - step)) < 1e-12
