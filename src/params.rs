@@ -113,6 +113,9 @@ pub struct BoosterParams {
     pub max_leaves: Option<usize>,
     pub max_bins: usize,
     pub min_samples_leaf: usize,
+    /// Minimum hessian sum of a leaf. Like `reg_lambda` and `min_split_gain`
+    /// it is measured with sample weights normalised to mean 1 (unweighted:
+    /// the raw hessians), so scaling every weight does not change a model.
     pub min_child_weight: f64,
     pub reg_lambda: f64,
     pub min_split_gain: f64,

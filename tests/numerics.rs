@@ -51,3 +51,71 @@ fn an_empty_subsample_draw_uses_one_row() {
     let full = fit(&params(Loss::Squared), &x, p, &y, None).unwrap();
     assert!(full.trees.iter().all(|t| t.n_leaves() > 1));
 }
+
+fn predict(model: &Model, x: &[f64], p: usize) -> Vec<f64> {
+    let m = DenseMatrix::row_major(x, x.len() / p, p).unwrap();
+    model.predict_raw(&m, None).unwrap()
+}
+
+/// Weights are normalised to mean 1: c·w gives the model of w, including the
+/// parameters measured in weight units (reg_lambda, min_child_weight,
+/// min_split_gain) and SGLB's noise. Powers of two give the same JSON.
+#[test]
+fn models_do_not_depend_on_the_scale_of_the_weights() {
+    let (n, p) = (400, 4);
+    let x = common::features(n, p, 4);
+    let yr = common::regression(&x, p, 5);
+    let yb = common::binary(&x, p, 6);
+    let w: Vec<f64> = (0..n)
+        .map(|i| if i % 17 == 0 { 0.0 } else { 0.2 + (i * 31 % 23) as f64 / 7.0 })
+        .collect();
+    let constrained = BoosterParams {
+        reg_lambda: 3.0,
+        min_child_weight: 4.0,
+        min_split_gain: 0.05,
+        min_samples_leaf: 2,
+        ..params(Loss::Logistic)
+    };
+    let sglb = BoosterParams {
+        langevin: true,
+        temperature: 50.0,
+        ..params(Loss::Logistic)
+    };
+    for (name, params, y) in [
+        ("squared", params(Loss::Squared), &yr),
+        ("constrained logistic", constrained, &yb),
+        ("sglb", sglb, &yb),
+    ] {
+        let reference = fit(&params, &x, p, y, Some(&w)).unwrap();
+        let expected = predict(&reference, &x, p);
+        assert!(reference.trees.iter().any(|t| t.n_leaves() > 2), "{name}");
+        for c in [1e-100, 1e-10, 1e10, 1e160, 1e300] {
+            let scaled: Vec<f64> = w.iter().map(|v| v * c).collect();
+            let model = fit(&params, &x, p, y, Some(&scaled)).unwrap();
+            let got = predict(&model, &x, p);
+            for (a, b) in got.iter().zip(&expected) {
+                assert!(
+                    (a - b).abs() <= 1e-9 * (1.0 + b.abs()),
+                    "{name}, c = {c}: {a} vs {b}"
+                );
+            }
+        }
+        for k in [-900, -3, 5, 700] {
+            let scaled: Vec<f64> = w.iter().map(|v| v * 2f64.powi(k)).collect();
+            let model = fit(&params, &x, p, y, Some(&scaled)).unwrap();
+            assert_eq!(model.to_json().unwrap(), reference.to_json().unwrap(), "{name}, 2^{k}");
+        }
+    }
+}
+
+/// Weights of mean 1 and the unweighted fit are the same model.
+#[test]
+fn unit_weights_equal_no_weights() {
+    let (n, p) = (300, 3);
+    let x = common::features(n, p, 7);
+    let y = common::regression(&x, p, 8);
+    let ones = vec![1.0; n];
+    let a = fit(&params(Loss::Squared), &x, p, &y, None).unwrap();
+    let b = fit(&params(Loss::Squared), &x, p, &y, Some(&ones)).unwrap();
+    assert_eq!(predict(&a, &x, p), predict(&b, &x, p));
+}

@@ -516,9 +516,10 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
     min_samples_leaf : int, default=20
         Minimum rows in a leaf.
     min_child_weight : float, default=1e-3
-        Minimum hessian sum in a leaf.
+        Minimum hessian sum in a leaf (with ``sample_weight``, of the
+        weighted hessians after the weights are normalised to mean 1).
     reg_lambda : float, default=0.0
-        L2 penalty λ on leaf values.
+        L2 penalty λ on leaf values (in the same units as min_child_weight).
     min_split_gain : float, default=0.0
         A split must gain more than this.
     loss : {"squared", "huber", "gaussian"}, default="squared"
@@ -684,6 +685,10 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         X : array-like or data frame of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,) or None
+            Finite, >= 0, not all zero. Only relative weights matter: they
+            are normalised to mean 1, so ``c * sample_weight`` gives the same
+            model for any c > 0 (``min_child_weight``, ``reg_lambda`` and
+            ``min_split_gain`` apply to the normalised weights).
         eval_set : list of (X, y) or None
             Data evaluated after every round (``evals_result_``); early
             stopping watches the last one.

@@ -25,6 +25,7 @@ use super::eval::{BeforeRound, EarlyStopping, EvalHistory, EvalSet, Evaluator, M
 use super::rgb::{Families, coordinate_step, project_l2};
 use super::sglb;
 use super::step::step_scale;
+use super::weights;
 use crate::histogram::BinStats;
 use crate::tree::Tree;
 use crate::tree::grower::sum_rows;
@@ -167,6 +168,8 @@ pub fn train_with<T: Element>(
 ) -> Result<Trained> {
     params.validate()?;
     check_inputs(x, y, w)?;
+    let normalised = weights::normalise(w)?;
+    let (w, weight_unit) = (normalised.weights.as_deref(), normalised.unit);
     let objective = Objective::from_params(params);
     objective.check_labels(y)?;
     if params.early_stopping_rounds.is_some() && eval_sets.is_empty() {
@@ -176,7 +179,7 @@ pub fn train_with<T: Element>(
         ));
     }
     with_cached_threads(params.n_jobs, || {
-        train_in_pool(params, &objective, x, y, w, eval_sets, monitor)
+        train_in_pool(params, &objective, x, y, w, weight_unit, eval_sets, monitor)
     })?
 }
 
@@ -208,6 +211,7 @@ fn train_in_pool<T: Element>(
     x: &DenseMatrix<T>,
     y: &[f64],
     w: Option<&[f64]>,
+    weight_unit: f64,
     eval_sets: &[EvalSet<T>],
     monitor: &mut dyn Monitor,
 ) -> Result<Trained> {
@@ -240,7 +244,7 @@ fn train_in_pool<T: Element>(
     let cfg = GrowerConfig {
         max_depth: params.max_depth,
         max_leaves: params.max_leaves,
-        rule: SplitRule::from_params(params),
+        rule: SplitRule::from_params(params).in_weight_unit(weight_unit),
         exact_counts: false,
     };
     let mut grower = TreeGrower::new(&data, cfg)?;
@@ -255,15 +259,18 @@ fn train_in_pool<T: Element>(
     } else {
         Vec::new()
     };
-    let langevin_c = params
-        .langevin
-        .then(|| sglb::noise_scale(params.learning_rate, params.temperature));
+    // SGLB noise for weights of mean `weight_unit`: gradients (and so their
+    // noise) scale with the weights, leaf sums' noise with their square root.
+    let langevin_c = params.langevin.then(|| {
+        let c = sglb::noise_scale(params.learning_rate, params.temperature);
+        (c * weight_unit, c * weight_unit.sqrt())
+    });
     let mut gh_noisy = if params.langevin {
         filled_vec(n, [0.0f64; 2], "the Langevin gradients")?
     } else {
         Vec::new()
     };
-    let rule = SplitRule::from_params(params);
+    let rule = cfg.rule;
     // Model shrinkage: F ← b + q·(F − b) + tree each round.
     let q = params.shrink_factor();
     let rgb = if params.booster == BoosterKind::Rgb {
@@ -358,7 +365,7 @@ fn train_in_pool<T: Element>(
                 // Per-tree random streams: (round, class) → one index; equals the round for single-output losses.
                 let stream_id = (round * k_out + class) as u64;
                 let gh_class = &gh[class * n..(class + 1) * n];
-                if let Some(c) = langevin_c {
+                if let Some((c, _)) = langevin_c {
                     sglb::add_gradient_noise(
                         gh_class,
                         &mut gh_noisy,
@@ -407,7 +414,7 @@ fn train_in_pool<T: Element>(
                     features_searched = searched;
                 }
                 let mut tree = grown.tree;
-                if let Some(c) = langevin_c {
+                if let Some((_, c)) = langevin_c {
                     let clean = Gradients {
                         gh: gh_class,
                         weights: w,

@@ -76,6 +76,10 @@ pub(crate) struct Evaluator<'s, 'a, T: Element> {
     metrics: Vec<Metric>,
     /// Per set: class-major raw scores (n_outputs blocks of the set's rows).
     scores: Vec<Vec<f64>>,
+    /// Per set: its weights rescaled by a power of two to mean [1, 2), when
+    /// that changed them (weighted metrics are ratios, so only overflow of
+    /// Σ w·loss is avoided; the values are otherwise bit-identical).
+    weights: Vec<Option<Vec<f64>>>,
     pub histories: Vec<EvalHistory>,
 }
 
@@ -139,6 +143,15 @@ impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
                 check_both_classes(set)?;
             }
         }
+        let weights = sets
+            .iter()
+            .map(|s| {
+                Ok(match super::weights::normalise(s.w)?.weights {
+                    Some(std::borrow::Cow::Owned(v)) => Some(v),
+                    _ => None,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
         let scores = sets
             .iter()
             .map(|s| {
@@ -161,6 +174,7 @@ impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
             sets,
             metrics,
             scores,
+            weights,
             histories,
         })
     }
@@ -196,9 +210,10 @@ impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
     /// and returns them (set-major, metrics in the configured order).
     pub fn record(&mut self, objective: &Objective) -> Vec<EvalResult> {
         let mut out = Vec::with_capacity(self.histories.len());
-        for (set, scores) in self.sets.iter().zip(&self.scores) {
+        for ((set, scores), rescaled) in self.sets.iter().zip(&self.scores).zip(&self.weights) {
+            let w = rescaled.as_deref().or(set.w);
             for &m in &self.metrics {
-                let value = m.evaluate(objective, set.y, scores, set.w);
+                let value = m.evaluate(objective, set.y, scores, w);
                 out.push(EvalResult {
                     set: set.name.clone(),
                     metric: m.name(),

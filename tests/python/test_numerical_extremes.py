@@ -52,3 +52,28 @@ def test_tiny_subsample_trains_on_one_row_not_all():
     assert np.ptp(first) == 0.0
     step = first[0] - y.mean()
     assert np.min(np.abs(0.1 * (y - y.mean()) - step)) < 1e-12
+
+
+# --- the scale of sample weights ----------------------------------------------
+
+
+@pytest.mark.parametrize("c", [1e-100, 1e-10, 1e10, 1e160, 1e300])
+def test_weights_times_a_constant_give_the_same_model(c):
+    w = np.random.default_rng(1).uniform(0.2, 3.0, size=200)
+    ref = RGBMRegressor(reg_lambda=2.0, min_child_weight=3.0, random_state=0).fit(X, y, sample_weight=w)
+    got = RGBMRegressor(reg_lambda=2.0, min_child_weight=3.0, random_state=0).fit(X, y, sample_weight=c * w)
+    np.testing.assert_allclose(got.predict(X), ref.predict(X), rtol=1e-9, atol=1e-12)
+    assert np.mean((got.predict(X) - y) ** 2) < 0.05
+
+
+def test_huge_weights_with_large_targets_stay_finite():
+    plain = RGBMRegressor(random_state=0).fit(X, y * 1e10)
+    heavy = RGBMRegressor(random_state=0).fit(X, y * 1e10, sample_weight=np.full(200, 1e300))
+    # Equal weights are no weights: the same model up to rounding, finite.
+    np.testing.assert_allclose(heavy.predict(X), plain.predict(X), rtol=1e-12)
+
+
+def test_weights_whose_sum_overflows_are_accepted():
+    w = np.full(200, 1e308)
+    m = RGBMRegressor(random_state=0).fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(m.predict(X), RGBMRegressor(random_state=0).fit(X, y).predict(X), rtol=1e-12, atol=1e-14)
