@@ -403,6 +403,20 @@ impl BoosterParams {
             },
         )?;
         if self.langevin {
+            let c = crate::booster::sglb::noise_scale(self.learning_rate, self.temperature);
+            check(c.is_finite(), "temperature", || {
+                format!(
+                    "langevin=True: the noise scale sqrt(2 / (learning_rate * temperature)) overflows for learning_rate={:?} and temperature={:?}; use a larger temperature",
+                    self.learning_rate, self.temperature
+                )
+            })?;
+            check(
+                self.leaf == Mode::Gradient || self.min_child_weight > 0.0 || self.reg_lambda > 0.0,
+                "min_child_weight",
+                || {
+                    "langevin=True with leaf='newton' needs min_child_weight > 0 or reg_lambda > 0: the leaf noise has variance c^2 / (H + reg_lambda), unbounded as a leaf's hessian sum H goes to 0".to_string()
+                },
+            )?;
             check(self.step == Step::Shrinkage, "step", || {
                 "langevin=True takes learning_rate as the Langevin step: use step='shrinkage'"
                     .to_string()
@@ -527,6 +541,19 @@ mod tests {
         p.validate().unwrap();
         let text = serde_json::to_string(&p).unwrap();
         assert_eq!(BoosterParams::from_json(&text).unwrap(), p);
+    }
+
+    #[test]
+    fn langevin_noise_must_be_finite_and_bounded() {
+        let sglb =
+            |json: &str| BoosterParams::from_json(&format!(r#"{{"langevin": true, {json}}}"#));
+        let e = sglb(r#""temperature": 5e-324"#).unwrap_err();
+        assert!(e.to_string().contains("temperature"), "{e}");
+        assert!(sglb(r#""temperature": 1e-3"#).is_ok());
+        let e = sglb(r#""min_child_weight": 0.0"#).unwrap_err();
+        assert!(e.to_string().contains("min_child_weight"), "{e}");
+        assert!(sglb(r#""min_child_weight": 0.0, "reg_lambda": 1.0"#).is_ok());
+        assert!(BoosterParams::from_json(r#"{"min_child_weight": 0.0}"#).is_ok());
     }
 
     #[test]

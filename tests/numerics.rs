@@ -67,7 +67,13 @@ fn models_do_not_depend_on_the_scale_of_the_weights() {
     let yr = common::regression(&x, p, 5);
     let yb = common::binary(&x, p, 6);
     let w: Vec<f64> = (0..n)
-        .map(|i| if i % 17 == 0 { 0.0 } else { 0.2 + (i * 31 % 23) as f64 / 7.0 })
+        .map(|i| {
+            if i % 17 == 0 {
+                0.0
+            } else {
+                0.2 + (i * 31 % 23) as f64 / 7.0
+            }
+        })
         .collect();
     let constrained = BoosterParams {
         reg_lambda: 3.0,
@@ -103,7 +109,11 @@ fn models_do_not_depend_on_the_scale_of_the_weights() {
         for k in [-900, -3, 5, 700] {
             let scaled: Vec<f64> = w.iter().map(|v| v * 2f64.powi(k)).collect();
             let model = fit(&params, &x, p, y, Some(&scaled)).unwrap();
-            assert_eq!(model.to_json().unwrap(), reference.to_json().unwrap(), "{name}, 2^{k}");
+            assert_eq!(
+                model.to_json().unwrap(),
+                reference.to_json().unwrap(),
+                "{name}, 2^{k}"
+            );
         }
     }
 }
@@ -118,4 +128,77 @@ fn unit_weights_equal_no_weights() {
     let a = fit(&params(Loss::Squared), &x, p, &y, None).unwrap();
     let b = fit(&params(Loss::Squared), &x, p, &y, Some(&ones)).unwrap();
     assert_eq!(predict(&a, &x, p), predict(&b, &x, p));
+}
+
+/// A binary loss whose rows of one class all weigh 0 has one class: its best
+/// constant is infinite (SGLB then drew leaf values of 1e24). Refused.
+#[test]
+fn a_binary_fit_needs_weight_on_both_classes() {
+    let (n, p) = (200, 3);
+    let x = common::features(n, p, 9);
+    let y = common::binary(&x, p, 10);
+    let w: Vec<f64> = y.iter().map(|&v| v).collect();
+    for langevin in [false, true] {
+        let params = BoosterParams {
+            langevin,
+            ..params(Loss::Logistic)
+        };
+        let e = fit(&params, &x, p, &y, Some(&w)).unwrap_err();
+        assert!(e.to_string().contains("class 0 has no rows of positive sample_weight"), "{e}");
+    }
+    let ones = vec![1.0; n];
+    let e = fit(&params(Loss::Exponential), &x, p, &ones, None).unwrap_err();
+    assert!(e.to_string().contains("class 0 has no rows"), "{e}");
+    // Multiclass: a class of zero weight keeps finite scores and is not refused.
+    let y3: Vec<f64> = y.iter().enumerate().map(|(i, &v)| if i % 5 == 0 { 2.0 } else { v }).collect();
+    let w3: Vec<f64> = y3.iter().map(|&v| if v == 2.0 { 0.0 } else { 1.0 }).collect();
+    let softmax = BoosterParams {
+        n_classes: Some(3),
+        ..params(Loss::Softmax)
+    };
+    let m = fit(&softmax, &x, p, &y3, Some(&w3)).unwrap();
+    assert!(predict(&m, &x, p).iter().all(|v| v.is_finite() && v.abs() < 100.0));
+}
+
+/// Accepted parameters that make the fit diverge raise an error naming the
+/// round, never a model with NaN or infinite predictions.
+#[test]
+fn a_diverging_fit_is_an_error() {
+    let (n, p) = (200, 3);
+    let x = common::features(n, p, 11);
+    let y = common::regression(&x, p, 12);
+    for (name, params) in [
+        (
+            "gaussian lr 1000",
+            BoosterParams {
+                learning_rate: 1000.0,
+                ..params(Loss::Gaussian)
+            },
+        ),
+        (
+            "lr 1e100",
+            BoosterParams {
+                learning_rate: 1e100,
+                ..params(Loss::Squared)
+            },
+        ),
+        (
+            "huber lr 1e300",
+            BoosterParams {
+                learning_rate: 1e300,
+                ..params(Loss::Huber)
+            },
+        ),
+    ] {
+        match fit(&params, &x, p, &y, None) {
+            Err(RgbmError::NonFinite(msg)) => {
+                assert!(msg.contains("diverged in round") && msg.contains("learning_rate"), "{name}: {msg}")
+            }
+            Err(e) => panic!("{name}: unexpected error {e}"),
+            Ok(m) => panic!(
+                "{name}: a model came back, predictions finite: {}",
+                predict(&m, &x, p).iter().all(|v| v.is_finite())
+            ),
+        }
+    }
 }

@@ -572,7 +572,9 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
     langevin : bool, default=False
         SGLB (Ustimenko & Prokhorenkova 2021): Gaussian noise of per-row scale
         sqrt(2 / (learning_rate * temperature)) on the gradients that choose
-        each tree's structure, and independent noise on its leaf values.
+        each tree's structure, and independent noise on its leaf values
+        (of variance c^2 / (H + reg_lambda) for Newton leaves, so it needs
+        ``min_child_weight > 0`` or ``reg_lambda > 0``).
     temperature : float, default=1e4
         SGLB's inverse diffusion temperature beta (CatBoost's normalisation:
         the paper's beta divided by the number of rows).
@@ -607,6 +609,10 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         the ``logging`` logger "rgbm_rs" (a stderr handler is added when
         logging is not configured) and shows a tqdm progress bar when tqdm is
         installed.
+
+    A fit that diverges (a tree with non-finite leaf values, or scores that
+    would overflow, e.g. from a far too large ``learning_rate``) raises
+    ValueError naming the round instead of returning a non-finite model.
 
     Attributes
     ----------

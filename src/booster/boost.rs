@@ -79,6 +79,37 @@ fn check_inputs<T: Element>(x: &DenseMatrix<T>, y: &[f64], w: Option<&[f64]>) ->
     Ok(())
 }
 
+/// The catch-all against a diverging fit (a learning rate far too large, an
+/// overflowing loss): every leaf of the round's trees must be finite, and so
+/// must `bound`, |base score| + Σ max |leaf| over the trees so far, which
+/// bounds every prediction of the model. An error names the round.
+fn check_finite_round(
+    trees: &[Tree],
+    bound: &mut f64,
+    round: usize,
+    params: &BoosterParams,
+) -> Result<()> {
+    for tree in trees {
+        *bound += tree.leaf_value.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        if tree.leaf_value.iter().any(|v| !v.is_finite()) {
+            *bound = f64::INFINITY;
+        }
+    }
+    if bound.is_finite() {
+        return Ok(());
+    }
+    Err(RgbmError::NonFinite(format!(
+        "the fit diverged in round {round}: a tree's leaf values are not finite or the scores overflow; \
+         use a smaller learning_rate (now {:?}){}",
+        params.learning_rate,
+        if params.langevin {
+            " or a larger temperature"
+        } else {
+            ""
+        }
+    )))
+}
+
 /// A raw pointer that may be shared between threads writing disjoint rows.
 struct DisjointRows(*mut f64);
 // SAFETY: only used by `add_leaf_values`, whose threads write disjoint indices.
@@ -172,6 +203,7 @@ pub fn train_with<T: Element>(
     let (w, weight_unit) = (normalised.weights.as_deref(), normalised.unit);
     let objective = Objective::from_params(params);
     objective.check_labels(y)?;
+    objective.check_training_classes(y, w)?;
     if params.early_stopping_rounds.is_some() && eval_sets.is_empty() {
         return Err(RgbmError::param(
             "early_stopping_rounds",
@@ -222,6 +254,12 @@ fn train_in_pool<T: Element>(
         Init::Optimal => objective.initial_scores(y, w),
         Init::Zero => vec![0.0; k_out],
     };
+    if let Some(b) = base_score.iter().find(|b| !b.is_finite()) {
+        return Err(RgbmError::NonFinite(format!(
+            "the initial score is {b}: the targets are too large for the loss; rescale y"
+        )));
+    }
+    let mut bound = base_score.iter().fold(0.0f64, |m, b| m.max(b.abs()));
     let mut evaluator = Evaluator::new(eval_sets, params, objective, x.n_cols(), &base_score)?;
     let mut early = params.early_stopping_rounds.map(|r| {
         let metric = params
@@ -319,6 +357,12 @@ fn train_in_pool<T: Element>(
                 let stream_id = (round * k_out + class) as u64;
                 let chosen = rgb.round(
                     params, objective, y, w, &scores, class, &grads, &rows, all_rows, x, stream_id,
+                )?;
+                check_finite_round(
+                    std::slice::from_ref(&chosen.tree),
+                    &mut bound,
+                    round,
+                    params,
                 )?;
                 scores[class * n..(class + 1) * n]
                     .par_iter_mut()
@@ -470,6 +514,7 @@ fn train_in_pool<T: Element>(
                     s
                 }
             };
+            check_finite_round(&round_trees, &mut bound, round, params)?;
             for (class, tree) in round_trees.iter().enumerate() {
                 evaluator.add_tree(tree, class);
             }

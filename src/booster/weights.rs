@@ -90,7 +90,18 @@ mod tests {
 
     #[test]
     fn exponent_and_powers_are_exact() {
-        for x in [1.0, 1.5, 2.0, 3.0, 0.75, 1e-300, 1e300, f64::MAX, 5e-324, 1e-310] {
+        for x in [
+            1.0,
+            1.5,
+            2.0,
+            3.0,
+            0.75,
+            1e-300,
+            1e300,
+            f64::MAX,
+            5e-324,
+            1e-310,
+        ] {
             let m = scale_pow2(x, -exponent(x));
             assert!((1.0..2.0).contains(&m), "{x}: {m}");
         }

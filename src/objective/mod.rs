@@ -232,6 +232,31 @@ impl Objective {
         Ok(())
     }
 
+    /// A binary loss needs rows of both classes with positive weight: with
+    /// one class (e.g. every row of the other weighted 0) its best constant
+    /// score is infinite, the fit drifts towards it (base scores of 100 and
+    /// more), and SGLB's leaf noise, of variance c²/H, explodes as H → 0.
+    pub fn check_training_classes(&self, y: &[f64], w: Option<&[f64]>) -> Result<()> {
+        if !self.is_binary() {
+            return Ok(());
+        }
+        let mut weight = [0.0f64; 2];
+        for (i, &v) in y.iter().enumerate() {
+            weight[usize::from(v > 0.5)] += w.map_or(1.0, |w| w[i]);
+        }
+        match weight.iter().position(|&s| !(s > 0.0)) {
+            None => Ok(()),
+            Some(class) => Err(RgbmError::InvalidLabel(format!(
+                "a binary loss needs both classes, but class {class} has no rows{}",
+                if w.is_some() && y.iter().any(|&v| usize::from(v > 0.5) == class) {
+                    " of positive sample_weight (all its rows weigh 0)"
+                } else {
+                    ""
+                }
+            ))),
+        }
+    }
+
     /// Whether every row's hessian is exactly 1 (squared error), so that
     /// unweighted histograms can count rows with Σh.
     pub fn unit_hessian(&self) -> bool {

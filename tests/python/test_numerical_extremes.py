@@ -77,3 +77,39 @@ def test_weights_whose_sum_overflows_are_accepted():
     w = np.full(200, 1e308)
     m = RGBMRegressor(random_state=0).fit(X, y, sample_weight=w)
     np.testing.assert_allclose(m.predict(X), RGBMRegressor(random_state=0).fit(X, y).predict(X), rtol=1e-12, atol=1e-14)
+
+
+# --- fits that diverge, and degenerate classes --------------------------------
+
+
+@pytest.mark.parametrize(
+    "params",
+    [dict(loss="gaussian", learning_rate=1000), dict(learning_rate=1e100)],
+    ids=["gaussian_lr1000", "lr1e100"],
+)
+def test_a_diverging_fit_raises_instead_of_returning_nan(params):
+    with pytest.raises(ValueError, match=r"diverged in round \d+.*smaller learning_rate"):
+        RGBMRegressor(**params).fit(X, y)
+
+
+def test_langevin_noise_that_overflows_is_refused():
+    with pytest.raises(ValueError, match="temperature"):
+        RGBMRegressor(langevin=True, temperature=5e-324).fit(X, y)
+    with pytest.raises(ValueError, match="min_child_weight"):
+        RGBMClassifier(langevin=True, min_child_weight=0.0).fit(X, yb)
+
+
+def test_a_class_whose_rows_all_weigh_zero_is_refused():
+    # SGLB used to give leaf values of 1e24 and predict the zero-weight class everywhere.
+    w = np.where(yb == 0, 0.0, 1.0)
+    for langevin in (False, True):
+        with pytest.raises(ValueError, match="class 0 has no rows of positive sample_weight"):
+            RGBMClassifier(langevin=langevin, random_state=0).fit(X, yb, sample_weight=w)
+
+
+def test_sglb_on_separable_data_stays_bounded():
+    # A root that cannot split has a tiny hessian sum once rows are confidently
+    # classified; its leaf noise is that of a leaf at min_child_weight.
+    clf = RGBMClassifier(langevin=True, learning_rate=1.0, n_estimators=300, random_state=0).fit(X, yb)
+    assert np.abs(clf.decision_function(X)).max() < 100
+    assert (clf.predict(X) == yb).mean() == 1.0
