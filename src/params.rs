@@ -314,6 +314,16 @@ impl BoosterParams {
             "subsample",
             || format!("must be in (0, 1], got {}", self.subsample),
         )?;
+        if self.step == Step::LineSearch {
+            // ν damps the exact line minimum ρ*; ν > 1 steps past it by
+            // construction (ν = 50 diverged to scores of 1e160 within 100 rounds).
+            check(self.learning_rate <= 1.0, "learning_rate", || {
+                format!(
+                    "step='line_search' scales the exact line minimum by learning_rate, which must be <= 1, got {:?}",
+                    self.learning_rate
+                )
+            })?;
+        }
         if self.step == Step::Constant {
             check(self.leaf == Mode::Gradient, "step", || {
                 "step='constant' (the 1/sigma step of RGBM) is proven for gradient leaves only: set leaf='gradient'".to_string()

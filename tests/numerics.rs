@@ -137,27 +137,42 @@ fn a_binary_fit_needs_weight_on_both_classes() {
     let (n, p) = (200, 3);
     let x = common::features(n, p, 9);
     let y = common::binary(&x, p, 10);
-    let w: Vec<f64> = y.iter().map(|&v| v).collect();
+    let w = y.clone();
     for langevin in [false, true] {
         let params = BoosterParams {
             langevin,
             ..params(Loss::Logistic)
         };
         let e = fit(&params, &x, p, &y, Some(&w)).unwrap_err();
-        assert!(e.to_string().contains("class 0 has no rows of positive sample_weight"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("class 0 has no rows of positive sample_weight"),
+            "{e}"
+        );
     }
     let ones = vec![1.0; n];
     let e = fit(&params(Loss::Exponential), &x, p, &ones, None).unwrap_err();
     assert!(e.to_string().contains("class 0 has no rows"), "{e}");
     // Multiclass: a class of zero weight keeps finite scores and is not refused.
-    let y3: Vec<f64> = y.iter().enumerate().map(|(i, &v)| if i % 5 == 0 { 2.0 } else { v }).collect();
-    let w3: Vec<f64> = y3.iter().map(|&v| if v == 2.0 { 0.0 } else { 1.0 }).collect();
+    let y3: Vec<f64> = y
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| if i % 5 == 0 { 2.0 } else { v })
+        .collect();
+    let w3: Vec<f64> = y3
+        .iter()
+        .map(|&v| if v == 2.0 { 0.0 } else { 1.0 })
+        .collect();
     let softmax = BoosterParams {
         n_classes: Some(3),
         ..params(Loss::Softmax)
     };
     let m = fit(&softmax, &x, p, &y3, Some(&w3)).unwrap();
-    assert!(predict(&m, &x, p).iter().all(|v| v.is_finite() && v.abs() < 100.0));
+    assert!(
+        predict(&m, &x, p)
+            .iter()
+            .all(|v| v.is_finite() && v.abs() < 100.0)
+    );
 }
 
 /// Accepted parameters that make the fit diverge raise an error naming the
@@ -192,7 +207,10 @@ fn a_diverging_fit_is_an_error() {
     ] {
         match fit(&params, &x, p, &y, None) {
             Err(RgbmError::NonFinite(msg)) => {
-                assert!(msg.contains("diverged in round") && msg.contains("learning_rate"), "{name}: {msg}")
+                assert!(
+                    msg.contains("diverged in round") && msg.contains("learning_rate"),
+                    "{name}: {msg}"
+                )
             }
             Err(e) => panic!("{name}: unexpected error {e}"),
             Ok(m) => panic!(
@@ -201,4 +219,41 @@ fn a_diverging_fit_is_an_error() {
             ),
         }
     }
+}
+
+/// Regression targets that vary by less than 1e-150 are refused (their
+/// squared gradient sums underflowed: models without a split); constant
+/// targets are still fine, and so are targets that vary by more.
+#[test]
+fn targets_too_close_together_are_refused() {
+    let (n, p) = (200, 3);
+    let x = common::features(n, p, 13);
+    let y = common::regression(&x, p, 14);
+    for loss in [Loss::Squared, Loss::Huber, Loss::Gaussian] {
+        let tiny: Vec<f64> = y.iter().map(|v| v * 1e-200).collect();
+        let e = fit(&params(loss), &x, p, &tiny, None).unwrap_err();
+        assert!(e.to_string().contains("rescale y"), "{loss:?}: {e}");
+        let constant = vec![3.5; n];
+        let m = fit(&params(loss), &x, p, &constant, None).unwrap();
+        assert!(predict(&m, &x, p).iter().step_by(2).all(|&v| v == 3.5) || loss == Loss::Gaussian);
+    }
+    let small: Vec<f64> = y.iter().map(|v| v * 1e-120).collect();
+    let m = fit(&params(Loss::Squared), &x, p, &small, None).unwrap();
+    assert!(m.trees.iter().all(|t| t.n_leaves() > 1));
+}
+
+/// step='line_search' damps the exact line minimum: learning_rate > 1 is refused.
+#[test]
+fn line_search_learning_rate_is_at_most_one() {
+    let (n, p) = (200, 3);
+    let x = common::features(n, p, 15);
+    let y = common::regression(&x, p, 16);
+    let ls = |lr| BoosterParams {
+        step: rgbm_rs::params::Step::LineSearch,
+        learning_rate: lr,
+        ..params(Loss::Squared)
+    };
+    let e = fit(&ls(50.0), &x, p, &y, None).unwrap_err();
+    assert!(e.to_string().contains("must be <= 1"), "{e}");
+    assert!(fit(&ls(1.0), &x, p, &y, None).is_ok());
 }

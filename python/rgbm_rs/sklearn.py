@@ -538,7 +538,8 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         How each tree u is added: ``learning_rate * u``; RGBM's principled
         ``u / sigma`` (needs ``leaf="gradient"`` and a smooth loss; ignores
         ``learning_rate``); or ``learning_rate * rho * u`` with rho the exact
-        1-D minimiser of the training loss along u.
+        1-D minimiser of the training loss along u
+        (``learning_rate`` <= 1 there: it damps the exact minimiser).
     selection : {"full", "random", "group", "groups"}, default="full"
         RGBM's random-then-greedy rule: all splits (Type 0); t random
         candidate splits (Type 1); one random feature group (Type 2); t random

@@ -203,7 +203,7 @@ pub fn train_with<T: Element>(
     let (w, weight_unit) = (normalised.weights.as_deref(), normalised.unit);
     let objective = Objective::from_params(params);
     objective.check_labels(y)?;
-    objective.check_training_classes(y, w)?;
+    objective.check_training_labels(y, w)?;
     if params.early_stopping_rounds.is_some() && eval_sets.is_empty() {
         return Err(RgbmError::param(
             "early_stopping_rounds",

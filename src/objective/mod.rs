@@ -232,6 +232,35 @@ impl Objective {
         Ok(())
     }
 
+    /// Regression targets that vary, but by less than this, are refused:
+    /// split gains are squared gradient sums, and (1e-150)² is the smallest
+    /// square that stays a normal f64 (tinier spreads gave models without
+    /// a single split).
+    pub const MIN_TARGET_SPREAD: f64 = 1e-150;
+
+    /// Checks what the loss can fit: see [`Self::MIN_TARGET_SPREAD`] and
+    /// [`Self::check_training_classes`].
+    pub fn check_training_labels(&self, y: &[f64], w: Option<&[f64]>) -> Result<()> {
+        if matches!(
+            self,
+            Objective::Squared(_) | Objective::Huber(_) | Objective::Gaussian(_)
+        ) {
+            let (lo, hi) = y
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+                    (a.min(v), b.max(v))
+                });
+            let spread = hi - lo;
+            if spread > 0.0 && spread < Self::MIN_TARGET_SPREAD {
+                return Err(RgbmError::InvalidLabel(format!(
+                    "y varies by only {spread:e} (from {lo:e} to {hi:e}); differences below {:e} underflow when squared and no split could be found: rescale y",
+                    Self::MIN_TARGET_SPREAD
+                )));
+            }
+        }
+        self.check_training_classes(y, w)
+    }
+
     /// A binary loss needs rows of both classes with positive weight: with
     /// one class (e.g. every row of the other weighted 0) its best constant
     /// score is infinite, the fit drifts towards it (base scores of 100 and

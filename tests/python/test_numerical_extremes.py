@@ -113,3 +113,16 @@ def test_sglb_on_separable_data_stays_bounded():
     clf = RGBMClassifier(langevin=True, learning_rate=1.0, n_estimators=300, random_state=0).fit(X, yb)
     assert np.abs(clf.decision_function(X)).max() < 100
     assert (clf.predict(X) == yb).mean() == 1.0
+
+
+def test_targets_that_differ_by_less_than_1e_150_are_refused():
+    for loss in ("squared", "huber", "gaussian"):
+        with pytest.raises(ValueError, match="rescale y"):
+            RGBMRegressor(loss=loss).fit(X, y * 1e-200)
+    # Constant targets are fine: the model predicts the constant.
+    np.testing.assert_array_equal(RGBMRegressor().fit(X, np.full(200, 3.7)).predict(X), 3.7)
+
+
+def test_line_search_learning_rate_above_one_is_refused():
+    with pytest.raises(ValueError, match="must be <= 1"):
+        RGBMRegressor(step="line_search", learning_rate=50).fit(X, y)
