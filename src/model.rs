@@ -199,7 +199,7 @@ impl Model {
             ));
         }
         let period = t / (2 * n_members);
-        let q = 1.0 - self.params.shrink_rate() * self.params.learning_rate;
+        let q = self.params.shrink_factor();
         let ends: Vec<usize> = (0..n_members)
             .map(|k| t - (n_members - 1 - k) * period)
             .collect();
@@ -252,7 +252,7 @@ impl Model {
                 format!("must be in [1, {total}], got {n_rounds}"),
             ));
         }
-        let q = 1.0 - self.params.shrink_rate() * self.params.learning_rate;
+        let q = self.params.shrink_factor();
         let undo = q.powi(-((total - n_rounds) as i32));
         let mut trees = self.trees[..n_rounds * self.n_outputs].to_vec();
         if undo != 1.0 {

@@ -113,6 +113,9 @@ pub struct BoosterParams {
     pub max_leaves: Option<usize>,
     pub max_bins: usize,
     pub min_samples_leaf: usize,
+    /// Minimum hessian sum of a leaf. Like `reg_lambda` and `min_split_gain`
+    /// it is measured with sample weights normalised to mean 1 (unweighted:
+    /// the raw hessians), so scaling every weight does not change a model.
     pub min_child_weight: f64,
     pub reg_lambda: f64,
     pub min_split_gain: f64,
@@ -126,6 +129,8 @@ pub struct BoosterParams {
     pub sla_scale: f64,
     pub gain: Mode,
     pub leaf: Mode,
+    /// Each row is in a round's sample with this probability; an empty draw
+    /// takes one row at random.
     pub subsample: f64,
     pub step: Step,
     pub selection: Selection,
@@ -236,6 +241,12 @@ impl BoosterParams {
             .unwrap_or(if self.langevin { 1e-3 } else { 0.0 })
     }
 
+    /// q = 1 − γ·ν: the factor by which each round scales the earlier trees
+    /// (F ← b + q·(F − b) + tree).
+    pub fn shrink_factor(&self) -> f64 {
+        1.0 - self.shrink_rate() * self.learning_rate
+    }
+
     /// Whether trees grow best-first (leaf-limited) rather than depth-wise.
     pub fn best_first(&self) -> bool {
         self.max_leaves.is_some()
@@ -303,6 +314,16 @@ impl BoosterParams {
             "subsample",
             || format!("must be in (0, 1], got {}", self.subsample),
         )?;
+        if self.step == Step::LineSearch {
+            // ν damps the exact line minimum ρ*; ν > 1 steps past it by
+            // construction (ν = 50 diverged to scores of 1e160 within 100 rounds).
+            check(self.learning_rate <= 1.0, "learning_rate", || {
+                format!(
+                    "step='line_search' scales the exact line minimum by learning_rate, which must be <= 1, got {:?}",
+                    self.learning_rate
+                )
+            })?;
+        }
         if self.step == Step::Constant {
             check(self.leaf == Mode::Gradient, "step", || {
                 "step='constant' (the 1/sigma step of RGBM) is proven for gradient leaves only: set leaf='gradient'".to_string()
@@ -392,6 +413,20 @@ impl BoosterParams {
             },
         )?;
         if self.langevin {
+            let c = crate::booster::sglb::noise_scale(self.learning_rate, self.temperature);
+            check(c.is_finite(), "temperature", || {
+                format!(
+                    "langevin=True: the noise scale sqrt(2 / (learning_rate * temperature)) overflows for learning_rate={:?} and temperature={:?}; use a larger temperature",
+                    self.learning_rate, self.temperature
+                )
+            })?;
+            check(
+                self.leaf == Mode::Gradient || self.min_child_weight > 0.0 || self.reg_lambda > 0.0,
+                "min_child_weight",
+                || {
+                    "langevin=True with leaf='newton' needs min_child_weight > 0 or reg_lambda > 0: the leaf noise has variance c^2 / (H + reg_lambda), unbounded as a leaf's hessian sum H goes to 0".to_string()
+                },
+            )?;
             check(self.step == Step::Shrinkage, "step", || {
                 "langevin=True takes learning_rate as the Langevin step: use step='shrinkage'"
                     .to_string()
@@ -516,6 +551,19 @@ mod tests {
         p.validate().unwrap();
         let text = serde_json::to_string(&p).unwrap();
         assert_eq!(BoosterParams::from_json(&text).unwrap(), p);
+    }
+
+    #[test]
+    fn langevin_noise_must_be_finite_and_bounded() {
+        let sglb =
+            |json: &str| BoosterParams::from_json(&format!(r#"{{"langevin": true, {json}}}"#));
+        let e = sglb(r#""temperature": 5e-324"#).unwrap_err();
+        assert!(e.to_string().contains("temperature"), "{e}");
+        assert!(sglb(r#""temperature": 1e-3"#).is_ok());
+        let e = sglb(r#""min_child_weight": 0.0"#).unwrap_err();
+        assert!(e.to_string().contains("min_child_weight"), "{e}");
+        assert!(sglb(r#""min_child_weight": 0.0, "reg_lambda": 1.0"#).is_ok());
+        assert!(BoosterParams::from_json(r#"{"min_child_weight": 0.0}"#).is_ok());
     }
 
     #[test]

@@ -111,5 +111,13 @@ class Booster:
         """Number of features the model was trained on."""
 
     @property
+    def shrink_factor(self) -> float:
+        """q = 1 - shrink_rate * learning_rate of the fitted model (each round
+        scaled the earlier trees by q)."""
+
+    def probability(self, raw: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Probability of class 1 for each raw score (1-D) of a binary model."""
+
+    @property
     def base_score(self) -> list[float]:
         """Starting score of each output."""

@@ -254,11 +254,9 @@ def check_weights(sample_weight, X):
     w = _check_sample_weight(_as_1d(sample_weight), X, dtype=np.float64, ensure_non_negative=True)
     if not np.all(np.isfinite(w)):
         raise ValueError("sample_weight contains NaN or infinity")
-    with np.errstate(over="ignore"):
-        total = w.sum()
-    if not np.isfinite(total):
-        raise ValueError("sample_weight is too large: its sum overflows float64; rescale the weights")
-    if not total > 0:
+    # Only relative weights matter (the core normalises them to mean 1), so a
+    # sum that overflows is no error; all zero is.
+    if not np.any(w > 0):
         raise ValueError("sample_weight sums to zero: at least one row needs a positive weight")
     return np.ascontiguousarray(w, dtype=np.float64)
 

@@ -373,10 +373,9 @@ class _RGBMBase(BaseEstimator):
         check_is_fitted(self, "_booster")
         return self._booster.predict_raw(check_X(self, X))
 
-    def _shrink_factor(self) -> float:
-        """q = 1 - shrink_rate * learning_rate: each round scales earlier trees by q."""
-        gamma = self.shrink_rate if self.shrink_rate is not None else (1e-3 if self.langevin else 0.0)
-        return 1.0 - gamma * self.learning_rate
+    def _fitted_loss(self) -> str:
+        """The loss the model was fitted with (set_params after fit does not change the model)."""
+        return json.loads(self._booster.params_json())["loss"]
 
     def _staged_raw(self, X):
         """Raw scores of the model as it was after each round.
@@ -389,7 +388,8 @@ class _RGBMBase(BaseEstimator):
         b = self._booster
         base = np.asarray(b.base_score) if b.n_outputs > 1 else b.base_score[0]
         rounds, k = b.n_rounds, b.n_outputs
-        q = self._shrink_factor()
+        # The fitted model's q, not the constructor's: set_params after fit must not move predictions.
+        q = b.shrink_factor
         acc = 0.0
         for t in range(rounds):
             acc = acc + b.predict_trees(X, t * k, (t + 1) * k)
@@ -516,9 +516,10 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
     min_samples_leaf : int, default=20
         Minimum rows in a leaf.
     min_child_weight : float, default=1e-3
-        Minimum hessian sum in a leaf.
+        Minimum hessian sum in a leaf (with ``sample_weight``, of the
+        weighted hessians after the weights are normalised to mean 1).
     reg_lambda : float, default=0.0
-        L2 penalty λ on leaf values.
+        L2 penalty λ on leaf values (in the same units as min_child_weight).
     min_split_gain : float, default=0.0
         A split must gain more than this.
     loss : {"squared", "huber", "gaussian"}, default="squared"
@@ -531,12 +532,14 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         Second-order (Newton) or first-order (least-squares fit of the
         negative gradient) split gain and leaf values.
     subsample : float, default=1.0
-        Fraction of rows drawn (without replacement, per row) for each tree.
+        Fraction of rows drawn (without replacement, per row) for each tree;
+        a draw that picks no row takes one row at random.
     step : {"shrinkage", "constant", "line_search"}, default="shrinkage"
         How each tree u is added: ``learning_rate * u``; RGBM's principled
         ``u / sigma`` (needs ``leaf="gradient"`` and a smooth loss; ignores
         ``learning_rate``); or ``learning_rate * rho * u`` with rho the exact
-        1-D minimiser of the training loss along u.
+        1-D minimiser of the training loss along u
+        (``learning_rate`` <= 1 there: it damps the exact minimiser).
     selection : {"full", "random", "group", "groups"}, default="full"
         RGBM's random-then-greedy rule: all splits (Type 0); t random
         candidate splits (Type 1); one random feature group (Type 2); t random
@@ -570,7 +573,9 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
     langevin : bool, default=False
         SGLB (Ustimenko & Prokhorenkova 2021): Gaussian noise of per-row scale
         sqrt(2 / (learning_rate * temperature)) on the gradients that choose
-        each tree's structure, and independent noise on its leaf values.
+        each tree's structure, and independent noise on its leaf values
+        (of variance c^2 / (H + reg_lambda) for Newton leaves, so it needs
+        ``min_child_weight > 0`` or ``reg_lambda > 0``).
     temperature : float, default=1e4
         SGLB's inverse diffusion temperature beta (CatBoost's normalisation:
         the paper's beta divided by the number of rows).
@@ -592,7 +597,9 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         ``evals_result_``; None = the loss itself. Regression: "l2", "rmse",
         "mae" ("huber" too with the Huber loss); binary: "logloss", "error",
         "auc" (and the training loss's own name); multiclass: "multi_logloss",
-        "multi_error". Early stopping watches the first one.
+        "multi_error". Early stopping watches the first one. "auc" needs
+        both classes (with positive weight) in every evaluation set, else
+        fit raises ValueError (AUC is undefined for one class).
     importance_type : {"gain", "split"}, default="gain"
         What ``feature_importances_`` measures: total split gain or split count.
     random_state : int, RandomState or None, default=None
@@ -603,6 +610,10 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         the ``logging`` logger "rgbm_rs" (a stderr handler is added when
         logging is not configured) and shows a tqdm progress bar when tqdm is
         installed.
+
+    A fit that diverges (a tree with non-finite leaf values, or scores that
+    would overflow, e.g. from a far too large ``learning_rate``) raises
+    ValueError naming the round instead of returning a non-finite model.
 
     Attributes
     ----------
@@ -681,6 +692,10 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         X : array-like or data frame of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,) or None
+            Finite, >= 0, not all zero. Only relative weights matter: they
+            are normalised to mean 1, so ``c * sample_weight`` gives the same
+            model for any c > 0 (``min_child_weight``, ``reg_lambda`` and
+            ``min_split_gain`` apply to the normalised weights).
         eval_set : list of (X, y) or None
             Data evaluated after every round (``evals_result_``); early
             stopping watches the last one.
@@ -732,7 +747,10 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         raw = self._raw(X)
         if return_std:
             if raw.ndim != 2:
-                raise ValueError(f"return_std=True needs loss='gaussian' (the model predicts a variance), not loss={self.loss!r}")
+                raise ValueError(
+                    "return_std=True needs loss='gaussian' (the model predicts a variance), "
+                    f"not loss={self._fitted_loss()!r}"
+                )
             return raw[:, 0], np.exp(raw[:, 1])
         return raw[:, 0] if raw.ndim == 2 else raw
 
@@ -955,9 +973,9 @@ class RGBMClassifier(ClassifierMixin, _RGBMBase):
     def _proba_from_raw(self, raw):
         if raw.ndim == 2 and raw.shape[-1] > 1 and len(self.classes_) > 2:
             return _softmax(raw)
-        # The link of each loss: log-odds f (logistic), f/2 (exponential), f/sla_scale (sla01).
-        scale = {"exponential": 2.0, "sla01": 1.0 / self.sla_scale}.get(self.loss, 1.0)
-        p = 1.0 / (1.0 + np.exp(-scale * raw))
+        # The fitted loss's link (sigmoid of f, 2f or f/sla_scale), from the model itself.
+        raw = np.asarray(raw, dtype=np.float64)
+        p = self._booster.probability(np.ascontiguousarray(raw).ravel()).reshape(raw.shape)
         return np.stack([1.0 - p, p], axis=-1)
 
     def _labels_from_raw(self, raw):
@@ -1134,7 +1152,8 @@ def load_model(path):
     except (TypeError, ValueError) as e:
         raise ValueError(f"{path}: invalid estimator params: {e}") from None
     booster = _core.Booster.from_json(json.dumps(doc["model"]))
-    _check_params_agree(est, json.loads(booster.params_json()), path)
+    model_loss = json.loads(booster.params_json())["loss"]
+    _check_model_kind(est, model_loss, path)
     n_features = doc.get("n_features_in")
     if isinstance(n_features, bool) or not isinstance(n_features, int) or n_features != booster.n_features:
         raise ValueError(f"{path}: n_features_in ({n_features!r}) disagrees with the model ({booster.n_features})")
@@ -1158,8 +1177,8 @@ def load_model(path):
         ):
             raise ValueError(f"{path}: the model needs {expected} distinct classes (a list of strings or numbers)")
         est.classes_ = np.asarray(classes)
-    elif booster.n_outputs != (2 if est.loss == "gaussian" else 1):
-        raise ValueError(f"{path}: a regressor with loss={est.loss!r} cannot have {booster.n_outputs} outputs")
+    elif booster.n_outputs != (2 if model_loss == "gaussian" else 1):
+        raise ValueError(f"{path}: a regressor with loss={model_loss!r} cannot have {booster.n_outputs} outputs")
     est.n_features_in_ = n_features
     categories_from_json(est, doc.get("categories"))
     best = doc.get("best_iteration")
@@ -1200,20 +1219,16 @@ def _non_finite_at(node, where="$"):
     return None
 
 
-def _check_params_agree(est, model_params, path):
-    """The estimator parameters that prediction reads must match the model's."""
+def _check_model_kind(est, model_loss, path):
+    """The model's loss must be one of the estimator's kind.
+
+    Prediction reads only the model (the estimator's parameters may have been
+    changed by set_params after fit and saved as they are), so the two need
+    not agree otherwise.
+    """
     if isinstance(est, RGBMClassifier):
-        expected_loss = {"softmax": "logistic"}.get(model_params["loss"], model_params["loss"])
+        allowed = ("logistic", "exponential", "sla01", "softmax")
     else:
-        expected_loss = model_params["loss"]
-    checks = {
-        "loss": (est.loss, expected_loss),
-        "learning_rate": (float(est.learning_rate), model_params["learning_rate"]),
-        "langevin": (bool(est.langevin), model_params["langevin"]),
-        "shrink_rate": (None if est.shrink_rate is None else float(est.shrink_rate), model_params["shrink_rate"]),
-    }
-    if isinstance(est, RGBMClassifier):
-        checks["sla_scale"] = (float(est.sla_scale), model_params["sla_scale"])
-    for name, (mine, theirs) in checks.items():
-        if mine != theirs:
-            raise ValueError(f"{path}: estimator parameter {name}={mine!r} disagrees with the model's {theirs!r}")
+        allowed = ("squared", "huber", "gaussian")
+    if model_loss not in allowed:
+        raise ValueError(f"{path}: a {type(est).__name__} cannot hold a model of loss {model_loss!r}")

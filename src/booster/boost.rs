@@ -25,6 +25,7 @@ use super::eval::{BeforeRound, EarlyStopping, EvalHistory, EvalSet, Evaluator, M
 use super::rgb::{Families, coordinate_step, project_l2};
 use super::sglb;
 use super::step::step_scale;
+use super::weights;
 use crate::cancel::Cancel;
 use crate::histogram::BinStats;
 use crate::tree::Tree;
@@ -76,6 +77,37 @@ fn check_inputs<T: Element>(x: &DenseMatrix<T>, y: &[f64], w: Option<&[f64]>) ->
         }
     }
     Ok(())
+}
+
+/// The catch-all against a diverging fit (a learning rate far too large, an
+/// overflowing loss): every leaf of the round's trees must be finite, and so
+/// must `bound`, |base score| + Σ max |leaf| over the trees so far, which
+/// bounds every prediction of the model. An error names the round.
+fn check_finite_round(
+    trees: &[Tree],
+    bound: &mut f64,
+    round: usize,
+    params: &BoosterParams,
+) -> Result<()> {
+    for tree in trees {
+        *bound += tree.leaf_value.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        if tree.leaf_value.iter().any(|v| !v.is_finite()) {
+            *bound = f64::INFINITY;
+        }
+    }
+    if bound.is_finite() {
+        return Ok(());
+    }
+    Err(RgbmError::NonFinite(format!(
+        "the fit diverged in round {round}: a tree's leaf values are not finite or the scores overflow; \
+         use a smaller learning_rate (now {:?}){}",
+        params.learning_rate,
+        if params.langevin {
+            " or a larger temperature"
+        } else {
+            ""
+        }
+    )))
 }
 
 /// A raw pointer that may be shared between threads writing disjoint rows.
@@ -167,8 +199,11 @@ pub fn train_with<T: Element>(
 ) -> Result<Trained> {
     params.validate()?;
     check_inputs(x, y, w)?;
+    let normalised = weights::normalise(w)?;
+    let (w, weight_unit) = (normalised.weights.as_deref(), normalised.unit);
     let objective = Objective::from_params(params);
     objective.check_labels(y)?;
+    objective.check_training_labels(y, w)?;
     if params.early_stopping_rounds.is_some() && eval_sets.is_empty() {
         return Err(RgbmError::param(
             "early_stopping_rounds",
@@ -176,7 +211,7 @@ pub fn train_with<T: Element>(
         ));
     }
     with_cached_threads(params.n_jobs, || {
-        train_in_pool(params, &objective, x, y, w, eval_sets, monitor)
+        train_in_pool(params, &objective, x, y, w, weight_unit, eval_sets, monitor)
     })?
 }
 
@@ -208,6 +243,7 @@ fn train_in_pool<T: Element>(
     x: &DenseMatrix<T>,
     y: &[f64],
     w: Option<&[f64]>,
+    weight_unit: f64,
     eval_sets: &[EvalSet<T>],
     monitor: &mut dyn Monitor,
 ) -> Result<Trained> {
@@ -220,6 +256,12 @@ fn train_in_pool<T: Element>(
         Init::Optimal => objective.initial_scores(y, w),
         Init::Zero => vec![0.0; k_out],
     };
+    if let Some(b) = base_score.iter().find(|b| !b.is_finite()) {
+        return Err(RgbmError::NonFinite(format!(
+            "the initial score is {b}: the targets are too large for the loss; rescale y"
+        )));
+    }
+    let mut bound = base_score.iter().fold(0.0f64, |m, b| m.max(b.abs()));
     let mut evaluator = Evaluator::new(eval_sets, params, objective, x.n_cols(), &base_score)?;
     let mut early = params.early_stopping_rounds.map(|r| {
         let metric = params
@@ -242,7 +284,7 @@ fn train_in_pool<T: Element>(
     let cfg = GrowerConfig {
         max_depth: params.max_depth,
         max_leaves: params.max_leaves,
-        rule: SplitRule::from_params(params),
+        rule: SplitRule::from_params(params).in_weight_unit(weight_unit),
         exact_counts: false,
     };
     let mut grower = TreeGrower::new(&data, cfg)?;
@@ -256,17 +298,20 @@ fn train_in_pool<T: Element>(
     } else {
         Vec::new()
     };
-    let langevin_c = params
-        .langevin
-        .then(|| sglb::noise_scale(params.learning_rate, params.temperature));
+    // SGLB noise for weights of mean `weight_unit`: gradients (and so their
+    // noise) scale with the weights, leaf sums' noise with their square root.
+    let langevin_c = params.langevin.then(|| {
+        let c = sglb::noise_scale(params.learning_rate, params.temperature);
+        (c * weight_unit, c * weight_unit.sqrt())
+    });
     let mut gh_noisy = if params.langevin {
         filled_vec(n, [0.0f64; 2], "the Langevin gradients")?
     } else {
         Vec::new()
     };
-    let rule = SplitRule::from_params(params);
+    let rule = cfg.rule;
     // Model shrinkage: F ← b + q·(F − b) + tree each round.
-    let q = 1.0 - params.shrink_rate() * params.learning_rate;
+    let q = params.shrink_factor();
     let rgb = if params.booster == BoosterKind::Rgb {
         Some(RgbState::new(params, &data, cfg, cancel.clone())?)
     } else {
@@ -284,8 +329,12 @@ fn train_in_pool<T: Element>(
         if subsampled {
             let mut rng = stream(params.random_state, Purpose::RowSubsample, round as u64);
             rows.extend((0..n as u32).filter(|_| rng.random_bool(params.subsample)));
-        }
-        if rows.is_empty() {
+            if rows.is_empty() {
+                // A tree needs a row: an empty draw takes one row at random
+                // (as scikit-learn's max(1, subsample·n)), never all of them.
+                rows.push(rng.random_range(0..n as u32));
+            }
+        } else {
             rows.extend(0..n as u32);
         }
         let all_rows = rows.len() == n;
@@ -309,6 +358,12 @@ fn train_in_pool<T: Element>(
                 let stream_id = (round * k_out + class) as u64;
                 let chosen = rgb.round(
                     params, objective, y, w, &scores, class, &grads, &rows, all_rows, x, stream_id,
+                )?;
+                check_finite_round(
+                    std::slice::from_ref(&chosen.tree),
+                    &mut bound,
+                    round,
+                    params,
                 )?;
                 scores[class * n..(class + 1) * n]
                     .par_iter_mut()
@@ -355,7 +410,7 @@ fn train_in_pool<T: Element>(
                 // Per-tree random streams: (round, class) → one index; equals the round for single-output losses.
                 let stream_id = (round * k_out + class) as u64;
                 let gh_class = &gh[class * n..(class + 1) * n];
-                if let Some(c) = langevin_c {
+                if let Some((c, _)) = langevin_c {
                     sglb::add_gradient_noise(
                         gh_class,
                         &mut gh_noisy,
@@ -404,7 +459,7 @@ fn train_in_pool<T: Element>(
                     features_searched = searched;
                 }
                 let mut tree = grown.tree;
-                if let Some(c) = langevin_c {
+                if let Some((_, c)) = langevin_c {
                     let clean = Gradients {
                         gh: gh_class,
                         weights: w,
@@ -460,6 +515,7 @@ fn train_in_pool<T: Element>(
                     s
                 }
             };
+            check_finite_round(&round_trees, &mut bound, round, params)?;
             for (class, tree) in round_trees.iter().enumerate() {
                 evaluator.add_tree(tree, class);
             }

@@ -75,6 +75,10 @@ pub(crate) struct Evaluator<'s, 'a, T: Element> {
     metrics: Vec<Metric>,
     /// Per set: class-major raw scores (n_outputs blocks of the set's rows).
     scores: Vec<Vec<f64>>,
+    /// Per set: its weights rescaled by a power of two to mean [1, 2), when
+    /// that changed them (weighted metrics are ratios, so only overflow of
+    /// Σ w·loss is avoided; the values are otherwise bit-identical).
+    weights: Vec<Option<Vec<f64>>>,
     pub histories: Vec<EvalHistory>,
 }
 
@@ -134,7 +138,19 @@ impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
             objective.check_labels(set.y).map_err(|e| {
                 RgbmError::InvalidLabel(format!("evaluation set {:?}: {e}", set.name))
             })?;
+            if metrics.contains(&Metric::Auc) {
+                check_both_classes(set)?;
+            }
         }
+        let weights = sets
+            .iter()
+            .map(|s| {
+                Ok(match super::weights::normalise(s.w)?.weights {
+                    Some(std::borrow::Cow::Owned(v)) => Some(v),
+                    _ => None,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
         let scores = sets
             .iter()
             .map(|s| {
@@ -157,6 +173,7 @@ impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
             sets,
             metrics,
             scores,
+            weights,
             histories,
         })
     }
@@ -192,9 +209,10 @@ impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
     /// and returns them (set-major, metrics in the configured order).
     pub fn record(&mut self, objective: &Objective) -> Vec<EvalResult> {
         let mut out = Vec::with_capacity(self.histories.len());
-        for (set, scores) in self.sets.iter().zip(&self.scores) {
+        for ((set, scores), rescaled) in self.sets.iter().zip(&self.scores).zip(&self.weights) {
+            let w = rescaled.as_deref().or(set.w);
             for &m in &self.metrics {
-                let value = m.evaluate(objective, set.y, scores, set.w);
+                let value = m.evaluate(objective, set.y, scores, w);
                 out.push(EvalResult {
                     set: set.name.clone(),
                     metric: m.name(),
@@ -208,6 +226,29 @@ impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
         }
         out
     }
+}
+
+/// AUC ranks positives against negatives, so it is undefined on a set
+/// without (weighted) rows of both classes; recording NaN would make early
+/// stopping end training on a metric that cannot improve. Refused up front,
+/// as scikit-learn's `roc_auc_score` refuses a single class.
+fn check_both_classes<T: Element>(set: &EvalSet<T>) -> Result<()> {
+    let (mut pos, mut neg) = (0.0, 0.0);
+    for (i, &y) in set.y.iter().enumerate() {
+        let w = set.w.map_or(1.0, |w| w[i]);
+        if y > 0.5 { pos += w } else { neg += w }
+    }
+    if pos > 0.0 && neg > 0.0 {
+        return Ok(());
+    }
+    let only = if pos > 0.0 { 1 } else { 0 };
+    Err(RgbmError::param(
+        "eval_metric",
+        format!(
+            "evaluation set {:?} has rows (of positive weight) of class {only} only, and AUC is undefined with one class; use another metric (e.g. logloss) or an evaluation set with both classes",
+            set.name
+        ),
+    ))
 }
 
 /// Stops when a metric has not improved for `patience` rounds; remembers the best round.
@@ -256,6 +297,24 @@ impl EarlyStopping {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn auc_needs_both_classes_with_weight() {
+        let x = vec![0.0f64; 4];
+        let set = |y: &'static [f64], w: Option<&'static [f64]>| EvalSet {
+            name: "v".into(),
+            x: DenseMatrix::row_major(&x, 4, 1).unwrap(),
+            y,
+            w,
+        };
+        assert!(check_both_classes(&set(&[0.0, 1.0, 1.0, 0.0], None)).is_ok());
+        let e = check_both_classes(&set(&[1.0; 4], None)).unwrap_err();
+        assert!(e.to_string().contains("class 1 only"), "{e}");
+        // Class 1 present but with zero weight: still one class.
+        let e = check_both_classes(&set(&[0.0, 1.0, 0.0, 0.0], Some(&[1.0, 0.0, 2.0, 1.0])))
+            .unwrap_err();
+        assert!(e.to_string().contains("class 0 only"), "{e}");
+    }
 
     #[test]
     fn early_stopping_finds_the_minimum_and_waits_patience_rounds() {

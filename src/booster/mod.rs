@@ -4,6 +4,7 @@ pub mod eval;
 pub mod rgb;
 pub mod sglb;
 pub mod step;
+mod weights;
 
 pub use boost::{RoundHook, RoundLog, Trained, train, train_logged, train_with};
 pub use eval::{EvalHistory, EvalResult, EvalSet, Monitor, Unmonitored};

@@ -65,7 +65,14 @@ pub fn noisy_leaf_values(
                 Mode::Newton => s.h + rule.lambda,
             };
             let mut noisy = *s;
-            noisy.g += c * d.max(0.0).sqrt() * z;
+            if rule.leaf == Mode::Newton && d < rule.min_child_weight {
+                // Only a root that could not split has H + λ below the
+                // hessian minimum; its noise (std c/sqrt(D), unbounded as
+                // H → 0) is that of a leaf at the minimum.
+                noisy.g += c * (d.max(0.0) / rule.min_child_weight.sqrt()) * z;
+            } else {
+                noisy.g += c * d.max(0.0).sqrt() * z;
+            }
             rule.leaf_value(&noisy)
         })
         .collect()
@@ -112,6 +119,34 @@ mod tests {
         add_gradient_noise(&gh, &mut c, 1.0, 1, 1);
         assert_eq!(a, b);
         assert_ne!(a, c);
+    }
+
+    /// A leaf whose hessian sum is below min_child_weight (a root that
+    /// could not split) gets the noise of a leaf at the minimum, not c/sqrt(H).
+    #[test]
+    fn leaf_noise_is_bounded_by_the_hessian_minimum() {
+        let rule = SplitRule {
+            gain: Mode::Newton,
+            leaf: Mode::Newton,
+            lambda: 0.0,
+            min_samples_leaf: 1.0,
+            min_child_weight: 1e-3,
+            min_split_gain: 0.0,
+        };
+        let c = 0.05;
+        for h in [1e-3, 1e-20, 1e-60] {
+            let s = BinStats {
+                g: -h,
+                h,
+                w: 200.0,
+                n: 200.0,
+            };
+            for r in 0..200 {
+                let v = noisy_leaf_values(&[s], &rule, c, 5, r)[0];
+                // −G/H = 1; the noise has std at most c/sqrt(1e-3) ≈ 1.6.
+                assert!((v - 1.0).abs() < 8.0 * c / 1e-3f64.sqrt(), "H = {h}: {v}");
+            }
+        }
     }
 
     /// Leaf noise: over many draws the leaf value has mean −G/D and variance c²/D.

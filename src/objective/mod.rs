@@ -232,6 +232,60 @@ impl Objective {
         Ok(())
     }
 
+    /// Regression targets that vary, but by less than this, are refused:
+    /// split gains are squared gradient sums, and (1e-150)² is the smallest
+    /// square that stays a normal f64 (tinier spreads gave models without
+    /// a single split).
+    pub const MIN_TARGET_SPREAD: f64 = 1e-150;
+
+    /// Checks what the loss can fit: see [`Self::MIN_TARGET_SPREAD`] and
+    /// [`Self::check_training_classes`].
+    pub fn check_training_labels(&self, y: &[f64], w: Option<&[f64]>) -> Result<()> {
+        if matches!(
+            self,
+            Objective::Squared(_) | Objective::Huber(_) | Objective::Gaussian(_)
+        ) {
+            let (lo, hi) = y
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+                    (a.min(v), b.max(v))
+                });
+            let spread = hi - lo;
+            if spread > 0.0 && spread < Self::MIN_TARGET_SPREAD {
+                return Err(RgbmError::InvalidLabel(format!(
+                    "y varies by only {spread:e} (from {lo:e} to {hi:e}); differences below {:e} underflow when squared and no split could be found: rescale y",
+                    Self::MIN_TARGET_SPREAD
+                )));
+            }
+        }
+        self.check_training_classes(y, w)
+    }
+
+    /// A binary loss needs rows of both classes with positive weight: with
+    /// one class (e.g. every row of the other weighted 0) its best constant
+    /// score is infinite, the fit drifts towards it (base scores of 100 and
+    /// more), and SGLB's leaf noise, of variance c²/H, explodes as H → 0.
+    pub fn check_training_classes(&self, y: &[f64], w: Option<&[f64]>) -> Result<()> {
+        if !self.is_binary() {
+            return Ok(());
+        }
+        let mut weight = [0.0f64; 2];
+        for (i, &v) in y.iter().enumerate() {
+            weight[usize::from(v > 0.5)] += w.map_or(1.0, |w| w[i]);
+        }
+        match weight.iter().position(|&s| !(s > 0.0)) {
+            None => Ok(()),
+            Some(class) => Err(RgbmError::InvalidLabel(format!(
+                "a binary loss needs both classes, but class {class} has no rows{}",
+                if w.is_some() && y.iter().any(|&v| usize::from(v > 0.5) == class) {
+                    " of positive sample_weight (all its rows weigh 0)"
+                } else {
+                    ""
+                }
+            ))),
+        }
+    }
+
     /// Whether every row's hessian is exactly 1 (squared error), so that
     /// unweighted histograms can count rows with Σh.
     pub fn unit_hessian(&self) -> bool {

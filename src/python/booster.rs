@@ -368,6 +368,35 @@ impl PyBooster {
     fn n_features(&self) -> usize {
         self.model.n_features
     }
+    /// q = 1 − shrink_rate·learning_rate of the fitted model: each round
+    /// scaled the earlier trees by q.
+    #[getter]
+    fn shrink_factor(&self) -> f64 {
+        self.model.params.shrink_factor()
+    }
+
+    /// The probability of class 1 for each raw score of a binary model (the
+    /// loss's link: sigmoid(f), sigmoid(2f) or sigmoid(f / sla_scale)).
+    fn probability<'py>(
+        &self,
+        py: Python<'py>,
+        raw: PyReadonlyArray1<'py, f64>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let objective = self.model.objective();
+        let raw = raw.as_slice()?;
+        let p = raw
+            .iter()
+            .map(|&f| objective.probability(f))
+            .collect::<Option<Vec<f64>>>()
+            .ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "the {:?} loss has no class probability link",
+                    self.model.params.loss
+                ))
+            })?;
+        Ok(PyArray1::from_vec(py, p))
+    }
+
     /// Starting score of each output.
     #[getter]
     fn base_score(&self) -> Vec<f64> {

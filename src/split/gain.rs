@@ -29,6 +29,19 @@ impl SplitRule {
         }
     }
 
+    /// The rule for sample weights whose mean is `unit` (see
+    /// `booster::weights`): the parameters measured in weight units
+    /// (λ, the hessian minimum and the gain minimum) scale with the weights,
+    /// so the rule means the same as for weights of mean 1. `unit` = 1 is a no-op.
+    pub fn in_weight_unit(self, unit: f64) -> SplitRule {
+        SplitRule {
+            lambda: self.lambda * unit,
+            min_child_weight: self.min_child_weight * unit,
+            min_split_gain: self.min_split_gain * unit,
+            ..self
+        }
+    }
+
     /// The curvature a mode divides by: Σh (Newton) or Σw (gradient).
     #[inline(always)]
     fn denominator(mode: Mode, s: &BinStats, lambda: f64) -> f64 {

@@ -808,7 +808,6 @@ def test_broken_regressor_model(docs, mdir, edit, fragment):
         ("clf", lambda d: d.update(classes=[0, 1, 2]), "needs 2 distinct classes"),
         ("clf", lambda d: d["model"].update(n_outputs=2), "n_outputs = 2 but the loss has 1 outputs"),
         ("gauss", lambda d: d["model"].update(n_outputs=1), "n_outputs = 1 but the loss has 2 outputs"),
-        ("gauss", lambda d: d["params"].update(loss="squared"), "loss='squared'"),
         ("reg", lambda d: d["model"]["params"].update(loss="gaussian"), "n_outputs = 1 but the loss has 2 outputs"),
     ],
 )
