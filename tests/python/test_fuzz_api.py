@@ -6,12 +6,13 @@ succeeds with finite outputs of the right shape (probabilities in [0, 1]
 summing to 1, labels from ``classes_``), or raises ValueError/TypeError.
 Any other exception, a crash or a hang fails the test.
 
-Values are bounded in magnitude (|x| <= 1e6, weights <= 1e3): finite values
-whose sums overflow float64 are known bugs with strict xfails in
-test_hostile_inputs.py (test_weights_whose_sum_overflows, test_targets_whose_sum_overflows).
+Weights range from 1e-300 to 1e300 (the core normalises their scale);
+a fitted model must also agree with its last staged prediction, its pickle
+and its saved-and-loaded copy.
 """
 import os
 import pickle
+import tempfile
 import warnings
 
 import numpy as np
@@ -21,7 +22,7 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, event, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from rgbm_rs import RGBMClassifier, RGBMRegressor  # noqa: E402
+from rgbm_rs import RGBMClassifier, RGBMRegressor, load_model  # noqa: E402
 
 ALLOWED = (ValueError, TypeError)
 # RGBM_FUZZ_EXAMPLES raises the budget for a local or nightly bug hunt.
@@ -140,7 +141,7 @@ def features(draw, hostile):
     return X, rng
 
 
-CLEAN_WEIGHTS = ["none", "none", "ones", "random", "one_positive", "tiny"]
+CLEAN_WEIGHTS = ["none", "none", "ones", "random", "one_positive", "tiny", "huge", "spread"]
 HOSTILE_WEIGHTS = CLEAN_WEIGHTS + ["zeros", "negative", "nan", "inf", "short", "2d"]
 
 
@@ -159,6 +160,8 @@ def _weights(draw, n, rng, hostile):
         "2d": lambda: np.ones((n, 2)),
         "one_positive": lambda: np.r_[1.0, np.zeros(max(n - 1, 0))][:n],
         "tiny": lambda: np.full(n, 1e-300),
+        "huge": lambda: np.full(n, 1e300),
+        "spread": lambda: 10.0 ** rng.uniform(-100, 100, size=n),
     }[kind]()
 
 
@@ -231,6 +234,20 @@ def _fit(est, X, y, w):
     return True
 
 
+def _assert_close(staged, full):
+    """The last stage of a staged prediction is the prediction, up to rounding
+    (stages are sums of per-round outputs, the prediction one pass)."""
+    scale = max(1.0, float(np.max(np.abs(full), initial=0.0)))
+    np.testing.assert_allclose(staged, full, rtol=1e-9, atol=1e-9 * scale)
+
+
+def _saved_and_loaded(est):
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "model.json")
+        est.save_model(path)
+        return load_model(path)
+
+
 @FUZZ
 @given(regression_case())
 def test_fuzz_regressor(case):
@@ -252,7 +269,13 @@ def test_fuzz_regressor(case):
     assert len(staged) == est.n_estimators_
     for s in staged:
         assert s.shape == (n,) and np.all(np.isfinite(s))
+    _assert_close(staged[-1], pred)
+    if est.langevin and est.n_estimators_ >= 4:
+        u = est.predict_uncertainty(X, n_members=2)
+        for v in u.values():
+            assert np.all(np.isfinite(v)), (p, u)
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(est)).predict(X), pred)
+    np.testing.assert_array_equal(_saved_and_loaded(est).predict(X), pred)
 
 
 @FUZZ
@@ -278,6 +301,8 @@ def test_fuzz_classifier(case):
     imp = est.feature_importances_
     assert imp.shape == (X.shape[1],) and np.all(np.isfinite(imp))
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(est)).predict_proba(X), proba)
+    np.testing.assert_array_equal(_saved_and_loaded(est).predict_proba(X), proba)
+    _assert_close(list(est.staged_predict_proba(X))[-1], proba)
 
 
 @FUZZ
