@@ -272,6 +272,42 @@ def _check_writable(path: str, what: str, inputs) -> None:
         raise CLIError(f"cannot write {what} {path!r}: permission denied")
 
 
+def _holds_model(path: str):
+    """True if ``path`` is an rgbm_rs model file, False if it holds something else, None if empty or absent."""
+    from .sklearn import _MODEL_FILE_FORMAT
+
+    try:
+        with open(path, "rb") as f:
+            head = f.read(64).lstrip()
+            if not head:
+                return None
+            if not head.startswith(b"{"):  # not JSON: no need to read a large data file
+                return False
+            doc = json.loads(head + f.read())
+    except OSError:
+        return None
+    except (ValueError, RecursionError):  # includes UnicodeDecodeError
+        return False
+    return isinstance(doc, dict) and doc.get("format") == _MODEL_FILE_FORMAT
+
+
+def _check_model_output(path: str) -> None:
+    """``train --model``: replace a model or create a file, never replace other data (e.g. a typo'd CSV)."""
+    if os.path.isfile(path) and _holds_model(path) is False:
+        raise CLIError(
+            f"refusing to write the model over {path!r}: it exists and is not an rgbm_rs model file "
+            "(remove it or choose another name)"
+        )
+
+
+def _check_predictions_output(path: str) -> None:
+    """``predict --out``: never replace a model file with predictions."""
+    if os.path.isfile(path) and _holds_model(path):
+        raise CLIError(
+            f"refusing to write predictions over {path!r}: it is an rgbm_rs model file (choose another name)"
+        )
+
+
 def _libsvm_base(option):
     """``--libsvm-base`` as ``zero_based`` for read_libsvm: None (guess), True or False."""
     return None if option in (None, "auto") else option == "0"
@@ -411,6 +447,7 @@ def cmd_train(args, report) -> int:
     if args.task != "auto":  # otherwise the data tell which estimator the parameters are for
         _make_estimator(args.task, params, args.seed)
     _check_writable(args.model, "model file", [("--data", args.data)])
+    _check_model_output(args.model)
     X, y, names, desc, libsvm_base = _load_training_data(args, report)
     report.info(f"data: {args.data} ({desc}): {X.shape[0]} rows, {X.shape[1]} features")
 
@@ -500,7 +537,8 @@ def _prediction_libsvm_base(args, stored, report):
     if stored is not None:
         return stored == 0, f"the model was trained on {stored}-based indices"
     report.warn(
-        f"{args.model!r} does not record the index base of its libsvm training data: guessing it from "
+        f"{args.model!r} does not record a libsvm index base (it was not saved by 'rgbm train' from a "
+        f"libsvm file): guessing it from "
         f"{args.data!r} (0-based if some index is 0); pass --libsvm-base 0 or 1 to be sure"
     )
     return None, ""
@@ -593,6 +631,7 @@ def cmd_predict(args, report) -> int:
         report.stream = sys.stderr
     else:
         _check_writable(args.out, "output file", [("--model", args.model), ("--data", args.data)])
+        _check_predictions_output(args.out)
     est, libsvm_base = _load_model(args.model)
     is_classifier = hasattr(est, "classes_")
     if args.proba and not is_classifier:

@@ -126,10 +126,7 @@ def _to_float(text: str) -> Optional[float]:
     stripped = text.strip()
     if stripped.lower() in MISSING_TOKENS:
         return float("nan")
-    try:
-        return float(stripped)
-    except ValueError:
-        return None
+    return _strict_float(stripped)
 
 
 @dataclass
@@ -209,6 +206,8 @@ class CsvTable:
         """
         cells = self.columns[j]
         try:
+            if any("_" in c for c in cells):
+                raise ValueError  # numpy, like float(), reads "1_000" as 1000
             values = np.array(cells, dtype=np.float64)
         except ValueError:
             values = np.empty(len(cells))
@@ -509,6 +508,8 @@ def parse_target(cells, *, name: str = "target", path: str = "", line_numbers=No
                 f"has a missing value ({where}: {c!r}); every row needs a target"
             )
     try:
+        if any("_" in c for c in stripped):
+            raise ValueError  # "1_0" is a label, not the number 10
         return np.array(stripped, dtype=np.float64)
     except ValueError:
         return np.array(stripped, dtype=object)

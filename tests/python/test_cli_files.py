@@ -119,7 +119,7 @@ def test_libsvm_base_option_and_its_checks(tmp_path, sparse_data, monkeypatch, c
     assert read_predictions("p.csv")[1] == [str(v) for v in ref.predict(X_test)]
     assert capsys.readouterr().err == ""
     assert main(["predict", "--model", "plain.json", "--data", "zero.svm", "--out", "p.csv", "-q"]) == 0
-    assert "does not record the index base" in capsys.readouterr().err
+    assert "does not record a libsvm index base" in capsys.readouterr().err
     assert read_predictions("p.csv")[1] == [str(v) for v in ref.predict(X)]
 
     # A stored base other than 0 or 1 is a bad model file.
@@ -155,6 +155,13 @@ def test_malformed_libsvm_files_are_refused(tmp_path, monkeypatch, capsys, text,
     assert not Path("m.json").exists()
 
 
+def test_csv_target_with_underscores_is_text(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("a,y\n1,1_0\n2,10\n")
+    table = _cli_data.read_csv(path)
+    assert list(table.target_column(1)) == ["1_0", "10"]
+
+
 def test_libsvm_rows_without_features_are_zero_rows_when_the_width_is_known(tmp_path):
     path = tmp_path / "f.svm"
     path.write_text("1\n0 2:5\n")
@@ -171,6 +178,7 @@ def test_libsvm_rows_without_features_are_zero_rows_when_the_width_is_known(tmp_
     [
         ("0.5,1.5,1\n0.1,0.2,0\n0.3,0.1,1\n", "the first row of 'f.csv' holds only numbers"),
         (",a,label\n0,1,1\n1,2,0\n", "column 0 of 'f.csv' has no name"),
+        ("a,b,label\n1,2,1\n1_0,2,0\n", "column 'a' of 'f.csv' is not numeric (line 3: '1_0')"),
     ],
 )
 def test_csv_header_problems_are_refused(tmp_path, monkeypatch, capsys, text, message):
@@ -279,6 +287,29 @@ def test_outputs_never_overwrite_inputs(files, tmp_path, capsys):
         for name, content in files.items():
             assert Path(name).read_bytes() == content, argv
     assert os.path.islink("link.svm")
+
+
+def test_outputs_never_replace_other_kinds_of_file(files, capsys):
+    Path("test.csv").write_text("a,b\n1,2\n")
+    Path("empty.json").write_text("")
+    Path("other.json").write_text('{"format": "xgboost"}')
+    # A model may replace a model or an empty file, not data (a typo such as --model test.csv).
+    for name in ("test.csv", "other.json"):
+        before = Path(name).read_bytes()
+        status, err = run(["train", "--data", "data.svm", "--model", name, "n_estimators=5"], capsys)
+        assert status == 1
+        one_error(err, f"refusing to write the model over '{name}': it exists and is not an rgbm_rs model file")
+        assert Path(name).read_bytes() == before
+    assert main(["train", "--data", "data.svm", "--model", "empty.json", "n_estimators=5", "-q"]) == 0
+    assert main(["train", "--data", "data.svm", "--model", "m.json", "n_estimators=6", "-q"]) == 0
+    assert load_model("m.json").n_estimators_ == 6
+    # Predictions never replace a model; they may replace other files.
+    status, err = run(["predict", "--model", "m.json", "--data", "data.svm", "--out", "empty.json"], capsys)
+    assert status == 1
+    one_error(err, "refusing to write predictions over 'empty.json': it is an rgbm_rs model file")
+    load_model("empty.json")
+    assert main(["predict", "--model", "m.json", "--data", "data.svm", "--out", "test.csv", "-q"]) == 0
+    assert Path("test.csv").read_text().startswith("prediction\n")
 
 
 def test_interrupted_writes_keep_the_previous_file(files, monkeypatch, capsys):
