@@ -43,15 +43,17 @@ def replace_atomically(path, mode: str = "w", encoding="utf-8", newline=None):
     """
     binary = "b" in mode
     kwargs = {} if binary else {"encoding": encoding, "newline": newline}
-    target = os.path.realpath(os.fspath(path))
+    path = os.fspath(path)
     try:
-        st = os.stat(target)
+        st = os.stat(path)
     except FileNotFoundError:
         st = None
     if st is not None and not stat.S_ISREG(st.st_mode):
-        with open(target, "wb" if binary else "w", **kwargs) as f:
+        # Through the path itself: /dev/stdout names a pipe that realpath cannot spell.
+        with open(path, "wb" if binary else "w", **kwargs) as f:
             yield f
         return
+    target = os.path.realpath(path)
     folder, name = os.path.split(target)
     # os.open with 0o666 lets the umask apply, as open() would (mkstemp forces 0o600).
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)

@@ -410,3 +410,14 @@ def test_refusal_in_a_real_process(files):
     assert out.returncode == 2
     one_error(out.stderr, "refusing to write the model file over --data")
     assert Path("data.svm").read_bytes() == files["data.svm"]
+
+
+def test_predict_to_dev_stdout_through_a_pipe(files):
+    """/dev/stdout resolves to a pipe, which cannot be replaced by a rename: it is written in place."""
+    out = subprocess.run(
+        [sys.executable, "-m", "rgbm_rs", "predict", "--model", "m.json", "--data", "data.svm", "--out", "/dev/stdout", "-q"],
+        capture_output=True, text=True, timeout=180,
+    )
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "prediction" and len(lines) == 301
