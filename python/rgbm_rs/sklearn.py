@@ -470,6 +470,8 @@ class _RGBMBase(BaseEstimator):
         path : str or os.PathLike
             The file is written to a temporary name in the same folder and
             then renamed, so an existing file is never left half-written.
+            A symbolic link is followed, and an existing file keeps its
+            permissions.
         """
         _write_document(path, self._to_document())
 
