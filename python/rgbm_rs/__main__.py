@@ -329,7 +329,11 @@ def _load_training_data(args, report):
             X, y, zero_based = data.read_libsvm(
                 args.data, zero_based=_libsvm_base(args.libsvm_base), base_source="--libsvm-base 1"
             )
-            desc = f"libsvm, {'0' if zero_based else '1'}-based indices"
+            if args.libsvm_base != "auto":
+                how = "as given"
+            else:
+                how = "as some index is 0" if zero_based else "as no index is 0; else use --libsvm-base 0"
+            desc = f"libsvm, {'0' if zero_based else '1'}-based indices {how}"
             return X, y, None, desc, int(not zero_based)
         if args.libsvm_base != "auto":
             report.warn(f"--libsvm-base is ignored: {args.data!r} is a CSV file")
@@ -535,7 +539,10 @@ def _prediction_libsvm_base(args, stored, report):
             )
         return args.libsvm_base == "0", f"--libsvm-base {args.libsvm_base}"
     if stored is not None:
-        return stored == 0, f"the model was trained on {stored}-based indices"
+        why = f"the model was trained on {stored}-based indices"
+        if stored == 1:
+            why += "; for 0-based files train with --libsvm-base 0"
+        return stored == 0, why
     report.warn(
         f"{args.model!r} does not record a libsvm index base (it was not saved by 'rgbm train' from a "
         f"libsvm file): guessing it from "

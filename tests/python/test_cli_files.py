@@ -95,7 +95,8 @@ def test_libsvm_base_option_and_its_checks(tmp_path, sparse_data, monkeypatch, c
     first_zero = next(i for i, r in enumerate(X) if r[0] != 0) + 1
     status, err = run(["predict", "--model", "one.json", "--data", "zero.svm", "--out", "p.csv"], capsys)
     assert status == 1
-    one_error(err, f"line {first_zero} of 'zero.svm': feature index 0, but the indices are 1-based")
+    one_error(err, f"line {first_zero} of 'zero.svm': feature index 0, but the indices are 1-based "
+                   "(the model was trained on 1-based indices; for 0-based files train with --libsvm-base 0)")
     assert not Path("p.csv").exists()
     status, err = run(["predict", "--model", "one.json", "--data", "one.svm", "--out", "p.csv", "--libsvm-base", "0"], capsys)
     assert status == 2
