@@ -9,6 +9,10 @@ predict
 demo
     Compare plain GBM, RGBM, SGLB and RGB on data bundled with scikit-learn.
 
+Outputs (model, predictions, plots) are written to a temporary file in the
+same folder and renamed into place, so an interrupted command leaves the
+previous file intact; a command never writes over one of its input files.
+
 User errors (missing or malformed files, unknown columns, bad parameters,
 bad model files, mismatched features) end with a one-line
 ``rgbm: error: ...`` on stderr and exit status 2 for usage errors, 1 for
@@ -149,7 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Fit RGBMClassifier or RGBMRegressor on FILE and save it with save_model. "
             "CSV files need a header row; every column but the target is a feature "
-            "(numeric; empty or NaN = missing). libsvm files (.libsvm/.svm/.txt) carry the label first."
+            "(numeric; empty or NaN = missing). libsvm files (.libsvm/.svm/.txt) carry the label first. "
+            "Estimator parameters follow as KEY=VALUE (e.g. max_depth=4 n_estimators=300)."
         ),
     )
     train.add_argument("--data", required=True, metavar="FILE", help="training data (.csv, .tsv, .libsvm, .svm, .txt)")
@@ -171,6 +176,20 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="estimator parameter, value parsed as JSON when possible (e.g. n_estimators=200 "
         "selection=groups selection_size=5 'groups=[[0,1],[2]]'); repeatable",
+    )
+    train.add_argument(
+        "hyperparams",
+        nargs="*",
+        type=_param_arg,
+        metavar="KEY=VALUE",
+        help="estimator parameters, as for --param (e.g. max_depth=4 n_estimators=300)",
+    )
+    train.add_argument(
+        "--libsvm-base",
+        choices=("auto", "0", "1"),
+        default="auto",
+        help="index base of a libsvm file (auto: 0 if some index is 0, else 1); stored with the model, "
+        "so that 'rgbm predict' reads its files the same way",
     )
     train.add_argument(
         "--test-size",
@@ -203,6 +222,12 @@ def build_parser() -> argparse.ArgumentParser:
     predict.add_argument(
         "--proba", action="store_true", help="write class probabilities, one column proba_<class> per class"
     )
+    predict.add_argument(
+        "--libsvm-base",
+        choices=("0", "1"),
+        help="index base of a libsvm file; default: the base stored with the model by 'rgbm train' "
+        "(needed only for models saved without one)",
+    )
     predict.set_defaults(func=cmd_predict)
 
     demo = sub.add_parser(
@@ -225,19 +250,75 @@ def build_parser() -> argparse.ArgumentParser:
 # --------------------------------------------------------------------------- helpers
 
 
-def _check_writable(path: str, what: str) -> None:
-    """Fail early, before any work, if ``path`` cannot be created."""
-    folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
+def _check_writable(path: str, what: str, inputs) -> None:
+    """Fail early, before any work, if ``path`` cannot be written or is one of the ``inputs``.
+
+    ``inputs`` is a list of ``(option, path)``: writing over one of them would
+    destroy what the command reads (through any spelling: links, ``..``).
+    """
+    from ._files import same_file
+
+    for option, source in inputs:
+        if same_file(path, source):
+            raise UsageError(f"refusing to write the {what} over {option} {source!r}: they are the same file")
+    target = os.path.realpath(path)
+    folder = os.path.dirname(target)
+    if os.path.isdir(target):
         raise CLIError(f"{what} {path!r} is a directory")
     if not os.path.isdir(folder):
         raise CLIError(f"cannot write {what} {path!r}: folder {folder!r} does not exist")
-    if not os.access(folder, os.W_OK):
+    # The output replaces the file by a rename, which a read-only file would not stop: ask the file too.
+    if not os.access(folder, os.W_OK) or (os.path.exists(target) and not os.access(target, os.W_OK)):
         raise CLIError(f"cannot write {what} {path!r}: permission denied")
 
 
+def _holds_model(path: str):
+    """True if ``path`` is an rgbm_rs model file, False if it holds something else, None if empty or absent."""
+    from .sklearn import _MODEL_FILE_FORMAT
+
+    try:
+        with open(path, "rb") as f:
+            head = f.read(64).lstrip()
+            if not head:
+                return None
+            if not head.startswith(b"{"):  # not JSON: no need to read a large data file
+                return False
+            doc = json.loads(head + f.read())
+    except OSError:
+        return None
+    except (ValueError, RecursionError):  # includes UnicodeDecodeError
+        return False
+    return isinstance(doc, dict) and doc.get("format") == _MODEL_FILE_FORMAT
+
+
+def _check_model_output(path: str) -> None:
+    """``train --model``: replace a model or create a file, never replace other data (e.g. a typo'd CSV)."""
+    if os.path.isfile(path) and _holds_model(path) is False:
+        raise CLIError(
+            f"refusing to write the model over {path!r}: it exists and is not an rgbm_rs model file "
+            "(remove it or choose another name)"
+        )
+
+
+def _check_predictions_output(path: str) -> None:
+    """``predict --out``: never replace a model file with predictions."""
+    if os.path.isfile(path) and _holds_model(path):
+        raise CLIError(
+            f"refusing to write predictions over {path!r}: it is an rgbm_rs model file (choose another name)"
+        )
+
+
+def _libsvm_base(option):
+    """``--libsvm-base`` as ``zero_based`` for read_libsvm: None (guess), True or False."""
+    return None if option in (None, "auto") else option == "0"
+
+
+#: Top-level key of a model file written by ``rgbm train`` from a libsvm file: 0 or 1.
+_LIBSVM_BASE_KEY = "libsvm_index_base"
+
+
 def _load_training_data(args, report):
-    """Read ``--data`` for training: X, y, feature names (CSV) or None, and a description."""
+    """Read ``--data`` for training: X, y, feature names (CSV) or None, a description, the libsvm base or None."""
     from . import _cli_data as data
 
     try:
@@ -245,9 +326,17 @@ def _load_training_data(args, report):
         if fmt == "libsvm":
             if args.target is not None:
                 report.warn(f"--target {args.target!r} is ignored: the label of a libsvm file is its first field")
-            X, y, zero_based = data.read_libsvm(args.data)
-            desc = f"libsvm, {'0' if zero_based else '1'}-based indices"
-            return X, y, None, desc
+            X, y, zero_based = data.read_libsvm(
+                args.data, zero_based=_libsvm_base(args.libsvm_base), base_source="--libsvm-base 1"
+            )
+            if args.libsvm_base != "auto":
+                how = "as given"
+            else:
+                how = "as some index is 0" if zero_based else "as no index is 0; else use --libsvm-base 0"
+            desc = f"libsvm, {'0' if zero_based else '1'}-based indices {how}"
+            return X, y, None, desc, int(not zero_based)
+        if args.libsvm_base != "auto":
+            report.warn(f"--libsvm-base is ignored: {args.data!r} is a CSV file")
         if args.target is None:
             raise UsageError(f"--target is required for CSV files ({args.data!r}): give the target column's name or index")
         table = data.read_csv(args.data)
@@ -258,7 +347,7 @@ def _load_training_data(args, report):
         features = [k for k in range(len(table.header)) if k != j]
         X = table.feature_matrix(features)
         names = [table.header[k] for k in features]
-        return X, y, names, f"CSV, target {table.header[j]!r}"
+        return X, y, names, f"CSV, target {table.header[j]!r}", None
     except data.DataError as e:
         raise CLIError(str(e)) from None
 
@@ -281,6 +370,16 @@ def _resolve_task(args, y):
     return task, f"auto: {why}"
 
 
+def _collect_params(args) -> dict:
+    """``--param`` and trailing ``key=value`` arguments as one dict; a key given twice is an error."""
+    params = {}
+    for key, value in list(args.params) + list(args.hyperparams):
+        if key in params:
+            raise UsageError(f"parameter {key!r} is given twice ({params[key]!r} and {value!r})")
+        params[key] = value
+    return params
+
+
 def _make_estimator(task: str, params: dict, seed: int):
     """Construct the estimator; unknown parameter names are a one-line error."""
     from . import RGBMClassifier, RGBMRegressor
@@ -298,9 +397,22 @@ def _make_estimator(task: str, params: dict, seed: int):
     params = dict(params)
     params.setdefault("random_state", seed)
     try:
-        return cls(**params)
+        est = cls(**params)
+        # Check the values now, not after reading the data.
+        est._validate_params()
     except (TypeError, ValueError) as e:
         raise CLIError(f"bad parameters for {cls.__name__}: {e}") from None
+    return est
+
+
+def _save_model(est, path: str, libsvm_base) -> None:
+    """save_model, plus the libsvm index base the features were read with (if any)."""
+    from .sklearn import _write_document
+
+    doc = est._to_document()
+    if libsvm_base is not None:
+        doc[_LIBSVM_BASE_KEY] = libsvm_base
+    _write_document(path, doc)
 
 
 def _score_line(task: str, y_true, y_pred) -> str:
@@ -335,8 +447,12 @@ def cmd_train(args, report) -> int:
 
     from . import _cli_data as data
 
-    _check_writable(args.model, "model file")
-    X, y, names, desc = _load_training_data(args, report)
+    params = _collect_params(args)
+    if args.task != "auto":  # otherwise the data tell which estimator the parameters are for
+        _make_estimator(args.task, params, args.seed)
+    _check_writable(args.model, "model file", [("--data", args.data)])
+    _check_model_output(args.model)
+    X, y, names, desc, libsvm_base = _load_training_data(args, report)
     report.info(f"data: {args.data} ({desc}): {X.shape[0]} rows, {X.shape[1]} features")
 
     task, why = _resolve_task(args, y)
@@ -344,7 +460,6 @@ def cmd_train(args, report) -> int:
         y = data.class_labels(y)
     elif y.dtype.kind not in "fiu":
         raise CLIError("the target is not numeric: use --task classification (or auto) for labels")
-    params = dict(args.params)
     est = _make_estimator(task, params, args.seed)
     report.info(f"task: {task} ({why}) -> {type(est).__name__}")
 
@@ -378,7 +493,7 @@ def cmd_train(args, report) -> int:
         # save_model stores the names and `rgbm predict` can match columns by name.
         est.feature_names_in_ = np.asarray(names, dtype=object)
     try:
-        est.save_model(args.model)
+        _save_model(est, args.model, libsvm_base)
     except OSError as e:
         raise CLIError(f"cannot write model file {args.model!r}: {e.strerror or e}") from None
     report.info(f"model saved to {args.model}")
@@ -389,10 +504,16 @@ def cmd_train(args, report) -> int:
 
 
 def _load_model(path):
+    """The estimator in the model file, and the libsvm index base stored with it (or None)."""
     from . import load_model
 
     try:
-        return load_model(path)
+        est = load_model(path)
+        with open(path, "r", encoding="utf-8") as f:
+            base = json.load(f).get(_LIBSVM_BASE_KEY)
+        if base is not None and (isinstance(base, bool) or base not in (0, 1)):
+            raise ValueError(f"{_LIBSVM_BASE_KEY} must be 0 or 1, not {base!r}")
+        return est, base
     except FileNotFoundError:
         raise CLIError(f"cannot read model file {path!r}: no such file") from None
     except IsADirectoryError:
@@ -408,7 +529,29 @@ def _load_model(path):
         raise CLIError(message) from None
 
 
-def _load_prediction_data(args, est, report):
+def _prediction_libsvm_base(args, stored, report):
+    """``(zero_based, why)`` for reading a libsvm file to predict: the model's base, else --libsvm-base, else a guess."""
+    if args.libsvm_base is not None:
+        if stored is not None and int(args.libsvm_base) != stored:
+            raise UsageError(
+                f"--libsvm-base {args.libsvm_base} contradicts the model, which was trained on "
+                f"{stored}-based indices"
+            )
+        return args.libsvm_base == "0", f"--libsvm-base {args.libsvm_base}"
+    if stored is not None:
+        why = f"the model was trained on {stored}-based indices"
+        if stored == 1:
+            why += "; for 0-based files train with --libsvm-base 0"
+        return stored == 0, why
+    report.warn(
+        f"{args.model!r} does not record a libsvm index base (it was not saved by 'rgbm train' from a "
+        f"libsvm file): guessing it from "
+        f"{args.data!r} (0-based if some index is 0); pass --libsvm-base 0 or 1 to be sure"
+    )
+    return None, ""
+
+
+def _load_prediction_data(args, est, libsvm_base, report):
     """Read ``--data`` as features for ``est``: X (matching the model) and the target if known."""
     from . import _cli_data as data
 
@@ -418,8 +561,11 @@ def _load_prediction_data(args, est, report):
         if data.detect_format(args.data) == "libsvm":
             if args.target is not None:
                 report.warn(f"--target {args.target!r} is ignored: the label of a libsvm file is its first field")
-            X, y, _ = data.read_libsvm(args.data, n_features=n_features)
+            zero_based, why = _prediction_libsvm_base(args, libsvm_base, report)
+            X, y, _ = data.read_libsvm(args.data, n_features=n_features, zero_based=zero_based, base_source=why)
             return X, y
+        if args.libsvm_base is not None:
+            report.warn(f"--libsvm-base is ignored: {args.data!r} is a CSV file")
         table = data.read_csv(args.data)
         target = None if args.target is None else table.column_index(args.target)
         available = [k for k in range(len(table.header)) if k != target]
@@ -458,8 +604,10 @@ def _write_csv(path: str, header, rows) -> None:
         writer.writerows(rows)
         sys.stdout.flush()
         return
+    from ._files import replace_atomically
+
     try:
-        with open(path, "w", encoding="utf-8", newline="") as f:
+        with replace_atomically(path, newline="") as f:
             writer = csv.writer(f, lineterminator="\n")
             writer.writerow(header)
             writer.writerows(rows)
@@ -489,12 +637,13 @@ def cmd_predict(args, report) -> int:
     if args.out == "-":
         report.stream = sys.stderr
     else:
-        _check_writable(args.out, "output file")
-    est = _load_model(args.model)
+        _check_writable(args.out, "output file", [("--model", args.model), ("--data", args.data)])
+        _check_predictions_output(args.out)
+    est, libsvm_base = _load_model(args.model)
     is_classifier = hasattr(est, "classes_")
     if args.proba and not is_classifier:
         raise CLIError(f"--proba needs a classifier, but {args.model!r} holds a regressor ({type(est).__name__})")
-    X, y = _load_prediction_data(args, est, report)
+    X, y = _load_prediction_data(args, est, libsvm_base, report)
 
     with warnings.catch_warnings():
         # Columns were matched by name above; the array passed on has no names.
@@ -602,6 +751,7 @@ def _demo_plots(models, data, out_dir, seed, report) -> None:
     import matplotlib.pyplot as plt
 
     from . import RGBMClassifier
+    from ._files import replace_atomically
 
     try:
         os.makedirs(out_dir, exist_ok=True)
@@ -612,7 +762,8 @@ def _demo_plots(models, data, out_dir, seed, report) -> None:
         try:
             fig = _figure_of(make())
             path = os.path.join(out_dir, name)
-            fig.savefig(path, dpi=100, bbox_inches="tight")
+            with replace_atomically(path, "wb") as f:
+                fig.savefig(f, format="png", dpi=100, bbox_inches="tight")
             plt.close(fig)
         except OSError as e:
             raise CLIError(f"cannot write {os.path.join(out_dir, name)!r}: {e.strerror or e}") from None
@@ -717,7 +868,15 @@ def main(argv=None) -> int:
         130 when interrupted.
     """
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        # argparse takes one run of positionals: key=value arguments after a later option land here.
+        if args.command != "train" or any(e.startswith("-") for e in extra):
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        try:
+            args.hyperparams = list(args.hyperparams) + [_param_arg(e) for e in extra]
+        except argparse.ArgumentTypeError as e:
+            parser.error(f"argument KEY=VALUE: {e}")
     report = _Reporter(quiet=args.quiet)
     try:
         with _one_line_warnings():

@@ -7,8 +7,11 @@ Two formats are understood, chosen by the file extension:
   is a missing value. The target may hold numbers or labels of any kind.
 * libsvm / svmlight (``.libsvm``, ``.svm``, ``.svmlight``, ``.txt``): one
   sample per line, ``label index:value index:value ...``. Indices may be
-  1-based (the libsvm convention) or 0-based; a file using index 0 anywhere
-  is read as 0-based. Entries that are not listed are 0, as in libsvm.
+  1-based (the libsvm convention) or 0-based: a training file using index 0
+  anywhere is read as 0-based unless the base is given, and the base is
+  stored with the model so that prediction files are read the same way
+  whichever indices they happen to use. Entries that are not listed are 0,
+  as in libsvm.
 
 Files with another extension are recognised by their first line.
 
@@ -123,10 +126,7 @@ def _to_float(text: str) -> Optional[float]:
     stripped = text.strip()
     if stripped.lower() in MISSING_TOKENS:
         return float("nan")
-    try:
-        return float(stripped)
-    except ValueError:
-        return None
+    return _strict_float(stripped)
 
 
 @dataclass
@@ -206,6 +206,8 @@ class CsvTable:
         """
         cells = self.columns[j]
         try:
+            if any("_" in c for c in cells):
+                raise ValueError  # numpy, like float(), reads "1_000" as 1000
             values = np.array(cells, dtype=np.float64)
         except ValueError:
             values = np.empty(len(cells))
@@ -252,6 +254,29 @@ class CsvTable:
         )
 
 
+def _check_header(path: str, header: List[str]) -> None:
+    """A first row of numbers is data, not a header: reading it as names would drop a sample."""
+    if all(_is_number(name) for name in header):
+        raise DataError(
+            f"the first row of {_quote(path)} holds only numbers ({_names_preview(header, 4)}): "
+            "CSV files need a header row naming the columns"
+        )
+    for j, name in enumerate(header):
+        if not name:
+            raise DataError(
+                f"column {j} of {_quote(path)} has no name in the header row (an index column "
+                "written by pandas' to_csv? write with index=False); every column needs a name"
+            )
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def read_csv(path) -> CsvTable:
     """Read a CSV file with a header row.
 
@@ -273,7 +298,8 @@ def read_csv(path) -> CsvTable:
     Raises
     ------
     DataError
-        If the file is missing, unreadable, empty, ragged or has duplicate column names.
+        If the file is missing, unreadable, empty, ragged, has duplicate or
+        empty column names, or its first row holds only numbers (no header).
     """
     path = os.fspath(path)
     delimiter = _CSV_EXTENSIONS.get(os.path.splitext(path)[1].lower(), ",")
@@ -288,6 +314,7 @@ def read_csv(path) -> CsvTable:
                     continue
                 if header is None:
                     header = [name.strip() for name in row]
+                    _check_header(path, header)
                     continue
                 if len(row) != len(header):
                     raise DataError(
@@ -316,7 +343,7 @@ def read_csv(path) -> CsvTable:
     return CsvTable(path=path, header=header, columns=columns, line_numbers=line_numbers)
 
 
-def read_libsvm(path, n_features: Optional[int] = None):
+def read_libsvm(path, n_features: Optional[int] = None, zero_based: Optional[bool] = None, base_source: str = ""):
     """Read a libsvm / svmlight file into a dense matrix.
 
     Parameters
@@ -327,6 +354,14 @@ def read_libsvm(path, n_features: Optional[int] = None):
     n_features : int, optional
         Width wanted (e.g. the model's). A file whose largest index is
         smaller is padded with zero columns; a larger index is an error.
+    zero_based : bool, optional
+        The index base. None guesses it from this file alone (0-based if
+        some index is 0, else 1-based), which only suits a training file:
+        a file to predict must be read with the base of the training file,
+        since its rows may happen to lack index 0.
+    base_source : str
+        Where a given ``zero_based`` comes from, for the error on index 0
+        in a 1-based file.
 
     Returns
     -------
@@ -335,12 +370,14 @@ def read_libsvm(path, n_features: Optional[int] = None):
     y : numpy.ndarray of shape (n_samples,)
         The labels, as float64.
     zero_based : bool
-        Whether the indices were read as 0-based (some index was 0).
+        Whether the indices were read as 0-based.
 
     Raises
     ------
     DataError
-        If the file is missing, unreadable, malformed or has no samples.
+        If the file is missing, unreadable, malformed (including an index
+        listed twice on a line, a non-finite label or value, index 0 in a
+        1-based file) or has no samples.
     """
     path = os.fspath(path)
     labels: List[float] = []
@@ -349,6 +386,7 @@ def read_libsvm(path, n_features: Optional[int] = None):
     hint = ""
     if os.path.splitext(path)[1].lower() == ".txt":
         hint = " (.txt files are read as libsvm; name a CSV file *.csv)"
+    first_zero = None  # line of the first index 0
     try:
         with open(path, "r", encoding="utf-8-sig") as f:
             for line_no, line in enumerate(f, start=1):
@@ -356,31 +394,44 @@ def read_libsvm(path, n_features: Optional[int] = None):
                 if not content:
                     continue
                 tokens = content.split()
-                try:
-                    label = float(tokens[0])
-                except ValueError:
+                label = _strict_float(tokens[0])
+                if label is None:
                     raise DataError(
                         f"line {line_no} of {_quote(path)}: the label {tokens[0]!r} is not a number{hint}"
-                    ) from None
+                    )
+                if not np.isfinite(label):
+                    raise DataError(f"line {line_no} of {_quote(path)}: the label {tokens[0]!r} is not finite")
                 idx, val = [], []
                 for tok in tokens[1:]:
                     key, sep, value = tok.partition(":")
                     if key == "qid":
                         continue
-                    try:
-                        if not sep:
-                            raise ValueError
-                        k, v = int(key), float(value)
-                    except ValueError:
+                    if key.startswith("-") and key[1:].isdigit():
+                        raise DataError(f"line {line_no} of {_quote(path)}: negative feature index {key}")
+                    v = _strict_float(value)
+                    # Digits only: int() would also take "+1", "1_0" or "١".
+                    if not sep or not (key.isascii() and key.isdigit()) or v is None:
                         raise DataError(
-                            f"line {line_no} of {_quote(path)}: expected index:value, got {tok!r}{hint}"
-                        ) from None
-                    if k < 0:
-                        raise DataError(f"line {line_no} of {_quote(path)}: negative feature index {k}")
+                            f"line {line_no} of {_quote(path)}: expected index:value with a non-negative "
+                            f"integer index, got {tok!r}{hint}"
+                        )
                     if not np.isfinite(v):
                         raise DataError(f"line {line_no} of {_quote(path)}: value {value!r} is not finite")
+                    k = int(key)
+                    if k == 0:
+                        if zero_based is False:
+                            raise DataError(
+                                f"line {line_no} of {_quote(path)}: feature index 0, but the indices are "
+                                f"1-based{' (' + base_source + ')' if base_source else ''}"
+                            )
+                        if first_zero is None:
+                            first_zero = line_no
                     idx.append(k)
                     val.append(v)
+                if len(set(idx)) != len(idx):
+                    seen = set()
+                    dup = next(k for k in idx if k in seen or seen.add(k))
+                    raise DataError(f"line {line_no} of {_quote(path)}: feature index {dup} is listed twice")
                 labels.append(label)
                 row_idx.append(np.asarray(idx, dtype=np.int64))
                 row_val.append(np.asarray(val, dtype=np.float64))
@@ -389,23 +440,41 @@ def read_libsvm(path, n_features: Optional[int] = None):
     if not labels:
         raise DataError(f"{_quote(path)} has no samples")
     nonempty = [r for r in row_idx if r.size]
-    if not nonempty:
+    if not nonempty and n_features is None:
         raise DataError(f"{_quote(path)} lists no feature values")
-    all_idx = np.concatenate(nonempty)
-    zero_based = bool(all_idx.min() == 0)
+    if zero_based is None:
+        zero_based = first_zero is not None
     offset = 0 if zero_based else 1
-    width = int(all_idx.max()) + 1 - offset
+    max_idx = max((int(r.max()) for r in nonempty), default=offset - 1)
+    width = max_idx + 1 - offset
+    base = "0" if zero_based else "1"
     if n_features is not None:
         if width > n_features:
             raise DataError(
-                f"{_quote(path)} has feature index {int(all_idx.max())}, but the model has "
-                f"{n_features} features ({'0' if zero_based else '1'}-based indices)"
+                f"{_quote(path)} has feature index {max_idx}, but the model has "
+                f"{n_features} features ({base}-based indices {offset}..{n_features - 1 + offset})"
             )
         width = n_features
-    X = np.zeros((len(labels), width), dtype=np.float64)
+    try:
+        X = np.zeros((len(labels), width), dtype=np.float64)
+    except (MemoryError, ValueError):
+        raise DataError(
+            f"{_quote(path)} has feature index {max_idx}: a dense matrix of {len(labels)} rows x "
+            f"{width} columns does not fit in memory"
+        ) from None
     for i, (idx, val) in enumerate(zip(row_idx, row_val)):
         X[i, idx - offset] = val
     return X, np.asarray(labels, dtype=np.float64), zero_based
+
+
+def _strict_float(text: str) -> Optional[float]:
+    """A number as written in data files: float() without its underscores ("1_0" is 10 to float())."""
+    if "_" in text:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return None
 
 
 def parse_target(cells, *, name: str = "target", path: str = "", line_numbers=None) -> np.ndarray:
@@ -439,6 +508,8 @@ def parse_target(cells, *, name: str = "target", path: str = "", line_numbers=No
                 f"has a missing value ({where}: {c!r}); every row needs a target"
             )
     try:
+        if any("_" in c for c in stripped):
+            raise ValueError  # "1_0" is a label, not the number 10
         return np.array(stripped, dtype=np.float64)
     except ValueError:
         return np.array(stripped, dtype=object)

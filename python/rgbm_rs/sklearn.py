@@ -5,7 +5,6 @@ import json
 import logging
 import os
 import sys
-import tempfile
 import time
 from numbers import Integral, Real
 
@@ -17,6 +16,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
+from ._files import replace_atomically
 from ._validation import (
     categories_from_json,
     categories_to_json,
@@ -470,19 +470,10 @@ class _RGBMBase(BaseEstimator):
         path : str or os.PathLike
             The file is written to a temporary name in the same folder and
             then renamed, so an existing file is never left half-written.
+            A symbolic link is followed, and an existing file keeps its
+            permissions.
         """
-        text = json.dumps(self._to_document())
-        path = os.fspath(path)
-        folder = os.path.dirname(os.path.abspath(path))
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".rgbm-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        _write_document(path, self._to_document())
 
     def __getstate__(self):
         state = super().__getstate__()
@@ -1107,6 +1098,13 @@ class RGBMClassifier(ClassifierMixin, _RGBMBase):
 
 
 _ESTIMATORS = {"RGBMRegressor": RGBMRegressor, "RGBMClassifier": RGBMClassifier}
+
+
+def _write_document(path, doc) -> None:
+    """Write a model document (``_to_document``, maybe with extra keys) as the file ``path``, atomically."""
+    text = json.dumps(doc)
+    with replace_atomically(path) as f:
+        f.write(text)
 
 
 def load_model(path):
