@@ -6,8 +6,8 @@ use crate::alloc::{filled_vec, with_capacity};
 use crate::cancel::Cancel;
 use crate::data::matrix::{DenseMatrix, Element};
 use crate::error::{Result, RgbmError};
-use crate::objective::Objective;
-use crate::params::BoosterParams;
+use crate::objective::{Gaussian, Objective};
+use crate::params::{BoosterParams, Loss};
 use crate::tree::Tree;
 use crate::tree::predict::add_tree_outputs_multi;
 use crate::tree::tree::MAX_ABS_VALUE;
@@ -199,7 +199,6 @@ impl Model {
             ));
         }
         let period = t / (2 * n_members);
-        let q = self.params.shrink_factor();
         let ends: Vec<usize> = (0..n_members)
             .map(|k| t - (n_members - 1 - k) * period)
             .collect();
@@ -221,16 +220,12 @@ impl Model {
                 cancel,
             )?;
             start = end;
-            let undo = q.powi(-((t - end) as i32));
-            if !(undo.is_finite() && undo <= MAX_ABS_VALUE) {
-                return Err(RgbmError::param(
-                    "n_members",
-                    format!(
-                        "undoing the shrinkage of {} rounds overflows (q = {q}); use fewer members",
-                        t - end
-                    ),
-                ));
-            }
+            let undo = self.shrinkage_undo(t - end).map_err(|e| match e {
+                RgbmError::InvalidParameter { reason, .. } => {
+                    RgbmError::param("n_members", format!("{reason}; use fewer members"))
+                }
+                other => other,
+            })?;
             members.extend(
                 acc.iter()
                     .enumerate()
@@ -238,6 +233,29 @@ impl Model {
             );
         }
         Ok(members)
+    }
+
+    /// The factor q^-dropped that undoes the shrinkage `dropped` later rounds
+    /// applied to the stored trees (1 without shrinkage). An error when it
+    /// exceeds `MAX_ABS_VALUE`: those trees were scaled towards the bottom
+    /// of the float range, and the model as it was then is lost.
+    pub fn shrinkage_undo(&self, dropped: usize) -> Result<f64> {
+        let q = self.params.shrink_factor();
+        if q == 1.0 || dropped == 0 {
+            return Ok(1.0);
+        }
+        let undo = i32::try_from(dropped).map_or(f64::INFINITY, |d| q.powi(-d));
+        if undo.is_finite() && undo <= MAX_ABS_VALUE {
+            return Ok(undo);
+        }
+        Err(RgbmError::param(
+            "n_rounds",
+            format!(
+                "undoing the shrinkage of {dropped} rounds overflows (q = {q}): the trees \
+                 before them were scaled below 1/{MAX_ABS_VALUE:e}, so the model as it was then \
+                 cannot be reproduced"
+            ),
+        ))
     }
 
     /// The model as it was after its first `n_rounds` rounds: later trees
@@ -339,11 +357,39 @@ impl Model {
             )));
         }
         for (i, t) in self.trees.iter().enumerate() {
-            t.validate(self.n_features)
-                .map_err(|e| RgbmError::ModelFormat(format!("tree {i}: {e}")))?;
+            t.validate(self.n_features).map_err(|e| match e {
+                RgbmError::ModelFormat(msg) => RgbmError::ModelFormat(format!("tree {i}: {msg}")),
+                other => other,
+            })?;
+        }
+        if self.params.loss == Loss::Gaussian {
+            check_log_std(self.base_score[1], "base_score[1]").map_err(RgbmError::ModelFormat)?;
+            for (i, t) in self.trees.iter().enumerate().skip(1).step_by(2) {
+                check_log_std_leaves(t)
+                    .map_err(|e| RgbmError::ModelFormat(format!("tree {i}: {e}")))?;
+            }
         }
         Ok(())
     }
+}
+
+/// A log σ within ±`Gaussian::MAX_ABS_LOG_STD`, or a message naming `what`.
+fn check_log_std(s: f64, what: &str) -> std::result::Result<(), String> {
+    if s.abs() <= Gaussian::MAX_ABS_LOG_STD {
+        return Ok(());
+    }
+    Err(format!(
+        "{what} = {s:?} is a log standard deviation beyond ±{}",
+        Gaussian::MAX_ABS_LOG_STD
+    ))
+}
+
+/// Every leaf of a gaussian model's log-σ tree within ±`Gaussian::MAX_ABS_LOG_STD`.
+pub(crate) fn check_log_std_leaves(tree: &Tree) -> std::result::Result<(), String> {
+    tree.leaf_value
+        .iter()
+        .enumerate()
+        .try_for_each(|(l, &v)| check_log_std(v, &format!("leaf {l}")))
 }
 
 /// What a feature importance counts.
@@ -357,13 +403,21 @@ pub enum ImportanceKind {
 
 impl Model {
     /// Per-feature importance summed over all trees, normalised to sum to 1
-    /// (all zeros when no tree splits).
+    /// (all zeros when no tree splits or every gain is 0).
     pub fn feature_importances(&self, kind: ImportanceKind) -> Vec<f64> {
+        // Gains are summed relative to the largest, so totals of gains near
+        // f64::MAX cannot overflow.
+        let largest = self
+            .trees
+            .iter()
+            .flat_map(|t| t.gain.iter().copied())
+            .fold(0.0f64, f64::max);
         let mut imp = vec![0.0; self.n_features];
         for t in &self.trees {
             for (i, &f) in t.feature.iter().enumerate() {
                 imp[f as usize] += match kind {
-                    ImportanceKind::Gain => t.gain[i],
+                    ImportanceKind::Gain if largest > 0.0 => t.gain[i] / largest,
+                    ImportanceKind::Gain => 0.0,
                     ImportanceKind::Split => 1.0,
                 };
             }

@@ -3,7 +3,7 @@
 mod common;
 
 use proptest::prelude::*;
-use rgbm_rs::model::FORMAT_VERSION;
+use rgbm_rs::model::{FORMAT_VERSION, ImportanceKind};
 use rgbm_rs::objective::Objective;
 use rgbm_rs::params::{BoosterParams, Init, Loss, Mode};
 use rgbm_rs::{DenseMatrix, Model, RgbmError, train};
@@ -277,5 +277,51 @@ proptest! {
             (model.predict_raw(&m, None).unwrap(), back.predict_raw(&m, None).unwrap())
         };
         prop_assert!(a.iter().zip(&b).all(|(u, v)| u.to_bits() == v.to_bits()));
+    }
+}
+
+#[test]
+fn gaussian_log_std_is_bounded_on_load_and_in_fits() {
+    let (n, p) = (400, 3);
+    let x = common::features(n, p, 5);
+    let y = common::regression(&x, p, 6);
+    let model = fit(&params(Loss::Gaussian), &x, p, &y, None);
+    let limit = rgbm_rs::objective::Gaussian::MAX_ABS_LOG_STD;
+    // Tree 2r + 1 is round r's log-σ tree; the mean trees are not bounded by it.
+    let mut bad = model.clone();
+    bad.trees[3].leaf_value[0] = limit * 1.01;
+    let err = Model::from_json(&bad.to_json().unwrap()).unwrap_err();
+    assert!(err.to_string().contains("tree 3: leaf 0"), "{err}");
+    let mut bad = model.clone();
+    bad.base_score[1] = -limit * 1.01;
+    assert!(Model::from_json(&bad.to_json().unwrap()).is_err());
+    let mut fine = model.clone();
+    fine.trees[2].leaf_value[0] = limit * 1.01;
+    Model::from_json(&fine.to_json().unwrap()).unwrap();
+    // A diverging fit stops at the round whose log-σ tree leaves the bound.
+    let wild = BoosterParams {
+        learning_rate: 1000.0,
+        ..params(Loss::Gaussian)
+    };
+    let m = DenseMatrix::row_major(&x, n, p).unwrap();
+    let err = train(&wild, &m, &y, None, &mut |_| Ok(())).unwrap_err();
+    assert!(err.to_string().contains("diverged"), "{err}");
+}
+
+#[test]
+fn gain_importances_cannot_overflow() {
+    let (n, p) = (600, 3);
+    let x = common::features(n, p, 7);
+    let y = common::regression(&x, p, 8);
+    let mut model = fit(&params(Loss::Squared), &x, p, &y, None);
+    for t in &mut model.trees {
+        t.gain.iter_mut().for_each(|g| *g = f64::MAX);
+    }
+    let back = Model::from_json(&model.to_json().unwrap()).unwrap();
+    let gain = back.feature_importances(ImportanceKind::Gain);
+    let split = back.feature_importances(ImportanceKind::Split);
+    assert!(gain.iter().all(|v| v.is_finite()));
+    for (g, s) in gain.iter().zip(&split) {
+        assert!((g - s).abs() < 1e-12, "{gain:?} vs {split:?}");
     }
 }

@@ -274,21 +274,9 @@ def _check_writable(path: str, what: str, inputs) -> None:
 
 def _holds_model(path: str):
     """True if ``path`` is an rgbm_rs model file, False if it holds something else, None if empty or absent."""
-    from .sklearn import _MODEL_FILE_FORMAT
+    from ._model_file import holds_model
 
-    try:
-        with open(path, "rb") as f:
-            head = f.read(64).lstrip()
-            if not head:
-                return None
-            if not head.startswith(b"{"):  # not JSON: no need to read a large data file
-                return False
-            doc = json.loads(head + f.read())
-    except OSError:
-        return None
-    except (ValueError, RecursionError):  # includes UnicodeDecodeError
-        return False
-    return isinstance(doc, dict) and doc.get("format") == _MODEL_FILE_FORMAT
+    return holds_model(path)
 
 
 def _check_model_output(path: str) -> None:
@@ -311,10 +299,6 @@ def _check_predictions_output(path: str) -> None:
 def _libsvm_base(option):
     """``--libsvm-base`` as ``zero_based`` for read_libsvm: None (guess), True or False."""
     return None if option in (None, "auto") else option == "0"
-
-
-#: Top-level key of a model file written by ``rgbm train`` from a libsvm file: 0 or 1.
-_LIBSVM_BASE_KEY = "libsvm_index_base"
 
 
 def _load_training_data(args, report):
@@ -406,13 +390,10 @@ def _make_estimator(task: str, params: dict, seed: int):
 
 
 def _save_model(est, path: str, libsvm_base) -> None:
-    """save_model, plus the libsvm index base the features were read with (if any)."""
-    from .sklearn import _write_document
-
-    doc = est._to_document()
+    """save_model, keeping the libsvm index base the features were read with (if any)."""
     if libsvm_base is not None:
-        doc[_LIBSVM_BASE_KEY] = libsvm_base
-    _write_document(path, doc)
+        est._libsvm_index_base_ = libsvm_base
+    est.save_model(path)
 
 
 def _score_line(task: str, y_true, y_pred) -> str:
@@ -509,20 +490,14 @@ def _load_model(path):
 
     try:
         est = load_model(path)
-        with open(path, "r", encoding="utf-8") as f:
-            base = json.load(f).get(_LIBSVM_BASE_KEY)
-        if base is not None and (isinstance(base, bool) or base not in (0, 1)):
-            raise ValueError(f"{_LIBSVM_BASE_KEY} must be 0 or 1, not {base!r}")
-        return est, base
+        return est, getattr(est, "_libsvm_index_base_", None)
     except FileNotFoundError:
         raise CLIError(f"cannot read model file {path!r}: no such file") from None
     except IsADirectoryError:
         raise CLIError(f"cannot read model file {path!r}: it is a directory") from None
     except OSError as e:
         raise CLIError(f"cannot read model file {path!r}: {e.strerror or e}") from None
-    except UnicodeDecodeError:
-        raise CLIError(f"{path!r} is not an rgbm_rs model file (not UTF-8 JSON)") from None
-    except (ValueError, TypeError, KeyError) as e:
+    except ValueError as e:
         message = str(e)
         if str(path) not in message:
             message = f"{path!r} is not a valid rgbm_rs model file: {message}"

@@ -115,8 +115,16 @@ class Booster:
         """q = 1 - shrink_rate * learning_rate of the fitted model (each round
         scaled the earlier trees by q)."""
 
+    def shrinkage_undo(self, dropped: int) -> float:
+        """q ** -dropped, undoing the shrinkage ``dropped`` later rounds applied
+        to the stored trees; ValueError when it overflows."""
+
     def probability(self, raw: NDArray[np.float64]) -> NDArray[np.float64]:
         """Probability of class 1 for each raw score (1-D) of a binary model."""
+
+    def standard_deviation(self, log_std: NDArray[np.float64]) -> NDArray[np.float64]:
+        """sigma = exp(s) for each predicted log sigma (1-D, any strides) of a
+        gaussian model; ValueError where sigma squared would overflow."""
 
     @property
     def base_score(self) -> list[float]:

@@ -41,14 +41,14 @@ def check_X_y(estimator, X, y, *, regression: bool):
     frame = read_frame(X)
     if frame is None:
         X, y = validate_data(estimator, X, _as_1d(y), reset=True, y_numeric=regression, **_X_CHECKS)
-        _set_categories(estimator, None, [])
+        set_categories(estimator, None, [])
         return _contiguous(X), y
     names = _feature_names(frame.labels)
     X, categories = frame.to_array()
     X, y = validate_data(estimator, X, _as_1d(y), reset=True, y_numeric=regression, **_X_CHECKS)
     if names is not None:
         estimator.feature_names_in_ = names
-    _set_categories(estimator, names, categories)
+    set_categories(estimator, names, categories)
     return _contiguous(X), y
 
 
@@ -95,6 +95,7 @@ def _is_plain_small_batch(estimator, X) -> bool:
         and X.dtype in (np.float32, np.float64)
         and 0 < X.size <= _FAST_PATH_MAX_VALUES
         and X.flags.c_contiguous
+        and X.flags.aligned
         and X.shape[1] == getattr(estimator, "n_features_in_", -1)
         and getattr(estimator, "feature_names_in_", None) is None
         and not np.isinf(X).any()
@@ -199,7 +200,7 @@ def _check_frame_names(estimator, names):
     raise ValueError(message)
 
 
-def _set_categories(estimator, names, categories):
+def set_categories(estimator, names, categories):
     """Record fit-time categories as ``_categories_`` (name or position -> list); drop stale ones."""
     found = {
         (names[j] if names is not None else j): list(cats) for j, cats in enumerate(categories) if cats is not None
@@ -219,32 +220,16 @@ def fitted_categories(estimator, n_features=None):
     return [recorded.get(k, recorded.get(j)) for j, k in enumerate(keys)]
 
 
-def categories_to_json(estimator):
-    """``_categories_`` for a model file: a per-feature list (None = not categorical), or None."""
-    if not getattr(estimator, "_categories_", None):
-        return None
-    return [None if c is None else [_plain(v) for v in c] for c in fitted_categories(estimator)]
-
-
-def categories_from_json(estimator, value):
-    """Restore what :func:`categories_to_json` wrote (call after feature names and counts are set)."""
-    if value is None:
-        return
-    n = int(estimator.n_features_in_)
-    if not isinstance(value, list) or len(value) != n or not all(c is None or isinstance(c, list) for c in value):
-        raise ValueError(f"categories must be a list of {n} lists or nulls")
-    names = getattr(estimator, "feature_names_in_", None)
-    _set_categories(estimator, list(names) if names is not None else None, value)
-
-
-def _plain(v):
-    return v.item() if isinstance(v, np.generic) else v
-
-
 def _contiguous(X):
-    if not (X.flags.c_contiguous or X.flags.f_contiguous):
-        X = np.ascontiguousarray(X)
+    """X as the core reads it without a copy: C- or Fortran-contiguous and aligned."""
+    if not (X.flags.aligned and (X.flags.c_contiguous or X.flags.f_contiguous)):
+        X = np.require(X, requirements=["C", "A"])
     return X
+
+
+def native_vector(v):
+    """A 1-D float64 array as the core reads it: contiguous and aligned (copied only if needed)."""
+    return np.require(v, dtype=np.float64, requirements=["C", "A"])
 
 
 def check_weights(sample_weight, X):
@@ -258,7 +243,7 @@ def check_weights(sample_weight, X):
     # sum that overflows is no error; all zero is.
     if not np.any(w > 0):
         raise ValueError("sample_weight sums to zero: at least one row needs a positive weight")
-    return np.ascontiguousarray(w, dtype=np.float64)
+    return native_vector(w)
 
 
 def resolve_seed(random_state) -> int:

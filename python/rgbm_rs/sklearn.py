@@ -1,9 +1,9 @@
 """scikit-learn estimators backed by the native booster."""
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
-import os
 import sys
 import time
 from numbers import Integral, Real
@@ -15,11 +15,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from . import _core
-from ._files import replace_atomically
+from . import _core, _model_file
 from ._validation import (
-    categories_from_json,
-    categories_to_json,
     check_count,
     check_float_list,
     check_int_list,
@@ -28,6 +25,7 @@ from ._validation import (
     check_X,
     check_X_y,
     encode_classes,
+    native_vector,
     resolve_n_jobs,
     resolve_seed,
 )
@@ -35,7 +33,6 @@ from .callback import CallbackEnv, EarlyStopping, log_evaluation
 
 logger = logging.getLogger("rgbm_rs")
 
-_MODEL_FILE_FORMAT = "rgbm_rs"
 
 # Constraints shared by both estimators (sklearn's validation gives messages
 # like "The 'learning_rate' parameter of RGBMClassifier must be ...").
@@ -308,7 +305,8 @@ class _RGBMBase(BaseEstimator):
                         f"({Xe_checked.shape[0]}), got shape {ye.shape}"
                     )
                 we = None if eval_sample_weight is None else check_weights(eval_sample_weight[i], Xe_checked)
-                sets.append((name, np.ascontiguousarray(Xe_checked, dtype=X.dtype), encode(ye, i), we))
+                ye = native_vector(encode(ye, i))
+                sets.append((name, np.ascontiguousarray(Xe_checked, dtype=X.dtype), ye, we))
             if len({s[0] for s in sets}) != len(sets):
                 raise ValueError(f"eval_names must be unique, got {[s[0] for s in sets]}")
         if self.early_stopping_rounds is not None and not sets:
@@ -317,14 +315,29 @@ class _RGBMBase(BaseEstimator):
             )
         return X, y, w, sets
 
+    @contextlib.contextmanager
+    def _fitting(self):
+        """Forget the previous fit, and everything learned so far if this one fails.
+
+        A fit either completes or leaves an unfitted estimator, never a new
+        ``classes_`` or ``n_features_in_`` beside an old model or none.
+        """
+        self._forget_fit()
+        try:
+            yield
+        except BaseException:
+            self._forget_fit()
+            raise
+
+    def _forget_fit(self):
+        for attr in [a for a in vars(self) if a.endswith("_") and not a.startswith("__")] + ["_booster"]:
+            self.__dict__.pop(attr, None)
+
     def _fit_native(self, X, y_float, sample_weight, native_loss, eval_set, eval_names, eval_sample_weight,
                     callbacks, encode):
-        for attr in ("_booster", "best_iteration_", "best_score_", "evals_result_", "rgb_family_counts_"):
-            if attr in self.__dict__:
-                delattr(self, attr)
         seed = resolve_seed(self.random_state)
         w = check_weights(sample_weight, X)
-        y_float = np.ascontiguousarray(y_float, dtype=np.float64)
+        y_float = native_vector(y_float)
         X, y_float, w, sets = self._eval_sets(X, y_float, w, eval_set, eval_names, eval_sample_weight, encode, seed)
         callbacks = [] if callbacks is None else list(callbacks)
         for cb in callbacks:
@@ -388,12 +401,12 @@ class _RGBMBase(BaseEstimator):
         b = self._booster
         base = np.asarray(b.base_score) if b.n_outputs > 1 else b.base_score[0]
         rounds, k = b.n_rounds, b.n_outputs
-        # The fitted model's q, not the constructor's: set_params after fit must not move predictions.
-        q = b.shrink_factor
         acc = 0.0
         for t in range(rounds):
+            # The fitted model's q, not the constructor's: set_params after fit must not move predictions.
+            undo = b.shrinkage_undo(rounds - 1 - t)
             acc = acc + b.predict_trees(X, t * k, (t + 1) * k)
-            yield base + acc * q ** -(rounds - 1 - t) if q != 1.0 else base + acc
+            yield base + acc * undo if undo != 1.0 else base + acc
 
     def _virtual_members(self, X, n_members):
         check_is_fitted(self, "_booster")
@@ -445,22 +458,11 @@ class _RGBMBase(BaseEstimator):
     # Persistence: pickle and save_model share one JSON document.
     def _to_document(self) -> dict:
         check_is_fitted(self, "_booster")
-        params = self.get_params()
-        if not (params["random_state"] is None or isinstance(params["random_state"], Integral)):
-            params["random_state"] = None  # a RandomState object has no JSON form
-        doc = {
-            "format": _MODEL_FILE_FORMAT,
-            "estimator": type(self).__name__,
-            "params": params,
-            "n_features_in": int(self.n_features_in_),
-            "feature_names_in": None if not hasattr(self, "feature_names_in_") else [str(c) for c in self.feature_names_in_],
-            "categories": categories_to_json(self),
-            "best_iteration": getattr(self, "best_iteration_", None),
-            "model": json.loads(self._booster.to_json()),
-        }
-        if hasattr(self, "classes_"):
-            doc["classes"] = self.classes_.tolist()
-        return doc
+        return _model_file.document(self)
+
+    def _model_losses(self):
+        """The losses a model of this estimator may have."""
+        return self._parameter_constraints["loss"][0].options
 
     def save_model(self, path) -> None:
         """Write the fitted estimator as JSON (read it back with :func:`load_model`).
@@ -473,7 +475,7 @@ class _RGBMBase(BaseEstimator):
             A symbolic link is followed, and an existing file keeps its
             permissions.
         """
-        _write_document(path, self._to_document())
+        _model_file.write(path, self._to_document())
 
     def __getstate__(self):
         state = super().__getstate__()
@@ -702,22 +704,23 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         -------
         self
         """
-        self._validate_params()
-        X, y = check_X_y(self, X, y, regression=True)
-        y = check_regression_target(y)
+        with self._fitting():
+            self._validate_params()
+            X, y = check_X_y(self, X, y, regression=True)
+            y = check_regression_target(y)
 
-        def encode(ye, i):
-            try:
-                ye = np.asarray(ye, dtype=np.float64)
-            except (TypeError, ValueError):
-                raise ValueError(f"eval_set[{i}]: y must be numeric") from None
-            try:
-                return check_regression_target(ye)
-            except ValueError as e:
-                raise ValueError(f"eval_set[{i}]: {e}") from None
+            def encode(ye, i):
+                try:
+                    ye = np.asarray(ye, dtype=np.float64)
+                except (TypeError, ValueError):
+                    raise ValueError(f"eval_set[{i}]: y must be numeric") from None
+                try:
+                    return check_regression_target(ye)
+                except ValueError as e:
+                    raise ValueError(f"eval_set[{i}]: {e}") from None
 
-        return self._fit_native(X, y, sample_weight, self.loss, eval_set, eval_names, eval_sample_weight,
-                                callbacks, encode)
+            return self._fit_native(X, y, sample_weight, self.loss, eval_set, eval_names, eval_sample_weight,
+                                    callbacks, encode)
 
     def predict(self, X, return_std=False):
         """Predicted values.
@@ -742,7 +745,7 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
                     "return_std=True needs loss='gaussian' (the model predicts a variance), "
                     f"not loss={self._fitted_loss()!r}"
                 )
-            return raw[:, 0], np.exp(raw[:, 1])
+            return raw[:, 0], self._booster.standard_deviation(raw[:, 1])
         return raw[:, 0] if raw.ndim == 2 else raw
 
     def staged_predict(self, X):
@@ -786,7 +789,8 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
         """
         members = self._virtual_members(X, n_members)
         if members.ndim == 3:
-            means, variances = members[..., 0], np.exp(2.0 * members[..., 1])
+            means = members[..., 0]
+            variances = self._booster.standard_deviation(members[..., 1].ravel()).reshape(means.shape) ** 2
             knowledge, data = means.var(axis=0), variances.mean(axis=0)
             return {"mean": means.mean(axis=0), "knowledge": knowledge, "data": data, "total": data + knowledge}
         return {"mean": members.mean(axis=0), "knowledge": members.var(axis=0)}
@@ -900,6 +904,9 @@ class RGBMClassifier(ClassifierMixin, _RGBMBase):
             raise ValueError(f"logistic_reg applies to the binary logistic loss only; y has {n_classes} classes")
         return "softmax"
 
+    def _model_losses(self):
+        return super()._model_losses() | {"softmax"}
+
     def _loss_params(self, native_loss):
         if self.clamp is not None and self.loss != "logistic":
             raise ValueError(f"clamp applies to loss='logistic' only, not loss={self.loss!r}")
@@ -917,43 +924,46 @@ class RGBMClassifier(ClassifierMixin, _RGBMBase):
         Parameters are those of :meth:`RGBMRegressor.fit`; the labels of
         ``eval_set`` must be among the training labels.
         """
-        self._validate_params()
-        X, y = check_X_y(self, X, y, regression=False)
-        try:
-            if not (y.ndim == 1 and y.dtype.kind in "iub"):
-                # One-dimensional integer or boolean labels are always binary or
-                # multiclass targets; anything else gets scikit-learn's check.
-                check_classification_targets(y)
-            classes, encoded = encode_classes(y)
-        except TypeError:
-            kinds = sorted({type(v).__name__ for v in np.asarray(y, dtype=object).ravel()})
-            raise TypeError(
-                f"the labels in y cannot be ordered: they mix types {kinds} (missing labels such as None "
-                "are not allowed); use labels of one type"
-            ) from None
-        if len(classes) < 2:
-            raise ValueError(
-                f"RGBMClassifier needs samples of at least 2 classes, but y contains only one class: {classes[0]!r}"
-            )
-        native_loss = self._native_loss(len(classes))
-        self.classes_ = classes
-
-        def encode(ye, i):
-            ye = np.asarray(ye)
+        with self._fitting():
+            self._validate_params()
+            X, y = check_X_y(self, X, y, regression=False)
             try:
-                known = np.isin(ye, classes)
+                if not (y.ndim == 1 and y.dtype.kind in "iub"):
+                    # One-dimensional integer or boolean labels are always binary or
+                    # multiclass targets; anything else gets scikit-learn's check.
+                    check_classification_targets(y)
+                classes, encoded = encode_classes(y)
             except TypeError:
-                known = np.array([v in set(classes.tolist()) for v in ye.tolist()], dtype=bool)
-            if not known.all():
-                unseen = sorted({repr(v) for v in ye[~known].tolist()})
+                kinds = sorted({type(v).__name__ for v in np.asarray(y, dtype=object).ravel()})
+                if len(kinds) < 2:
+                    raise  # scikit-learn's own reason (bytes labels, ...)
+                raise TypeError(
+                    f"the labels in y cannot be ordered: they mix types {kinds} (missing labels such as None "
+                    "are not allowed); use labels of one type"
+                ) from None
+            if len(classes) < 2:
                 raise ValueError(
-                    f"eval_set[{i}] has labels not seen in training: {', '.join(unseen[:10])}; "
-                    f"the classes are {classes.tolist()}"
+                    f"RGBMClassifier needs samples of at least 2 classes, but y contains only one class: {classes[0]!r}"
                 )
-            return np.searchsorted(classes, ye).astype(np.float64)
+            native_loss = self._native_loss(len(classes))
+            self.classes_ = classes
 
-        return self._fit_native(X, encoded.astype(np.float64), sample_weight, native_loss, eval_set, eval_names,
-                                eval_sample_weight, callbacks, encode)
+            def encode(ye, i):
+                ye = np.asarray(ye)
+                try:
+                    known = np.isin(ye, classes)
+                except TypeError:
+                    known = np.array([v in set(classes.tolist()) for v in ye.tolist()], dtype=bool)
+                if not known.all():
+                    unseen = sorted({repr(v) for v in ye[~known].tolist()})
+                    raise ValueError(
+                        f"eval_set[{i}] has labels not seen in training: {', '.join(unseen[:10])}; "
+                        f"the classes are {classes.tolist()}"
+                    )
+                return np.searchsorted(classes, ye).astype(np.float64)
+
+            return self._fit_native(X, encoded.astype(np.float64), sample_weight, native_loss, eval_set, eval_names,
+                                    eval_sample_weight, callbacks, encode)
 
     @property
     def n_classes_(self):
@@ -1100,13 +1110,6 @@ class RGBMClassifier(ClassifierMixin, _RGBMBase):
 _ESTIMATORS = {"RGBMRegressor": RGBMRegressor, "RGBMClassifier": RGBMClassifier}
 
 
-def _write_document(path, doc) -> None:
-    """Write a model document (``_to_document``, maybe with extra keys) as the file ``path``, atomically."""
-    text = json.dumps(doc)
-    with replace_atomically(path) as f:
-        f.write(text)
-
-
 def load_model(path):
     """Load an estimator written by ``save_model``.
 
@@ -1129,104 +1132,4 @@ def load_model(path):
     OSError
         If it cannot be read.
     """
-    with open(os.fspath(path), "r", encoding="utf-8") as f:
-        text = f.read()
-    doc = _parse_model_file(text, path)
-    if not isinstance(doc, dict) or doc.get("format") != _MODEL_FILE_FORMAT:
-        raise ValueError(f"{path} is not an rgbm_rs model file (missing format marker)")
-    name = doc.get("estimator")
-    cls = _ESTIMATORS.get(name) if isinstance(name, str) else None
-    if cls is None:
-        raise ValueError(f"{path}: unknown estimator {name!r}")
-    for part in ("params", "model"):
-        if not isinstance(doc.get(part), dict):
-            raise ValueError(f"{path} is not a valid rgbm_rs model file: '{part}' must be an object")
-    try:
-        est = cls(**doc["params"])
-    except TypeError as e:
-        raise ValueError(f"{path}: invalid estimator params: {e}") from None
-    try:
-        est._validate_params()
-    except (TypeError, ValueError) as e:
-        raise ValueError(f"{path}: invalid estimator params: {e}") from None
-    booster = _core.Booster.from_json(json.dumps(doc["model"]))
-    model_loss = json.loads(booster.params_json())["loss"]
-    _check_model_kind(est, model_loss, path)
-    n_features = doc.get("n_features_in")
-    if isinstance(n_features, bool) or not isinstance(n_features, int) or n_features != booster.n_features:
-        raise ValueError(f"{path}: n_features_in ({n_features!r}) disagrees with the model ({booster.n_features})")
-    names = doc.get("feature_names_in")
-    if names is not None:
-        if not isinstance(names, list) or not all(isinstance(c, str) for c in names):
-            raise ValueError(f"{path}: feature_names_in must be a list of strings")
-        if len(names) != n_features:
-            raise ValueError(f"{path}: {len(names)} feature names for {n_features} features")
-        est.feature_names_in_ = np.asarray(names, dtype=object)
-    if cls is RGBMClassifier:
-        classes = doc.get("classes")
-        k = booster.n_outputs
-        expected = 2 if k == 1 else k
-        scalar = (str, int, float, bool)
-        if (
-            not isinstance(classes, list)
-            or len(classes) != expected
-            or not all(isinstance(c, scalar) for c in classes)
-            or len(set(map(repr, classes))) != expected
-        ):
-            raise ValueError(f"{path}: the model needs {expected} distinct classes (a list of strings or numbers)")
-        est.classes_ = np.asarray(classes)
-    elif booster.n_outputs != (2 if model_loss == "gaussian" else 1):
-        raise ValueError(f"{path}: a regressor with loss={model_loss!r} cannot have {booster.n_outputs} outputs")
-    est.n_features_in_ = n_features
-    categories_from_json(est, doc.get("categories"))
-    best = doc.get("best_iteration")
-    if best is not None:
-        if isinstance(best, bool) or not isinstance(best, int) or not 0 <= best < booster.n_rounds:
-            raise ValueError(f"{path}: best_iteration {best!r} is not a round of the model")
-        est.best_iteration_ = best
-    est._booster = booster
-    est.n_estimators_ = booster.n_rounds
-    return est
-
-
-def _parse_model_file(text, path):
-    """The JSON document, refusing non-finite numbers (NaN, Infinity, 1e999) with their location."""
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path} is not a valid rgbm_rs model file: {e}") from None
-    except RecursionError:
-        raise ValueError(f"{path} is not a valid rgbm_rs model file: nested too deeply") from None
-    where = _non_finite_at(doc)
-    if where is not None:
-        raise ValueError(f"{path} is not a valid rgbm_rs model file: non-finite number at {where}")
-    return doc
-
-
-def _non_finite_at(node, where="$"):
-    """The path of the first non-finite float in a parsed JSON document, or None."""
-    stack = [(node, where)]
-    while stack:
-        value, at = stack.pop()
-        if isinstance(value, float) and not np.isfinite(value):
-            return at
-        if isinstance(value, dict):
-            stack.extend((v, f"{at}.{k}") for k, v in reversed(list(value.items())))
-        elif isinstance(value, list):
-            stack.extend((v, f"{at}[{i}]") for i, v in reversed(list(enumerate(value))))
-    return None
-
-
-def _check_model_kind(est, model_loss, path):
-    """The model's loss must be one of the estimator's kind.
-
-    Prediction reads only the model (the estimator's parameters may have been
-    changed by set_params after fit and saved as they are), so the two need
-    not agree otherwise.
-    """
-    if isinstance(est, RGBMClassifier):
-        allowed = ("logistic", "exponential", "sla01", "softmax")
-    else:
-        allowed = ("squared", "huber", "gaussian")
-    if model_loss not in allowed:
-        raise ValueError(f"{path}: a {type(est).__name__} cannot hold a model of loss {model_loss!r}")
+    return _model_file.load(path, _ESTIMATORS)

@@ -12,9 +12,9 @@ use crate::data::matrix::{DenseMatrix, Element};
 use crate::error::{Result, RgbmError};
 use crate::histogram::Gradients;
 use crate::metric::Metric;
-use crate::model::{FORMAT_VERSION, Model};
+use crate::model::{FORMAT_VERSION, Model, check_log_std_leaves};
 use crate::objective::Objective;
-use crate::params::{BoosterKind, BoosterParams, Init, SelectionScope, Step};
+use crate::params::{BoosterKind, BoosterParams, Init, Loss, SelectionScope, Step};
 use crate::rng::{Purpose, stream};
 use crate::selection::{Candidates, Selector};
 use crate::split::SplitRule;
@@ -82,14 +82,27 @@ fn check_inputs<T: Element>(x: &DenseMatrix<T>, y: &[f64], w: Option<&[f64]>) ->
 /// The catch-all against a diverging fit (a learning rate far too large, an
 /// overflowing loss): every leaf of the round's trees must be finite, and so
 /// must `bound`, |base score| + Σ max |leaf| over the trees so far, which
-/// bounds every prediction of the model. An error names the round.
+/// bounds every prediction of the model. `trees[k]` is the tree of output
+/// `first_output + k`. An error names the round.
 fn check_finite_round(
     trees: &[Tree],
+    first_output: usize,
     bound: &mut f64,
     round: usize,
     params: &BoosterParams,
 ) -> Result<()> {
-    for tree in trees {
+    for (k, tree) in trees.iter().enumerate() {
+        // A log-σ leaf a loaded model would refuse means the fit diverged.
+        if params.loss == Loss::Gaussian
+            && first_output + k == 1
+            && let Err(e) = check_log_std_leaves(tree)
+        {
+            return Err(RgbmError::NonFinite(format!(
+                "the fit diverged in round {round}: the log standard deviation tree has {e}; \
+                 use a smaller learning_rate (now {:?})",
+                params.learning_rate
+            )));
+        }
         *bound += tree.leaf_value.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         if tree.leaf_value.iter().any(|v| !v.is_finite()) {
             *bound = f64::INFINITY;
@@ -361,6 +374,7 @@ fn train_in_pool<T: Element>(
                 )?;
                 check_finite_round(
                     std::slice::from_ref(&chosen.tree),
+                    class,
                     &mut bound,
                     round,
                     params,
@@ -515,7 +529,7 @@ fn train_in_pool<T: Element>(
                     s
                 }
             };
-            check_finite_round(&round_trees, &mut bound, round, params)?;
+            check_finite_round(&round_trees, 0, &mut bound, round, params)?;
             for (class, tree) in round_trees.iter().enumerate() {
                 evaluator.add_tree(tree, class);
             }

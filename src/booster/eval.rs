@@ -134,7 +134,12 @@ impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
                     ));
                 }
             }
-            set.x.check_no_infinity()?;
+            set.x.check_no_infinity().map_err(|e| match e {
+                RgbmError::NonFinite(msg) => {
+                    RgbmError::NonFinite(format!("evaluation set {:?}: {msg}", set.name))
+                }
+                other => other,
+            })?;
             objective.check_labels(set.y).map_err(|e| {
                 RgbmError::InvalidLabel(format!("evaluation set {:?}: {e}", set.name))
             })?;

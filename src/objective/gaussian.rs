@@ -19,6 +19,16 @@ pub struct Gaussian;
 
 impl Gaussian {
     pub const OUTPUTS: usize = 2;
+    /// Largest |log σ| a base score or a single log-σ leaf may hold, and the
+    /// largest log σ a prediction may reach: σ² = e^{2s} stays finite. A
+    /// model beyond it has diverged or been tampered with.
+    pub const MAX_ABS_LOG_STD: f64 = 350.0;
+
+    /// σ = e^s for a predicted log σ, or None when it exceeds `MAX_ABS_LOG_STD`
+    /// (e^s would be past 1e152, and its square past f64::MAX).
+    pub fn standard_deviation(s: f64) -> Option<f64> {
+        (s <= Self::MAX_ABS_LOG_STD).then(|| s.exp())
+    }
 
     pub fn n_outputs(&self) -> usize {
         Self::OUTPUTS

@@ -13,6 +13,7 @@ use crate::cancel::Cancel;
 use crate::data::matrix::Element;
 use crate::error::{Result as CoreResult, RgbmError};
 use crate::model::{ImportanceKind, Model};
+use crate::objective::Gaussian;
 use crate::params::BoosterParams;
 use crate::threads::with_cached_threads;
 use crate::tree::predict::SEQUENTIAL_MAX_ROWS;
@@ -375,6 +376,12 @@ impl PyBooster {
         self.model.params.shrink_factor()
     }
 
+    /// q^-dropped: undoes the shrinkage `dropped` later rounds applied to
+    /// the stored trees; ValueError when it overflows.
+    fn shrinkage_undo(&self, dropped: usize) -> PyResult<f64> {
+        self.model.shrinkage_undo(dropped).map_err(to_py)
+    }
+
     /// The probability of class 1 for each raw score of a binary model (the
     /// loss's link: sigmoid(f), sigmoid(2f) or sigmoid(f / sla_scale)).
     fn probability<'py>(
@@ -395,6 +402,34 @@ impl PyBooster {
                 ))
             })?;
         Ok(PyArray1::from_vec(py, p))
+    }
+
+    /// σ = e^s for each predicted log σ of a gaussian model; a ValueError
+    /// names the first row whose σ² would overflow.
+    fn standard_deviation<'py>(
+        &self,
+        py: Python<'py>,
+        log_std: PyReadonlyArray1<'py, f64>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        // Any strides: the log σ column of a (rows, 2) prediction is a view.
+        let log_std = log_std.as_array();
+        let std = log_std
+            .iter()
+            .map(|&s| Gaussian::standard_deviation(s))
+            .collect::<Option<Vec<f64>>>()
+            .ok_or_else(|| {
+                let (i, s) = log_std
+                    .iter()
+                    .enumerate()
+                    .find(|(_, s)| Gaussian::standard_deviation(**s).is_none())
+                    .map_or((0, f64::NAN), |(i, &s)| (i, s));
+                PyValueError::new_err(format!(
+                    "the model predicts a log standard deviation of {s} for row {i}, beyond {}: \
+                     the standard deviation would overflow",
+                    Gaussian::MAX_ABS_LOG_STD
+                ))
+            })?;
+        Ok(PyArray1::from_vec(py, std))
     }
 
     /// Starting score of each output.

@@ -35,9 +35,11 @@ pub fn view<'a, T: numpy::Element + crate::data::Element>(
     let (n, p) = (shape[0], shape[1]);
     let c = a.is_c_contiguous();
     let f = a.is_fortran_contiguous();
+    // numpy's flags can say contiguous for an unaligned buffer (a memmap
+    // at an odd offset), which cannot be read as a slice.
     let data = a
         .as_slice()
-        .map_err(|_| PyValueError::new_err("X must be C- or Fortran-contiguous"))?;
+        .map_err(|_| PyValueError::new_err("X must be C- or Fortran-contiguous and aligned"))?;
     let m = if c {
         DenseMatrix::row_major(data, n, p)
     } else if f {
@@ -55,7 +57,9 @@ pub fn vector<'py>(v: &Bound<'py, PyAny>, name: &str) -> PyResult<PyReadonlyArra
     })?;
     let r = a.try_readonly()?;
     if r.as_slice().is_err() {
-        return Err(PyValueError::new_err(format!("{name} must be contiguous")));
+        return Err(PyValueError::new_err(format!(
+            "{name} must be contiguous and aligned"
+        )));
     }
     Ok(r)
 }

@@ -108,6 +108,19 @@ impl Tree {
                 "leaf value {v} is not a finite number within ±{MAX_ABS_VALUE:e}"
             ));
         }
+        // Importances sum gains and counts: both are finite and >= 0 in a
+        // trained tree (a split is kept only for a positive gain).
+        for (name, values) in [("gain", &self.gain), ("count", &self.count)] {
+            if let Some((i, v)) = values
+                .iter()
+                .enumerate()
+                .find(|(_, v)| !(**v >= 0.0 && v.is_finite()))
+            {
+                return bad(format!(
+                    "node {i} has {name} {v:?}; it must be finite and >= 0"
+                ));
+            }
+        }
         let mut leaf_seen = vec![false; m + 1];
         let mut node_seen = vec![false; m];
         if m > 0 {
@@ -191,5 +204,16 @@ mod tests {
         let mut t = stump();
         t.threshold[0] = f64::NAN;
         assert!(t.validate(2).is_err());
+        for bad in [-1.0, -f64::MIN_POSITIVE, f64::INFINITY, f64::NAN] {
+            let mut t = stump();
+            t.gain[0] = bad;
+            assert!(t.validate(2).is_err(), "gain {bad}");
+            let mut t = stump();
+            t.count[0] = bad;
+            assert!(t.validate(2).is_err(), "count {bad}");
+        }
+        let mut t = stump();
+        t.gain[0] = 0.0;
+        t.validate(2).unwrap();
     }
 }

@@ -323,7 +323,8 @@ def test_categories_survive_pickle(cat_data):
 def test_categories_json_helpers(cat_data):
     import json
 
-    from rgbm_rs._validation import categories_from_json, categories_to_json
+    from rgbm_rs._model_file import _categories_from_json as categories_from_json
+    from rgbm_rs._model_file import _categories_to_json as categories_to_json
 
     levels, codes, x, y, X_codes = cat_data
     frame = _pandas_cat(levels, codes, x)

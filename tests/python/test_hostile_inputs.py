@@ -174,6 +174,10 @@ def test_infinity_in_float32_and_eval_x(data):
         small(RGBMClassifier).fit(Xi.astype(np.float32), y)
     with pytest.raises(ValueError, match="infinity"):
         small(RGBMClassifier).fit(X, y, eval_set=[(Xi, y)])
+    with pytest.raises(ValueError, match=r'evaluation set "valid_1": X contains infinity at row 0, column 0'):
+        small(RGBMClassifier).fit(X, y, eval_set=[(X, y), (Xi, y)])
+    with pytest.raises(ValueError, match=r'evaluation set "late": X contains infinity'):
+        small(RGBMClassifier).fit(X, y, eval_set=[(X, y), (Xi, y)], eval_names=["early", "late"])
     with np.errstate(over="ignore", invalid="ignore"), pytest.raises(ValueError, match="infinity"):
         small(RGBMClassifier).fit(X * 1e308 * 10, y)  # overflows to inf
 
@@ -291,6 +295,36 @@ def test_none_among_string_labels(data):
     X, _, _, _ = data
     with pytest.raises(BAD, match=r"[Ll]abel|missing|\by\b"):
         small(RGBMClassifier).fit(X, np.array(["a", None] * 30, dtype=object))
+
+
+@pytest.mark.parametrize("dtype", [object, "S1"])
+def test_bytes_labels_get_scikit_learns_reason(data, dtype):
+    X, _, _, _ = data
+    with pytest.raises(TypeError, match="labels represented as bytes"):
+        small(RGBMClassifier).fit(X, np.array([b"a", b"b"] * 30, dtype=dtype))
+
+
+@pytest.mark.parametrize(
+    "bad_fit",
+    [
+        lambda est, X, y: est.set_params(n_estimators=-1).fit(X, y),
+        lambda est, X, y: est.fit(np.where(X > 1, np.inf, X), y),
+        lambda est, X, y: est.fit(X, y, sample_weight=np.zeros(len(y))),
+        lambda est, X, y: est.fit(X, np.zeros(len(y))),
+    ],
+    ids=["params", "infinity", "zero-weights", "one-class"],
+)
+def test_a_failed_refit_leaves_an_unfitted_estimator(data, bad_fit):
+    from sklearn.exceptions import NotFittedError
+
+    X, y, _, _ = data
+    est = small(RGBMClassifier).fit(X, y)
+    with pytest.raises(BAD):
+        bad_fit(est, X, y)
+    learned = [a for a in vars(est) if a.endswith("_") and not a.startswith("__")]
+    assert learned == [] and not hasattr(est, "_booster"), learned
+    with pytest.raises(NotFittedError):
+        est.predict(X)
 
 
 @pytest.mark.parametrize("labels", [np.full(60, 5), np.array(["a"] * 60), np.where(np.arange(60) < 1, np.nan, 0.0)])

@@ -126,3 +126,24 @@ def test_targets_that_differ_by_less_than_1e_150_are_refused():
 def test_line_search_learning_rate_above_one_is_refused():
     with pytest.raises(ValueError, match="must be <= 1"):
         RGBMRegressor(step="line_search", learning_rate=50).fit(X, y)
+
+
+# --- strong model shrinkage ------------------------------------------------
+
+
+def test_staged_predictions_under_strong_shrinkage():
+    # q = 1 - 9.99 * 0.1 = 0.001: after 50 rounds the first tree is stored
+    # scaled by 1e-147, which can still be undone; after 200 rounds by 1e-597,
+    # below the float range, and the early models are lost.
+    kept = RGBMRegressor(n_estimators=50, shrink_rate=9.99, random_state=0).fit(X, y)
+    staged = list(kept.staged_predict(X))
+    assert len(staged) == 50 and all(np.all(np.isfinite(s)) for s in staged)
+    np.testing.assert_allclose(staged[-1], kept.predict(X), rtol=1e-12, atol=1e-12)
+    # Each stage is the model a shorter fit gives (rounds do not depend on later ones).
+    for rounds in (1, 10):
+        short = RGBMRegressor(n_estimators=rounds, shrink_rate=9.99, random_state=0).fit(X, y)
+        np.testing.assert_allclose(staged[rounds - 1], short.predict(X), rtol=1e-9, atol=1e-12)
+    lost = RGBMRegressor(n_estimators=200, shrink_rate=9.99, random_state=0).fit(X, y)
+    assert np.all(np.isfinite(lost.predict(X)))
+    with pytest.raises(ValueError, match=r"undoing the shrinkage of 199 rounds overflows"):
+        next(lost.staged_predict(X))

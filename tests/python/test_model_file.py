@@ -1,0 +1,363 @@
+"""The model file: what save_model writes, and what load_model accepts.
+
+A loaded model must predict as the saved one did; a file with invalid
+content is refused with a ValueError naming the field, never loaded into an
+estimator that predicts NaN, infinity or duplicate classes. The last test
+mutates saved models at random (Hypothesis) and checks exactly that.
+"""
+import copy
+import json
+import math
+import os
+import re
+
+import numpy as np
+import pytest
+
+from rgbm_rs import RGBMClassifier, RGBMRegressor, load_model
+
+pd = pytest.importorskip("pandas")
+
+KW = dict(n_estimators=4, max_depth=2, min_samples_leaf=5, random_state=0)
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 4))
+    return X, X[:, 0] + 0.1 * rng.normal(size=120), (X[:, 0] > 0).astype(int), np.arange(120) % 3
+
+
+@pytest.fixture(scope="module")
+def docs(data):
+    X, yr, yb, y3 = data
+    return {
+        "reg": RGBMRegressor(**KW).fit(X, yr)._to_document(),
+        "clf": RGBMClassifier(**KW).fit(X, yb)._to_document(),
+        "mc": RGBMClassifier(**KW).fit(X, y3)._to_document(),
+        "gauss": RGBMRegressor(loss="gaussian", **KW).fit(X, yr)._to_document(),
+    }
+
+
+def _write(tmp_path, doc, prefix=""):
+    path = tmp_path / "model.json"
+    path.write_text(prefix + (doc if isinstance(doc, str) else json.dumps(doc)), encoding="utf-8")
+    return path
+
+
+def _refused(tmp_path, doc, fragment):
+    path = _write(tmp_path, doc)
+    with pytest.raises(ValueError) as info:
+        load_model(path)
+    assert fragment in str(info.value), str(info.value)
+
+
+# ------------------------------------------------------------------ invalid content
+
+
+@pytest.mark.parametrize(
+    "kind,classes",
+    [("clf", [1, 1.0]), ("clf", [True, 1]), ("clf", [1, "1"]), ("clf", [0, [1]]), ("clf", [2**70, 1]),
+     ("mc", ["a", "b", "a"])],
+)
+def test_classes_must_be_distinct_labels_of_one_kind(docs, tmp_path, kind, classes):
+    doc = copy.deepcopy(docs[kind])
+    doc["classes"] = classes
+    _refused(tmp_path, doc, "distinct classes")
+
+
+@pytest.mark.parametrize("field,value", [("gain", -1.0), ("gain", -1e-300), ("count", -3.0)])
+def test_negative_gains_and_counts_are_refused(docs, tmp_path, field, value):
+    doc = copy.deepcopy(docs["reg"])
+    doc["model"]["trees"][1][field][0] = value
+    _refused(tmp_path, doc, f"tree 1: node 0 has {field}")
+
+
+def test_gains_near_the_float_limit_give_finite_importances(docs, tmp_path, data):
+    doc = copy.deepcopy(docs["reg"])
+    for tree in doc["model"]["trees"]:
+        tree["gain"] = [1.7e308] * len(tree["gain"])
+    est = load_model(_write(tmp_path, doc))
+    imp = est.feature_importances_
+    splits = est.get_booster().feature_importances("split")
+    # Equal gains: the gain importance is the split-count importance.
+    np.testing.assert_allclose(imp, splits, rtol=1e-12)
+    assert math.isclose(imp.sum(), 1.0)
+
+
+@pytest.mark.parametrize("where", ["leaf", "base"])
+def test_gaussian_log_std_beyond_the_limit_is_refused(docs, tmp_path, where):
+    doc = copy.deepcopy(docs["gauss"])
+    if where == "leaf":
+        doc["model"]["trees"][1]["leaf_value"][0] = 1e200  # tree 1 is round 0's log-std tree
+        fragment = "tree 1: leaf 0 = 1e200 is a log standard deviation"
+    else:
+        doc["model"]["base_score"][1] = -400.0
+        fragment = "base_score[1] = -400.0 is a log standard deviation"
+    _refused(tmp_path, doc, fragment)
+    # The mean tree may hold such a value: it is no log std.
+    ok = copy.deepcopy(docs["gauss"])
+    ok["model"]["trees"][0]["leaf_value"][0] = 1e200
+    load_model(_write(tmp_path, ok))
+
+
+def test_a_predicted_std_that_would_overflow_is_an_error(docs, tmp_path, data):
+    X = data[0]
+    doc = copy.deepcopy(docs["gauss"])
+    for tree in doc["model"]["trees"][1::2]:
+        tree["leaf_value"] = [300.0] * len(tree["leaf_value"])  # each allowed, their sum is not
+    est = load_model(_write(tmp_path, doc))
+    assert np.all(np.isfinite(est.predict(X)))
+    with pytest.raises(ValueError, match=r"log standard deviation of 1199\.9\d* for row 0"):
+        est.predict(X, return_std=True)
+
+
+@pytest.mark.parametrize(
+    "categories,fragment",
+    [
+        ([[["a"], "b"], None, None, None], "categories[0][0] is not a category value"),
+        ([[{"x": 1}], None, None, None], "categories[0][0] is not a category value"),
+        ([["a", "a"], None, None, None], "categories[0] repeats a category"),
+        ([[1, 1.0], None, None, None], "categories[0] repeats a category"),
+        ([[{"float": "nan"}], None, None, None], "categories[0][0]: 'nan' is not"),
+        ([[{"interval": [2, 1], "closed": "right"}], None, None, None], "categories[0][0] is not a valid pandas"),
+        ([[{"timestamp": 5, "tz": None}], None, None, None], "categories[0][0]: a timestamp is written as text"),
+        ([["a"], None, None], "categories must be a list of 4"),
+    ],
+)
+def test_invalid_categories_are_refused(docs, tmp_path, categories, fragment):
+    doc = copy.deepcopy(docs["reg"])
+    doc["categories"] = categories
+    _refused(tmp_path, doc, fragment)
+
+
+def test_unknown_fields_are_refused(docs, tmp_path):
+    doc = copy.deepcopy(docs["reg"])
+    doc["clases"] = [0, 1]
+    _refused(tmp_path, doc, "unknown fields ['clases']")
+
+
+def test_a_utf8_bom_is_accepted(docs, tmp_path, data):
+    X = data[0]
+    path = _write(tmp_path, docs["clf"], prefix="\ufeff")
+    assert path.read_bytes().startswith(b"\xef\xbb\xbf")
+    np.testing.assert_array_equal(load_model(path).predict_proba(X), load_model(_write(tmp_path, docs["clf"])).predict_proba(X))
+
+
+# ------------------------------------------------------------------ what save_model writes
+
+
+def test_numpy_typed_hyperparameters_are_saved(data, tmp_path):
+    from sklearn.model_selection import GridSearchCV
+
+    X, yr, _, _ = data
+    search = GridSearchCV(RGBMRegressor(n_estimators=3), {"max_depth": np.arange(2, 4), "learning_rate": np.array([0.1])}, cv=2)
+    best = search.fit(X, yr).best_estimator_
+    assert isinstance(best.max_depth, np.integer)
+    best.save_model(tmp_path / "m.json")
+    back = load_model(tmp_path / "m.json")
+    assert back.get_params() == {k: (v.item() if isinstance(v, np.generic) else v) for k, v in best.get_params().items()}
+    np.testing.assert_array_equal(back.predict(X), best.predict(X))
+
+
+def test_a_parameter_without_json_form_is_refused_and_nothing_is_written(data, tmp_path):
+    X, yr, _, _ = data
+    path = tmp_path / "m.json"
+    path.write_text("keep me")
+    est = RGBMRegressor(n_estimators=3).fit(X, yr)
+    est.min_split_gain = np.float64("nan")
+    with pytest.raises(ValueError, match="min_split_gain=nan"):
+        est.save_model(path)
+    est.min_split_gain = 1 + 2j
+    with pytest.raises(TypeError, match=r"min_split_gain=\(1\+2j\)"):
+        est.save_model(path)
+    assert path.read_text() == "keep me"
+
+
+def _frame_with(data, column):
+    X = data[0]
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+    frame["c"] = column
+    return frame
+
+
+def _categorical_columns(n):
+    rng = np.random.default_rng(3)
+    values = rng.normal(size=n)
+    stamps = pd.to_datetime("2024-03-01") + pd.to_timedelta(rng.integers(0, 3, n), unit="D")
+    return {
+        "cut": pd.cut(values, 4),
+        "cut_inf": pd.cut(values, [-np.inf, -0.5, 0.5, np.inf]),
+        "qcut_closed_left": pd.cut(values, [-10.0, 0.0, 10.0], right=False),
+        "naive_timestamp": pd.Categorical(stamps),
+        "aware_timestamp": pd.Categorical(stamps.tz_localize("Europe/Paris")),
+        "datetime_interval": pd.cut(stamps, 2),
+        "timedelta": pd.Categorical(pd.to_timedelta(rng.integers(0, 3, n), unit="h")),
+        "period": pd.Categorical(pd.PeriodIndex(stamps, freq="M")),
+    }
+
+
+@pytest.mark.parametrize("kind", list(_categorical_columns(4)))
+def test_pandas_categories_survive_a_round_trip(data, tmp_path, kind):
+    X, yr, _, _ = data
+    column = _categorical_columns(len(yr))[kind]
+    frame = _frame_with(data, column)
+    est = RGBMRegressor(**KW).fit(frame, yr)
+    est.save_model(tmp_path / "m.json")
+    back = load_model(tmp_path / "m.json")
+    assert back._categories_ == est._categories_
+    np.testing.assert_array_equal(back.predict(frame), est.predict(frame))
+    # Prediction maps values through the restored categories: a reordered frame agrees.
+    shuffled = frame.copy()
+    shuffled["c"] = shuffled["c"].cat.reorder_categories(list(reversed(shuffled["c"].cat.categories)))
+    np.testing.assert_array_equal(back.predict(shuffled), est.predict(frame))
+
+
+def test_unsupported_category_values_are_refused_at_save(data, tmp_path):
+    X, yr, _, _ = data
+    frame = _frame_with(data, pd.Categorical([(i % 2, "x") for i in range(len(yr))]))
+    est = RGBMRegressor(**KW).fit(frame, yr)
+    with pytest.raises(TypeError, match="categories of feature 2: a value of type tuple"):
+        est.save_model(tmp_path / "m.json")
+    assert not os.listdir(tmp_path)
+
+
+def test_the_libsvm_base_survives_load_and_save(docs, tmp_path, data):
+    doc = copy.deepcopy(docs["reg"])
+    doc["libsvm_index_base"] = 0
+    est = load_model(_write(tmp_path, doc))
+    est.save_model(tmp_path / "again.json")
+    assert json.loads((tmp_path / "again.json").read_text())["libsvm_index_base"] == 0
+    est.fit(data[0], data[1])  # a refit from Python forgets how a libsvm file was read
+    est.save_model(tmp_path / "refit.json")
+    assert "libsvm_index_base" not in json.loads((tmp_path / "refit.json").read_text())
+    doc["libsvm_index_base"] = 2
+    _refused(tmp_path, doc, "libsvm_index_base must be 0 or 1")
+
+
+# ------------------------------------------------------------------ mutated files (Hypothesis)
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+MUTATIONS = settings(
+    max_examples=int(os.environ.get("RGBM_FUZZ_EXAMPLES", "300")),
+    deadline=None,
+    derandomize=True,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+
+# Values a tampered or corrupted file might hold instead of the real one.
+ODD_VALUES = st.one_of(
+    st.sampled_from([0, 1, -1, 2, 2**31, 2**63, 2**64, -(2**63), 0.0, -0.0, 0.5, -0.5, 1e-320, 1e200, -1e200,
+                     1e300, -1e300, 1.7e308, -1.7e308, 350.0, 351.0, True, False, None, "", "a", "squared",
+                     "softmax", [], [0], [1.0, 1], [None], {}, {"a": 1}, {"float": "inf"}]),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
+
+
+@pytest.fixture(scope="module")
+def mutable_models(data, docs):
+    """Saved documents of several kinds, with the data each one predicts."""
+    X, yr, yb, y3 = data
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+    frame["c"] = pd.cut(frame["c"], [-np.inf, -0.5, 0.5, np.inf])
+    sglb = RGBMRegressor(langevin=True, n_estimators=8, max_depth=2, random_state=0).fit(X, yr)
+    return {
+        **{kind: (doc, X) for kind, doc in docs.items()},
+        "categories": (RGBMClassifier(**KW).fit(frame, y3)._to_document(), frame),
+        "sglb": (sglb._to_document(), X),
+    }
+
+
+def _locations(node, at=()):
+    """The path of every value in a JSON document, the document itself excluded."""
+    if isinstance(node, dict):
+        items = node.items()
+    elif isinstance(node, list):
+        items = enumerate(node)
+    else:
+        return
+    for key, value in items:
+        yield at + (key,)
+        yield from _locations(value, at + (key,))
+
+
+def _mutate(doc, at, how, value):
+    parent = doc
+    for key in at[:-1]:
+        parent = parent[key]
+    key = at[-1]
+    if how == "replace":
+        parent[key] = value
+    elif how == "delete":
+        del parent[key]
+    elif isinstance(parent, list):  # "repeat": a list gains a copy of one element
+        parent.insert(key, copy.deepcopy(parent[key]))
+    else:
+        parent[key] = [parent[key], parent[key]]
+
+
+def _check_predicts_sanely(est, X):
+    """A loaded model predicts finite values, with consistent staged and saved forms."""
+    imp = est.feature_importances_
+    assert np.all(np.isfinite(imp)) and np.all((imp >= 0) & (imp <= 1)), imp
+    assert math.isclose(imp.sum(), 1.0) or imp.sum() == 0, imp
+    if hasattr(est, "predict_proba"):
+        proba = est.predict_proba(X)
+        assert np.all(np.isfinite(proba)) and np.allclose(proba.sum(axis=1), 1.0)
+        assert len(set(est.classes_.tolist())) == len(est.classes_)
+        assert np.isin(est.predict(X), est.classes_).all()
+        out = proba
+    else:
+        out = est.predict(X)
+        assert np.all(np.isfinite(out))
+        if est.get_booster().n_outputs == 2:
+            try:
+                _, std = est.predict(X, return_std=True)
+                assert np.all(np.isfinite(std)) and np.all(std >= 0)
+            except ValueError as e:
+                assert "log standard deviation" in str(e)
+    staged = None
+    for staged in (est.staged_predict_proba(X) if hasattr(est, "predict_proba") else est.staged_predict(X)):
+        assert np.all(np.isfinite(staged))
+    np.testing.assert_allclose(staged, out, rtol=1e-6, atol=1e-9 * (1 + np.abs(out).max()))
+    if getattr(est, "langevin", False) and est.n_estimators_ >= 4:
+        try:
+            u = est.predict_uncertainty(X, n_members=2)
+            assert all(np.all(np.isfinite(v)) for v in u.values())
+        except ValueError as e:
+            assert "n_members" in str(e) or "log standard deviation" in str(e)
+    return out
+
+
+@MUTATIONS
+@given(kind=st.sampled_from(["reg", "clf", "mc", "gauss", "categories", "sglb"]), draw=st.data())
+def test_a_mutated_model_file_is_refused_or_predicts_sanely(mutable_models, tmp_path, kind, draw):
+    doc, X = mutable_models[kind]
+    doc = copy.deepcopy(doc)
+    at = draw.draw(st.sampled_from(list(_locations(doc))))
+    how = draw.draw(st.sampled_from(["replace", "delete", "repeat"]))
+    _mutate(doc, at, how, draw.draw(ODD_VALUES) if how == "replace" else None)
+    path = tmp_path / "mutant.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    try:
+        est = load_model(path)
+    except ValueError:
+        return
+    if kind == "categories":
+        try:
+            est.predict(X[:1])
+        except (TypeError, ValueError) as e:
+            # A file without categories or with other feature names is valid;
+            # the frame just no longer fits the model, and predict says why.
+            assert re.search("categorical|feature names", str(e)), e
+            return
+    out = _check_predicts_sanely(est, X)
+    est.save_model(tmp_path / "again.json")
+    again = load_model(tmp_path / "again.json")
+    np.testing.assert_array_equal(_check_predicts_sanely(again, X), out)
