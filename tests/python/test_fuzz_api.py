@@ -10,6 +10,8 @@ Weights range from 1e-300 to 1e300 (the core normalises their scale);
 a fitted model must also agree with its last staged prediction, its pickle
 and its saved-and-loaded copy.
 """
+import contextlib
+import faulthandler
 import os
 import pickle
 import tempfile
@@ -34,6 +36,19 @@ FUZZ = settings(
     print_blob=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+
+
+
+@contextlib.contextmanager
+def watchdog(seconds=120):
+    """A hang (deadlock, endless loop) in one example ends the run with every
+    thread's traceback, instead of stalling CI until its own time limit."""
+    faulthandler.dump_traceback_later(seconds, exit=True)
+    try:
+        yield
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+
 
 NAN = float("nan")
 INF = float("inf")
@@ -250,6 +265,7 @@ def _saved_and_loaded(est):
 
 @FUZZ
 @given(regression_case())
+@watchdog()
 def test_fuzz_regressor(case):
     X, y, w, p = case
     est = RGBMRegressor(**p)
@@ -280,6 +296,7 @@ def test_fuzz_regressor(case):
 
 @FUZZ
 @given(classification_case())
+@watchdog()
 def test_fuzz_classifier(case):
     X, y, w, p = case
     est = RGBMClassifier(**p)
@@ -307,6 +324,7 @@ def test_fuzz_classifier(case):
 
 @FUZZ
 @given(regression_case(hostile=False), st.sampled_from(["float64", "float32", "object", "wide", "narrow", "inf", "nan", "3d"]))
+@watchdog()
 def test_fuzz_predict_inputs(case, variant):
     """A fitted model facing odd prediction inputs: finite output of the right shape, or ValueError/TypeError."""
     X, y, w, p = case
