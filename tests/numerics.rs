@@ -257,3 +257,21 @@ fn line_search_learning_rate_is_at_most_one() {
     assert!(e.to_string().contains("must be <= 1"), "{e}");
     assert!(fit(&ls(1.0), &x, p, &y, None).is_ok());
 }
+
+/// Regression targets beyond ±1e150 are refused (their squared residuals
+/// would overflow); up to it the fit stays finite.
+#[test]
+fn targets_beyond_1e150_are_refused() {
+    let (n, p) = (200, 3);
+    let x = common::features(n, p, 15);
+    let y = common::regression(&x, p, 16);
+    let top = y.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    for loss in [Loss::Squared, Loss::Huber, Loss::Gaussian] {
+        let huge: Vec<f64> = y.iter().map(|v| v / top * 2e150).collect();
+        let e = fit(&params(loss), &x, p, &huge, None).unwrap_err();
+        assert!(e.to_string().contains("rescale y"), "{loss:?}: {e}");
+        let large: Vec<f64> = y.iter().map(|v| v / top * 1e150).collect();
+        let m = fit(&params(loss), &x, p, &large, None).unwrap();
+        assert!(predict(&m, &x, p).iter().all(|v| v.is_finite()), "{loss:?}");
+    }
+}

@@ -207,6 +207,15 @@ impl Objective {
                 y[i]
             )));
         }
+        if self.is_regression()
+            && let Some(i) = y.iter().position(|v| v.abs() > Self::MAX_ABS_TARGET)
+        {
+            return Err(RgbmError::InvalidLabel(format!(
+                "y has {:e} at index {i}; targets beyond ±{:e} would overflow the squared loss: rescale y",
+                y[i],
+                Self::MAX_ABS_TARGET
+            )));
+        }
         if self.is_binary()
             && let Some(i) = y.iter().position(|&v| v != 0.0 && v != 1.0)
         {
@@ -232,6 +241,18 @@ impl Objective {
         Ok(())
     }
 
+    /// Largest |y| a regression loss accepts: squared residuals of such
+    /// targets stay finite.
+    pub const MAX_ABS_TARGET: f64 = 1e150;
+
+    /// Squared, Huber and gaussian: real-valued targets.
+    fn is_regression(&self) -> bool {
+        matches!(
+            self,
+            Objective::Squared(_) | Objective::Huber(_) | Objective::Gaussian(_)
+        )
+    }
+
     /// Regression targets that vary, but by less than this, are refused:
     /// split gains are squared gradient sums, and (1e-150)² is the smallest
     /// square that stays a normal f64 (tinier spreads gave models without
@@ -241,10 +262,7 @@ impl Objective {
     /// Checks what the loss can fit: see [`Self::MIN_TARGET_SPREAD`] and
     /// [`Self::check_training_classes`].
     pub fn check_training_labels(&self, y: &[f64], w: Option<&[f64]>) -> Result<()> {
-        if matches!(
-            self,
-            Objective::Squared(_) | Objective::Huber(_) | Objective::Gaussian(_)
-        ) {
+        if self.is_regression() {
             let (lo, hi) = y
                 .iter()
                 .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {

@@ -119,6 +119,11 @@ def test_targets_that_differ_by_less_than_1e_150_are_refused():
     for loss in ("squared", "huber", "gaussian"):
         with pytest.raises(ValueError, match="rescale y"):
             RGBMRegressor(loss=loss).fit(X, y * 1e-200)
+    # So are targets beyond 1e150 (squared residuals would overflow), in evaluation sets too.
+    with pytest.raises(ValueError, match="1e200 at index 0.*rescale y"):
+        RGBMRegressor().fit(X, np.r_[1e200, y[1:]])
+    with pytest.raises(ValueError, match='evaluation set "valid_0".*rescale y'):
+        RGBMRegressor().fit(X, y, eval_set=[(X, np.r_[-1e200, y[1:]])])
     # Constant targets are fine: the model predicts the constant.
     np.testing.assert_array_equal(RGBMRegressor().fit(X, np.full(200, 3.7)).predict(X), 3.7)
 
