@@ -8,12 +8,11 @@ Submodules: :mod:`rgbm_rs.callback` (callbacks for ``fit``),
 :mod:`rgbm_rs.plotting` (matplotlib plots, optional).
 """
 from . import callback
-from ._core import FORMAT_VERSION
+from ._core import FORMAT_VERSION, __version__
 from ._introspect import dump_model, tree_to_dict, trees_to_dataframe
 from .callback import early_stopping, log_evaluation, record_evaluation
 from .sklearn import RGBMClassifier, RGBMRegressor, load_model
 
-__version__ = "0.1.0"
 __all__ = [
     "RGBMClassifier",
     "RGBMRegressor",

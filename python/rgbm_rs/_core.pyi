@@ -9,10 +9,12 @@ import numpy as np
 from numpy.typing import NDArray
 from typing_extensions import TypeAlias
 
-__all__ = ["Booster", "FORMAT_VERSION"]
+__all__ = ["Booster", "FORMAT_VERSION", "__version__"]
 
 #: Version of the model JSON format this build writes (it reads 1..FORMAT_VERSION).
 FORMAT_VERSION: Final[int]
+#: The package version (Cargo.toml's).
+__version__: Final[str]
 
 #: Feature matrix: 2-D, float32 or float64, C- or Fortran-contiguous (NaN = missing).
 _Matrix: TypeAlias = Union[NDArray[np.float32], NDArray[np.float64]]

@@ -10,5 +10,6 @@ use pyo3::prelude::*;
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<booster::PyBooster>()?;
     m.add("FORMAT_VERSION", crate::model::FORMAT_VERSION)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
