@@ -1,4 +1,4 @@
-"""Peak memory of a fit on 10M x 28 float32 rows (the reliability issue's size check).
+"""Peak memory of a fit on 10M x 28 float32 rows.
 
 Generates a Higgs-like synthetic binary task (seeded), fits ``--rounds`` rounds
 of 31-leaf trees with 2 threads and reports the process's peak RSS, the size of
