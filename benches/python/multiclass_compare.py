@@ -2,7 +2,7 @@
 
 Protocol
 --------
-Datasets (from ``/work/shared/data``, see its README.md):
+Datasets (from ``../shared/data`` next to the repository, see its README.md):
 
 * ``optdigits``: UCI optical digits, 10 classes, 64 integer features; the
   dataset's own split (``optdigits.tra`` 3,823 rows / ``optdigits.tes``
@@ -78,7 +78,7 @@ from pathlib import Path
 
 import numpy as np
 
-DATA_DIR = Path("/work/shared/data")
+DATA_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
 THREADS = 2
 MAX_BINS = 255

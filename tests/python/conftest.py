@@ -1,10 +1,8 @@
-import os
 import sys
 
 import numpy as np
 import pytest
 
-DATA = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "data")
 
 
 @pytest.fixture

@@ -100,7 +100,7 @@ def test_langevin_noise_that_overflows_is_refused():
 
 
 def test_a_class_whose_rows_all_weigh_zero_is_refused():
-    # SGLB used to give leaf values of 1e24 and predict the zero-weight class everywhere.
+    # Unrefused, SGLB gives such a fit leaf values of 1e24 and predicts the zero-weight class everywhere.
     w = np.where(yb == 0, 0.0, 1.0)
     for langevin in (False, True):
         with pytest.raises(ValueError, match="class 0 has no rows of positive sample_weight"):

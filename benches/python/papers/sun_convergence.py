@@ -80,7 +80,7 @@ TARGET = 1e-6  # total training loss the paper's T' refers to
 J_LEAVES = 8
 NU = 0.1
 RHO = 0.05
-DEFAULT_DATA_DIR = Path("/work/shared/data")
+DEFAULT_DATA_DIR = Path(__file__).resolve().parents[3].parent / "shared" / "data"
 REPO_ROOT = Path(__file__).resolve().parents[3]
 
 # Paper Table 2: iterations T' to reach a total training loss below 1e-6.
