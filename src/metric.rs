@@ -90,6 +90,34 @@ impl Metric {
         }
     }
 
+    pub const ALL: [Metric; 12] = [
+        Metric::L2,
+        Metric::Rmse,
+        Metric::Mae,
+        Metric::Huber,
+        Metric::Logloss,
+        Metric::Error,
+        Metric::Auc,
+        Metric::Exponential,
+        Metric::Sla01,
+        Metric::MultiLogloss,
+        Metric::MultiError,
+        Metric::GaussianNll,
+    ];
+
+    /// The metrics that apply to `loss` (those `check_loss` accepts), its
+    /// default first.
+    pub fn for_loss(loss: Loss) -> Vec<Metric> {
+        let default = Self::default_for(loss);
+        std::iter::once(default)
+            .chain(
+                Self::ALL
+                    .into_iter()
+                    .filter(|&m| m != default && m.check_loss(loss).is_ok()),
+            )
+            .collect()
+    }
+
     /// The metric recorded when the user names none.
     pub fn default_for(loss: Loss) -> Metric {
         match loss {

@@ -9,12 +9,15 @@ import numpy as np
 from numpy.typing import NDArray
 from typing_extensions import TypeAlias
 
-__all__ = ["Booster", "FORMAT_VERSION", "__version__"]
+__all__ = ["Booster", "FORMAT_VERSION", "__version__", "metrics_for"]
 
 #: Version of the model JSON format this build writes (it reads 1..FORMAT_VERSION).
 FORMAT_VERSION: Final[int]
 #: The package version (Cargo.toml's).
 __version__: Final[str]
+
+def metrics_for(loss: str) -> list[str]:
+    """The evaluation metrics that apply to ``loss``, its default first."""
 
 #: Feature matrix: 2-D, float32 or float64, C- or Fortran-contiguous (NaN = missing).
 _Matrix: TypeAlias = Union[NDArray[np.float32], NDArray[np.float64]]
@@ -121,8 +124,9 @@ class Booster:
         """q ** -dropped, undoing the shrinkage ``dropped`` later rounds applied
         to the stored trees; ValueError when it overflows."""
 
-    def probability(self, raw: NDArray[np.float64]) -> NDArray[np.float64]:
-        """Probability of class 1 for each raw score (1-D) of a binary model."""
+    def class_probabilities(self, raw: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Class probabilities of raw scores (any shape and strides): shape
+        (...) -> (..., 2) for a binary model, (..., K) -> (..., K) for softmax."""
 
     def standard_deviation(self, log_std: NDArray[np.float64]) -> NDArray[np.float64]:
         """sigma = exp(s) for each predicted log sigma (1-D, any strides) of a

@@ -73,18 +73,6 @@ _COMMON_CONSTRAINTS = {
     "verbose": ["verbose"],
 }
 
-# Metrics by task, first = the default (what early stopping watches).
-_METRICS = {
-    "squared": ("l2", "rmse", "mae"),
-    "gaussian": ("gaussian_nll", "l2", "rmse", "mae"),
-    "huber": ("huber", "l2", "rmse", "mae"),
-    "logistic": ("logloss", "error", "auc"),
-    "exponential": ("exponential", "logloss", "error", "auc"),
-    "sla01": ("sla01", "logloss", "error", "auc"),
-    "softmax": ("multi_logloss", "multi_error"),
-}
-
-
 def _store_params(estimator, values):
     """Store constructor arguments unchanged, as scikit-learn requires."""
     for name, value in values.items():
@@ -124,9 +112,9 @@ def _groups(groups, n_features):
 
 def _metric_names(eval_metric, native_loss):
     """The requested metrics as a list of names, checked against the loss."""
-    allowed = _METRICS[native_loss]
     if eval_metric is None:
         return None
+    allowed = _core.metrics_for(native_loss)
     names = [eval_metric] if isinstance(eval_metric, str) else list(eval_metric)
     if not names:
         raise ValueError("eval_metric must name at least one metric, or be None for the loss's default")
@@ -806,12 +794,6 @@ def _entropy(p, axis=-1):
     return -(p * np.log(p)).sum(axis=axis)
 
 
-def _softmax(raw):
-    z = raw - raw.max(axis=-1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=-1, keepdims=True)
-
-
 class RGBMClassifier(ClassifierMixin, _RGBMBase):
     """Gradient boosted trees for binary and multiclass classification.
 
@@ -972,12 +954,8 @@ class RGBMClassifier(ClassifierMixin, _RGBMBase):
         return len(self.classes_)
 
     def _proba_from_raw(self, raw):
-        if raw.ndim == 2 and raw.shape[-1] > 1 and len(self.classes_) > 2:
-            return _softmax(raw)
-        # The fitted loss's link (sigmoid of f, 2f or f/sla_scale), from the model itself.
-        raw = np.asarray(raw, dtype=np.float64)
-        p = self._booster.probability(np.ascontiguousarray(raw).ravel()).reshape(raw.shape)
-        return np.stack([1.0 - p, p], axis=-1)
+        # The fitted loss's link (sigmoid of f, 2f or f/sla_scale; softmax), from the model itself.
+        return self._booster.class_probabilities(raw)
 
     def _labels_from_raw(self, raw):
         if raw.ndim == 2:
@@ -1095,7 +1073,7 @@ class RGBMClassifier(ClassifierMixin, _RGBMBase):
         """
         members = self._virtual_members(X, n_members)
         if members.ndim == 3:
-            probs = _softmax(members)
+            probs = self._proba_from_raw(members)
             mean = probs.mean(axis=0)
             total = _entropy(mean)
             data = _entropy(probs).mean(axis=0)

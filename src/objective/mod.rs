@@ -199,6 +199,33 @@ impl Objective {
         }
     }
 
+    /// The class probabilities of raw scores: a binary loss maps n scores to
+    /// n rows of (1 − p, p); softmax maps n rows of K scores (row-major) to
+    /// their K probabilities. None for regression losses, or when `raw` is
+    /// not whole rows of K.
+    pub fn class_probabilities(&self, raw: &[f64]) -> Option<Vec<f64>> {
+        match self {
+            Objective::Softmax(s) => {
+                let k = s.n_classes;
+                if k == 0 || !raw.len().is_multiple_of(k) {
+                    return None;
+                }
+                let mut out = vec![0.0; raw.len()];
+                raw.chunks_exact(k)
+                    .zip(out.chunks_exact_mut(k))
+                    .for_each(|(row, p)| Softmax::probabilities(row, p));
+                Some(out)
+            }
+            _ => {
+                self.probability(0.0)?; // a binary loss, even for no rows
+                raw.iter()
+                    .map(|&f| self.probability(f).map(|p| [1.0 - p, p]))
+                    .collect::<Option<Vec<[f64; 2]>>>()
+                    .map(|rows| rows.into_iter().flatten().collect())
+            }
+        }
+    }
+
     /// Labels must be finite, and 0/1 for binary losses.
     pub fn check_labels(&self, y: &[f64]) -> Result<()> {
         if let Some(i) = y.iter().position(|v| !v.is_finite()) {

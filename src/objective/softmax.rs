@@ -27,6 +27,11 @@ fn row_probabilities(f: &[f64], n: usize, i: usize, p: &mut [f64]) {
 }
 
 impl Softmax {
+    /// softmax(scores) into `p`: the class probabilities of one row's K scores.
+    pub fn probabilities(scores: &[f64], p: &mut [f64]) {
+        row_probabilities(scores, 1, 0, p);
+    }
+
     /// σ: the largest eigenvalue of diag(p) − ppᵀ is at most ½.
     pub const SMOOTHNESS: f64 = 0.5;
 

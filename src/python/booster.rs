@@ -1,7 +1,7 @@
 //! `rgbm_rs._core.Booster`: a trained model behind an immutable handle.
 use std::sync::Mutex;
 
-use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
+use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArrayDyn};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
@@ -382,28 +382,6 @@ impl PyBooster {
         self.model.shrinkage_undo(dropped).map_err(to_py)
     }
 
-    /// The probability of class 1 for each raw score of a binary model (the
-    /// loss's link: sigmoid(f), sigmoid(2f) or sigmoid(f / sla_scale)).
-    fn probability<'py>(
-        &self,
-        py: Python<'py>,
-        raw: PyReadonlyArray1<'py, f64>,
-    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let objective = self.model.objective();
-        let raw = raw.as_slice()?;
-        let p = raw
-            .iter()
-            .map(|&f| objective.probability(f))
-            .collect::<Option<Vec<f64>>>()
-            .ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "the {:?} loss has no class probability link",
-                    self.model.params.loss
-                ))
-            })?;
-        Ok(PyArray1::from_vec(py, p))
-    }
-
     /// σ = e^s for each predicted log σ of a gaussian model; a ValueError
     /// names the first row whose σ² would overflow.
     fn standard_deviation<'py>(
@@ -430,6 +408,39 @@ impl PyBooster {
                 ))
             })?;
         Ok(PyArray1::from_vec(py, std))
+    }
+
+    /// Class probabilities of raw scores (any shape and strides): a binary
+    /// model maps shape (...) to (..., 2), a softmax model (..., K) to
+    /// (..., K). The loss's own link, so Python never restates it.
+    fn class_probabilities<'py>(
+        &self,
+        py: Python<'py>,
+        raw: PyReadonlyArrayDyn<'py, f64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let raw = raw.as_array();
+        let mut shape = raw.shape().to_vec();
+        let values: Vec<f64> = raw.iter().copied().collect();
+        let k = self.model.n_outputs;
+        if k > 1 && shape.last() != Some(&k) {
+            return Err(PyValueError::new_err(format!(
+                "raw scores of a {k}-class model need a last axis of {k}, got shape {shape:?}"
+            )));
+        }
+        let p = self
+            .model
+            .objective()
+            .class_probabilities(&values)
+            .ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "the {:?} loss has no class probabilities",
+                    self.model.params.loss
+                ))
+            })?;
+        if k == 1 {
+            shape.push(2);
+        }
+        Ok(PyArray1::from_vec(py, p).reshape(shape)?.into_any())
     }
 
     /// Starting score of each output.

@@ -3,12 +3,14 @@
 mod booster;
 mod convert;
 mod errors;
+mod schema;
 
 use pyo3::prelude::*;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<booster::PyBooster>()?;
+    m.add_function(wrap_pyfunction!(schema::metrics_for, m)?)?;
     m.add("FORMAT_VERSION", crate::model::FORMAT_VERSION)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

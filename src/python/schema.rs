@@ -1,0 +1,17 @@
+//! Facts the Python layer reads from the core instead of restating them.
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use crate::metric::Metric;
+use crate::params::Loss;
+
+/// The evaluation metrics that apply to a loss, its default first.
+#[pyfunction]
+pub fn metrics_for(loss: &str) -> PyResult<Vec<&'static str>> {
+    let loss: Loss = serde_json::from_value(serde_json::Value::String(loss.to_string()))
+        .map_err(|_| PyValueError::new_err(format!("unknown loss {loss:?}")))?;
+    Ok(Metric::for_loss(loss)
+        .into_iter()
+        .map(Metric::name)
+        .collect())
+}
