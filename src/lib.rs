@@ -42,6 +42,7 @@ pub mod histogram;
 pub mod metric;
 pub mod model;
 pub mod objective;
+pub mod options;
 pub mod params;
 pub mod rng;
 pub mod selection;

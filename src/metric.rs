@@ -4,39 +4,9 @@
 //! of raw scores. Weighted metrics divide by Σw; sums reduce in fixed chunks,
 //! so the values do not depend on the thread count.
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
-use crate::error::{Result, RgbmError};
 use crate::objective::{Objective, weighted_sums};
-use crate::params::Loss;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Metric {
-    /// Mean squared error.
-    L2,
-    Rmse,
-    /// Mean absolute error.
-    Mae,
-    /// Mean Huber loss (the training loss's δ).
-    Huber,
-    /// Binary cross-entropy of the loss's probability link.
-    Logloss,
-    /// Binary error rate (raw score > 0 predicts class 1).
-    Error,
-    /// Area under the ROC curve (ties count one half).
-    Auc,
-    /// Mean exponential loss.
-    Exponential,
-    /// Mean smoothed 0-1 loss.
-    Sla01,
-    /// Multiclass cross-entropy.
-    MultiLogloss,
-    /// Multiclass error rate (argmax of the scores).
-    MultiError,
-    /// Mean Gaussian negative log-likelihood (loss = gaussian).
-    GaussianNll,
-}
+use crate::options::Metric;
 
 fn weighted_mean(n: usize, w: Option<&[f64]>, f: impl Fn(usize) -> f64 + Sync) -> f64 {
     // w·1 is w exactly: the weight sum is the plain Σ w.
@@ -73,96 +43,6 @@ fn auc(y: &[f64], f: &[f64], w: Option<&[f64]>) -> f64 {
 }
 
 impl Metric {
-    pub fn name(self) -> &'static str {
-        match self {
-            Metric::L2 => "l2",
-            Metric::Rmse => "rmse",
-            Metric::Mae => "mae",
-            Metric::Huber => "huber",
-            Metric::Logloss => "logloss",
-            Metric::Error => "error",
-            Metric::Auc => "auc",
-            Metric::Exponential => "exponential",
-            Metric::Sla01 => "sla01",
-            Metric::MultiLogloss => "multi_logloss",
-            Metric::MultiError => "multi_error",
-            Metric::GaussianNll => "gaussian_nll",
-        }
-    }
-
-    pub const ALL: [Metric; 12] = [
-        Metric::L2,
-        Metric::Rmse,
-        Metric::Mae,
-        Metric::Huber,
-        Metric::Logloss,
-        Metric::Error,
-        Metric::Auc,
-        Metric::Exponential,
-        Metric::Sla01,
-        Metric::MultiLogloss,
-        Metric::MultiError,
-        Metric::GaussianNll,
-    ];
-
-    /// The metrics that apply to `loss` (those `check_loss` accepts), its
-    /// default first.
-    pub fn for_loss(loss: Loss) -> Vec<Metric> {
-        let default = Self::default_for(loss);
-        std::iter::once(default)
-            .chain(
-                Self::ALL
-                    .into_iter()
-                    .filter(|&m| m != default && m.check_loss(loss).is_ok()),
-            )
-            .collect()
-    }
-
-    /// The metric recorded when the user names none.
-    pub fn default_for(loss: Loss) -> Metric {
-        match loss {
-            Loss::Squared => Metric::L2,
-            Loss::Huber => Metric::Huber,
-            Loss::Logistic => Metric::Logloss,
-            Loss::Exponential => Metric::Exponential,
-            Loss::Sla01 => Metric::Sla01,
-            Loss::Softmax => Metric::MultiLogloss,
-            Loss::Gaussian => Metric::GaussianNll,
-        }
-    }
-
-    pub fn higher_is_better(self) -> bool {
-        self == Metric::Auc
-    }
-
-    /// Refuses metrics that do not apply to the training loss's predictions.
-    pub fn check_loss(self, loss: Loss) -> Result<()> {
-        let ok = match self {
-            // With loss = gaussian the first score block is the mean.
-            Metric::L2 | Metric::Rmse | Metric::Mae => {
-                matches!(loss, Loss::Squared | Loss::Huber | Loss::Gaussian)
-            }
-            Metric::Huber => loss == Loss::Huber,
-            Metric::Logloss | Metric::Error | Metric::Auc => loss.is_binary(),
-            Metric::Exponential => loss == Loss::Exponential,
-            Metric::Sla01 => loss == Loss::Sla01,
-            Metric::MultiLogloss | Metric::MultiError => loss == Loss::Softmax,
-            Metric::GaussianNll => loss == Loss::Gaussian,
-        };
-        if ok {
-            Ok(())
-        } else {
-            Err(RgbmError::param(
-                "eval_metric",
-                format!(
-                    "metric {:?} does not apply to loss {:?}",
-                    self.name(),
-                    format!("{loss:?}").to_lowercase()
-                ),
-            ))
-        }
-    }
-
     /// The metric of raw scores `f` (class-major, `objective.n_outputs()` blocks) against labels `y`.
     pub fn evaluate(self, objective: &Objective, y: &[f64], f: &[f64], w: Option<&[f64]>) -> f64 {
         let n = y.len();
@@ -207,6 +87,7 @@ impl Metric {
 mod tests {
     use super::*;
     use crate::objective::{Logistic, Softmax};
+    use crate::options::Loss;
 
     /// AUC equals the brute-force pair count, with ties and weights.
     #[test]

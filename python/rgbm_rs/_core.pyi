@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 from typing_extensions import TypeAlias
 
-__all__ = ["Booster", "FORMAT_VERSION", "__version__", "metrics_for"]
+__all__ = ["Booster", "FORMAT_VERSION", "__version__", "metrics_for", "param_schema"]
 
 #: Version of the model JSON format this build writes (it reads 1..FORMAT_VERSION).
 FORMAT_VERSION: Final[int]
@@ -18,6 +18,10 @@ __version__: Final[str]
 
 def metrics_for(loss: str) -> list[str]:
     """The evaluation metrics that apply to ``loss``, its default first."""
+
+def param_schema() -> str:
+    """Every training parameter as JSON: a list of objects with ``name``,
+    ``type`` and its bounds, ``optional``, ``doc`` and ``default``."""
 
 #: Feature matrix: 2-D, float32 or float64, C- or Fortran-contiguous (NaN = missing).
 _Matrix: TypeAlias = Union[NDArray[np.float32], NDArray[np.float64]]

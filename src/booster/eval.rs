@@ -10,8 +10,8 @@ use serde::Serialize;
 
 use crate::data::matrix::{DenseMatrix, Element};
 use crate::error::{Result, RgbmError};
-use crate::metric::Metric;
 use crate::objective::Objective;
+use crate::options::Metric;
 use crate::params::BoosterParams;
 use crate::tree::Tree;
 use crate::tree::predict::add_tree_outputs;

@@ -2,7 +2,7 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::metric::Metric;
+use crate::options::Metric;
 use crate::params::Loss;
 
 /// The evaluation metrics that apply to a loss, its default first.
@@ -14,4 +14,11 @@ pub fn metrics_for(loss: &str) -> PyResult<Vec<&'static str>> {
         .into_iter()
         .map(Metric::name)
         .collect())
+}
+
+/// Every training parameter as a JSON list: name, type and bounds, whether
+/// None is allowed, a one-line doc and the default.
+#[pyfunction]
+pub fn param_schema() -> PyResult<String> {
+    crate::params::schema_json().map_err(|e| PyValueError::new_err(e.to_string()))
 }

@@ -1,0 +1,221 @@
+//! The names a user chooses among: losses, gain and leaf modes, step rules,
+//! selection rules, boosters and metrics, with the facts that relate them
+//! (which metric applies to which loss). Everything else builds on these.
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Result, RgbmError};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Loss {
+    Squared,
+    Huber,
+    Logistic,
+    Exponential,
+    /// SGLB's smoothed 0-1 loss.
+    Sla01,
+    /// Multiclass cross-entropy over `n_classes` scores per row.
+    Softmax,
+    /// Gaussian negative log-likelihood: a mean and a log σ per row.
+    Gaussian,
+}
+
+impl Loss {
+    /// Losses whose labels must be 0/1.
+    pub fn is_binary(self) -> bool {
+        matches!(self, Loss::Logistic | Loss::Exponential | Loss::Sla01)
+    }
+}
+
+/// How split gain (and leaf values) are computed: from the second-order
+/// expansion (`Newton`) or from the least-squares fit of the negative
+/// gradient (`Gradient`). Sun, Zhang & Zhou (2014), Table 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    Newton,
+    Gradient,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Init {
+    /// The constant that minimises the training loss (mean, log-odds, ...).
+    Optimal,
+    /// f⁰ = 0, as in the papers.
+    Zero,
+}
+
+/// How each round's tree is scaled before it is added (RGBM Algorithm 2, step 4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Step {
+    /// learning_rate × tree.
+    Shrinkage,
+    /// (1/σ) × tree with gradient leaves: monotone for a σ-smooth loss (Theorems 4.1-4.2).
+    Constant,
+    /// learning_rate × ρ* × tree, ρ* = argmin_ρ Σ ℓ(y, f + ρ·tree).
+    LineSearch,
+}
+
+/// The boosting algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BoosterKind {
+    /// Gradient boosting (with the RGBM / SGLB options).
+    Gbm,
+    /// Regularized gradient boosting over tree families with SRM (Cortes, Mohri & Storcheus 2019).
+    Rgb,
+}
+
+/// RGBM's weak-learner selection rule (Lu & Mazumder, section 1.2.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Selection {
+    /// Type 0: every candidate split (plain gradient boosting).
+    Full,
+    /// Type 1: t candidate splits (feature, threshold), uniformly without replacement.
+    Random,
+    /// Type 2: one group of features, uniformly.
+    Group,
+    /// Type 3: t groups, uniformly without replacement.
+    Groups,
+}
+
+/// When the candidate set is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SelectionScope {
+    /// Once per boosting round (as in the paper).
+    Tree,
+    /// Afresh for every node's split search.
+    Node,
+}
+
+/// t as a count, or as a fraction of the candidates (splits or groups).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum SelectionSize {
+    Count(usize),
+    Fraction(f64),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Metric {
+    /// Mean squared error.
+    L2,
+    Rmse,
+    /// Mean absolute error.
+    Mae,
+    /// Mean Huber loss (the training loss's δ).
+    Huber,
+    /// Binary cross-entropy of the loss's probability link.
+    Logloss,
+    /// Binary error rate (raw score > 0 predicts class 1).
+    Error,
+    /// Area under the ROC curve (ties count one half).
+    Auc,
+    /// Mean exponential loss.
+    Exponential,
+    /// Mean smoothed 0-1 loss.
+    Sla01,
+    /// Multiclass cross-entropy.
+    MultiLogloss,
+    /// Multiclass error rate (argmax of the scores).
+    MultiError,
+    /// Mean Gaussian negative log-likelihood (loss = gaussian).
+    GaussianNll,
+}
+
+impl Metric {
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::L2 => "l2",
+            Metric::Rmse => "rmse",
+            Metric::Mae => "mae",
+            Metric::Huber => "huber",
+            Metric::Logloss => "logloss",
+            Metric::Error => "error",
+            Metric::Auc => "auc",
+            Metric::Exponential => "exponential",
+            Metric::Sla01 => "sla01",
+            Metric::MultiLogloss => "multi_logloss",
+            Metric::MultiError => "multi_error",
+            Metric::GaussianNll => "gaussian_nll",
+        }
+    }
+
+    pub const ALL: [Metric; 12] = [
+        Metric::L2,
+        Metric::Rmse,
+        Metric::Mae,
+        Metric::Huber,
+        Metric::Logloss,
+        Metric::Error,
+        Metric::Auc,
+        Metric::Exponential,
+        Metric::Sla01,
+        Metric::MultiLogloss,
+        Metric::MultiError,
+        Metric::GaussianNll,
+    ];
+
+    /// The metrics that apply to `loss` (those `check_loss` accepts), its
+    /// default first.
+    pub fn for_loss(loss: Loss) -> Vec<Metric> {
+        let default = Self::default_for(loss);
+        std::iter::once(default)
+            .chain(
+                Self::ALL
+                    .into_iter()
+                    .filter(|&m| m != default && m.check_loss(loss).is_ok()),
+            )
+            .collect()
+    }
+
+    /// The metric recorded when the user names none.
+    pub fn default_for(loss: Loss) -> Metric {
+        match loss {
+            Loss::Squared => Metric::L2,
+            Loss::Huber => Metric::Huber,
+            Loss::Logistic => Metric::Logloss,
+            Loss::Exponential => Metric::Exponential,
+            Loss::Sla01 => Metric::Sla01,
+            Loss::Softmax => Metric::MultiLogloss,
+            Loss::Gaussian => Metric::GaussianNll,
+        }
+    }
+
+    pub fn higher_is_better(self) -> bool {
+        self == Metric::Auc
+    }
+
+    /// Refuses metrics that do not apply to the training loss's predictions.
+    pub fn check_loss(self, loss: Loss) -> Result<()> {
+        let ok = match self {
+            // With loss = gaussian the first score block is the mean.
+            Metric::L2 | Metric::Rmse | Metric::Mae => {
+                matches!(loss, Loss::Squared | Loss::Huber | Loss::Gaussian)
+            }
+            Metric::Huber => loss == Loss::Huber,
+            Metric::Logloss | Metric::Error | Metric::Auc => loss.is_binary(),
+            Metric::Exponential => loss == Loss::Exponential,
+            Metric::Sla01 => loss == Loss::Sla01,
+            Metric::MultiLogloss | Metric::MultiError => loss == Loss::Softmax,
+            Metric::GaussianNll => loss == Loss::Gaussian,
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(RgbmError::param(
+                "eval_metric",
+                format!(
+                    "metric {:?} does not apply to loss {:?}",
+                    self.name(),
+                    format!("{loss:?}").to_lowercase()
+                ),
+            ))
+        }
+    }
+}

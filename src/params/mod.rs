@@ -1,0 +1,184 @@
+//! Training parameters: names and defaults follow DESIGN.md's public API.
+//! `spec` describes each parameter once (values, bounds, doc); `validate`
+//! checks the bounds and then the rules that relate parameters.
+mod spec;
+mod validate;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Result, RgbmError};
+pub use crate::options::{
+    BoosterKind, Init, Loss, Metric, Mode, Selection, SelectionScope, SelectionSize, Step,
+};
+pub use spec::{MAX_EXACT_INT, MAX_ROUNDS, PARAMS, ParamSpec, Values, schema_json};
+
+/// Upper limit on `n_classes` (one tree per class per round).
+pub const MAX_CLASSES: usize = 10_000;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BoosterParams {
+    pub n_estimators: usize,
+    pub learning_rate: f64,
+    /// Depth limit; `None` means unlimited (only allowed with `max_leaves`).
+    pub max_depth: Option<usize>,
+    /// Leaf limit; when set, trees grow best-first.
+    pub max_leaves: Option<usize>,
+    pub max_bins: usize,
+    pub min_samples_leaf: usize,
+    /// Minimum hessian sum of a leaf. Like `reg_lambda` and `min_split_gain`
+    /// it is measured with sample weights normalised to mean 1 (unweighted:
+    /// the raw hessians), so scaling every weight does not change a model.
+    pub min_child_weight: f64,
+    pub reg_lambda: f64,
+    pub min_split_gain: f64,
+    pub loss: Loss,
+    /// Classes K of `loss = softmax` (labels 0..K−1); unset for other losses.
+    pub n_classes: Option<usize>,
+    pub logistic_reg: f64,
+    pub clamp: Option<f64>,
+    pub huber_delta: f64,
+    /// ς of the smoothed 0-1 loss.
+    pub sla_scale: f64,
+    pub gain: Mode,
+    pub leaf: Mode,
+    /// Each row is in a round's sample with this probability; an empty draw
+    /// takes one row at random.
+    pub subsample: f64,
+    pub step: Step,
+    pub selection: Selection,
+    pub selection_size: Option<SelectionSize>,
+    /// A partition of the features into groups; `None` = one group per feature.
+    pub groups: Option<Vec<Vec<usize>>>,
+    pub selection_scope: SelectionScope,
+    /// Record the training loss after every round (costs one pass over the rows).
+    pub record_train_loss: bool,
+    pub booster: BoosterKind,
+    /// RGB: families drawn per round (S).
+    pub rgb_candidates: usize,
+    /// RGB: weight β of the complexity penalty Ω_k in the candidate objective.
+    pub rgb_beta: f64,
+    /// RGB: internal-node limits n_k of the family grid (None = the paper's 2..256).
+    pub rgb_nodes: Option<Vec<usize>>,
+    /// RGB: leaf-vector L2 radii λ_k of the family grid (None = the paper's 0.001..4).
+    pub rgb_lambdas: Option<Vec<f64>>,
+    /// SGLB: Gaussian noise in split choice and leaf values (Ustimenko & Prokhorenkova 2021).
+    pub langevin: bool,
+    /// SGLB's inverse diffusion temperature β (CatBoost's normalisation).
+    pub temperature: f64,
+    /// Model shrink rate γ: F ← b + (1 − γ·ν)(F − b) + tree. None = 1e-3 with langevin, else 0.
+    pub shrink_rate: Option<f64>,
+    pub init: Init,
+    pub random_state: u64,
+    /// Threads for fit and predict; `None` uses every core.
+    pub n_jobs: Option<usize>,
+    /// Metrics recorded on every evaluation set; `None` = the loss's default.
+    pub eval_metric: Option<Vec<Metric>>,
+    /// Stop when the first metric on the last evaluation set has not improved
+    /// for this many rounds, and keep the model of the best round.
+    pub early_stopping_rounds: Option<usize>,
+}
+
+impl Default for BoosterParams {
+    fn default() -> Self {
+        BoosterParams {
+            n_estimators: 100,
+            learning_rate: 0.1,
+            max_depth: Some(6),
+            max_leaves: None,
+            max_bins: 255,
+            min_samples_leaf: 20,
+            min_child_weight: 1e-3,
+            reg_lambda: 0.0,
+            min_split_gain: 0.0,
+            loss: Loss::Squared,
+            n_classes: None,
+            logistic_reg: 0.0,
+            clamp: None,
+            huber_delta: 1.0,
+            sla_scale: 0.1,
+            gain: Mode::Newton,
+            leaf: Mode::Newton,
+            subsample: 1.0,
+            step: Step::Shrinkage,
+            selection: Selection::Full,
+            selection_size: None,
+            groups: None,
+            selection_scope: SelectionScope::Tree,
+            record_train_loss: false,
+            booster: BoosterKind::Gbm,
+            rgb_candidates: 4,
+            rgb_beta: 0.1,
+            rgb_nodes: None,
+            rgb_lambdas: None,
+            langevin: false,
+            temperature: 1e4,
+            shrink_rate: None,
+            init: Init::Optimal,
+            random_state: 0,
+            n_jobs: None,
+            eval_metric: None,
+            early_stopping_rounds: None,
+        }
+    }
+}
+
+impl BoosterParams {
+    /// Parse from JSON, rejecting unknown keys, then validate.
+    pub fn from_json(text: &str) -> Result<Self> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        let p: BoosterParams = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let field = e.path().to_string();
+            RgbmError::param(
+                if field == "." { "params" } else { &field },
+                e.inner().to_string(),
+            )
+        })?;
+        de.end()
+            .map_err(|e| RgbmError::param("params", e.to_string()))?;
+        p.validate()?;
+        Ok(p)
+    }
+
+    /// γ with its default resolved.
+    pub fn shrink_rate(&self) -> f64 {
+        self.shrink_rate
+            .unwrap_or(if self.langevin { 1e-3 } else { 0.0 })
+    }
+
+    /// q = 1 − γ·ν: the factor by which each round scales the earlier trees
+    /// (F ← b + q·(F − b) + tree).
+    pub fn shrink_factor(&self) -> f64 {
+        1.0 - self.shrink_rate() * self.learning_rate
+    }
+
+    /// Whether trees grow best-first (leaf-limited) rather than depth-wise.
+    pub fn best_first(&self) -> bool {
+        self.max_leaves.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_validate_and_round_trip() {
+        let p = BoosterParams::default();
+        p.validate().unwrap();
+        let text = serde_json::to_string(&p).unwrap();
+        assert_eq!(BoosterParams::from_json(&text).unwrap(), p);
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_rejected() {
+        assert!(BoosterParams::from_json(r#"{"n_estimator": 3}"#).is_err());
+        let e = BoosterParams::from_json(r#"{"learning_rate": -1.0}"#).unwrap_err();
+        assert!(e.to_string().contains("learning_rate"));
+        assert!(BoosterParams::from_json(r#"{"loss": "hinge"}"#).is_err());
+        assert!(BoosterParams::from_json(r#"{"max_depth": null}"#).is_err());
+        assert!(BoosterParams::from_json(r#"{"max_depth": null, "max_leaves": 8}"#).is_ok());
+        assert!(BoosterParams::from_json(r#"{"clamp": 0.05}"#).is_err());
+        assert!(BoosterParams::from_json(r#"{"clamp": 0.05, "loss": "logistic"}"#).is_ok());
+    }
+}

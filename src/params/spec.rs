@@ -1,0 +1,572 @@
+//! Every training parameter described once: its name, the values it takes,
+//! whether it may be None, and a one-line description. `BoosterParams::validate`
+//! checks these bounds (and then the rules that relate parameters); the Python
+//! estimators build their parameter constraints and the README's parameter
+//! table from the same table, exported as JSON with the defaults of
+//! `BoosterParams::default()`.
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{BoosterParams, MAX_CLASSES, SelectionSize};
+use crate::error::{Result, RgbmError};
+
+/// Largest tree count, early-stopping patience and the like: far beyond use,
+/// small enough that per-round buffers stay allocatable.
+pub const MAX_ROUNDS: u64 = 10_000_000;
+/// Integers above 2^53 do not survive a trip through a float (JSON, Python).
+pub const MAX_EXACT_INT: u64 = 1 << 53;
+
+/// The values a parameter takes.
+#[derive(Clone, Copy, Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Values {
+    /// An integer in [min, max].
+    Int {
+        min: u64,
+        max: u64,
+    },
+    /// A finite number between `min` and `max` (None = unbounded), each end
+    /// open or closed.
+    Float {
+        min: f64,
+        min_closed: bool,
+        max: Option<f64>,
+        max_closed: bool,
+    },
+    /// One of a few names.
+    Choice {
+        options: &'static [&'static str],
+    },
+    Bool,
+    /// A count t >= 1, or a fraction in (0, 1].
+    CountOrFraction,
+    /// A non-empty list of integers in [min, max].
+    IntList {
+        min: u64,
+        max: u64,
+    },
+    /// A non-empty list of finite numbers > 0.
+    PositiveList,
+    /// A partition of the features: a list of lists of feature indices.
+    FeatureGroups,
+    /// A non-empty list of metric names (checked against the loss).
+    Metrics,
+}
+
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct ParamSpec {
+    pub name: &'static str,
+    #[serde(flatten)]
+    pub values: Values,
+    /// None is allowed (and means what `doc` says).
+    pub optional: bool,
+    pub doc: &'static str,
+}
+
+const fn int(min: u64, max: u64) -> Values {
+    Values::Int { min, max }
+}
+const POSITIVE: Values = Values::Float {
+    min: 0.0,
+    min_closed: false,
+    max: None,
+    max_closed: false,
+};
+const NON_NEGATIVE: Values = Values::Float {
+    min: 0.0,
+    min_closed: true,
+    max: None,
+    max_closed: false,
+};
+const MODES: Values = Values::Choice {
+    options: &["newton", "gradient"],
+};
+
+const fn spec(name: &'static str, values: Values, doc: &'static str) -> ParamSpec {
+    ParamSpec {
+        name,
+        values,
+        optional: false,
+        doc,
+    }
+}
+const fn maybe(name: &'static str, values: Values, doc: &'static str) -> ParamSpec {
+    ParamSpec {
+        name,
+        values,
+        optional: true,
+        doc,
+    }
+}
+
+/// The table, in `BoosterParams` field order.
+pub const PARAMS: &[ParamSpec] = &[
+    spec(
+        "n_estimators",
+        int(1, MAX_ROUNDS),
+        "boosting rounds (one tree per output each)",
+    ),
+    spec(
+        "learning_rate",
+        POSITIVE,
+        "shrinkage ν applied to every tree",
+    ),
+    maybe(
+        "max_depth",
+        int(1, 64),
+        "depth limit; None needs max_leaves",
+    ),
+    maybe(
+        "max_leaves",
+        int(2, 1 << 20),
+        "leaf limit; set, trees grow best-first",
+    ),
+    spec(
+        "max_bins",
+        int(2, 65535),
+        "histogram bins per feature (one more for missing values)",
+    ),
+    spec(
+        "min_samples_leaf",
+        int(1, MAX_EXACT_INT),
+        "fewest training rows in a leaf",
+    ),
+    spec(
+        "min_child_weight",
+        NON_NEGATIVE,
+        "smallest hessian sum of a leaf",
+    ),
+    spec("reg_lambda", NON_NEGATIVE, "L2 penalty on leaf values"),
+    spec(
+        "min_split_gain",
+        NON_NEGATIVE,
+        "smallest gain a split must reach",
+    ),
+    spec(
+        "loss",
+        Values::Choice {
+            options: &[
+                "squared",
+                "huber",
+                "logistic",
+                "exponential",
+                "sla01",
+                "softmax",
+                "gaussian",
+            ],
+        },
+        "the training loss",
+    ),
+    maybe(
+        "n_classes",
+        int(2, MAX_CLASSES as u64),
+        "classes of loss='softmax'",
+    ),
+    spec(
+        "logistic_reg",
+        NON_NEGATIVE,
+        "L2 penalty on the scores (logistic loss)",
+    ),
+    maybe(
+        "clamp",
+        Values::Float {
+            min: 0.0,
+            min_closed: false,
+            max: Some(0.5),
+            max_closed: false,
+        },
+        "clamp probabilities to [clamp, 1 - clamp] (logistic loss)",
+    ),
+    spec("huber_delta", POSITIVE, "where the Huber loss turns linear"),
+    spec(
+        "sla_scale",
+        POSITIVE,
+        "ς of the smoothed 0-1 loss 1 - sigmoid(y f / ς)",
+    ),
+    spec(
+        "gain",
+        MODES,
+        "split gain: second order (newton) or least squares on the gradient",
+    ),
+    spec(
+        "leaf",
+        MODES,
+        "leaf values: -G/(H + λ) (newton) or the mean negative gradient",
+    ),
+    spec(
+        "subsample",
+        Values::Float {
+            min: 0.0,
+            min_closed: false,
+            max: Some(1.0),
+            max_closed: true,
+        },
+        "probability that a row is in a round's sample",
+    ),
+    spec(
+        "step",
+        Values::Choice {
+            options: &["shrinkage", "constant", "line_search"],
+        },
+        "tree scaling: learning_rate, RGBM's 1/σ, or learning_rate × line minimum",
+    ),
+    spec(
+        "selection",
+        Values::Choice {
+            options: &["full", "random", "group", "groups"],
+        },
+        "RGBM weak-learner selection: Type 0 (all splits) to Type 3 (t groups)",
+    ),
+    maybe(
+        "selection_size",
+        Values::CountOrFraction,
+        "t: candidates per round (random, groups)",
+    ),
+    maybe(
+        "groups",
+        Values::FeatureGroups,
+        "feature groups for selection='group'/'groups'; None = one per feature",
+    ),
+    spec(
+        "selection_scope",
+        Values::Choice {
+            options: &["tree", "node"],
+        },
+        "draw the candidates once per tree or per node",
+    ),
+    spec(
+        "record_train_loss",
+        Values::Bool,
+        "record the training loss every round",
+    ),
+    spec(
+        "booster",
+        Values::Choice {
+            options: &["gbm", "rgb"],
+        },
+        "gradient boosting, or RGB's boosting over tree families",
+    ),
+    spec(
+        "rgb_candidates",
+        int(1, 1024),
+        "RGB: families drawn per round",
+    ),
+    spec(
+        "rgb_beta",
+        NON_NEGATIVE,
+        "RGB: weight of the complexity penalty",
+    ),
+    maybe(
+        "rgb_nodes",
+        Values::IntList {
+            min: 1,
+            max: 1 << 20,
+        },
+        "RGB: internal-node limits of the families; None = 2..256",
+    ),
+    maybe(
+        "rgb_lambdas",
+        Values::PositiveList,
+        "RGB: leaf L2 radii of the families; None = 0.001..4",
+    ),
+    spec(
+        "langevin",
+        Values::Bool,
+        "SGLB: Gaussian noise in split choice and leaf values",
+    ),
+    spec(
+        "temperature",
+        POSITIVE,
+        "SGLB: inverse diffusion temperature β",
+    ),
+    maybe(
+        "shrink_rate",
+        NON_NEGATIVE,
+        "model shrinkage γ per round; None = 1e-3 with langevin, else 0",
+    ),
+    spec(
+        "init",
+        Values::Choice {
+            options: &["optimal", "zero"],
+        },
+        "starting score: the best constant, or 0",
+    ),
+    spec(
+        "random_state",
+        int(0, u64::MAX),
+        "seed of every random draw",
+    ),
+    maybe("n_jobs", int(1, 1 << 16), "threads; None = every core"),
+    maybe(
+        "eval_metric",
+        Values::Metrics,
+        "metrics on evaluation sets; None = the loss's default",
+    ),
+    maybe(
+        "early_stopping_rounds",
+        int(1, MAX_ROUNDS),
+        "stop after this many rounds without improvement on the last evaluation set",
+    ),
+];
+
+/// The table as JSON, each entry with its default from `BoosterParams::default()`.
+pub fn schema_json() -> Result<String> {
+    let defaults = serde_json::to_value(BoosterParams::default())
+        .map_err(|e| RgbmError::ModelFormat(e.to_string()))?;
+    let entries: Vec<Value> = PARAMS
+        .iter()
+        .map(|p| {
+            let mut v = serde_json::to_value(p).unwrap_or(Value::Null);
+            if let Value::Object(map) = &mut v {
+                map.insert("default".into(), defaults[p.name].clone());
+            }
+            v
+        })
+        .collect();
+    serde_json::to_string(&entries).map_err(|e| RgbmError::ModelFormat(e.to_string()))
+}
+
+/// "must be in [1, 64] or None" and the like, for a spec's values.
+fn expected(spec: &ParamSpec) -> String {
+    let base = match spec.values {
+        Values::Int { min, max } if max == u64::MAX || max >= MAX_EXACT_INT => {
+            format!("an integer >= {min}")
+        }
+        Values::Int { min, max } => format!("an integer in [{min}, {max}]"),
+        Values::Float {
+            min,
+            min_closed,
+            max: None,
+            ..
+        } => format!(
+            "a finite number {} {min}",
+            if min_closed { ">=" } else { ">" }
+        ),
+        Values::Float {
+            min,
+            min_closed,
+            max: Some(max),
+            max_closed,
+        } => format!(
+            "a number in {}{min}, {max}{}",
+            if min_closed { "[" } else { "(" },
+            if max_closed { "]" } else { ")" }
+        ),
+        Values::Choice { options } => format!("one of {options:?}"),
+        Values::Bool => "true or false".into(),
+        Values::CountOrFraction => "a count >= 1 or a fraction in (0, 1]".into(),
+        Values::IntList { min, max } => {
+            format!("a non-empty list of integers in [{min}, {max}]")
+        }
+        Values::PositiveList => "a non-empty list of finite numbers > 0".into(),
+        Values::FeatureGroups => "a list of lists of feature indices".into(),
+        Values::Metrics => "a non-empty list of metric names".into(),
+    };
+    if spec.optional {
+        format!("must be {base} or None")
+    } else {
+        format!("must be {base}")
+    }
+}
+
+fn int_ok(v: &Value, min: u64, max: u64) -> bool {
+    v.as_u64().is_some_and(|i| (min..=max).contains(&i))
+}
+
+fn float_ok(x: f64, min: f64, min_closed: bool, max: Option<f64>, max_closed: bool) -> bool {
+    let above = if min_closed { x >= min } else { x > min };
+    let below = match max {
+        None => true,
+        Some(m) if max_closed => x <= m,
+        Some(m) => x < m,
+    };
+    x.is_finite() && above && below
+}
+
+fn value_ok(values: Values, v: &Value) -> bool {
+    match values {
+        Values::Int { min, max } => int_ok(v, min, max),
+        Values::Float {
+            min,
+            min_closed,
+            max,
+            max_closed,
+        } => v
+            .as_f64()
+            .is_some_and(|x| float_ok(x, min, min_closed, max, max_closed)),
+        Values::Choice { options } => v.as_str().is_some_and(|s| options.contains(&s)),
+        Values::Bool => v.is_boolean(),
+        Values::CountOrFraction => match v {
+            Value::Number(n) if n.is_u64() => int_ok(v, 1, u64::MAX),
+            Value::Number(n) => n
+                .as_f64()
+                .is_some_and(|f| float_ok(f, 0.0, false, Some(1.0), true)),
+            _ => false,
+        },
+        Values::IntList { min, max } => v
+            .as_array()
+            .is_some_and(|a| !a.is_empty() && a.iter().all(|x| int_ok(x, min, max))),
+        Values::PositiveList => v.as_array().is_some_and(|a| {
+            !a.is_empty()
+                && a.iter()
+                    .all(|x| x.as_f64().is_some_and(|f| f.is_finite() && f > 0.0))
+        }),
+        Values::FeatureGroups => v.as_array().is_some_and(|groups| {
+            groups
+                .iter()
+                .all(|g| g.as_array().is_some_and(|m| m.iter().all(Value::is_u64)))
+        }),
+        Values::Metrics => v
+            .as_array()
+            .is_some_and(|a| !a.is_empty() && a.iter().all(Value::is_string)),
+    }
+}
+
+/// The optional numbers that are set but not finite: JSON has no NaN, so
+/// `Some(NaN)` would read as None in the table's check.
+fn non_finite_option(p: &BoosterParams) -> Option<&'static str> {
+    let fraction = match p.selection_size {
+        Some(SelectionSize::Fraction(f)) => Some(f),
+        _ => None,
+    };
+    [
+        ("clamp", p.clamp),
+        ("shrink_rate", p.shrink_rate),
+        ("selection_size", fraction),
+    ]
+    .into_iter()
+    .find(|(_, v)| v.is_some_and(|x| !x.is_finite()))
+    .map(|(name, _)| name)
+}
+
+/// Checks every parameter against its spec; an error names the first that
+/// is out of bounds, what it must be, and what it is.
+pub fn check_bounds(params: &BoosterParams) -> Result<()> {
+    if let Some(name) = non_finite_option(params) {
+        let spec = PARAMS.iter().find(|s| s.name == name);
+        let must = spec.map_or_else(String::new, expected);
+        return Err(RgbmError::param(
+            name,
+            format!("{must}, got a non-finite number"),
+        ));
+    }
+    let values =
+        serde_json::to_value(params).map_err(|e| RgbmError::param("params", e.to_string()))?;
+    for spec in PARAMS {
+        let v = &values[spec.name];
+        let ok = if v.is_null() {
+            spec.optional
+        } else {
+            value_ok(spec.values, v)
+        };
+        if !ok {
+            // serde_json writes non-finite floats as null: show the value itself.
+            let shown = if v.is_null() {
+                "a non-finite number".to_string()
+            } else {
+                v.to_string()
+            };
+            return Err(RgbmError::param(
+                spec.name,
+                format!("{}, got {shown}", expected(spec)),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_lists_every_field_once_in_order() {
+        let defaults = serde_json::to_value(BoosterParams::default()).unwrap();
+        let fields: Vec<&String> = defaults.as_object().unwrap().keys().collect();
+        let names: Vec<&str> = PARAMS.iter().map(|p| p.name).collect();
+        assert_eq!(fields.len(), names.len());
+        let mut sorted_names = names.clone();
+        sorted_names.sort_unstable();
+        let mut sorted_fields: Vec<&str> = fields.iter().map(|s| s.as_str()).collect();
+        sorted_fields.sort_unstable();
+        assert_eq!(sorted_names, sorted_fields);
+    }
+
+    #[test]
+    fn defaults_are_within_bounds() {
+        check_bounds(&BoosterParams::default()).unwrap();
+        let schema: Value = serde_json::from_str(&schema_json().unwrap()).unwrap();
+        assert_eq!(schema.as_array().unwrap().len(), PARAMS.len());
+        assert_eq!(schema[1]["name"], "learning_rate");
+        assert_eq!(schema[1]["default"], 0.1);
+        assert_eq!(schema[1]["type"], "float");
+    }
+
+    #[test]
+    fn out_of_bounds_values_are_named() {
+        let cases: Vec<(BoosterParams, &str)> = vec![
+            (
+                BoosterParams {
+                    max_depth: Some(65),
+                    ..Default::default()
+                },
+                "`max_depth`: must be an integer in [1, 64] or None, got 65",
+            ),
+            (
+                BoosterParams {
+                    learning_rate: f64::NAN,
+                    ..Default::default()
+                },
+                "`learning_rate`: must be a finite number > 0, got a non-finite number",
+            ),
+            (
+                BoosterParams {
+                    subsample: 1.5,
+                    ..Default::default()
+                },
+                "`subsample`: must be a number in (0, 1], got 1.5",
+            ),
+            (
+                BoosterParams {
+                    n_estimators: 0,
+                    ..Default::default()
+                },
+                "`n_estimators`: must be an integer in [1, 10000000], got 0",
+            ),
+            (
+                BoosterParams {
+                    rgb_lambdas: Some(vec![]),
+                    ..Default::default()
+                },
+                "`rgb_lambdas`: must be a non-empty list of finite numbers > 0 or None, got []",
+            ),
+            (
+                BoosterParams {
+                    clamp: Some(f64::NAN),
+                    loss: crate::options::Loss::Logistic,
+                    ..Default::default()
+                },
+                "`clamp`: must be a number in (0, 0.5) or None, got a non-finite number",
+            ),
+            (
+                BoosterParams {
+                    selection: crate::options::Selection::Random,
+                    selection_size: Some(SelectionSize::Fraction(f64::INFINITY)),
+                    ..Default::default()
+                },
+                "`selection_size`: must be a count >= 1 or a fraction in (0, 1] or None, got a non-finite number",
+            ),
+            (
+                BoosterParams {
+                    eval_metric: Some(vec![]),
+                    ..Default::default()
+                },
+                "`eval_metric`: must be a non-empty list of metric names or None, got []",
+            ),
+        ];
+        for (p, want) in cases {
+            let e = check_bounds(&p).unwrap_err().to_string();
+            assert!(e.contains(want), "{e} lacks {want}");
+        }
+    }
+}

@@ -1,0 +1,283 @@
+//! `BoosterParams::validate`: each parameter within its bounds (`spec`),
+//! then the rules that relate parameters, one function per family.
+use super::BoosterParams;
+use crate::error::{Result, RgbmError};
+use crate::options::{BoosterKind, Loss, Mode, Selection, SelectionScope, Step};
+
+fn check(ok: bool, name: &str, reason: impl FnOnce() -> String) -> Result<()> {
+    if ok {
+        Ok(())
+    } else {
+        Err(RgbmError::param(name, reason()))
+    }
+}
+
+fn loss_name(loss: Loss) -> String {
+    format!("{loss:?}").to_lowercase()
+}
+
+impl BoosterParams {
+    pub fn validate(&self) -> Result<()> {
+        super::spec::check_bounds(self)?;
+        self.check_tree()?;
+        self.check_loss()?;
+        self.check_selection()?;
+        self.check_step()?;
+        self.check_sglb()?;
+        self.check_rgb()?;
+        self.check_evaluation()
+    }
+
+    fn check_tree(&self) -> Result<()> {
+        check(
+            self.max_depth.is_some()
+                || self.max_leaves.is_some()
+                || self.booster == BoosterKind::Rgb,
+            "max_depth",
+            || "max_depth=None needs max_leaves to bound the tree".to_string(),
+        )
+    }
+
+    fn check_loss(&self) -> Result<()> {
+        if self.clamp.is_some() {
+            check(self.loss == Loss::Logistic, "clamp", || {
+                format!(
+                    "probability clamping applies to the logistic loss only, not {:?}",
+                    self.loss
+                )
+            })?;
+        }
+        if self.loss == Loss::Sla01 {
+            check(
+                self.gain == Mode::Gradient && self.leaf == Mode::Gradient,
+                "loss",
+                || {
+                    "loss='sla01' has a hessian that can be negative: use gain='gradient' and leaf='gradient'".to_string()
+                },
+            )?;
+        }
+        match (self.loss, self.n_classes) {
+            (Loss::Softmax, None) => Err(RgbmError::param(
+                "n_classes",
+                "loss='softmax' needs n_classes",
+            )),
+            (Loss::Softmax, Some(_)) | (_, None) => Ok(()),
+            (_, Some(_)) => Err(RgbmError::param(
+                "n_classes",
+                "n_classes is used by loss='softmax' only",
+            )),
+        }
+    }
+
+    /// RGBM's weak-learner selection (Types 0-3) and its options.
+    fn check_selection(&self) -> Result<()> {
+        let selection = format!("{:?}", self.selection).to_lowercase();
+        match (self.selection, self.selection_size) {
+            (Selection::Random | Selection::Groups, None) => {
+                return Err(RgbmError::param(
+                    "selection_size",
+                    format!("selection={selection:?} needs selection_size (t)"),
+                ));
+            }
+            (Selection::Full | Selection::Group, Some(_)) => {
+                return Err(RgbmError::param(
+                    "selection_size",
+                    format!(
+                        "selection_size has no effect with selection={selection:?}; use 'random' or 'groups'"
+                    ),
+                ));
+            }
+            _ => {}
+        }
+        check(
+            self.groups.is_none() || matches!(self.selection, Selection::Group | Selection::Groups),
+            "groups",
+            || "groups are used by selection='group' or 'groups' only".to_string(),
+        )?;
+        check(
+            !(self.selection == Selection::Full && self.selection_scope == SelectionScope::Node),
+            "selection_scope",
+            || "selection='full' searches every split; 'node' scope has no effect".to_string(),
+        )
+    }
+
+    /// The step rule and model shrinkage.
+    fn check_step(&self) -> Result<()> {
+        if self.step == Step::LineSearch {
+            // ν damps the exact line minimum ρ*; ν > 1 steps past it by
+            // construction (and diverges).
+            check(self.learning_rate <= 1.0, "learning_rate", || {
+                format!(
+                    "step='line_search' scales the exact line minimum by learning_rate, which must be <= 1, got {:?}",
+                    self.learning_rate
+                )
+            })?;
+        }
+        if self.step == Step::Constant {
+            check(self.leaf == Mode::Gradient, "step", || {
+                "step='constant' (the 1/sigma step of RGBM) is proven for gradient leaves only: set leaf='gradient'".to_string()
+            })?;
+            check(
+                !matches!(self.loss, Loss::Exponential | Loss::Gaussian),
+                "step",
+                || {
+                    format!(
+                        "step='constant' needs a smooth loss; the {} loss has no smoothness constant sigma",
+                        loss_name(self.loss)
+                    )
+                },
+            )?;
+        }
+        let gamma = self.shrink_rate();
+        check(
+            gamma.is_finite() && gamma >= 0.0 && gamma * self.learning_rate < 1.0,
+            "shrink_rate",
+            || {
+                format!(
+                    "shrink_rate * learning_rate must be in [0, 1), got {gamma} * {}",
+                    self.learning_rate
+                )
+            },
+        )?;
+        check(
+            gamma == 0.0 || self.step == Step::Shrinkage,
+            "shrink_rate",
+            || {
+                "model shrinkage F <- (1 - shrink_rate*learning_rate)F is defined for step='shrinkage' only".to_string()
+            },
+        )
+    }
+
+    /// SGLB: Langevin noise in split choice and leaf values.
+    fn check_sglb(&self) -> Result<()> {
+        if !self.langevin {
+            return Ok(());
+        }
+        let c = crate::booster::sglb::noise_scale(self.learning_rate, self.temperature);
+        check(c.is_finite(), "temperature", || {
+            format!(
+                "langevin=True: the noise scale sqrt(2 / (learning_rate * temperature)) overflows for learning_rate={:?} and temperature={:?}; use a larger temperature",
+                self.learning_rate, self.temperature
+            )
+        })?;
+        check(
+            self.leaf == Mode::Gradient || self.min_child_weight > 0.0 || self.reg_lambda > 0.0,
+            "min_child_weight",
+            || {
+                "langevin=True with leaf='newton' needs min_child_weight > 0 or reg_lambda > 0: the leaf noise has variance c^2 / (H + reg_lambda), unbounded as a leaf's hessian sum H goes to 0".to_string()
+            },
+        )?;
+        check(self.step == Step::Shrinkage, "step", || {
+            "langevin=True takes learning_rate as the Langevin step: use step='shrinkage'"
+                .to_string()
+        })
+    }
+
+    /// RGB: boosting over tree families, and the options that conflict with it.
+    fn check_rgb(&self) -> Result<()> {
+        if self.booster != BoosterKind::Rgb {
+            return check(
+                self.rgb_nodes.is_none() && self.rgb_lambdas.is_none(),
+                "rgb_nodes",
+                || "rgb_nodes / rgb_lambdas are used by booster='rgb' only".to_string(),
+            );
+        }
+        let refuse =
+            |name: &str, why: &str| Err(RgbmError::param(name, format!("booster='rgb': {why}")));
+        if matches!(self.loss, Loss::Exponential | Loss::Sla01 | Loss::Gaussian) {
+            return refuse(
+                "loss",
+                "the coordinate step needs a convex loss with a smoothness constant sigma (not exponential, sla01 or gaussian)",
+            );
+        }
+        if self.langevin {
+            return refuse("langevin", "Langevin noise is not defined for RGB");
+        }
+        if self.max_leaves.is_some() {
+            return refuse(
+                "max_leaves",
+                "tree sizes come from the families (rgb_nodes); leave max_leaves=None",
+            );
+        }
+        if self.selection != Selection::Full {
+            return refuse(
+                "selection",
+                "RGB draws tree families, not RGBM candidate sets; use selection='full'",
+            );
+        }
+        if self.step != Step::Shrinkage || self.shrink_rate() > 0.0 {
+            return refuse(
+                "step",
+                "RGB takes the coordinate step alpha = -<g,h>/(sigma |h|^2); use step='shrinkage' and no shrink_rate",
+            );
+        }
+        Ok(())
+    }
+
+    fn check_evaluation(&self) -> Result<()> {
+        for m in self.eval_metric.iter().flatten() {
+            m.check_loss(self.loss)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn langevin_noise_must_be_finite_and_bounded() {
+        let sglb =
+            |json: &str| BoosterParams::from_json(&format!(r#"{{"langevin": true, {json}}}"#));
+        let e = sglb(r#""temperature": 5e-324"#).unwrap_err();
+        assert!(e.to_string().contains("temperature"), "{e}");
+        assert!(sglb(r#""temperature": 1e-3"#).is_ok());
+        let e = sglb(r#""min_child_weight": 0.0"#).unwrap_err();
+        assert!(e.to_string().contains("min_child_weight"), "{e}");
+        assert!(sglb(r#""min_child_weight": 0.0, "reg_lambda": 1.0"#).is_ok());
+        assert!(BoosterParams::from_json(r#"{"min_child_weight": 0.0}"#).is_ok());
+        let e = sglb(r#""learning_rate": 2000.0"#).unwrap_err();
+        assert!(e.to_string().contains("shrink_rate"), "{e}");
+    }
+
+    #[test]
+    fn related_parameters_must_agree() {
+        let bad = [
+            (r#"{"max_depth": null}"#, "max_leaves"),
+            (r#"{"clamp": 0.05}"#, "logistic"),
+            (r#"{"n_classes": 3}"#, "softmax"),
+            (r#"{"loss": "softmax"}"#, "n_classes"),
+            (r#"{"selection": "random"}"#, "selection_size"),
+            (r#"{"selection_size": 3}"#, "no effect"),
+            (r#"{"groups": [[0]]}"#, "groups"),
+            (r#"{"selection_scope": "node"}"#, "'node' scope"),
+            (r#"{"step": "line_search", "learning_rate": 1.5}"#, "<= 1"),
+            (r#"{"step": "constant"}"#, "gradient leaves"),
+            (
+                r#"{"shrink_rate": 0.1, "step": "line_search"}"#,
+                "shrinkage",
+            ),
+            (r#"{"booster": "rgb", "langevin": true}"#, "RGB"),
+            (r#"{"rgb_nodes": [2]}"#, "booster='rgb'"),
+            (r#"{"eval_metric": ["auc"]}"#, "does not apply"),
+        ];
+        for (json, want) in bad {
+            let e = BoosterParams::from_json(json).unwrap_err().to_string();
+            assert!(e.contains(want), "{json}: {e} lacks {want}");
+        }
+        let good = [
+            r#"{"max_depth": null, "max_leaves": 8}"#,
+            r#"{"clamp": 0.05, "loss": "logistic"}"#,
+            r#"{"loss": "softmax", "n_classes": 3}"#,
+            r#"{"selection": "random", "selection_size": 0.5, "selection_scope": "node"}"#,
+            r#"{"step": "constant", "leaf": "gradient"}"#,
+            r#"{"booster": "rgb", "max_depth": null, "rgb_nodes": [2, 4]}"#,
+        ];
+        for json in good {
+            if let Err(e) = BoosterParams::from_json(json) {
+                panic!("{json}: {e}");
+            }
+        }
+    }
+}
