@@ -278,39 +278,33 @@ def check_regression_target(y):
     return y
 
 
-def check_count(value, name, low, high):
-    """An integer in [low, high] (numpy integers too; bools and floats refused), as int."""
+def as_int(value, name):
+    """An integer (numpy integers too; bools and floats refused) as int; the core checks its bounds."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
-    value = int(value)
-    if not low <= value <= high:
-        raise ValueError(f"{name} must be in [{low}, {high}], got {value}")
-    return value
+    return int(value)
 
 
-def check_int_list(values, name, low, high):
-    """A list of ints in [low, high] (no floats, bools or strings), as Python ints."""
+def _as_list(values, name, kind, what):
     if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
-        raise TypeError(f"{name} must be a list of ints, got {type(values).__name__}")
+        raise TypeError(f"{name} must be a list of {what}s, got {type(values).__name__}")
     out = []
     for v in values:
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral):
-            raise ValueError(f"{name} must hold integers, got {v!r}")
-        if not low <= int(v) <= high:
-            raise ValueError(f"{name} values must be in [{low}, {high}], got {int(v)}")
-        out.append(int(v))
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, kind):
+            raise ValueError(f"{name} must hold {what}s, got {v!r}")
+        out.append(v)
     return out
 
 
-def check_float_list(values, name):
-    """A list of finite positive numbers, as Python floats."""
-    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
-        raise TypeError(f"{name} must be a list of numbers, got {type(values).__name__}")
-    out = []
-    for v in values:
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
-            raise ValueError(f"{name} must hold numbers, got {v!r}")
-        if not (np.isfinite(v) and v > 0):
-            raise ValueError(f"{name} values must be finite and > 0, got {v!r}")
-        out.append(float(v))
+def as_int_list(values, name):
+    """A list of ints (no floats, bools or strings) as Python ints; the core checks their bounds."""
+    return [int(v) for v in _as_list(values, name, numbers.Integral, "int")]
+
+
+def as_float_list(values, name):
+    """A list of finite numbers (JSON carries no NaN) as Python floats; the core checks their bounds."""
+    out = [float(v) for v in _as_list(values, name, numbers.Real, "number")]
+    bad = [v for v in out if not np.isfinite(v)]
+    if bad:
+        raise ValueError(f"{name} must hold finite numbers, got {bad[0]!r}")
     return out

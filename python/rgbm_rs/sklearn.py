@@ -6,20 +6,19 @@ import json
 import logging
 import sys
 import time
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.model_selection import train_test_split
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from . import _core, _model_file
+from . import _core, _model_file, _params
 from ._validation import (
-    check_count,
-    check_float_list,
-    check_int_list,
+    as_float_list,
+    as_int,
+    as_int_list,
     check_regression_target,
     check_weights,
     check_X,
@@ -34,45 +33,6 @@ from .callback import CallbackEnv, EarlyStopping, log_evaluation
 logger = logging.getLogger("rgbm_rs")
 
 
-# Constraints shared by both estimators (sklearn's validation gives messages
-# like "The 'learning_rate' parameter of RGBMClassifier must be ...").
-_COMMON_CONSTRAINTS = {
-    "n_estimators": [Interval(Integral, 1, 10_000_000, closed="both")],
-    "learning_rate": [Interval(Real, 0, None, closed="neither")],
-    "max_depth": [Interval(Integral, 1, 64, closed="both"), None],
-    "max_leaves": [Interval(Integral, 2, 1 << 20, closed="both"), None],
-    "max_bins": [Interval(Integral, 2, 65535, closed="both")],
-    "min_samples_leaf": [Interval(Integral, 1, 2**53, closed="both")],
-    "min_child_weight": [Interval(Real, 0, None, closed="left")],
-    "reg_lambda": [Interval(Real, 0, None, closed="left")],
-    "min_split_gain": [Interval(Real, 0, None, closed="left")],
-    "gain": [StrOptions({"newton", "gradient"})],
-    "leaf": [StrOptions({"newton", "gradient"})],
-    "subsample": [Interval(Real, 0, 1, closed="right")],
-    "step": [StrOptions({"shrinkage", "constant", "line_search"})],
-    "selection": [StrOptions({"full", "random", "group", "groups"})],
-    "selection_size": [Interval(Integral, 1, None, closed="left"), Interval(Real, 0, 1, closed="right"), None],
-    "groups": [list, tuple, None],
-    "selection_scope": [StrOptions({"tree", "node"})],
-    "record_train_loss": ["boolean"],
-    "booster": [StrOptions({"gbm", "rgb"})],
-    "rgb_candidates": [Interval(Integral, 1, 1024, closed="both")],
-    "rgb_beta": [Interval(Real, 0, None, closed="left")],
-    "rgb_nodes": [list, tuple, None],
-    "rgb_lambdas": [list, tuple, None],
-    "langevin": ["boolean"],
-    "temperature": [Interval(Real, 0, None, closed="neither")],
-    "shrink_rate": [Interval(Real, 0, None, closed="left"), None],
-    "init": [StrOptions({"optimal", "zero"})],
-    "early_stopping_rounds": [Interval(Integral, 1, 10_000_000, closed="both"), None],
-    "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
-    "eval_metric": [str, list, tuple, None],
-    "importance_type": [StrOptions({"gain", "split"})],
-    "random_state": ["random_state"],
-    "n_jobs": [Integral, None],
-    "verbose": ["verbose"],
-}
-
 def _store_params(estimator, values):
     """Store constructor arguments unchanged, as scikit-learn requires."""
     for name, value in values.items():
@@ -85,7 +45,7 @@ def _selection_size(size):
     if size is None:
         return None
     if isinstance(size, Integral):
-        return check_count(size, "selection_size", 1, 2**53)
+        return as_int(size, "selection_size")
     return float(size)
 
 
@@ -230,8 +190,8 @@ class _RGBMBase(BaseEstimator):
             "booster": self.booster,
             "rgb_candidates": int(self.rgb_candidates),
             "rgb_beta": float(self.rgb_beta),
-            "rgb_nodes": None if self.rgb_nodes is None else check_int_list(self.rgb_nodes, "rgb_nodes", 1, 1 << 20),
-            "rgb_lambdas": None if self.rgb_lambdas is None else check_float_list(self.rgb_lambdas, "rgb_lambdas"),
+            "rgb_nodes": None if self.rgb_nodes is None else as_int_list(self.rgb_nodes, "rgb_nodes"),
+            "rgb_lambdas": None if self.rgb_lambdas is None else as_float_list(self.rgb_lambdas, "rgb_lambdas"),
             "langevin": bool(self.langevin),
             "temperature": float(self.temperature),
             "shrink_rate": None if self.shrink_rate is None else float(self.shrink_rate),
@@ -615,11 +575,9 @@ class RGBMRegressor(RegressorMixin, _RGBMBase):
     """
 
     _regression = True
-    _parameter_constraints = {
-        **_COMMON_CONSTRAINTS,
-        "loss": [StrOptions({"squared", "huber", "gaussian"})],
-        "huber_delta": [Interval(Real, 0, None, closed="neither")],
-    }
+    # scikit-learn's validation gives messages like "The 'learning_rate'
+    # parameter of RGBMRegressor must be ..."; the bounds come from the core.
+    _parameter_constraints = _params.constraints(skip=_params.CLASSIFICATION_ONLY, loss=_params.REGRESSION_LOSSES)
 
     def __init__(
         self,
@@ -821,13 +779,7 @@ class RGBMClassifier(ClassifierMixin, _RGBMBase):
     """
 
     _regression = False
-    _parameter_constraints = {
-        **_COMMON_CONSTRAINTS,
-        "loss": [StrOptions({"logistic", "exponential", "sla01"})],
-        "logistic_reg": [Interval(Real, 0, None, closed="left")],
-        "sla_scale": [Interval(Real, 0, None, closed="neither")],
-        "clamp": [Interval(Real, 0, 0.5, closed="neither"), None],
-    }
+    _parameter_constraints = _params.constraints(skip=_params.REGRESSION_ONLY, loss=_params.CLASSIFICATION_LOSSES)
 
     def __init__(
         self,

@@ -1,0 +1,180 @@
+"""The training parameters as the core describes them.
+
+The core owns each parameter's values, bounds, default and one-line doc
+(``_core.param_schema()``); the estimators' ``_parameter_constraints`` and
+the README's parameter table are built from it here. Parameters that exist
+only in Python (how to hold out data, threads, logging) are described below.
+"""
+from __future__ import annotations
+
+import json
+from numbers import Integral, Real
+
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from . import _core
+
+#: name -> {"type", bounds..., "optional", "doc", "default"}, in the core's order.
+SCHEMA = {p["name"]: p for p in json.loads(_core.param_schema())}
+
+# Core parameters the estimators set themselves: n_classes from y.
+_DERIVED = {"n_classes"}
+
+#: The losses each estimator offers (the classifier's "logistic" becomes the
+#: core's "softmax" with more than two classes).
+REGRESSION_LOSSES = ("squared", "huber", "gaussian")
+CLASSIFICATION_LOSSES = ("logistic", "exponential", "sla01")
+#: Core parameters of one estimator's losses only.
+REGRESSION_ONLY = ("huber_delta",)
+CLASSIFICATION_ONLY = ("logistic_reg", "clamp", "sla_scale")
+
+# (constraints, default, values, doc) of parameters the core does not see,
+# or sees in a resolved form (random_state as a seed, n_jobs as a count,
+# eval_metric as a list).
+PYTHON_ONLY = {
+    "validation_fraction": (
+        [Interval(Real, 0, 1, closed="neither"), None],
+        None,
+        "(0, 1) or None",
+        "hold out this share of the training rows (stratified for classifiers) as evaluation set `validation`",
+    ),
+    "eval_metric": (
+        [str, list, tuple, None],
+        None,
+        "a name or list of names",
+        "metrics on evaluation sets, the first one for early stopping; None = the loss's default",
+    ),
+    "importance_type": (
+        [StrOptions({"gain", "split"})],
+        "gain",
+        "`gain` \\| `split`",
+        "what `feature_importances_` measures",
+    ),
+    "random_state": (
+        ["random_state"],
+        None,
+        "int, RandomState or None",
+        "seed of every random draw (None draws one)",
+    ),
+    "n_jobs": (
+        [Integral, None],
+        None,
+        "int ≠ 0 or None",
+        "threads; None or -1 = every core, -k = all but k - 1",
+    ),
+    "verbose": (
+        ["verbose"],
+        0,
+        "int ≥ 0",
+        "log every `verbose` rounds (with a tqdm progress bar when installed)",
+    ),
+}
+
+
+def _interval(kind, low, high, low_closed, high_closed):
+    closed = {(True, True): "both", (True, False): "left", (False, True): "right", (False, False): "neither"}
+    return Interval(kind, low, high, closed=closed[(low_closed, high_closed)])
+
+
+def _core_constraint(spec, options=None):
+    kind = spec["type"]
+    if kind == "int":
+        out = [_interval(Integral, spec["min"], spec["max"], True, True)]
+    elif kind == "float":
+        out = [_interval(Real, spec["min"], spec["max"], spec["min_closed"], spec["max_closed"])]
+    elif kind == "choice":
+        allowed = set(spec["options"])
+        if options is not None:
+            if not set(options) <= allowed:
+                raise ValueError(f"{spec['name']}: {sorted(set(options) - allowed)} are not core options")
+            allowed = set(options)
+        out = [StrOptions(allowed)]
+    elif kind == "bool":
+        out = ["boolean"]
+    elif kind == "count_or_fraction":
+        out = [Interval(Integral, 1, None, closed="left"), Interval(Real, 0, 1, closed="right")]
+    elif kind in ("int_list", "positive_list", "feature_groups"):
+        out = [list, tuple]
+    else:
+        raise ValueError(f"{spec['name']}: unknown parameter type {kind!r}")
+    return out + [None] if spec["optional"] else out
+
+
+def constraints(skip=(), loss=None):
+    """scikit-learn parameter constraints of every core parameter but those
+    in ``skip``, and of the Python-only ones; ``loss`` narrows the losses."""
+    out = {}
+    for name, spec in SCHEMA.items():
+        if name in _DERIVED or name in skip:
+            continue
+        if name in PYTHON_ONLY:
+            out[name] = PYTHON_ONLY[name][0]
+        else:
+            out[name] = _core_constraint(spec, loss if name == "loss" else None)
+    for name, (constraint, *_rest) in PYTHON_ONLY.items():
+        out[name] = constraint
+    return out
+
+
+def _values(spec):
+    kind = spec["type"]
+    if kind == "int":
+        high = "" if spec["max"] >= 2**53 else f", {spec['max']}"
+        text = f"int in [{spec['min']}{high}]" if high else f"int ≥ {spec['min']}"
+    elif kind == "float":
+        low = "[" if spec["min_closed"] else "("
+        if spec["max"] is None:
+            text = f"float {'≥' if spec['min_closed'] else '>'} {spec['min']:g}"
+        else:
+            high = "]" if spec["max_closed"] else ")"
+            text = f"float in {low}{spec['min']:g}, {spec['max']:g}{high}"
+    elif kind == "choice":
+        text = " \\| ".join(f"`{o}`" for o in spec["options"])
+    elif kind == "bool":
+        text = "bool"
+    elif kind == "count_or_fraction":
+        text = "int t ≥ 1 or fraction in (0, 1]"
+    elif kind == "int_list":
+        text = f"list of ints in [{spec['min']}, {spec['max']}]"
+    elif kind == "positive_list":
+        text = "list of floats > 0"
+    elif kind == "feature_groups":
+        text = "list of lists of feature indices"
+    elif kind == "metrics":
+        text = "list of metric names"
+    else:
+        raise ValueError(f"{spec['name']}: unknown parameter type {kind!r}")
+    return text + " or None" if spec["optional"] else text
+
+
+def _default(value):
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    return "None" if value is None else str(value)
+
+
+def markdown_table():
+    """The README's parameter table: one row per estimator parameter."""
+    rows = ["| parameter | values | default | meaning |", "|---|---|---|---|"]
+    for name, spec in SCHEMA.items():
+        if name in _DERIVED:
+            continue
+        if name in PYTHON_ONLY:
+            _c, default, values, doc = PYTHON_ONLY[name]
+        else:
+            default, values, doc = spec["default"], _values(spec), spec["doc"]
+        if name == "loss":
+            values = "regressor: {}; classifier: {}".format(
+                " \\| ".join(f"`{o}`" for o in REGRESSION_LOSSES),
+                " \\| ".join(f"`{o}`" for o in CLASSIFICATION_LOSSES),
+            )
+            default = f"`{REGRESSION_LOSSES[0]}`, `{CLASSIFICATION_LOSSES[0]}`"
+        else:
+            default = f"`{_default(default)}`"
+        rows.append(f"| `{name}` | {values} | {default} | {doc} |")
+    for name, (_c, default, values, doc) in PYTHON_ONLY.items():
+        if name not in SCHEMA:
+            rows.append(f"| `{name}` | {values} | `{_default(default)}` | {doc} |")
+    return "\n".join(rows)

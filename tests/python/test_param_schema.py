@@ -1,0 +1,96 @@
+"""The core's parameter schema against what the estimators accept, default
+and document, and against the README's parameter table."""
+import inspect
+import json
+import os
+import re
+
+import numpy as np
+import pytest
+
+from rgbm_rs import RGBMClassifier, RGBMRegressor, _core, _params
+
+ESTIMATORS = [RGBMRegressor, RGBMClassifier]
+README = os.path.join(os.path.dirname(__file__), "..", "..", "README.md")
+X = np.random.default_rng(0).normal(size=(60, 2))
+Y = {RGBMRegressor: X[:, 0], RGBMClassifier: (X[:, 0] > 0).astype(int)}
+
+
+def _init_defaults(cls):
+    return {n: p.default for n, p in inspect.signature(cls.__init__).parameters.items() if n != "self"}
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_every_parameter_has_a_constraint(cls):
+    assert set(cls._parameter_constraints) == set(_init_defaults(cls))
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_estimator_defaults_are_the_core_defaults(cls):
+    # Where Python and the core differ, the difference is deliberate: the
+    # classifier's loss, and random_state=None (a fresh seed) as in scikit-learn.
+    differ = {"random_state"} | ({"loss"} if cls is RGBMClassifier else set())
+    for name, default in _init_defaults(cls).items():
+        if name in _core_names() and name not in differ:
+            assert default == _params.SCHEMA[name]["default"], name
+    assert RGBMClassifier().loss == _params.CLASSIFICATION_LOSSES[0]
+
+
+def _core_names():
+    return {p["name"] for p in json.loads(_core.param_schema())}
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_every_parameter_is_documented_with_its_default(cls):
+    doc = RGBMRegressor.__doc__ + (cls.__doc__ if cls is RGBMClassifier else "")
+    lines = {}
+    for m in re.finditer(r"^    ([a-z_, ]+) : (.*)$", doc, re.M):
+        for name in m.group(1).split(", "):
+            lines.setdefault(name, m.group(2))
+    defaults = _init_defaults(cls)
+    for name, default in defaults.items():
+        assert name in lines, f"{cls.__name__} docstring lacks {name}"
+        found = re.search(r"default=(\S+)", lines[name])
+        if found and not (cls is RGBMClassifier and name == "loss" and "logistic" not in lines[name]):
+            assert found.group(1).strip('"') == str(default) or float(found.group(1)) == default, name
+
+
+@pytest.mark.parametrize("name", sorted(n for n, s in _params.SCHEMA.items() if s["type"] in ("int", "float")))
+def test_a_value_past_a_core_bound_is_refused_before_the_core(name):
+    spec = _params.SCHEMA[name]
+    cls = RGBMClassifier if name in _params.CLASSIFICATION_ONLY else RGBMRegressor
+    if name not in _init_defaults(cls) or name in _params.PYTHON_ONLY:
+        pytest.skip(f"{name} is not an estimator parameter with a core bound")
+    below = spec["min"] - 1 if spec["type"] == "int" else (spec["min"] if not spec["min_closed"] else spec["min"] - 1)
+    with pytest.raises(ValueError, match=f"'{name}' parameter of {cls.__name__} must be"):
+        cls(**{name: below}).fit(X, Y[cls])
+
+
+def test_the_core_refuses_what_the_constraints_refuse():
+    # The same bound, met one level down: the core's message names it.
+    for params, want in [
+        ({"max_depth": 65}, "`max_depth`: must be an integer in [1, 64] or None, got 65"),
+        ({"rgb_candidates": 0}, "`rgb_candidates`: must be an integer in [1, 1024], got 0"),
+        ({"subsample": 1.5}, "`subsample`: must be a number in (0, 1], got 1.5"),
+    ]:
+        with pytest.raises(ValueError) as e:
+            _core.Booster.train(json.dumps(params), X, X[:, 0].copy(), None, None, None)
+        assert want in str(e.value)
+
+
+def test_list_elements_are_checked_by_the_core():
+    est = RGBMRegressor(booster="rgb", max_depth=None, rgb_nodes=[2, 2**21], n_estimators=2)
+    with pytest.raises(ValueError, match=r"rgb_nodes.*\[1, 1048576\]"):
+        est.fit(X, Y[RGBMRegressor])
+    with pytest.raises(ValueError, match="rgb_lambdas must hold finite numbers"):
+        RGBMRegressor(booster="rgb", rgb_lambdas=[1.0, float("nan")]).fit(X, Y[RGBMRegressor])
+
+
+def test_readme_parameter_table_is_generated_from_the_schema():
+    with open(README, encoding="utf-8") as f:
+        text = f.read()
+    m = re.search(r"<!-- parameters: start -->\n(.*?)\n<!-- parameters: end -->", text, re.S)
+    assert m, "README lacks the parameter table markers"
+    assert m.group(1) == _params.markdown_table(), (
+        "README's parameter table is stale: regenerate it from rgbm_rs._params.markdown_table()"
+    )
