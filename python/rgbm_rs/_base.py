@@ -1,0 +1,364 @@
+"""What the estimators share: parameters to the core, evaluation sets,
+the fit itself, staged and ensemble prediction, persistence."""
+from __future__ import annotations
+
+import contextlib
+import json
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.model_selection import train_test_split
+from sklearn.utils.validation import check_is_fitted
+
+from . import _core, _model_file
+from ._progress import Progress
+from ._validation import (
+    as_float_list,
+    as_int,
+    as_int_list,
+    check_weights,
+    check_X,
+    native_vector,
+    resolve_n_jobs,
+    resolve_seed,
+)
+from .callback import EarlyStopping
+
+
+def store_params(estimator, values):
+    """Store constructor arguments unchanged, as scikit-learn requires."""
+    for name, value in values.items():
+        if name != "self":
+            setattr(estimator, name, value)
+
+
+def _selection_size(size):
+    """An int is a count t, a float a fraction of the candidates."""
+    if size is None:
+        return None
+    if isinstance(size, Integral):
+        return as_int(size, "selection_size")
+    return float(size)
+
+
+def _groups(groups, n_features):
+    if groups is None:
+        return None
+    shape = "groups must be a list of lists of feature indices"
+    if isinstance(groups, (str, bytes)) or not hasattr(groups, "__iter__"):
+        raise ValueError(shape)
+    out = []
+    for g in groups:
+        if isinstance(g, (str, bytes)) or not hasattr(g, "__iter__"):
+            raise ValueError(shape)
+        members = []
+        for j in g:
+            if isinstance(j, (bool, np.bool_)) or not isinstance(j, Integral):
+                raise ValueError(f"{shape}; got {j!r}")
+            if not 0 <= int(j) < n_features:
+                raise ValueError(f"groups names feature {int(j)}, but X has {n_features} features")
+            members.append(int(j))
+        out.append(members)
+    return out
+
+
+def _metric_names(eval_metric, native_loss):
+    """The requested metrics as a list of names, checked against the loss."""
+    if eval_metric is None:
+        return None
+    allowed = _core.metrics_for(native_loss)
+    names = [eval_metric] if isinstance(eval_metric, str) else list(eval_metric)
+    if not names:
+        raise ValueError("eval_metric must name at least one metric, or be None for the loss's default")
+    for m in names:
+        if not isinstance(m, str) or m not in allowed:
+            raise ValueError(f"eval_metric {m!r} is not available for this loss; choose from {list(allowed)}")
+    if len(set(names)) != len(names):
+        raise ValueError(f"eval_metric names a metric twice: {names}")
+    return names
+
+
+class RGBMBase(BaseEstimator):
+    """Fitting, prediction and persistence shared by the estimators."""
+
+    _regression = True
+
+    def _native_params(self, seed, native_loss) -> dict:
+        if self.max_depth is None and self.max_leaves is None and self.booster != "rgb":
+            raise ValueError("max_depth=None needs max_leaves: set one of them to bound the trees")
+        if self.max_depth is not None and self.max_leaves is not None and self.max_leaves > 2**self.max_depth:
+            raise ValueError(
+                f"max_leaves={self.max_leaves} cannot be reached with max_depth={self.max_depth} "
+                f"(at most {2**self.max_depth} leaves)"
+            )
+        p = {
+            "n_estimators": int(self.n_estimators),
+            "learning_rate": float(self.learning_rate),
+            "max_depth": None if self.max_depth is None else int(self.max_depth),
+            "max_leaves": None if self.max_leaves is None else int(self.max_leaves),
+            "max_bins": int(self.max_bins),
+            "min_samples_leaf": int(self.min_samples_leaf),
+            "min_child_weight": float(self.min_child_weight),
+            "reg_lambda": float(self.reg_lambda),
+            "min_split_gain": float(self.min_split_gain),
+            "loss": native_loss,
+            "gain": self.gain,
+            "leaf": self.leaf,
+            "subsample": float(self.subsample),
+            "step": self.step,
+            "selection": self.selection,
+            "selection_size": _selection_size(self.selection_size),
+            "groups": _groups(self.groups, int(self.n_features_in_)),
+            "selection_scope": self.selection_scope,
+            "record_train_loss": bool(self.record_train_loss),
+            "booster": self.booster,
+            "rgb_candidates": int(self.rgb_candidates),
+            "rgb_beta": float(self.rgb_beta),
+            "rgb_nodes": None if self.rgb_nodes is None else as_int_list(self.rgb_nodes, "rgb_nodes"),
+            "rgb_lambdas": None if self.rgb_lambdas is None else as_float_list(self.rgb_lambdas, "rgb_lambdas"),
+            "langevin": bool(self.langevin),
+            "temperature": float(self.temperature),
+            "shrink_rate": None if self.shrink_rate is None else float(self.shrink_rate),
+            "init": self.init,
+            "random_state": seed,
+            "n_jobs": resolve_n_jobs(self.n_jobs),
+            "eval_metric": _metric_names(self.eval_metric, native_loss),
+            "early_stopping_rounds": None if self.early_stopping_rounds is None else int(self.early_stopping_rounds),
+        }
+        p.update(self._loss_params(native_loss))
+        return p
+
+    def _eval_sets(self, X, y, w, eval_set, eval_names, eval_sample_weight, encode, seed):
+        """Training rows and evaluation sets: (X, y, w, [(name, X, y, w)])."""
+        if eval_set is not None and self.validation_fraction is not None:
+            raise ValueError(
+                "pass either eval_set or validation_fraction, not both "
+                "(early stopping watches the last evaluation set)"
+            )
+        sets = []
+        if self.validation_fraction is not None:
+            n_val = int(np.floor(self.validation_fraction * X.shape[0]))
+            if n_val < 1 or X.shape[0] - n_val < 2:
+                raise ValueError(
+                    f"validation_fraction={self.validation_fraction} of {X.shape[0]} rows leaves "
+                    f"{n_val} validation and {X.shape[0] - n_val} training rows; both sides need rows"
+                )
+            stratify = None if self._regression else y
+            idx_train, idx_val = train_test_split(
+                np.arange(X.shape[0]), test_size=n_val, random_state=seed % 2**32, stratify=stratify
+            )
+            idx_train.sort()
+            idx_val.sort()
+            sets.append(("validation", np.ascontiguousarray(X[idx_val]), y[idx_val], None if w is None else w[idx_val]))
+            X, y, w = np.ascontiguousarray(X[idx_train]), y[idx_train], None if w is None else w[idx_train]
+            if w is not None and not w.sum() > 0:
+                raise ValueError("sample_weight of the training part (after validation_fraction) sums to zero")
+
+        elif eval_set is not None:
+            if isinstance(eval_set, tuple) and len(eval_set) == 2:
+                eval_set = [eval_set]
+            if not isinstance(eval_set, (list, tuple)) or not all(
+                isinstance(e, (list, tuple)) and len(e) == 2 for e in eval_set
+            ):
+                raise TypeError("eval_set must be a list of (X, y) pairs")
+            if eval_names is not None and (isinstance(eval_names, str) or len(eval_names) != len(eval_set)):
+                raise ValueError(f"eval_names must be a list of {len(eval_set)} names, one per eval_set entry")
+            if eval_sample_weight is not None and len(eval_sample_weight) != len(eval_set):
+                raise ValueError(f"eval_sample_weight must be a list of {len(eval_set)} weight arrays (or None)")
+            for i, (Xe, ye) in enumerate(eval_set):
+                name = str(eval_names[i]) if eval_names is not None else f"valid_{i}"
+                Xe_checked = check_X(self, Xe)
+                if Xe_checked.shape[0] == 0:
+                    raise ValueError(f"eval_set[{i}] has no rows")
+                ye = np.asarray(ye)
+                if ye.ndim != 1 or ye.shape[0] != Xe_checked.shape[0]:
+                    raise ValueError(
+                        f"eval_set[{i}]: y must be 1-D with one value per row of X "
+                        f"({Xe_checked.shape[0]}), got shape {ye.shape}"
+                    )
+                we = None if eval_sample_weight is None else check_weights(eval_sample_weight[i], Xe_checked)
+                ye = native_vector(encode(ye, i))
+                sets.append((name, np.ascontiguousarray(Xe_checked, dtype=X.dtype), ye, we))
+            if len({s[0] for s in sets}) != len(sets):
+                raise ValueError(f"eval_names must be unique, got {[s[0] for s in sets]}")
+        if self.early_stopping_rounds is not None and not sets:
+            raise ValueError(
+                "early_stopping_rounds needs evaluation data: pass eval_set to fit or set validation_fraction"
+            )
+        return X, y, w, sets
+
+    @contextlib.contextmanager
+    def _fitting(self):
+        """Forget the previous fit, and everything learned so far if this one fails.
+
+        A fit either completes or leaves an unfitted estimator, never a new
+        ``classes_`` or ``n_features_in_`` beside an old model or none.
+        """
+        self._forget_fit()
+        try:
+            yield
+        except BaseException:
+            self._forget_fit()
+            raise
+
+    def _forget_fit(self):
+        for attr in [a for a in vars(self) if a.endswith("_") and not a.startswith("__")] + ["_booster"]:
+            self.__dict__.pop(attr, None)
+
+    def _fit_native(self, X, y_float, sample_weight, native_loss, eval_set, eval_names, eval_sample_weight,
+                    callbacks, encode):
+        seed = resolve_seed(self.random_state)
+        w = check_weights(sample_weight, X)
+        y_float = native_vector(y_float)
+        X, y_float, w, sets = self._eval_sets(X, y_float, w, eval_set, eval_names, eval_sample_weight, encode, seed)
+        callbacks = [] if callbacks is None else list(callbacks)
+        for cb in callbacks:
+            if not callable(cb):
+                raise TypeError(f"callbacks must be callables taking a CallbackEnv, got {type(cb).__name__}")
+        params = json.dumps(self._native_params(seed, native_loss))
+        progress = Progress(self, callbacks, int(self.n_estimators)) if (callbacks or self.verbose) else None
+        try:
+            booster = _core.Booster.train(params, X, y_float, w, sets or None, progress)
+        finally:
+            if progress is not None:
+                progress.close()
+        rounds = json.loads(booster.training_log_json())
+        self.n_estimators_ = len(rounds)
+        self.evals_result_ = {}
+        for h in json.loads(booster.evals_json()):
+            self.evals_result_.setdefault(h["set"], {})[h["metric"]] = h["values"]
+        best = booster.best_iteration
+        stoppers = [cb for cb in callbacks if isinstance(cb, EarlyStopping) and cb.best_iteration is not None]
+        if best is None and stoppers:
+            # A callback stopped training: keep the best round it saw, as the constructor option does.
+            best = min(cb.best_iteration for cb in stoppers)
+            booster = booster.truncated(best + 1)
+        self._booster = booster
+        if best is not None:
+            self.best_iteration_ = int(best)
+            if sets:
+                last = self.evals_result_[sets[-1][0]]
+                self.best_score_ = {m: values[best] for m, values in last.items()}
+        self.training_log_ = {
+            key: [r[key] for r in rounds]
+            for key in ("root_feature", "root_threshold", "features_searched", "step", "seconds", "train_loss")
+        }
+        if self.booster == "rgb":
+            self.training_log_["rgb_nodes"] = [r["rgb_nodes"] for r in rounds]
+            self.training_log_["rgb_lambda"] = [r["rgb_lambda"] for r in rounds]
+            counts = {}
+            for r in rounds:
+                # One chosen family per tree: per class for multiclass models.
+                for nodes, lam in r["rgb_families"]:
+                    counts[(nodes, lam)] = counts.get((nodes, lam), 0) + 1
+            self.rgb_family_counts_ = dict(sorted(counts.items()))
+        return self
+
+    def _raw(self, X):
+        check_is_fitted(self, "_booster")
+        return self._booster.predict_raw(check_X(self, X))
+
+    def _fitted_loss(self) -> str:
+        """The loss the model was fitted with (set_params after fit does not change the model)."""
+        return json.loads(self._booster.params_json())["loss"]
+
+    def _staged_raw(self, X):
+        """Raw scores of the model as it was after each round.
+
+        With model shrinkage the stored trees carry the final scaling; the
+        model after round t is base + q^-(R-1-t) * (sum of the first t+1 stored rounds).
+        """
+        check_is_fitted(self, "_booster")
+        X = check_X(self, X)
+        b = self._booster
+        base = np.asarray(b.base_score) if b.n_outputs > 1 else b.base_score[0]
+        rounds, k = b.n_rounds, b.n_outputs
+        acc = 0.0
+        for t in range(rounds):
+            # The fitted model's q, not the constructor's: set_params after fit must not move predictions.
+            undo = b.shrinkage_undo(rounds - 1 - t)
+            acc = acc + b.predict_trees(X, t * k, (t + 1) * k)
+            yield base + acc * undo if undo != 1.0 else base + acc
+
+    def _virtual_members(self, X, n_members):
+        check_is_fitted(self, "_booster")
+        if isinstance(n_members, (bool, np.bool_)) or not isinstance(n_members, Integral):
+            raise TypeError(f"n_members must be an int, got {type(n_members).__name__}")
+        n_members = int(n_members)
+        if n_members < 2:
+            raise ValueError(f"n_members must be >= 2, got {n_members}")
+        rounds = self._booster.n_rounds
+        if n_members > rounds // 2:
+            raise ValueError(
+                f"n_members: {n_members} members need at least {2 * n_members} rounds (2 per member), "
+                f"the model has {rounds}"
+            )
+        return self._booster.virtual_ensemble(check_X(self, X), n_members)
+
+    @property
+    def feature_importances_(self):
+        """Importance per feature, normalised to sum to 1 (0 everywhere for a model without splits).
+
+        ``importance_type="gain"`` (default): total split gain of the feature;
+        ``"split"``: how many splits use it.
+        """
+        check_is_fitted(self, "_booster")
+        return self._booster.feature_importances(self.importance_type)
+
+    def get_booster(self):
+        """The native booster (immutable): ``to_json()``, ``n_rounds``, ``n_outputs``, ``base_score``, ..."""
+        check_is_fitted(self, "_booster")
+        return self._booster
+
+    def dump_model(self) -> dict:
+        """The trees as nested dicts (see :func:`rgbm_rs.dump_model`), with feature names."""
+        from ._introspect import dump_model
+
+        return dump_model(self)
+
+    def trees_to_dataframe(self):
+        """One row per node of every tree, as a pandas DataFrame (needs pandas)."""
+        from ._introspect import trees_to_dataframe
+
+        return trees_to_dataframe(self)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+    # Persistence: pickle and save_model share one JSON document.
+    def _to_document(self) -> dict:
+        check_is_fitted(self, "_booster")
+        return _model_file.document(self)
+
+    def _model_losses(self):
+        """The losses a model of this estimator may have."""
+        return self._parameter_constraints["loss"][0].options
+
+    def save_model(self, path) -> None:
+        """Write the fitted estimator as JSON (read it back with :func:`load_model`).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file is written to a temporary name in the same folder and
+            then renamed, so an existing file is never left half-written.
+            A symbolic link is followed, and an existing file keeps its
+            permissions.
+        """
+        _model_file.write(path, self._to_document())
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        if "_booster" in state:
+            state = dict(state)
+            state["_booster"] = state["_booster"].to_json()
+        return state
+
+    def __setstate__(self, state):
+        if isinstance(state.get("_booster"), str):
+            state = dict(state)
+            state["_booster"] = _core.Booster.from_json(state["_booster"])
+        super().__setstate__(state)

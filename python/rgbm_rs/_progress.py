@@ -1,0 +1,78 @@
+"""Per-round Python work during a fit: callbacks, logging, a progress bar."""
+from __future__ import annotations
+
+import logging
+import sys
+import time
+
+from .callback import CallbackEnv, log_evaluation
+
+logger = logging.getLogger("rgbm_rs")
+
+
+class ProgressAwareHandler(logging.Handler):
+    """Writes to stderr through tqdm when it is installed, so log lines do not break a progress bar."""
+
+    def emit(self, record):
+        try:
+            text = self.format(record)
+            try:
+                from tqdm.auto import tqdm
+            except ImportError:
+                sys.stderr.write(text + "\n")
+            else:
+                tqdm.write(text, file=sys.stderr)
+        except Exception:
+            self.handleError(record)
+
+
+class Progress:
+    """Per-round Python work during fit: callbacks, logging, a progress bar.
+
+    Runs on the native training thread with the GIL taken for the call, once
+    per round; only installed when there is something to do.
+    """
+
+    def __init__(self, estimator, callbacks, n_rounds):
+        self.estimator = estimator
+        self.callbacks = callbacks
+        self.n_rounds = n_rounds
+        self.period = int(estimator.verbose)
+        self.evals = {}
+        self.started = time.perf_counter()
+        self.bar = None
+        # verbose=k logs exactly what the log_evaluation(k) callback logs.
+        self.log = log_evaluation(self.period) if self.period > 0 else None
+        if self.period > 0:
+            if not logger.hasHandlers():
+                # verbose asks for output even when the application did not configure logging.
+                handler = ProgressAwareHandler()
+                handler.setFormatter(logging.Formatter("%(message)s"))
+                logger.addHandler(handler)
+            if logger.getEffectiveLevel() > logging.INFO:
+                logger.setLevel(logging.INFO)
+            try:
+                from tqdm.auto import tqdm
+            except ImportError:
+                tqdm = None
+            if tqdm is not None:
+                self.bar = tqdm(total=n_rounds, desc=type(estimator).__name__, unit="round", file=sys.stderr)
+
+    def __call__(self, iteration, items):
+        items = [(str(s), str(m), float(v), bool(h)) for s, m, v, h in items]
+        for s, m, v, _ in items:
+            self.evals.setdefault(s, {}).setdefault(m, []).append(v)
+        elapsed = time.perf_counter() - self.started
+        if self.bar is not None:
+            self.bar.update(1)
+        env = CallbackEnv(self.estimator, iteration, self.n_rounds, items, self.evals, elapsed)
+        if self.log is not None:
+            self.log(env)
+        stop = False
+        for cb in self.callbacks:
+            stop = bool(cb(env)) or stop
+        return stop
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
