@@ -26,7 +26,7 @@ REGRESSION_LOSSES = ("squared", "huber", "gaussian")
 CLASSIFICATION_LOSSES = ("logistic", "exponential", "sla01")
 #: Core parameters of one estimator's losses only.
 REGRESSION_ONLY = ("huber_delta",)
-CLASSIFICATION_ONLY = ("logistic_reg", "clamp", "sla_scale")
+CLASSIFICATION_ONLY = ("logistic_reg", "clamp", "sla_scale", "class_weight")
 
 # (constraints, default, values, doc) of parameters the core does not see,
 # or sees in a resolved form (random_state as a seed, n_jobs as a count,
@@ -49,6 +49,12 @@ PYTHON_ONLY = {
         "gain",
         "`gain` \\| `split`",
         "what `feature_importances_` measures",
+    ),
+    "class_weight": (
+        [dict, StrOptions({"balanced"}), None],
+        None,
+        "dict, `balanced` or None",
+        "classifier: weights of the classes, multiplied into `sample_weight`",
     ),
     "random_state": (
         ["random_state"],
@@ -112,7 +118,8 @@ def constraints(skip=(), loss=None):
         else:
             out[name] = _core_constraint(spec, loss if name == "loss" else None)
     for name, (constraint, *_rest) in PYTHON_ONLY.items():
-        out[name] = constraint
+        if name not in skip:
+            out[name] = constraint
     return out
 
 

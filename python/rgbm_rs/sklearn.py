@@ -1,14 +1,17 @@
 """scikit-learn estimators backed by the native booster."""
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from . import _model_file, _params
 from ._base import RGBMBase, store_params
-from ._validation import check_regression_target, check_X_y, encode_classes
+from ._validation import check_regression_target, check_weights, check_X_y, encode_classes
 
 
 class RGBMRegressor(RegressorMixin, RGBMBase):
@@ -345,6 +348,13 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
     clamp : float in (0, 0.5) or None, default=None
         Probability clamping ρ of Sun, Zhang & Zhou (2014): bounds Newton
         steps on badly misclassified rows (binary logistic loss only).
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, keyed by the original labels (missing
+        classes weigh 1), or "balanced": n_samples / (n_classes * count of
+        the class). Multiplied into ``sample_weight`` as scikit-learn's
+        ``compute_sample_weight`` defines it, before ``validation_fraction``
+        holds rows out (as scikit-learn's HistGradientBoostingClassifier
+        does); ``eval_set`` weights are not changed.
 
     Labels may be of any type; the originals are in ``classes_``.
     ``predict_proba`` has one column per class, in ``classes_`` order.
@@ -390,11 +400,27 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         validation_fraction=None,
         eval_metric=None,
         importance_type="gain",
+        class_weight=None,
         random_state=None,
         n_jobs=None,
         verbose=0,
     ):
         store_params(self, locals())
+
+    def _with_class_weight(self, sample_weight, X, y):
+        if isinstance(self.class_weight, dict):
+            bad = {k: v for k, v in self.class_weight.items()
+                   if isinstance(v, (bool, np.bool_)) or not isinstance(v, Real) or not (np.isfinite(v) and v >= 0)}
+            if bad:
+                raise ValueError(f"class_weight values must be finite numbers >= 0, got {bad}")
+            unknown = [k for k in self.class_weight if k not in set(self.classes_.tolist())]
+            if unknown:
+                raise ValueError(
+                    f"class_weight names labels not in y: {unknown}; the classes are {self.classes_.tolist()}"
+                )
+        w = check_weights(sample_weight, X)
+        by_class = compute_sample_weight(self.class_weight, y)
+        return by_class if w is None else w * by_class
 
     def _native_loss(self, n_classes):
         if n_classes <= 2:
@@ -453,6 +479,8 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
                 )
             native_loss = self._native_loss(len(classes))
             self.classes_ = classes
+            if self.class_weight is not None:
+                sample_weight = self._with_class_weight(sample_weight, X, y)
 
             def encode(ye, i):
                 ye = np.asarray(ye)
