@@ -1,6 +1,6 @@
 """The command line reads input files as the model was trained and never loses a user's file.
 
-In-process (``rgbm_rs.__main__.main``) so that faults can be injected; a few
+In-process (``rgbm_rs.cli.main``) so that faults can be injected; a few
 cases run as real processes.
 """
 import json
@@ -17,8 +17,8 @@ import pytest
 
 from rgbm_rs import RGBMClassifier, load_model
 from rgbm_rs import _cli_data
-from rgbm_rs import __main__ as cli
-from rgbm_rs.__main__ import main
+from rgbm_rs import cli
+from rgbm_rs.cli import main
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
