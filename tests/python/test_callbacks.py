@@ -205,6 +205,7 @@ def test_progress_bar_with_verbose(noisy_regression, capsys):
 
 
 def test_importance_types_and_introspection(cancer):
+    pytest.importorskip("pandas")
     X_train, _, y_train, _ = cancer
     gain = RGBMClassifier(n_estimators=10, max_depth=3, random_state=0).fit(X_train, y_train)
     split = RGBMClassifier(n_estimators=10, max_depth=3, importance_type="split", random_state=0).fit(X_train, y_train)

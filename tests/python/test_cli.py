@@ -2,7 +2,7 @@
 
 Every CLI start re-imports scikit-learn (seconds on a loaded machine), so the
 happy paths and a few errors go through real subprocesses, and the full
-matrix of user errors calls ``rgbm_rs.__main__.main`` in-process, which runs
+matrix of user errors calls ``rgbm_rs.cli.main`` in-process, which runs
 the same code after argument parsing.
 """
 import csv
@@ -16,7 +16,7 @@ import pytest
 
 from rgbm_rs import RGBMClassifier, RGBMRegressor, load_model
 from rgbm_rs import _cli_data
-from rgbm_rs.__main__ import main
+from rgbm_rs.cli import main
 
 METHODS = ("GBM", "RGBM", "SGLB", "RGB")
 

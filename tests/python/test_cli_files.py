@@ -1,6 +1,6 @@
 """The command line reads input files as the model was trained and never loses a user's file.
 
-In-process (``rgbm_rs.__main__.main``) so that faults can be injected; a few
+In-process (``rgbm_rs.cli.main``) so that faults can be injected; a few
 cases run as real processes.
 """
 import json
@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from rgbm_rs import RGBMClassifier, load_model
-from rgbm_rs import _cli_data
-from rgbm_rs import __main__ as cli
-from rgbm_rs.__main__ import main
+from rgbm_rs import _cli_data, _cli_predict
+from rgbm_rs import cli
+from rgbm_rs.cli import main
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -315,7 +315,7 @@ def test_outputs_never_replace_other_kinds_of_file(files, capsys):
 
 def test_interrupted_writes_keep_the_previous_file(files, monkeypatch, capsys):
     Path("p.csv").write_text("previous predictions\n")
-    real_writer = cli.csv.writer
+    real_writer = _cli_predict.csv.writer
 
     class Interrupted:
         """A csv writer hit by Ctrl-C after the first row."""
@@ -330,10 +330,10 @@ def test_interrupted_writes_keep_the_previous_file(files, monkeypatch, capsys):
             self.w.writerow(next(iter(rows)))
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli.csv, "writer", Interrupted)
+    monkeypatch.setattr(_cli_predict.csv, "writer", Interrupted)
     assert main(["predict", "--model", "m.json", "--data", "data.svm", "--out", "p.csv", "-q"]) == 130
     assert Path("p.csv").read_text() == "previous predictions\n"
-    monkeypatch.setattr(cli.csv, "writer", real_writer)
+    monkeypatch.setattr(_cli_predict.csv, "writer", real_writer)
 
     import rgbm_rs._files as files_module
 

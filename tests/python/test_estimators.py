@@ -11,10 +11,13 @@ from sklearn.model_selection import train_test_split
 
 from rgbm_rs import RGBMClassifier, RGBMRegressor, load_model
 
-lgb = pytest.importorskip("lightgbm")
+
+@pytest.fixture
+def lgb():
+    return pytest.importorskip("lightgbm")
 
 
-def test_breast_cancer_accuracy_matches_lightgbm():
+def test_breast_cancer_accuracy_matches_lightgbm(lgb):
     X, y = load_breast_cancer(return_X_y=True)
     accs = {"rgbm": [], "lgb": []}
     for seed in range(5):
@@ -26,7 +29,7 @@ def test_breast_cancer_accuracy_matches_lightgbm():
     assert np.mean(accs["rgbm"]) >= np.mean(accs["lgb"]) - 0.01, accs
 
 
-def test_diabetes_r2_matches_lightgbm():
+def test_diabetes_r2_matches_lightgbm(lgb):
     X, y = load_diabetes(return_X_y=True)
     r2 = {"rgbm": [], "lgb": []}
     for seed in range(5):

@@ -130,6 +130,7 @@ def test_counts_are_the_training_rows_reaching_each_node(reg_model, reg_data):
 # ---------------------------------------------------------------- structure
 @pytest.mark.parametrize("model", ["reg_model", "clf_model"])
 def test_dataframe_structure(model, request):
+    pytest.importorskip("pandas")
     est = request.getfixturevalue(model)
     doc = _model_doc(est)
     df = trees_to_dataframe(doc)
@@ -173,6 +174,7 @@ def test_dataframe_structure(model, request):
 
 
 def test_dataframe_gains_and_splits_match_importances(reg_model):
+    pytest.importorskip("pandas")
     df = trees_to_dataframe(_model_doc(reg_model))
     internal = df[~df.is_leaf]
     p = reg_model.n_features_in_
@@ -194,6 +196,7 @@ def test_dump_model_top_level(reg_model):
 
 
 def test_inputs_are_not_modified_and_other_forms_agree(reg_model, tmp_path):
+    pytest.importorskip("pandas")
     doc = _model_doc(reg_model)
     before = copy.deepcopy(doc)
     dump = dump_model(doc)
@@ -210,6 +213,7 @@ def test_inputs_are_not_modified_and_other_forms_agree(reg_model, tmp_path):
 
 # ---------------------------------------------------------------- feature names
 def test_feature_names(reg_model):
+    pytest.importorskip("pandas")
     doc = _model_doc(reg_model)
     names = ["age", "height", "weight", "income", "zip"]
     df = trees_to_dataframe(doc, feature_names=names)
@@ -254,6 +258,7 @@ def test_hand_written_two_output_model():
     assert _route(t1, np.array([0.0, np.nan, 1.0])) == 2.0  # NaN follows default_left=True
     assert _route(dump["trees"][3]["tree"], np.array([0.0, 1.0, 0.0])) == 6.0  # left child is leaf 1
 
+    pytest.importorskip("pandas")
     df = trees_to_dataframe(TINY)
     assert df.groupby("tree_index")["output"].first().tolist() == [0, 1, 0, 1]
     assert df.groupby("tree_index").size().tolist() == [3, 5, 1, 3]
@@ -312,5 +317,6 @@ def test_missing_pandas_message(monkeypatch):
 
 
 def test_empty_model_gives_empty_frame():
+    pytest.importorskip("pandas")
     df = trees_to_dataframe(dict(TINY, trees=[]))
     assert len(df) == 0 and list(df.columns)[:3] == ["tree_index", "output", "node_id"]

@@ -1,7 +1,6 @@
 """Small numpy batches skip scikit-learn's input checks (they cost more than
 predicting one row); the shortcut must not change any result, message or warning."""
 import numpy as np
-import pandas as pd
 import pytest
 
 from rgbm_rs import RGBMClassifier, RGBMRegressor
@@ -48,6 +47,7 @@ def test_small_batches_still_get_the_full_checks_when_they_would_fail(data):
 
 
 def test_small_batches_warn_when_the_model_was_fitted_with_names(data):
+    pd = pytest.importorskip("pandas")
     X, y = data
     frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(5)])
     clf = RGBMClassifier(n_estimators=5, random_state=0).fit(frame, y)

@@ -1,0 +1,180 @@
+"""``rgbm train``: fit an estimator on a data file and save it as JSON."""
+from __future__ import annotations
+
+import difflib
+import time
+
+from ._cli_outputs import check_model_output, check_writable
+from ._cli_report import CLIError, UsageError, score_line
+
+
+def _libsvm_base(option):
+    """``--libsvm-base`` as ``zero_based`` for read_libsvm: None (guess), True or False."""
+    return None if option in (None, "auto") else option == "0"
+
+
+def _load_training_data(args, report):
+    """Read ``--data`` for training: X, y, feature names (CSV) or None, a description, the libsvm base or None."""
+    from . import _cli_data as data
+
+    try:
+        fmt = data.detect_format(args.data)
+        if fmt == "libsvm":
+            if args.target is not None:
+                report.warn(f"--target {args.target!r} is ignored: the label of a libsvm file is its first field")
+            X, y, zero_based = data.read_libsvm(
+                args.data, zero_based=_libsvm_base(args.libsvm_base), base_source="--libsvm-base 1"
+            )
+            if args.libsvm_base != "auto":
+                how = "as given"
+            else:
+                how = "as some index is 0" if zero_based else "as no index is 0; else use --libsvm-base 0"
+            desc = f"libsvm, {'0' if zero_based else '1'}-based indices {how}"
+            return X, y, None, desc, int(not zero_based)
+        if args.libsvm_base != "auto":
+            report.warn(f"--libsvm-base is ignored: {args.data!r} is a CSV file")
+        if args.target is None:
+            raise UsageError(f"--target is required for CSV files ({args.data!r}): give the target column's name or index")
+        table = data.read_csv(args.data)
+        j = table.column_index(args.target)
+        if len(table.header) < 2:
+            raise CLIError(f"{args.data!r} has only the target column, no features")
+        y = table.target_column(j)
+        features = [k for k in range(len(table.header)) if k != j]
+        X = table.feature_matrix(features)
+        names = [table.header[k] for k in features]
+        return X, y, names, f"CSV, target {table.header[j]!r}", None
+    except data.DataError as e:
+        raise CLIError(str(e)) from None
+
+
+def _resolve_task(args, y):
+    """The task and the sentence explaining how it was chosen."""
+    import numpy as np
+
+    from . import _cli_data as data
+
+    if args.task != "auto":
+        return args.task, "as requested"
+    task = data.infer_task(y)
+    if y.dtype.kind not in "fiu":
+        why = "the target is not numeric"
+    elif task == "classification":
+        why = f"the target has {len(np.unique(y))} distinct integer values"
+    else:
+        why = f"the target is numeric with {len(np.unique(y))} distinct values"
+    return task, f"auto: {why}"
+
+
+def _collect_params(args) -> dict:
+    """``--param`` and trailing ``key=value`` arguments as one dict; a key given twice is an error."""
+    params = {}
+    for key, value in list(args.params) + list(args.hyperparams):
+        if key in params:
+            raise UsageError(f"parameter {key!r} is given twice ({params[key]!r} and {value!r})")
+        params[key] = value
+    return params
+
+
+def _make_estimator(task: str, params: dict, seed: int):
+    """Construct the estimator; unknown parameter names are a one-line error."""
+    from . import RGBMClassifier, RGBMRegressor
+
+    cls = RGBMClassifier if task == "classification" else RGBMRegressor
+    valid = cls().get_params()
+    for key in params:
+        if key not in valid:
+            close = difflib.get_close_matches(key, list(valid), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            other = RGBMRegressor if cls is RGBMClassifier else RGBMClassifier
+            if key in other().get_params():
+                hint = f" (it is a parameter of {other.__name__}: check --task)"
+            raise CLIError(f"unknown parameter {key!r} for {cls.__name__}{hint}")
+    params = dict(params)
+    params.setdefault("random_state", seed)
+    try:
+        est = cls(**params)
+        # Check the values now, not after reading the data.
+        est._validate_params()
+    except (TypeError, ValueError) as e:
+        raise CLIError(f"bad parameters for {cls.__name__}: {e}") from None
+    return est
+
+
+def _save_model(est, path: str, libsvm_base) -> None:
+    """save_model, keeping the libsvm index base the features were read with (if any)."""
+    if libsvm_base is not None:
+        est._libsvm_index_base_ = libsvm_base
+    est.save_model(path)
+
+
+def cmd_train(args, report) -> int:
+    """Fit a model on ``--data`` and save it to ``--model``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed ``train`` arguments.
+    report : Reporter
+        Where to print progress.
+
+    Returns
+    -------
+    int
+        0 on success (errors raise :class:`CLIError`).
+    """
+    import numpy as np
+
+    from . import _cli_data as data
+
+    params = _collect_params(args)
+    if args.task != "auto":  # otherwise the data tell which estimator the parameters are for
+        _make_estimator(args.task, params, args.seed)
+    check_writable(args.model, "model file", [("--data", args.data)])
+    check_model_output(args.model)
+    X, y, names, desc, libsvm_base = _load_training_data(args, report)
+    report.info(f"data: {args.data} ({desc}): {X.shape[0]} rows, {X.shape[1]} features")
+
+    task, why = _resolve_task(args, y)
+    if task == "classification":
+        y = data.class_labels(y)
+    elif y.dtype.kind not in "fiu":
+        raise CLIError("the target is not numeric: use --task classification (or auto) for labels")
+    est = _make_estimator(task, params, args.seed)
+    report.info(f"task: {task} ({why}) -> {type(est).__name__}")
+
+    X_train, y_train, X_test, y_test = X, y, None, None
+    if args.test_size > 0:
+        from sklearn.model_selection import train_test_split
+
+        stratify = y if task == "classification" else None
+        try:
+            X_train, X_test, y_train, y_test = train_test_split(
+                X, y, test_size=args.test_size, random_state=args.seed, stratify=stratify
+            )
+        except ValueError as e:
+            raise CLIError(f"cannot hold out --test-size {args.test_size}: {e}") from None
+
+    start = time.perf_counter()
+    try:
+        est.fit(X_train, y_train)
+    except (ValueError, TypeError) as e:
+        message = f"cannot train {type(est).__name__}: {e}"
+        if task == "classification" and args.task == "auto" and y.dtype.kind in "fiu" and len(np.unique(y)) > 2:
+            message += " (the target was read as classes because it has few distinct integer values; use --task regression to fit it as a number)"
+        raise CLIError(message) from None
+    fit_s = time.perf_counter() - start
+    report.info(f"trained {est.n_estimators_} rounds on {len(y_train)} rows in {fit_s:.3f} s")
+
+    if X_test is not None:
+        report.info(f"test {score_line(task, y_test, est.predict(X_test))} on {len(y_test)} held-out rows")
+    if names is not None:
+        # The estimator was fitted on a plain array; record the CSV header so that
+        # save_model stores the names and `rgbm predict` can match columns by name.
+        est.feature_names_in_ = np.asarray(names, dtype=object)
+    try:
+        _save_model(est, args.model, libsvm_base)
+    except OSError as e:
+        raise CLIError(f"cannot write model file {args.model!r}: {e.strerror or e}") from None
+    report.info(f"model saved to {args.model}")
+    return 0
