@@ -47,14 +47,21 @@ impl Metric {
     pub fn evaluate(self, objective: &Objective, y: &[f64], f: &[f64], w: Option<&[f64]>) -> f64 {
         let n = y.len();
         match self {
-            Metric::L2 => weighted_mean(n, w, |i| (y[i] - f[i]).powi(2)),
-            Metric::Rmse => weighted_mean(n, w, |i| (y[i] - f[i]).powi(2)).sqrt(),
-            Metric::Mae => weighted_mean(n, w, |i| (y[i] - f[i]).abs()),
+            Metric::L2 => weighted_mean(n, w, |i| (y[i] - objective.mean_of(f[i])).powi(2)),
+            Metric::Rmse => {
+                weighted_mean(n, w, |i| (y[i] - objective.mean_of(f[i])).powi(2)).sqrt()
+            }
+            Metric::Mae => weighted_mean(n, w, |i| (y[i] - objective.mean_of(f[i])).abs()),
             Metric::Huber
             | Metric::Exponential
             | Metric::Sla01
             | Metric::MultiLogloss
-            | Metric::GaussianNll => objective.mean_loss(y, f, w),
+            | Metric::GaussianNll
+            | Metric::AbsoluteError
+            | Metric::Quantile
+            | Metric::Poisson
+            | Metric::Gamma
+            | Metric::Tweedie => objective.mean_loss(y, f, w),
             Metric::Logloss => weighted_mean(n, w, |i| {
                 let p = objective
                     .probability(f[i])

@@ -18,12 +18,43 @@ pub enum Loss {
     Softmax,
     /// Gaussian negative log-likelihood: a mean and a log σ per row.
     Gaussian,
+    /// |y − f|; leaves are re-estimated as weighted medians.
+    AbsoluteError,
+    /// The pinball loss of the `alpha`-quantile; leaves are re-estimated as
+    /// weighted α-quantiles.
+    Quantile,
+    /// Poisson counts, log link.
+    Poisson,
+    /// Gamma amounts (y > 0), log link.
+    Gamma,
+    /// Tweedie amounts with exact zeros, log link.
+    Tweedie,
 }
 
 impl Loss {
     /// Losses whose labels must be 0/1.
     pub fn is_binary(self) -> bool {
         matches!(self, Loss::Logistic | Loss::Exponential | Loss::Sla01)
+    }
+
+    /// Losses of real-valued targets (the regressor's).
+    pub fn is_regression(self) -> bool {
+        !self.is_binary() && self != Loss::Softmax
+    }
+
+    /// Whether the loss is σ-smooth in the score for a known σ (given its
+    /// parameters), which the constant step and RGB's coordinate step need.
+    pub fn is_smooth(self) -> bool {
+        matches!(
+            self,
+            Loss::Squared | Loss::Huber | Loss::Logistic | Loss::Sla01 | Loss::Softmax
+        )
+    }
+
+    /// Losses whose leaves are re-estimated from their rows' residuals after
+    /// the tree is grown (the gradient carries no step length).
+    pub fn renews_leaves(self) -> bool {
+        matches!(self, Loss::AbsoluteError | Loss::Quantile)
     }
 }
 
@@ -126,6 +157,16 @@ pub enum Metric {
     MultiError,
     /// Mean Gaussian negative log-likelihood (loss = gaussian).
     GaussianNll,
+    /// Mean absolute error of loss = absolute_error (same value as mae).
+    AbsoluteError,
+    /// Mean pinball loss of loss = quantile's alpha.
+    Quantile,
+    /// Mean Poisson negative log-likelihood e^f − y·f.
+    Poisson,
+    /// Mean Gamma negative log-likelihood y·e^(−f) + f.
+    Gamma,
+    /// Mean Tweedie negative log-likelihood of the loss's variance power.
+    Tweedie,
 }
 
 impl Metric {
@@ -143,10 +184,15 @@ impl Metric {
             Metric::MultiLogloss => "multi_logloss",
             Metric::MultiError => "multi_error",
             Metric::GaussianNll => "gaussian_nll",
+            Metric::AbsoluteError => "absolute_error",
+            Metric::Quantile => "quantile",
+            Metric::Poisson => "poisson",
+            Metric::Gamma => "gamma",
+            Metric::Tweedie => "tweedie",
         }
     }
 
-    pub const ALL: [Metric; 12] = [
+    pub const ALL: [Metric; 17] = [
         Metric::L2,
         Metric::Rmse,
         Metric::Mae,
@@ -159,6 +205,11 @@ impl Metric {
         Metric::MultiLogloss,
         Metric::MultiError,
         Metric::GaussianNll,
+        Metric::AbsoluteError,
+        Metric::Quantile,
+        Metric::Poisson,
+        Metric::Gamma,
+        Metric::Tweedie,
     ];
 
     /// The metrics that apply to `loss` (those `check_loss` accepts), its
@@ -184,6 +235,11 @@ impl Metric {
             Loss::Sla01 => Metric::Sla01,
             Loss::Softmax => Metric::MultiLogloss,
             Loss::Gaussian => Metric::GaussianNll,
+            Loss::AbsoluteError => Metric::AbsoluteError,
+            Loss::Quantile => Metric::Quantile,
+            Loss::Poisson => Metric::Poisson,
+            Loss::Gamma => Metric::Gamma,
+            Loss::Tweedie => Metric::Tweedie,
         }
     }
 
@@ -194,16 +250,20 @@ impl Metric {
     /// Refuses metrics that do not apply to the training loss's predictions.
     pub fn check_loss(self, loss: Loss) -> Result<()> {
         let ok = match self {
-            // With loss = gaussian the first score block is the mean.
-            Metric::L2 | Metric::Rmse | Metric::Mae => {
-                matches!(loss, Loss::Squared | Loss::Huber | Loss::Gaussian)
-            }
+            // Of the predicted mean: with loss = gaussian the first score
+            // block, with a log link e^f.
+            Metric::L2 | Metric::Rmse | Metric::Mae => loss.is_regression(),
             Metric::Huber => loss == Loss::Huber,
             Metric::Logloss | Metric::Error | Metric::Auc => loss.is_binary(),
             Metric::Exponential => loss == Loss::Exponential,
             Metric::Sla01 => loss == Loss::Sla01,
             Metric::MultiLogloss | Metric::MultiError => loss == Loss::Softmax,
             Metric::GaussianNll => loss == Loss::Gaussian,
+            Metric::AbsoluteError => loss == Loss::AbsoluteError,
+            Metric::Quantile => loss == Loss::Quantile,
+            Metric::Poisson => loss == Loss::Poisson,
+            Metric::Gamma => loss == Loss::Gamma,
+            Metric::Tweedie => loss == Loss::Tweedie,
         };
         if ok {
             Ok(())

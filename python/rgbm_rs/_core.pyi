@@ -132,6 +132,11 @@ class Booster:
         """Class probabilities of raw scores (any shape and strides): shape
         (...) -> (..., 2) for a binary model, (..., K) -> (..., K) for softmax."""
 
+    def response(self, raw: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The predictions of raw scores (any shape and strides) of a
+        single-output regression model: exp(f) for a log-link loss (poisson,
+        gamma, tweedie), else f; ValueError for other models."""
+
     def standard_deviation(self, log_std: NDArray[np.float64]) -> NDArray[np.float64]:
         """sigma = exp(s) for each predicted log sigma (1-D, any strides) of a
         gaussian model; ValueError where sigma squared would overflow."""

@@ -22,10 +22,10 @@ _DERIVED = {"n_classes"}
 
 #: The losses each estimator offers (the classifier's "logistic" becomes the
 #: core's "softmax" with more than two classes).
-REGRESSION_LOSSES = ("squared", "huber", "gaussian")
+REGRESSION_LOSSES = ("squared", "huber", "gaussian", "absolute_error", "quantile", "poisson", "gamma", "tweedie")
 CLASSIFICATION_LOSSES = ("logistic", "exponential", "sla01")
 #: Core parameters of one estimator's losses only.
-REGRESSION_ONLY = ("huber_delta",)
+REGRESSION_ONLY = ("huber_delta", "alpha", "tweedie_variance_power")
 CLASSIFICATION_ONLY = ("logistic_reg", "clamp", "sla_scale", "class_weight")
 
 # (constraints, default, values, doc) of parameters the core does not see,

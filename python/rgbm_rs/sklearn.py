@@ -38,12 +38,22 @@ class RGBMRegressor(RegressorMixin, RGBMBase):
         L2 penalty λ on leaf values (in the same units as min_child_weight).
     min_split_gain : float, default=0.0
         A split must gain more than this.
-    loss : {"squared", "huber", "gaussian"}, default="squared"
+    loss : {"squared", "huber", "gaussian", "absolute_error", "quantile", "poisson", "gamma", "tweedie"}, \
+default="squared"
         "gaussian" fits a mean and a standard deviation per row by the
         Gaussian negative log-likelihood (two trees per round; Fisher-scoring
         Newton steps); ``predict(X, return_std=True)`` returns both.
+        "absolute_error" and "quantile" grow each tree on the gradient and
+        then set every leaf to the weighted median / ``alpha``-quantile of
+        its rows' residuals. "poisson" (counts >= 0), "gamma" (targets > 0)
+        and "tweedie" (targets >= 0) model log E[y]: raw scores are logs,
+        ``predict`` returns exp of them.
     huber_delta : float, default=1.0
         Threshold δ of the Huber loss.
+    alpha : float in (0, 1) or None, default=None
+        The quantile ``loss="quantile"`` predicts (required there).
+    tweedie_variance_power : float in (1, 2) or None, default=None
+        Variance power ρ of ``loss="tweedie"`` (Var y = φ μ^ρ); None = 1.5.
     gain, leaf : {"newton", "gradient"}, default="newton"
         Second-order (Newton) or first-order (least-squares fit of the
         negative gradient) split gain and leaf values.
@@ -167,6 +177,8 @@ class RGBMRegressor(RegressorMixin, RGBMBase):
         min_split_gain=0.0,
         loss="squared",
         huber_delta=1.0,
+        alpha=None,
+        tweedie_variance_power=None,
         gain="newton",
         leaf="newton",
         subsample=1.0,
@@ -196,7 +208,11 @@ class RGBMRegressor(RegressorMixin, RGBMBase):
         store_params(self, locals())
 
     def _loss_params(self, native_loss):
-        return {"huber_delta": float(self.huber_delta)}
+        p = {"huber_delta": float(self.huber_delta)}
+        for name in ("alpha", "tweedie_variance_power"):
+            if getattr(self, name) is not None:
+                p[name] = float(getattr(self, name))
+        return p
 
     def fit(self, X, y, sample_weight=None, eval_set=None, eval_names=None, eval_sample_weight=None, callbacks=None):
         """Fit on X (n_samples, n_features; NaN = missing) and targets y.
@@ -267,7 +283,7 @@ class RGBMRegressor(RegressorMixin, RGBMBase):
                     f"not loss={self._fitted_loss()!r}"
                 )
             return raw[:, 0], self._booster.standard_deviation(raw[:, 1])
-        return raw[:, 0] if raw.ndim == 2 else raw
+        return raw[:, 0] if raw.ndim == 2 else self._booster.response(raw)
 
     def staged_predict(self, X):
         """Predictions after each boosting round.
@@ -283,7 +299,7 @@ class RGBMRegressor(RegressorMixin, RGBMBase):
             The prediction of the model as it was after rounds 1, 2, ..., ``n_estimators_``.
         """
         for raw in self._staged_raw(X):
-            yield raw[:, 0] if raw.ndim == 2 else raw
+            yield raw[:, 0] if raw.ndim == 2 else self._booster.response(raw)
 
     def predict_uncertainty(self, X, n_members=10):
         """Virtual-ensemble uncertainty of an SGLB model.
@@ -314,6 +330,7 @@ class RGBMRegressor(RegressorMixin, RGBMBase):
             variances = self._booster.standard_deviation(members[..., 1].ravel()).reshape(means.shape) ** 2
             knowledge, data = means.var(axis=0), variances.mean(axis=0)
             return {"mean": means.mean(axis=0), "knowledge": knowledge, "data": data, "total": data + knowledge}
+        members = self._booster.response(members)
         return {"mean": members.mean(axis=0), "knowledge": members.var(axis=0)}
 
 

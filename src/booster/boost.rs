@@ -488,6 +488,14 @@ fn train_in_pool<T: Element>(
                     tree.leaf_value =
                         sglb::noisy_leaf_values(&sums, &rule, c, params.random_state, stream_id);
                 }
+                objective.renew_leaves(
+                    y,
+                    &scores[..n],
+                    w,
+                    &rows,
+                    &grown.leaf_ranges,
+                    &mut tree.leaf_value,
+                );
                 if let Some(scale) = fixed_scale {
                     tree.leaf_value.iter_mut().for_each(|v| *v *= scale);
                     add_tree_to_rows(

@@ -3,7 +3,9 @@
 mod exponential;
 mod gaussian;
 mod huber;
+mod log_link;
 mod logistic;
+mod quantile;
 mod sla01;
 mod softmax;
 mod squared;
@@ -13,7 +15,9 @@ use rayon::prelude::*;
 pub use exponential::Exponential;
 pub use gaussian::Gaussian;
 pub use huber::Huber;
+pub use log_link::{Gamma, Poisson, Tweedie};
 pub use logistic::Logistic;
+pub use quantile::{AbsoluteError, Quantile, weighted_quantile};
 pub use sla01::Sla01;
 pub use softmax::Softmax;
 pub use squared::Squared;
@@ -48,6 +52,11 @@ pub enum Objective {
     Softmax(Softmax),
     /// Regression with a predicted variance: mean and log σ per row.
     Gaussian(Gaussian),
+    AbsoluteError(AbsoluteError),
+    Quantile(Quantile),
+    Poisson(Poisson),
+    Gamma(Gamma),
+    Tweedie(Tweedie),
 }
 
 /// Runs `$body` with `$o` bound to the point loss; `$multi` handles the
@@ -60,6 +69,11 @@ macro_rules! dispatch {
             Objective::Logistic($o) => $body,
             Objective::Exponential($o) => $body,
             Objective::Sla01($o) => $body,
+            Objective::AbsoluteError($o) => $body,
+            Objective::Quantile($o) => $body,
+            Objective::Poisson($o) => $body,
+            Objective::Gamma($o) => $body,
+            Objective::Tweedie($o) => $body,
             Objective::Softmax($s) => $multi,
             Objective::Gaussian($s) => $multi,
         }
@@ -170,7 +184,68 @@ impl Objective {
                 n_classes: p.n_classes.unwrap_or(2),
             }),
             Loss::Gaussian => Objective::Gaussian(Gaussian),
+            Loss::AbsoluteError => Objective::AbsoluteError(AbsoluteError),
+            Loss::Quantile => Objective::Quantile(Quantile {
+                alpha: p.alpha.unwrap_or(0.5),
+            }),
+            Loss::Poisson => Objective::Poisson(Poisson),
+            Loss::Gamma => Objective::Gamma(Gamma),
+            Loss::Tweedie => Objective::Tweedie(Tweedie {
+                power: p.tweedie_power(),
+            }),
         }
+    }
+
+    /// The prediction users see of a single-output regression loss's raw
+    /// score (e^f for a log link, else f); None for the other losses.
+    pub fn response(&self, f: f64) -> Option<f64> {
+        if self.is_binary() {
+            return None;
+        }
+        dispatch!(self, o => Some(o.transform(f)), _s => None)
+    }
+
+    /// The predicted mean of raw score `f` (the first score block of a
+    /// multi-output loss), on which l2, rmse and mae are measured.
+    pub fn mean_of(&self, f: f64) -> f64 {
+        dispatch!(self, o => o.transform(f), _s => f)
+    }
+
+    /// Whether leaves are re-estimated from residuals after growth.
+    pub fn renews_leaves(&self) -> bool {
+        matches!(self, Objective::AbsoluteError(_) | Objective::Quantile(_))
+    }
+
+    /// Sets each leaf (rows `rows[s..e]` for its range) to the constant c
+    /// minimising Σ w·ℓ(y, f + c) over its rows, for the losses whose
+    /// gradient carries no step length (absolute error, quantile): the
+    /// weighted α-quantile of the residuals y − f. A leaf of no weight, and
+    /// every leaf of other losses, keeps its value.
+    pub fn renew_leaves(
+        &self,
+        y: &[f64],
+        f: &[f64],
+        w: Option<&[f64]>,
+        rows: &[u32],
+        ranges: &[(usize, usize)],
+        values: &mut [f64],
+    ) {
+        let alpha = match self {
+            Objective::AbsoluteError(_) => 0.5,
+            Objective::Quantile(q) => q.alpha,
+            _ => return,
+        };
+        values.par_iter_mut().zip(ranges).for_each(|(v, &(s, e))| {
+            let leaf = &rows[s..e];
+            let residuals: Vec<f64> = leaf
+                .iter()
+                .map(|&i| y[i as usize] - f[i as usize])
+                .collect();
+            let weight = |j: usize| w.map_or(1.0, |w| w[leaf[j] as usize]);
+            if let Some(c) = weighted_quantile(&residuals, weight, alpha) {
+                *v = c;
+            }
+        });
     }
 
     pub fn is_binary(&self) -> bool {
@@ -226,7 +301,8 @@ impl Objective {
         }
     }
 
-    /// Labels must be finite, and 0/1 for binary losses.
+    /// Labels must be finite, and 0/1 for binary losses, ≥ 0 for Poisson
+    /// and Tweedie, > 0 for Gamma.
     pub fn check_labels(&self, y: &[f64]) -> Result<()> {
         if let Some(i) = y.iter().position(|v| !v.is_finite()) {
             return Err(RgbmError::NonFinite(format!(
@@ -251,6 +327,22 @@ impl Objective {
                 y[i]
             )));
         }
+        let domain = match self {
+            Objective::Poisson(_) => Some(("poisson", "counts >= 0", false)),
+            Objective::Tweedie(_) => Some(("tweedie", "targets >= 0", false)),
+            Objective::Gamma(_) => Some(("gamma", "targets > 0", true)),
+            _ => None,
+        };
+        if let Some((name, what, strict)) = domain
+            && let Some(i) = y
+                .iter()
+                .position(|&v| if strict { !(v > 0.0) } else { !(v >= 0.0) })
+        {
+            return Err(RgbmError::InvalidLabel(format!(
+                "loss='{name}' needs {what}, got {} at index {i}",
+                y[i]
+            )));
+        }
         if let Objective::Softmax(s) = self {
             let k_out = s.n_classes as f64;
             if let Some(i) = y
@@ -272,12 +364,9 @@ impl Objective {
     /// targets stay finite.
     pub const MAX_ABS_TARGET: f64 = 1e150;
 
-    /// Squared, Huber and gaussian: real-valued targets.
+    /// The regressor's losses: real-valued targets.
     fn is_regression(&self) -> bool {
-        matches!(
-            self,
-            Objective::Squared(_) | Objective::Huber(_) | Objective::Gaussian(_)
-        )
+        !self.is_binary() && !matches!(self, Objective::Softmax(_))
     }
 
     /// Regression targets that vary, but by less than this, are refused:
@@ -301,6 +390,18 @@ impl Objective {
                     "y varies by only {spread:e} (from {lo:e} to {hi:e}); differences below {:e} underflow when squared and no split could be found: rescale y",
                     Self::MIN_TARGET_SPREAD
                 )));
+            }
+        }
+        if matches!(self, Objective::Poisson(_) | Objective::Tweedie(_)) {
+            let total: f64 = y
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| v * w.map_or(1.0, |w| w[i]))
+                .sum();
+            if !(total > 0.0) {
+                return Err(RgbmError::InvalidLabel(
+                    "every target (of positive weight) is 0: a log-link loss has no finite best score; at least one target must be positive".to_string(),
+                ));
             }
         }
         self.check_training_classes(y, w)
@@ -365,6 +466,11 @@ impl Objective {
     /// the loss's closed-form start.
     fn optimal_constant(&self, y: &[f64], w: Option<&[f64]>) -> f64 {
         let start = dispatch!(self, o => o.start(y, w), _s => 0.0);
+        if self.renews_leaves() {
+            // The weighted quantile is the exact minimiser; Newton steps on
+            // a piecewise-linear loss would only add rounding.
+            return start;
+        }
         let zeros = vec![0.0; y.len()];
         let ones = vec![1.0; y.len()];
         self.line_minimum(y, &zeros, &ones, w, start)

@@ -40,6 +40,14 @@ pub struct BoosterParams {
     pub huber_delta: f64,
     /// ς of the smoothed 0-1 loss.
     pub sla_scale: f64,
+    /// The quantile α of `loss = quantile` (required there, unset otherwise).
+    /// Unset fields are not written, so models of other losses keep their
+    /// files byte for byte.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alpha: Option<f64>,
+    /// Tweedie variance power ρ in (1, 2); None = 1.5 with `loss = tweedie`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tweedie_variance_power: Option<f64>,
     pub gain: Mode,
     pub leaf: Mode,
     /// Each row is in a round's sample with this probability; an empty draw
@@ -97,6 +105,8 @@ impl Default for BoosterParams {
             clamp: None,
             huber_delta: 1.0,
             sla_scale: 0.1,
+            alpha: None,
+            tweedie_variance_power: None,
             gain: Mode::Newton,
             leaf: Mode::Newton,
             subsample: 1.0,
@@ -138,6 +148,11 @@ impl BoosterParams {
             .map_err(|e| RgbmError::param("params", e.to_string()))?;
         p.validate()?;
         Ok(p)
+    }
+
+    /// ρ with its default resolved.
+    pub fn tweedie_power(&self) -> f64 {
+        self.tweedie_variance_power.unwrap_or(1.5)
     }
 
     /// γ with its default resolved.

@@ -153,6 +153,11 @@ pub const PARAMS: &[ParamSpec] = &[
                 "sla01",
                 "softmax",
                 "gaussian",
+                "absolute_error",
+                "quantile",
+                "poisson",
+                "gamma",
+                "tweedie",
             ],
         },
         "the training loss",
@@ -182,6 +187,26 @@ pub const PARAMS: &[ParamSpec] = &[
         "sla_scale",
         POSITIVE,
         "ς of the smoothed 0-1 loss 1 - sigmoid(y f / ς)",
+    ),
+    maybe(
+        "alpha",
+        Values::Float {
+            min: 0.0,
+            min_closed: false,
+            max: Some(1.0),
+            max_closed: false,
+        },
+        "the quantile α of loss='quantile' (required there)",
+    ),
+    maybe(
+        "tweedie_variance_power",
+        Values::Float {
+            min: 1.0,
+            min_closed: false,
+            max: Some(2.0),
+            max_closed: false,
+        },
+        "variance power ρ of loss='tweedie'; None = 1.5",
     ),
     spec(
         "gain",
@@ -431,6 +456,8 @@ fn non_finite_option(p: &BoosterParams) -> Option<&'static str> {
     };
     [
         ("clamp", p.clamp),
+        ("alpha", p.alpha),
+        ("tweedie_variance_power", p.tweedie_variance_power),
         ("shrink_rate", p.shrink_rate),
         ("selection_size", fraction),
     ]
@@ -481,7 +508,13 @@ mod tests {
 
     #[test]
     fn the_table_lists_every_field_once_in_order() {
-        let defaults = serde_json::to_value(BoosterParams::default()).unwrap();
+        // Fields that are not written when unset are set here.
+        let every = BoosterParams {
+            alpha: Some(0.5),
+            tweedie_variance_power: Some(1.5),
+            ..Default::default()
+        };
+        let defaults = serde_json::to_value(every).unwrap();
         let fields: Vec<&String> = defaults.as_object().unwrap().keys().collect();
         let names: Vec<&str> = PARAMS.iter().map(|p| p.name).collect();
         assert_eq!(fields.len(), names.len());

@@ -47,6 +47,30 @@ impl BoosterParams {
                 )
             })?;
         }
+        check(
+            self.alpha.is_some() == (self.loss == Loss::Quantile),
+            "alpha",
+            || {
+                if self.loss == Loss::Quantile {
+                    "loss='quantile' needs alpha, the quantile to predict, in (0, 1)".to_string()
+                } else {
+                    format!(
+                        "alpha is used by loss='quantile' only, not {:?}",
+                        loss_name(self.loss)
+                    )
+                }
+            },
+        )?;
+        check(
+            self.tweedie_variance_power.is_none() || self.loss == Loss::Tweedie,
+            "tweedie_variance_power",
+            || {
+                format!(
+                    "tweedie_variance_power is used by loss='tweedie' only, not {:?}",
+                    loss_name(self.loss)
+                )
+            },
+        )?;
         if self.loss == Loss::Sla01 {
             check(
                 self.gain == Mode::Gradient && self.leaf == Mode::Gradient,
@@ -117,16 +141,12 @@ impl BoosterParams {
             check(self.leaf == Mode::Gradient, "step", || {
                 "step='constant' (the 1/sigma step of RGBM) is proven for gradient leaves only: set leaf='gradient'".to_string()
             })?;
-            check(
-                !matches!(self.loss, Loss::Exponential | Loss::Gaussian),
-                "step",
-                || {
-                    format!(
-                        "step='constant' needs a smooth loss; the {} loss has no smoothness constant sigma",
-                        loss_name(self.loss)
-                    )
-                },
-            )?;
+            check(self.loss.is_smooth(), "step", || {
+                format!(
+                    "step='constant' needs a smooth loss; the {} loss has no smoothness constant sigma",
+                    loss_name(self.loss)
+                )
+            })?;
         }
         let gamma = self.shrink_rate();
         check(
@@ -170,6 +190,12 @@ impl BoosterParams {
         check(self.step == Step::Shrinkage, "step", || {
             "langevin=True takes learning_rate as the Langevin step: use step='shrinkage'"
                 .to_string()
+        })?;
+        check(!self.loss.renews_leaves(), "langevin", || {
+            format!(
+                "langevin=True draws noisy leaf values, which loss={:?} would replace by quantiles of the residuals",
+                loss_name(self.loss)
+            )
         })
     }
 
@@ -184,10 +210,13 @@ impl BoosterParams {
         }
         let refuse =
             |name: &str, why: &str| Err(RgbmError::param(name, format!("booster='rgb': {why}")));
-        if matches!(self.loss, Loss::Exponential | Loss::Sla01 | Loss::Gaussian) {
+        if !self.loss.is_smooth() || self.loss == Loss::Sla01 {
             return refuse(
                 "loss",
-                "the coordinate step needs a convex loss with a smoothness constant sigma (not exponential, sla01 or gaussian)",
+                &format!(
+                    "the coordinate step needs a convex loss with a smoothness constant sigma, which {:?} is not",
+                    loss_name(self.loss)
+                ),
             );
         }
         if self.langevin {
@@ -261,6 +290,18 @@ mod tests {
             (r#"{"booster": "rgb", "langevin": true}"#, "RGB"),
             (r#"{"rgb_nodes": [2]}"#, "booster='rgb'"),
             (r#"{"eval_metric": ["auc"]}"#, "does not apply"),
+            (r#"{"loss": "quantile"}"#, "needs alpha"),
+            (r#"{"alpha": 0.5}"#, "quantile' only"),
+            (r#"{"tweedie_variance_power": 1.2}"#, "tweedie' only"),
+            (
+                r#"{"loss": "poisson", "step": "constant", "leaf": "gradient"}"#,
+                "smooth",
+            ),
+            (r#"{"loss": "gamma", "booster": "rgb"}"#, "coordinate step"),
+            (
+                r#"{"loss": "absolute_error", "langevin": true}"#,
+                "quantiles",
+            ),
         ];
         for (json, want) in bad {
             let e = BoosterParams::from_json(json).unwrap_err().to_string();
@@ -273,6 +314,8 @@ mod tests {
             r#"{"selection": "random", "selection_size": 0.5, "selection_scope": "node"}"#,
             r#"{"step": "constant", "leaf": "gradient"}"#,
             r#"{"booster": "rgb", "max_depth": null, "rgb_nodes": [2, 4]}"#,
+            r#"{"loss": "quantile", "alpha": 0.1}"#,
+            r#"{"loss": "tweedie", "tweedie_variance_power": 1.2, "langevin": true}"#,
         ];
         for json in good {
             if let Err(e) = BoosterParams::from_json(json) {

@@ -382,6 +382,30 @@ impl PyBooster {
         self.model.shrinkage_undo(dropped).map_err(to_py)
     }
 
+    /// The predictions users see of raw scores (any shape and strides) of a
+    /// single-output regression model: e^f for a log-link loss, else f.
+    fn response<'py>(
+        &self,
+        py: Python<'py>,
+        raw: PyReadonlyArrayDyn<'py, f64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let raw = raw.as_array();
+        let objective = self.model.objective();
+        let values = raw
+            .iter()
+            .map(|&f| objective.response(f))
+            .collect::<Option<Vec<f64>>>()
+            .ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "the {:?} loss has no single-output regression response",
+                    self.model.params.loss
+                ))
+            })?;
+        Ok(PyArray1::from_vec(py, values)
+            .reshape(raw.shape().to_vec())?
+            .into_any())
+    }
+
     /// σ = e^s for each predicted log σ of a gaussian model; a ValueError
     /// names the first row whose σ² would overflow.
     fn standard_deviation<'py>(
