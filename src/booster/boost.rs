@@ -22,16 +22,14 @@ use crate::threads::{WarmWorkers, with_cached_threads};
 use crate::tree::{GrowerConfig, NodeSelection, TreeGrower};
 
 use super::eval::{BeforeRound, EarlyStopping, EvalHistory, EvalSet, Evaluator, Monitor};
-use super::rgb::{Families, coordinate_step, project_l2};
+use super::rgb::RgbState;
+use super::scores::add_tree_to_rows;
 use super::sglb;
 use super::step::step_scale;
 use super::weights;
-use crate::cancel::Cancel;
 use crate::histogram::BinStats;
 use crate::tree::Tree;
 use crate::tree::grower::sum_rows;
-use crate::tree::predict::add_tree_outputs;
-use std::sync::Mutex;
 
 /// Called before every round with the round index; an error (e.g. a pending
 /// Ctrl-C) stops training and is returned from `train`.
@@ -123,30 +121,6 @@ fn check_finite_round(
     )))
 }
 
-/// A raw pointer that may be shared between threads writing disjoint rows.
-struct DisjointRows(*mut f64);
-// SAFETY: only used by `add_leaf_values`, whose threads write disjoint indices.
-unsafe impl Sync for DisjointRows {}
-
-/// scores[r] += value of r's leaf, in parallel over leaves. `rows` holds each
-/// row index at most once (it is built as 0..n or a filtered 0..n in `train`
-/// and only permuted by partitioning), so the writes of different leaves never
-/// alias.
-fn add_leaf_values(scores: &mut [f64], rows: &[u32], ranges: &[(usize, usize)], values: &[f64]) {
-    debug_assert!(rows.iter().all(|&r| (r as usize) < scores.len()));
-    let out = DisjointRows(scores.as_mut_ptr());
-    let out = &out;
-    let n = scores.len();
-    ranges.par_iter().zip(values).for_each(|(&(s, e), &v)| {
-        for &r in &rows[s..e] {
-            let r = r as usize;
-            assert!(r < n);
-            // SAFETY: r < n (checked), and no other leaf holds row r.
-            unsafe { *out.0.add(r) += v };
-        }
-    });
-}
-
 /// What happened in one boosting round (RGBM diagnostics).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct RoundLog {
@@ -226,27 +200,6 @@ pub fn train_with<T: Element>(
     with_cached_threads(params.n_jobs, || {
         train_in_pool(params, &objective, x, y, w, weight_unit, eval_sets, monitor)
     })?
-}
-
-/// Adds `values` of each leaf to the rows of `out` that fell in it: through
-/// the leaf ranges when every row was in the tree, else by routing every row.
-fn add_tree_to_rows<T: Element>(
-    out: &mut [f64],
-    tree: &Tree,
-    values: &[f64],
-    rows: &[u32],
-    ranges: &[(usize, usize)],
-    all_rows: bool,
-    x: &DenseMatrix<T>,
-) {
-    if all_rows {
-        add_leaf_values(out, rows, ranges, values);
-    } else {
-        // Out-of-bag rows are not in any leaf range.
-        out.par_iter_mut()
-            .enumerate()
-            .for_each(|(i, s)| *s += values[tree.leaf_index(|j| x.get(i, j))]);
-    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -369,7 +322,7 @@ fn train_in_pool<T: Element>(
                     uncounted: false,
                 };
                 let stream_id = (round * k_out + class) as u64;
-                let chosen = rgb.round(
+                let chosen = rgb.choose(
                     params, objective, y, w, &scores, class, &grads, &rows, all_rows, x, stream_id,
                 )?;
                 check_finite_round(
@@ -379,15 +332,9 @@ fn train_in_pool<T: Element>(
                     round,
                     params,
                 )?;
-                scores[class * n..(class + 1) * n]
-                    .par_iter_mut()
-                    .zip(&chosen.h)
-                    .for_each(|(s, h)| *s += chosen.alpha * h);
+                chosen.add_to(&mut scores[class * n..(class + 1) * n]);
                 evaluator.add_tree(&chosen.tree, class);
-                families.push((
-                    rgb.families.nodes[chosen.family],
-                    rgb.families.lambdas[chosen.family],
-                ));
+                families.push(rgb.family(&chosen));
                 first.get_or_insert((
                     chosen.tree.feature.first().map(|&f| f as usize),
                     chosen.tree.threshold.first().copied(),
@@ -600,126 +547,4 @@ fn train_in_pool<T: Element>(
         evals: evaluator.histories,
         best_iteration,
     })
-}
-
-/// RGB's per-fit state: the family grid and one grower per candidate.
-struct RgbState<'a> {
-    families: Families,
-    growers: Vec<Mutex<TreeGrower<'a>>>,
-    n_features: usize,
-}
-
-/// The candidate RGB keeps in a round.
-struct RgbChoice {
-    family: usize,
-    /// The projected tree, already multiplied by α.
-    tree: Tree,
-    alpha: f64,
-    /// The projected tree's output on every training row (before α).
-    h: Vec<f64>,
-}
-
-impl<'a> RgbState<'a> {
-    fn new(
-        params: &BoosterParams,
-        data: &'a BinnedDataset,
-        cfg: GrowerConfig,
-        cancel: Cancel,
-    ) -> Result<RgbState<'a>> {
-        let families = Families::new(params, data.n_features(), data.n_rows);
-        let growers = (0..params.rgb_candidates)
-            .map(|_| {
-                let mut grower = TreeGrower::new(data, cfg)?;
-                grower.set_cancel(cancel.clone());
-                Ok(Mutex::new(grower))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        Ok(RgbState {
-            families,
-            growers,
-            n_features: data.n_features(),
-        })
-    }
-
-    /// Draws S families, builds their candidates in parallel, keeps the best
-    /// (lowest loss + β·Ω; ties go to the earlier draw).
-    #[allow(clippy::too_many_arguments)]
-    fn round<T: Element>(
-        &self,
-        params: &BoosterParams,
-        objective: &Objective,
-        y: &[f64],
-        w: Option<&[f64]>,
-        scores: &[f64],
-        class: usize,
-        grads: &Gradients,
-        rows: &[u32],
-        all_rows: bool,
-        x: &DenseMatrix<T>,
-        stream_id: u64,
-    ) -> Result<RgbChoice> {
-        let sigma = objective
-            .smoothness()
-            .ok_or_else(|| RgbmError::param("loss", "RGB needs a smooth loss"))?;
-        let mut rng = stream(params.random_state, Purpose::Rgb, stream_id);
-        let drawn: Vec<usize> = (0..self.growers.len())
-            .map(|_| self.families.draw(&mut rng))
-            .collect();
-        let all_features = Candidates::all(self.n_features);
-        // `scores` holds every output's block; candidates move block `class` only.
-        let n = y.len();
-        let block = class * n..(class + 1) * n;
-        let candidates: Vec<Result<(f64, RgbChoice)>> = drawn
-            .par_iter()
-            .zip(&self.growers)
-            .map(|(&k, grower)| {
-                let mut grower = grower
-                    .lock()
-                    .map_err(|_| RgbmError::param("booster", "RGB candidate state poisoned"))?;
-                grower.set_max_leaves(Some(self.families.nodes[k] + 1));
-                let mut my_rows = rows.to_vec();
-                let grown = grower.grow(
-                    grads,
-                    &mut my_rows,
-                    all_rows,
-                    NodeSelection::Tree(&all_features),
-                )?;
-                let mut tree = grown.tree;
-                project_l2(&mut tree.leaf_value, self.families.lambdas[k]);
-                let mut h = vec![0.0; n];
-                if all_rows {
-                    add_leaf_values(&mut h, &my_rows, &grown.leaf_ranges, &tree.leaf_value);
-                } else {
-                    add_tree_outputs(std::slice::from_ref(&tree), x, &mut h);
-                }
-                let alpha = coordinate_step(grads.gh, &h, w, sigma)?;
-                let mut moved = scores.to_vec();
-                moved[block.clone()]
-                    .par_iter_mut()
-                    .zip(&h)
-                    .for_each(|(s, hi)| *s += alpha * hi);
-                let score =
-                    objective.mean_loss(y, &moved, w) + params.rgb_beta * self.families.omega[k];
-                tree.leaf_value.iter_mut().for_each(|v| *v *= alpha);
-                Ok((
-                    score,
-                    RgbChoice {
-                        family: k,
-                        tree,
-                        alpha,
-                        h,
-                    },
-                ))
-            })
-            .collect();
-        let mut best: Option<(f64, RgbChoice)> = None;
-        for c in candidates {
-            let (score, choice) = c?;
-            if best.as_ref().is_none_or(|(b, _)| score < *b) {
-                best = Some((score, choice));
-            }
-        }
-        best.map(|b| b.1)
-            .ok_or_else(|| RgbmError::param("rgb_candidates", "must be >= 1"))
-    }
 }

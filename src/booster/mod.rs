@@ -2,6 +2,7 @@
 pub mod boost;
 pub mod eval;
 pub mod rgb;
+mod scores;
 pub mod sglb;
 pub mod step;
 mod weights;
