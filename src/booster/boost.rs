@@ -3,7 +3,6 @@
 use std::time::Instant;
 
 use rand::RngExt;
-use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::alloc::{filled_vec, with_capacity};
@@ -24,12 +23,8 @@ use crate::tree::{GrowerConfig, NodeSelection, TreeGrower};
 use super::eval::{BeforeRound, EarlyStopping, EvalHistory, EvalSet, Evaluator, Monitor};
 use super::rgb::RgbState;
 use super::scores::add_tree_to_rows;
-use super::sglb;
-use super::step::step_scale;
-use super::weights;
-use crate::histogram::BinStats;
+use super::{sglb, step, weights};
 use crate::tree::Tree;
-use crate::tree::grower::sum_rows;
 
 /// Called before every round with the round index; an error (e.g. a pending
 /// Ctrl-C) stops training and is returned from `train`.
@@ -264,17 +259,7 @@ fn train_in_pool<T: Element>(
     } else {
         Vec::new()
     };
-    // SGLB noise for weights of mean `weight_unit`: gradients (and so their
-    // noise) scale with the weights, leaf sums' noise with their square root.
-    let langevin_c = params.langevin.then(|| {
-        let c = sglb::noise_scale(params.learning_rate, params.temperature);
-        (c * weight_unit, c * weight_unit.sqrt())
-    });
-    let mut gh_noisy = if params.langevin {
-        filled_vec(n, [0.0f64; 2], "the Langevin gradients")?
-    } else {
-        Vec::new()
-    };
+    let mut langevin = sglb::Langevin::new(params, n, weight_unit)?;
     let rule = cfg.rule;
     // Model shrinkage: F ← b + q·(F − b) + tree each round.
     let q = params.shrink_factor();
@@ -355,14 +340,9 @@ fn train_in_pool<T: Element>(
             }
         } else {
             // Shrinkage and constant steps are known before the trees are grown.
-            let fixed_scale = (params.step != Step::LineSearch)
-                .then(|| step_scale(params, objective, y, &scores, w, &[]))
-                .transpose()?;
+            let fixed_scale = step::fixed_step(params, objective, y, &scores, w)?;
             if q != 1.0 {
-                scores
-                    .par_iter_mut()
-                    .enumerate()
-                    .for_each(|(j, s)| *s = base_score[j / n] + q * (*s - base_score[j / n]));
+                sglb::shrink_scores(&mut scores, &base_score, q, n);
                 evaluator.shrink(q, &base_score);
             }
             let mut round_trees = Vec::with_capacity(k_out);
@@ -371,18 +351,15 @@ fn train_in_pool<T: Element>(
                 // Per-tree random streams: (round, class) → one index; equals the round for single-output losses.
                 let stream_id = (round * k_out + class) as u64;
                 let gh_class = &gh[class * n..(class + 1) * n];
-                if let Some((c, _)) = langevin_c {
-                    sglb::add_gradient_noise(
-                        gh_class,
-                        &mut gh_noisy,
-                        c,
-                        params.random_state,
-                        stream_id,
-                    );
-                }
                 // SGLB chooses the structure on noisy gradients; leaf sums use the clean ones.
+                let structure = match &mut langevin {
+                    Some(langevin) => {
+                        langevin.structure_gradients(gh_class, params.random_state, stream_id)
+                    }
+                    None => gh_class,
+                };
                 let grads = Gradients {
-                    gh: if params.langevin { &gh_noisy } else { gh_class },
+                    gh: structure,
                     weights: w,
                     unit_hessian: objective.unit_hessian(),
                     uncounted: false,
@@ -420,23 +397,19 @@ fn train_in_pool<T: Element>(
                     features_searched = searched;
                 }
                 let mut tree = grown.tree;
-                if let Some((_, c)) = langevin_c {
+                if let Some(langevin) = &langevin {
                     let clean = Gradients {
                         gh: gh_class,
                         weights: w,
                         unit_hessian: objective.unit_hessian(),
                         uncounted: false,
                     };
-                    let sums: Vec<BinStats> = grown
-                        .leaf_ranges
-                        .par_iter()
-                        .map(|&(s, e)| sum_rows(&rows[s..e], &clean))
-                        .collect();
+                    let (seed, ranges) = (params.random_state, &grown.leaf_ranges);
                     tree.leaf_value =
-                        sglb::noisy_leaf_values(&sums, &rule, c, params.random_state, stream_id);
+                        langevin.leaf_values(&clean, &rows, ranges, &rule, seed, stream_id);
                 }
                 if let Some(scale) = fixed_scale {
-                    tree.leaf_value.iter_mut().for_each(|v| *v *= scale);
+                    step::scale_leaves(&mut tree, scale);
                     add_tree_to_rows(
                         &mut scores[class * n..(class + 1) * n],
                         &tree,
@@ -465,15 +438,7 @@ fn train_in_pool<T: Element>(
             let scale = match fixed_scale {
                 Some(s) => s,
                 None => {
-                    let s = step_scale(params, objective, y, &scores, w, &dir)?;
-                    scores
-                        .par_iter_mut()
-                        .zip(&dir)
-                        .for_each(|(f, d)| *f += s * d);
-                    round_trees
-                        .iter_mut()
-                        .for_each(|t| t.leaf_value.iter_mut().for_each(|v| *v *= s));
-                    s
+                    step::line_search(params, objective, y, &mut scores, w, &dir, &mut round_trees)?
                 }
             };
             check_finite_round(&round_trees, 0, &mut bound, round, params)?;
@@ -524,14 +489,7 @@ fn train_in_pool<T: Element>(
         trees.truncate((best + 1) * k_out);
     }
     if q != 1.0 {
-        // Fold the shrinkage in once: the trees of round r end up scaled by q^(R-1-r).
-        let mut factor = 1.0;
-        for round_trees in trees.rchunks_mut(k_out) {
-            round_trees
-                .iter_mut()
-                .for_each(|t| t.leaf_value.iter_mut().for_each(|v| *v *= factor));
-            factor *= q;
-        }
+        sglb::fold_shrinkage(&mut trees, k_out, q);
     }
     let model = Model {
         format_version: FORMAT_VERSION,
