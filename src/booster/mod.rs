@@ -1,6 +1,7 @@
 //! The boosting loop.
 pub mod boost;
 pub mod eval;
+mod fit;
 pub mod rgb;
 mod scores;
 pub mod sglb;
