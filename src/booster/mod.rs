@@ -2,6 +2,7 @@
 pub mod boost;
 pub mod eval;
 mod fit;
+mod learner;
 pub mod rgb;
 mod scores;
 pub mod sglb;
