@@ -1,7 +1,10 @@
 //! The boosting loop.
 pub mod boost;
 pub mod eval;
+mod fit;
+mod learner;
 pub mod rgb;
+mod scores;
 pub mod sglb;
 pub mod step;
 mod weights;

@@ -6,12 +6,25 @@
 //! best tree of each on the current gradients, projects its leaves onto the
 //! λ_k ball, takes the coordinate step α = −⟨g, h⟩/(σ‖h‖²) and keeps the
 //! candidate with the lowest training loss + β·Ω_k.
+use std::sync::Mutex;
+
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
+use crate::cancel::Cancel;
+use crate::data::BinnedDataset;
+use crate::data::matrix::{DenseMatrix, Element};
 use crate::error::{Result, RgbmError};
+use crate::histogram::Gradients;
+use crate::objective::Objective;
 use crate::params::BoosterParams;
+use crate::rng::{Purpose, stream};
+use crate::selection::Candidates;
+use crate::tree::predict::add_tree_outputs;
+use crate::tree::{GrowerConfig, NodeSelection, Tree, TreeGrower};
+
+use super::scores::add_leaf_values;
 
 /// The paper's grid.
 pub const DEFAULT_NODES: [usize; 7] = [2, 4, 8, 16, 32, 64, 256];
@@ -122,10 +135,155 @@ pub fn coordinate_step(gh: &[[f64; 2]], h: &[f64], w: Option<&[f64]>, sigma: f64
     Ok(if den > 0.0 { -num / (sigma * den) } else { 0.0 })
 }
 
+/// RGB's per-fit state: the family grid and one grower per candidate.
+pub(crate) struct RgbState<'a> {
+    families: Families,
+    growers: Vec<Mutex<TreeGrower<'a>>>,
+    n_features: usize,
+}
+
+/// The candidate RGB keeps for one output in a round.
+pub(crate) struct RgbChoice {
+    family: usize,
+    /// The projected tree, already multiplied by α.
+    pub tree: Tree,
+    pub alpha: f64,
+    /// The projected tree's output on every training row (before α).
+    h: Vec<f64>,
+}
+
+impl RgbChoice {
+    /// The coordinate step F ← F + α·h on the output's block of scores.
+    pub fn add_to(&self, scores: &mut [f64]) {
+        scores
+            .par_iter_mut()
+            .zip(&self.h)
+            .for_each(|(s, h)| *s += self.alpha * h);
+    }
+}
+
+impl<'a> RgbState<'a> {
+    pub fn new(
+        params: &BoosterParams,
+        data: &'a BinnedDataset,
+        cfg: GrowerConfig,
+        cancel: Cancel,
+    ) -> Result<RgbState<'a>> {
+        let families = Families::new(params, data.n_features(), data.n_rows);
+        let growers = (0..params.rgb_candidates)
+            .map(|_| {
+                let mut grower = TreeGrower::new(data, cfg)?;
+                grower.set_cancel(cancel.clone());
+                Ok(Mutex::new(grower))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(RgbState {
+            families,
+            growers,
+            n_features: data.n_features(),
+        })
+    }
+
+    /// The chosen family (internal nodes n_k, leaf radius λ_k).
+    pub fn family(&self, choice: &RgbChoice) -> (usize, f64) {
+        (
+            self.families.nodes[choice.family],
+            self.families.lambdas[choice.family],
+        )
+    }
+
+    /// One coordinate step on output `class`: draws S families, builds their
+    /// candidates in parallel, keeps the best (lowest loss + β·Ω; ties go to
+    /// the earlier draw).
+    #[allow(clippy::too_many_arguments)]
+    pub fn choose<T: Element>(
+        &self,
+        params: &BoosterParams,
+        objective: &Objective,
+        y: &[f64],
+        w: Option<&[f64]>,
+        scores: &[f64],
+        class: usize,
+        grads: &Gradients,
+        rows: &[u32],
+        all_rows: bool,
+        x: &DenseMatrix<T>,
+        stream_id: u64,
+    ) -> Result<RgbChoice> {
+        let sigma = objective
+            .smoothness()
+            .ok_or_else(|| RgbmError::param("loss", "RGB needs a smooth loss"))?;
+        let drawn = self.draw_families(params.random_state, stream_id);
+        let all_features = Candidates::all(self.n_features);
+        // `scores` holds every output's block; candidates move block `class` only.
+        let n = y.len();
+        let block = class * n..(class + 1) * n;
+        let candidates: Vec<Result<(f64, RgbChoice)>> = drawn
+            .par_iter()
+            .zip(&self.growers)
+            .map(|(&k, grower)| {
+                let mut grower = grower
+                    .lock()
+                    .map_err(|_| RgbmError::param("booster", "RGB candidate state poisoned"))?;
+                grower.set_max_leaves(Some(self.families.nodes[k] + 1));
+                let mut my_rows = rows.to_vec();
+                let grown = grower.grow(
+                    grads,
+                    &mut my_rows,
+                    all_rows,
+                    NodeSelection::Tree(&all_features),
+                )?;
+                let mut tree = grown.tree;
+                project_l2(&mut tree.leaf_value, self.families.lambdas[k]);
+                let mut h = vec![0.0; n];
+                if all_rows {
+                    add_leaf_values(&mut h, &my_rows, &grown.leaf_ranges, &tree.leaf_value);
+                } else {
+                    add_tree_outputs(std::slice::from_ref(&tree), x, &mut h);
+                }
+                let alpha = coordinate_step(grads.gh, &h, w, sigma)?;
+                let mut moved = scores.to_vec();
+                moved[block.clone()]
+                    .par_iter_mut()
+                    .zip(&h)
+                    .for_each(|(s, hi)| *s += alpha * hi);
+                let score =
+                    objective.mean_loss(y, &moved, w) + params.rgb_beta * self.families.omega[k];
+                tree.leaf_value.iter_mut().for_each(|v| *v *= alpha);
+                Ok((
+                    score,
+                    RgbChoice {
+                        family: k,
+                        tree,
+                        alpha,
+                        h,
+                    },
+                ))
+            })
+            .collect();
+        let mut best: Option<(f64, RgbChoice)> = None;
+        for c in candidates {
+            let (score, choice) = c?;
+            if best.as_ref().is_none_or(|(b, _)| score < *b) {
+                best = Some((score, choice));
+            }
+        }
+        best.map(|b| b.1)
+            .ok_or_else(|| RgbmError::param("rgb_candidates", "must be >= 1"))
+    }
+
+    /// The S families of this step's candidates, drawn with p_k ∝ λ_k.
+    fn draw_families(&self, seed: u64, stream_id: u64) -> Vec<usize> {
+        let mut rng = stream(seed, Purpose::Rgb, stream_id);
+        (0..self.growers.len())
+            .map(|_| self.families.draw(&mut rng))
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::{Purpose, stream};
 
     #[test]
     fn projection_never_exceeds_the_radius_and_keeps_inner_points() {

@@ -12,10 +12,14 @@ use rand_chacha::ChaCha8Rng;
 use rand_distr::StandardNormal;
 use rayon::prelude::*;
 
-use crate::histogram::BinStats;
-use crate::params::Mode;
+use crate::alloc::filled_vec;
+use crate::error::Result;
+use crate::histogram::{BinStats, Gradients};
+use crate::params::{BoosterParams, Mode};
 use crate::rng::{Purpose, stream};
 use crate::split::SplitRule;
+use crate::tree::Tree;
+use crate::tree::grower::sum_rows;
 
 /// Rows per noise chunk: each chunk has its own stream, so noise is drawn in
 /// parallel and does not depend on the thread count.
@@ -76,6 +80,77 @@ pub fn noisy_leaf_values(
             rule.leaf_value(&noisy)
         })
         .collect()
+}
+
+/// SGLB's per-fit state: the two noise scales and a buffer for the noisy
+/// gradients. The scales are for weights of mean `weight_unit`: gradients
+/// (and so their noise) scale with the weights, leaf sums' noise with their
+/// square root.
+pub(crate) struct Langevin {
+    gradient_c: f64,
+    leaf_c: f64,
+    noisy: Vec<[f64; 2]>,
+}
+
+impl Langevin {
+    /// `None` unless `params.langevin`; `n` is the number of training rows.
+    pub fn new(params: &BoosterParams, n: usize, weight_unit: f64) -> Result<Option<Langevin>> {
+        if !params.langevin {
+            return Ok(None);
+        }
+        let c = noise_scale(params.learning_rate, params.temperature);
+        Ok(Some(Langevin {
+            gradient_c: c * weight_unit,
+            leaf_c: c * weight_unit.sqrt(),
+            noisy: filled_vec(n, [0.0f64; 2], "the Langevin gradients")?,
+        }))
+    }
+
+    /// The gradients that choose a tree's structure: `gh` plus noise from
+    /// the tree's stream.
+    pub fn structure_gradients(&mut self, gh: &[[f64; 2]], seed: u64, tree: u64) -> &[[f64; 2]] {
+        add_gradient_noise(gh, &mut self.noisy, self.gradient_c, seed, tree);
+        &self.noisy
+    }
+
+    /// The grown tree's noisy leaf values, from the sums of the clean
+    /// gradients over each leaf's rows (`leaf_ranges` index `rows`).
+    pub fn leaf_values(
+        &self,
+        clean: &Gradients,
+        rows: &[u32],
+        leaf_ranges: &[(usize, usize)],
+        rule: &SplitRule,
+        seed: u64,
+        tree: u64,
+    ) -> Vec<f64> {
+        let sums: Vec<BinStats> = leaf_ranges
+            .par_iter()
+            .map(|&(s, e)| sum_rows(&rows[s..e], clean))
+            .collect();
+        noisy_leaf_values(&sums, rule, self.leaf_c, seed, tree)
+    }
+}
+
+/// Model shrinkage F ← b + q·(F − b), q = 1 − γ·ν, on class-major scores
+/// of `n` rows per output; `base_score` holds b per output.
+pub(crate) fn shrink_scores(scores: &mut [f64], base_score: &[f64], q: f64, n: usize) {
+    scores
+        .par_iter_mut()
+        .enumerate()
+        .for_each(|(j, s)| *s = base_score[j / n] + q * (*s - base_score[j / n]));
+}
+
+/// Folds the model shrinkage into the trees once, after the last round:
+/// the trees of round r (`k_out` per round) end up scaled by q^(R-1-r).
+pub(crate) fn fold_shrinkage(trees: &mut [Tree], k_out: usize, q: f64) {
+    let mut factor = 1.0;
+    for round_trees in trees.rchunks_mut(k_out) {
+        round_trees
+            .iter_mut()
+            .for_each(|t| t.leaf_value.iter_mut().for_each(|v| *v *= factor));
+        factor *= q;
+    }
 }
 
 #[cfg(test)]

@@ -1,8 +1,11 @@
 //! Step rules (RGBM Algorithm 2, step 4): how much of a round's tree u is
 //! added to the scores.
+use rayon::prelude::*;
+
 use crate::error::{Result, RgbmError};
 use crate::objective::Objective;
 use crate::params::{BoosterParams, Step};
+use crate::tree::Tree;
 
 /// The multiplier applied to the tree's raw leaf values.
 ///
@@ -28,4 +31,44 @@ pub fn step_scale(
             Ok(params.learning_rate * if rho.is_finite() { rho } else { 0.0 })
         }
     }
+}
+
+/// The step of a rule known before the round's trees are grown (shrinkage,
+/// the constant 1/σ); `None` for the line search, which needs the trees.
+pub(crate) fn fixed_step(
+    params: &BoosterParams,
+    objective: &Objective,
+    y: &[f64],
+    scores: &[f64],
+    w: Option<&[f64]>,
+) -> Result<Option<f64>> {
+    (params.step != Step::LineSearch)
+        .then(|| step_scale(params, objective, y, scores, w, &[]))
+        .transpose()
+}
+
+/// The line search along all K trees of a round at once: finds the step s
+/// along `dir` (the trees' raw output u on every training row), moves the
+/// scores to F + s·u and scales the trees' leaves by s.
+pub(crate) fn line_search(
+    params: &BoosterParams,
+    objective: &Objective,
+    y: &[f64],
+    scores: &mut [f64],
+    w: Option<&[f64]>,
+    dir: &[f64],
+    trees: &mut [Tree],
+) -> Result<f64> {
+    let s = step_scale(params, objective, y, scores, w, dir)?;
+    scores
+        .par_iter_mut()
+        .zip(dir)
+        .for_each(|(f, d)| *f += s * d);
+    trees.iter_mut().for_each(|t| scale_leaves(t, s));
+    Ok(s)
+}
+
+/// Multiplies a tree's raw leaf values by the step.
+pub(crate) fn scale_leaves(tree: &mut Tree, step: f64) {
+    tree.leaf_value.iter_mut().for_each(|v| *v *= step);
 }

@@ -1,0 +1,424 @@
+//! The state a fit carries between rounds, and the phases of a round as
+//! its methods: gradients, row subsample, selection and growth of a tree per
+//! output, step, score update, log and evaluation.
+use std::time::Instant;
+
+use rand::RngExt;
+
+use crate::alloc::{filled_vec, with_capacity};
+use crate::cancel::Cancel;
+use crate::data::BinnedDataset;
+use crate::data::matrix::{DenseMatrix, Element};
+use crate::error::{Result, RgbmError};
+use crate::histogram::Gradients;
+use crate::model::{FORMAT_VERSION, Model, check_log_std_leaves};
+use crate::objective::Objective;
+use crate::params::{BoosterParams, Init, Loss, Step};
+use crate::rng::{Purpose, stream};
+use crate::split::SplitRule;
+use crate::tree::grower::GrownTree;
+use crate::tree::{GrowerConfig, Tree};
+
+use super::boost::{RoundLog, Trained};
+use super::eval::{EvalResult, EvalSet, Evaluator};
+use super::learner::WeakLearner;
+use super::rgb::RgbState;
+use super::scores::add_tree_to_rows;
+use super::{sglb, step};
+
+/// What a fit is given: the options, the loss and the training data.
+#[derive(Clone, Copy)]
+pub(super) struct Problem<'a, T: Element> {
+    pub params: &'a BoosterParams,
+    pub objective: &'a Objective,
+    pub x: &'a DenseMatrix<'a, T>,
+    pub y: &'a [f64],
+    pub w: Option<&'a [f64]>,
+}
+
+impl<T: Element> Problem<'_, T> {
+    /// The gradients for a tree from per-row (g, h) of one output.
+    fn gradients<'g>(&'g self, gh: &'g [[f64; 2]]) -> Gradients<'g> {
+        Gradients {
+            gh,
+            weights: self.w,
+            unit_hessian: self.objective.unit_hessian(),
+            uncounted: false,
+        }
+    }
+}
+
+/// The state a fit carries from round to round.
+pub(super) struct Fit<'a, T: Element> {
+    p: Problem<'a, T>,
+    /// Training rows and outputs.
+    n: usize,
+    k_out: usize,
+    base_score: Vec<f64>,
+    /// Class-major: the scores and gradients of output k are rows k·n .. (k+1)·n.
+    scores: Vec<f64>,
+    gh: Vec<[f64; 2]>,
+    /// The round's rows (all, or a subsample), reordered by every tree grown.
+    rows: Vec<u32>,
+    all_rows: bool,
+    learner: WeakLearner<'a>,
+    rule: SplitRule,
+    /// Line search only: the round's trees' raw output u on every row.
+    dir: Vec<f64>,
+    langevin: Option<sglb::Langevin>,
+    /// Model shrinkage: F ← b + q·(F − b) + tree each round.
+    q: f64,
+    /// |base score| + Σ max |leaf| so far (see `check_finite_round`).
+    bound: f64,
+    evaluator: Evaluator<'a, 'a, T>,
+    trees: Vec<Tree>,
+    log: Vec<RoundLog>,
+}
+
+impl<'a, T: Element> Fit<'a, T> {
+    /// The state before the first round, and the grower configuration.
+    pub(super) fn new(
+        p: Problem<'a, T>,
+        data: &'a BinnedDataset,
+        weight_unit: f64,
+        eval_sets: &'a [EvalSet<'a, T>],
+        cancel: &Cancel,
+    ) -> Result<(Self, GrowerConfig)> {
+        let (params, objective) = (p.params, p.objective);
+        let n = p.x.n_rows();
+        let k_out = objective.n_outputs();
+        let base_score = match params.init {
+            Init::Optimal => objective.initial_scores(p.y, p.w),
+            Init::Zero => vec![0.0; k_out],
+        };
+        if let Some(b) = base_score.iter().find(|b| !b.is_finite()) {
+            return Err(RgbmError::NonFinite(format!(
+                "the initial score is {b}: the targets are too large for the loss; rescale y"
+            )));
+        }
+        let bound = base_score.iter().fold(0.0f64, |m, b| m.max(b.abs()));
+        let evaluator = Evaluator::new(eval_sets, params, objective, p.x.n_cols(), &base_score)?;
+        let len = k_out
+            .checked_mul(n)
+            .ok_or_else(|| RgbmError::Shape("n_rows * n_outputs overflows".into()))?;
+        let mut scores: Vec<f64> = filled_vec(len, 0.0, "the training scores")?;
+        scores
+            .chunks_mut(n)
+            .zip(&base_score)
+            .for_each(|(block, &b)| block.fill(b));
+        let gh = filled_vec(len, [0.0f64; 2], "the gradients")?;
+        let rows: Vec<u32> = with_capacity(n, "the row index")?;
+        let cfg = GrowerConfig {
+            max_depth: params.max_depth,
+            max_leaves: params.max_leaves,
+            rule: SplitRule::from_params(params).in_weight_unit(weight_unit),
+            exact_counts: false,
+        };
+        let learner = WeakLearner::new(params, data, cfg, cancel)?;
+        let dir = if params.step == Step::LineSearch {
+            filled_vec(len, 0.0, "the line-search direction")?
+        } else {
+            Vec::new()
+        };
+        let langevin = sglb::Langevin::new(params, n, weight_unit)?;
+        let fit = Fit {
+            p,
+            n,
+            k_out,
+            base_score,
+            scores,
+            gh,
+            rows,
+            all_rows: true,
+            learner,
+            rule: cfg.rule,
+            dir,
+            langevin,
+            q: params.shrink_factor(),
+            bound,
+            evaluator,
+            trees: Vec::with_capacity(params.n_estimators * k_out),
+            log: Vec::with_capacity(params.n_estimators),
+        };
+        Ok((fit, cfg))
+    }
+
+    /// The per-row gradients and hessians of the loss at the current scores.
+    pub(super) fn compute_gradients(&mut self) {
+        let p = self.p;
+        p.objective.gradients(p.y, &self.scores, p.w, &mut self.gh);
+    }
+
+    /// The round's rows: all of them, or a Bernoulli(`subsample`) draw.
+    pub(super) fn subsample_rows(&mut self, round: usize) {
+        let (params, n) = (self.p.params, self.n);
+        self.rows.clear();
+        if params.subsample < 1.0 {
+            let mut rng = stream(params.random_state, Purpose::RowSubsample, round as u64);
+            self.rows
+                .extend((0..n as u32).filter(|_| rng.random_bool(params.subsample)));
+            if self.rows.is_empty() {
+                // A tree needs a row: an empty draw takes one row at random
+                // (as scikit-learn's max(1, subsample·n)), never all of them.
+                self.rows.push(rng.random_range(0..n as u32));
+            }
+        } else {
+            self.rows.extend(0..n as u32);
+        }
+        self.all_rows = self.rows.len() == n;
+    }
+
+    /// One round of RGBM (and SGLB): a tree per output on the round's
+    /// gradients, scaled by the step rule and added to the scores.
+    pub(super) fn boost_round(&mut self, round: usize) -> Result<RoundLog> {
+        let (p, k_out) = (self.p, self.k_out);
+        // Shrinkage and constant steps are known before the trees are grown.
+        let fixed = step::fixed_step(p.params, p.objective, p.y, &self.scores, p.w)?;
+        self.shrink_model();
+        let mut round_trees = Vec::with_capacity(k_out);
+        let mut features_searched = None;
+        for class in 0..k_out {
+            // Per-tree random streams: (round, class) → one index; equals the round for single-output losses.
+            let stream_id = (round * k_out + class) as u64;
+            let (grown, searched) = self.grow_tree(class, stream_id)?;
+            if class == 0 {
+                features_searched = searched;
+            }
+            let tree = self.add_tree(class, grown, fixed);
+            round_trees.push(tree);
+        }
+        // The line search steps along all K trees at once.
+        let scale = match fixed {
+            Some(s) => s,
+            None => {
+                let (y, w, dir) = (p.y, p.w, &self.dir);
+                let trees = &mut round_trees;
+                step::line_search(p.params, p.objective, y, &mut self.scores, w, dir, trees)?
+            }
+        };
+        self.check_finite(&round_trees, 0, round)?;
+        for (class, tree) in round_trees.iter().enumerate() {
+            self.evaluator.add_tree(tree, class);
+        }
+        let entry = RoundLog {
+            features_searched,
+            ..RoundLog::first_tree(&round_trees[0], scale)
+        };
+        self.trees.extend(round_trees);
+        Ok(entry)
+    }
+
+    /// SGLB's model shrinkage F ← b + q·(F − b), on the training and the
+    /// evaluation scores.
+    fn shrink_model(&mut self) {
+        if self.q != 1.0 {
+            sglb::shrink_scores(&mut self.scores, &self.base_score, self.q, self.n);
+            self.evaluator.shrink(self.q, &self.base_score);
+        }
+    }
+
+    /// Output `class`'s tree, grown on the round's rows. SGLB chooses the
+    /// structure on noisy gradients and draws noisy leaf values from the
+    /// clean ones; losses without a step length re-estimate the leaves.
+    fn grow_tree(&mut self, class: usize, stream_id: u64) -> Result<(GrownTree, Option<usize>)> {
+        let (p, n) = (self.p, self.n);
+        let seed = p.params.random_state;
+        let gh = &self.gh[class * n..(class + 1) * n];
+        let structure = match &mut self.langevin {
+            Some(langevin) => langevin.structure_gradients(gh, seed, stream_id),
+            None => gh,
+        };
+        let grads = p.gradients(structure);
+        let (mut grown, searched) =
+            self.learner
+                .grow(p.params, &grads, &mut self.rows, self.all_rows, stream_id)?;
+        if let Some(langevin) = &self.langevin {
+            let (clean, ranges) = (p.gradients(gh), &grown.leaf_ranges);
+            grown.tree.leaf_value =
+                langevin.leaf_values(&clean, &self.rows, ranges, &self.rule, seed, stream_id);
+        }
+        // Absolute error and quantile: leaves from the residuals' quantiles.
+        p.objective.renew_leaves(
+            p.y,
+            &self.scores[class * n..(class + 1) * n],
+            p.w,
+            &self.rows,
+            &grown.leaf_ranges,
+            &mut grown.tree.leaf_value,
+        );
+        Ok((grown, searched))
+    }
+
+    /// Step and score update for output `class`'s tree: a fixed step scales
+    /// it and adds it to the scores; for the line search, its raw output
+    /// becomes the output's block of the direction u.
+    fn add_tree(&mut self, class: usize, grown: GrownTree, fixed: Option<f64>) -> Tree {
+        let mut tree = grown.tree;
+        let block = class * self.n..(class + 1) * self.n;
+        let out = match fixed {
+            Some(scale) => {
+                step::scale_leaves(&mut tree, scale);
+                &mut self.scores[block]
+            }
+            None => {
+                let dir = &mut self.dir[block];
+                dir.iter_mut().for_each(|d| *d = 0.0);
+                dir
+            }
+        };
+        let (rows, ranges) = (&self.rows, &grown.leaf_ranges);
+        add_tree_to_rows(
+            out,
+            &tree,
+            &tree.leaf_value,
+            rows,
+            ranges,
+            self.all_rows,
+            self.p.x,
+        );
+        tree
+    }
+
+    /// One RGB round: a coordinate step per output. RGB is coordinate
+    /// descent, so each step sees the gradients after the previous one (for
+    /// a single output this is the round's gradient); every step then
+    /// minimises the σ-smooth upper bound of the loss and the loss never
+    /// increases.
+    pub(super) fn rgb_round(&mut self, rgb: &RgbState, round: usize) -> Result<RoundLog> {
+        let (p, n, k_out) = (self.p, self.n, self.k_out);
+        let mut families = Vec::with_capacity(k_out);
+        let mut entry = None;
+        for class in 0..k_out {
+            if class > 0 {
+                self.compute_gradients();
+            }
+            let block = class * n..(class + 1) * n;
+            let grads = p.gradients(&self.gh[block.clone()]);
+            let stream_id = (round * k_out + class) as u64;
+            let (scores, rows) = (&self.scores, &self.rows);
+            let chosen = rgb.choose(
+                p.params,
+                p.objective,
+                p.y,
+                p.w,
+                scores,
+                class,
+                &grads,
+                rows,
+                self.all_rows,
+                p.x,
+                stream_id,
+            )?;
+            self.check_finite(std::slice::from_ref(&chosen.tree), class, round)?;
+            chosen.add_to(&mut self.scores[block]);
+            self.evaluator.add_tree(&chosen.tree, class);
+            families.push(rgb.family(&chosen));
+            entry.get_or_insert_with(|| RoundLog::first_tree(&chosen.tree, chosen.alpha));
+            self.trees.push(chosen.tree);
+        }
+        Ok(RoundLog {
+            features_searched: Some(self.learner.n_features),
+            rgb_nodes: families.first().map(|f| f.0),
+            rgb_lambda: families.first().map(|f| f.1),
+            rgb_families: families,
+            ..entry.unwrap_or_default()
+        })
+    }
+
+    /// [`check_finite_round`] on trees of outputs `first_output`.. of `round`.
+    fn check_finite(&mut self, trees: &[Tree], first_output: usize, round: usize) -> Result<()> {
+        check_finite_round(trees, first_output, &mut self.bound, round, self.p.params)
+    }
+
+    /// Logs the finished round and evaluates the evaluation sets.
+    pub(super) fn log_and_evaluate(
+        &mut self,
+        entry: RoundLog,
+        started: Instant,
+    ) -> Vec<EvalResult> {
+        let p = self.p;
+        let train_loss = p
+            .params
+            .record_train_loss
+            .then(|| p.objective.mean_loss(p.y, &self.scores, p.w));
+        self.log.push(RoundLog {
+            seconds: started.elapsed().as_secs_f64(),
+            train_loss,
+            ..entry
+        });
+        if self.evaluator.is_empty() {
+            Vec::new()
+        } else {
+            self.evaluator.record(p.objective)
+        }
+    }
+
+    /// The model: with early stopping, the trees up to the best round; with
+    /// model shrinkage, folded into the trees.
+    pub(super) fn into_trained(mut self, best_iteration: Option<usize>) -> Trained {
+        if let Some(best) = best_iteration {
+            self.trees.truncate((best + 1) * self.k_out);
+        }
+        if self.q != 1.0 {
+            sglb::fold_shrinkage(&mut self.trees, self.k_out, self.q);
+        }
+        let model = Model {
+            format_version: FORMAT_VERSION,
+            params: self.p.params.clone(),
+            n_features: self.p.x.n_cols(),
+            n_outputs: self.k_out,
+            base_score: self.base_score,
+            trees: self.trees,
+        };
+        Trained {
+            model,
+            log: self.log,
+            evals: self.evaluator.histories,
+            best_iteration,
+        }
+    }
+}
+
+/// The catch-all against a diverging fit (a learning rate far too large, an
+/// overflowing loss): every leaf of the round's trees must be finite, and so
+/// must `bound`, |base score| + Σ max |leaf| over the trees so far, which
+/// bounds every prediction of the model. `trees[k]` is the tree of output
+/// `first_output + k`. An error names the round.
+fn check_finite_round(
+    trees: &[Tree],
+    first_output: usize,
+    bound: &mut f64,
+    round: usize,
+    params: &BoosterParams,
+) -> Result<()> {
+    for (k, tree) in trees.iter().enumerate() {
+        // A log-σ leaf a loaded model would refuse means the fit diverged.
+        if params.loss == Loss::Gaussian
+            && first_output + k == 1
+            && let Err(e) = check_log_std_leaves(tree)
+        {
+            return Err(RgbmError::NonFinite(format!(
+                "the fit diverged in round {round}: the log standard deviation tree has {e}; \
+                 use a smaller learning_rate (now {:?})",
+                params.learning_rate
+            )));
+        }
+        *bound += tree.leaf_value.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        if tree.leaf_value.iter().any(|v| !v.is_finite()) {
+            *bound = f64::INFINITY;
+        }
+    }
+    if bound.is_finite() {
+        return Ok(());
+    }
+    Err(RgbmError::NonFinite(format!(
+        "the fit diverged in round {round}: a tree's leaf values are not finite or the scores overflow; \
+         use a smaller learning_rate (now {:?}){}",
+        params.learning_rate,
+        if params.langevin {
+            " or a larger temperature"
+        } else {
+            ""
+        }
+    )))
+}

@@ -1,0 +1,71 @@
+//! The weak learner of a round: a tree grown on the features that RGBM's
+//! random selection offers.
+use crate::cancel::Cancel;
+use crate::data::BinnedDataset;
+use crate::error::Result;
+use crate::histogram::Gradients;
+use crate::params::{BoosterParams, SelectionScope};
+use crate::rng::{Purpose, stream};
+use crate::selection::{Candidates, Selector};
+use crate::tree::grower::GrownTree;
+use crate::tree::{GrowerConfig, NodeSelection, TreeGrower};
+
+/// The weak learner of RGBM: a tree grown on the candidate features J that
+/// the random selection draws (or on all of them).
+pub(super) struct WeakLearner<'a> {
+    grower: TreeGrower<'a>,
+    selector: Selector,
+    all_features: Candidates,
+    pub n_features: usize,
+}
+
+impl<'a> WeakLearner<'a> {
+    pub fn new(
+        params: &BoosterParams,
+        data: &'a BinnedDataset,
+        cfg: GrowerConfig,
+        cancel: &Cancel,
+    ) -> Result<Self> {
+        let mut grower = TreeGrower::new(data, cfg)?;
+        grower.set_cancel(cancel.clone());
+        Ok(WeakLearner {
+            grower,
+            selector: Selector::new(params, data)?,
+            all_features: Candidates::all(data.n_features()),
+            n_features: data.n_features(),
+        })
+    }
+
+    /// Selects the candidate features (all of them, one draw for the tree,
+    /// or a draw per node) and grows the tree on them. Also returns how
+    /// many features the tree searched, when one set serves the whole tree.
+    pub fn grow(
+        &mut self,
+        params: &BoosterParams,
+        grads: &Gradients,
+        rows: &mut [u32],
+        all_rows: bool,
+        stream_id: u64,
+    ) -> Result<(GrownTree, Option<usize>)> {
+        let mut select_rng = stream(params.random_state, Purpose::Selection, stream_id);
+        let grower = &mut self.grower;
+        if self.selector.is_full() {
+            let selection = NodeSelection::Tree(&self.all_features);
+            Ok((
+                grower.grow(grads, rows, all_rows, selection)?,
+                Some(self.n_features),
+            ))
+        } else if params.selection_scope == SelectionScope::Tree {
+            let cands = self.selector.draw(&mut select_rng);
+            let searched = cands.features.len();
+            let selection = NodeSelection::Tree(&cands);
+            Ok((
+                grower.grow(grads, rows, all_rows, selection)?,
+                Some(searched),
+            ))
+        } else {
+            let selection = NodeSelection::Node(&self.selector, &mut select_rng);
+            Ok((grower.grow(grads, rows, all_rows, selection)?, None))
+        }
+    }
+}

@@ -1,0 +1,55 @@
+//! Adding a tree's leaf values to per-row scores.
+use rayon::prelude::*;
+
+use crate::data::matrix::{DenseMatrix, Element};
+use crate::tree::Tree;
+
+/// A raw pointer that may be shared between threads writing disjoint rows.
+struct DisjointRows(*mut f64);
+// SAFETY: only used by `add_leaf_values`, whose threads write disjoint indices.
+unsafe impl Sync for DisjointRows {}
+
+/// scores[r] += value of r's leaf, in parallel over leaves. `rows` holds each
+/// row index at most once (it is built as 0..n or a filtered 0..n in `train`
+/// and only permuted by partitioning), so the writes of different leaves never
+/// alias.
+pub(super) fn add_leaf_values(
+    scores: &mut [f64],
+    rows: &[u32],
+    ranges: &[(usize, usize)],
+    values: &[f64],
+) {
+    debug_assert!(rows.iter().all(|&r| (r as usize) < scores.len()));
+    let out = DisjointRows(scores.as_mut_ptr());
+    let out = &out;
+    let n = scores.len();
+    ranges.par_iter().zip(values).for_each(|(&(s, e), &v)| {
+        for &r in &rows[s..e] {
+            let r = r as usize;
+            assert!(r < n);
+            // SAFETY: r < n (checked), and no other leaf holds row r.
+            unsafe { *out.0.add(r) += v };
+        }
+    });
+}
+
+/// Adds `values` of each leaf to the rows of `out` that fell in it: through
+/// the leaf ranges when every row was in the tree, else by routing every row.
+pub(super) fn add_tree_to_rows<T: Element>(
+    out: &mut [f64],
+    tree: &Tree,
+    values: &[f64],
+    rows: &[u32],
+    ranges: &[(usize, usize)],
+    all_rows: bool,
+    x: &DenseMatrix<T>,
+) {
+    if all_rows {
+        add_leaf_values(out, rows, ranges, values);
+    } else {
+        // Out-of-bag rows are not in any leaf range.
+        out.par_iter_mut()
+            .enumerate()
+            .for_each(|(i, s)| *s += values[tree.leaf_index(|j| x.get(i, j))]);
+    }
+}
