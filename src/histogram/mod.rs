@@ -8,9 +8,17 @@ use std::ops::Range;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::alloc::{filled_vec, grow_to, with_capacity};
+use crate::alloc::{filled_vec, grow_to};
 use crate::data::dataset::{BinCode, BinCodes, BinnedDataset, SparseRows};
 use crate::error::Result;
+
+mod pool;
+mod prefetch;
+mod subtract;
+
+pub use pool::{BuildScratch, HistogramPool};
+pub use prefetch::{PREFETCH_AHEAD, prefetch};
+pub use subtract::{subtract_features_into, subtract_into};
 
 /// Sums over the rows that fall in one bin (or one node).
 ///
@@ -619,21 +627,6 @@ fn even_sizes(len: usize, parts: usize) -> Vec<usize> {
         .collect()
 }
 
-/// Hints the CPU to start loading `ptr`'s cache line (no effect elsewhere).
-#[inline(always)]
-pub fn prefetch<T>(ptr: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: prefetching is a hint; it never faults, whatever the address.
-    unsafe {
-        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(ptr as *const i8);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = ptr;
-}
-
-/// How many rows ahead the subset kernels prefetch a row's codes.
-pub const PREFETCH_AHEAD: usize = 16;
-
 thread_local! {
     /// A row-major task's gradients (and weights) in node order: its first
     /// tile reads them by row and keeps them here for the other tiles, so
@@ -976,32 +969,8 @@ fn build_rows_chunked(
     Ok(())
 }
 
-/// Buffers reused across [`build`] calls: partial histograms of row
-/// chunks, and a node's gradients (and weights) gathered in node order for
-/// the kernels that read them sequentially.
-pub struct BuildScratch {
-    partials: Vec<Histogram>,
-    gh: Vec<[f64; 2]>,
-    w: Vec<f64>,
-}
-
 /// Below this many rows a gather runs on one thread.
 const PARALLEL_GATHER_MIN: usize = 16 * 1024;
-
-impl BuildScratch {
-    /// For nodes of up to `n_rows` rows. The gradient buffer is reserved,
-    /// not filled: pages are touched only as gathers reach them (tree-scope
-    /// fits gather at most the smaller child, ≤ n/2 rows, and only for
-    /// feature subsets: the kernels over every feature read by row). Fails with
-    /// `OutOfMemory` if it cannot be reserved.
-    pub fn new(n_rows: usize) -> Result<Self> {
-        Ok(BuildScratch {
-            partials: Vec::new(),
-            gh: with_capacity(n_rows, "the gathered gradients")?,
-            w: Vec::new(),
-        })
-    }
-}
 
 /// `grads` (indexed by row) of `rows`, in the order of `rows`, into `gh`
 /// and `w`.
@@ -1162,81 +1131,6 @@ pub fn build(
         }
     }
     Ok(())
-}
-
-/// Turns `parent` into the histogram of the sibling of `child` (parent − child).
-///
-/// Bins of features outside the node's candidate set hold stale values from
-/// earlier nodes and are never read, so their counts may "go negative":
-/// counts subtract with wrapping (exact wherever parent ≥ child, i.e. in
-/// every bin that was built).
-pub fn subtract_into(parent: &mut Histogram, child: &Histogram) {
-    subtract_bins(parent, child, 0..parent.len());
-}
-
-/// `subtract_into` on the bins of `features` only (the others are stale
-/// and never read): a randomized round's t of p features cost t/p here too.
-pub fn subtract_features_into(
-    parent: &mut Histogram,
-    child: &Histogram,
-    data: &BinnedDataset,
-    features: &[usize],
-) {
-    if features.len() == data.n_features() {
-        return subtract_into(parent, child);
-    }
-    for &j in features {
-        subtract_bins(parent, child, data.bin_offsets[j]..data.bin_offsets[j + 1]);
-    }
-}
-
-fn subtract_bins(parent: &mut Histogram, child: &Histogram, bins: Range<usize>) {
-    let pairs = parent.gh[bins.clone()]
-        .iter_mut()
-        .zip(&child.gh[bins.clone()]);
-    for (p, c) in pairs {
-        *p = [p[0] - c[0], p[1] - c[1]];
-    }
-    if !parent.count.is_empty() && !child.count.is_empty() {
-        let pairs = parent.count[bins.clone()]
-            .iter_mut()
-            .zip(&child.count[bins.clone()]);
-        for (p, c) in pairs {
-            *p = p.wrapping_sub(*c);
-        }
-    }
-    if !parent.weight.is_empty() && !child.weight.is_empty() {
-        let pairs = parent.weight[bins.clone()]
-            .iter_mut()
-            .zip(&child.weight[bins]);
-        for (p, c) in pairs {
-            *p -= c;
-        }
-    }
-}
-
-/// Reusable histogram buffers, so growing a tree does not allocate per node.
-pub struct HistogramPool {
-    len: usize,
-    free: Vec<Histogram>,
-}
-
-impl HistogramPool {
-    pub fn new(len: usize) -> Self {
-        HistogramPool {
-            len,
-            free: Vec::new(),
-        }
-    }
-    pub fn take(&mut self) -> Result<Histogram> {
-        match self.free.pop() {
-            Some(h) => Ok(h),
-            None => Histogram::new(self.len),
-        }
-    }
-    pub fn give(&mut self, h: Histogram) {
-        self.free.push(h);
-    }
 }
 
 #[cfg(test)]
