@@ -3,7 +3,8 @@
 use std::ops::Range;
 
 use super::prefetch::{PREFETCH_AHEAD, prefetch};
-use super::{BinStats, Gradients, HistSliceMut, even_sizes};
+use super::schedule::even_sizes;
+use super::{BinStats, Gradients, HistSliceMut};
 use crate::data::dataset::BinCode;
 
 /// A per-bin record the feature-major kernel sums rows into: one add per
