@@ -95,8 +95,7 @@ impl<C: BinCode> Tile<'_, C> {
 /// other tiles read the copy it kept.
 ///
 /// Compiled once: its updates are two-lane (g, h) adds, and an AVX2 copy
-/// (VEX encoding) measured no faster (higgs 800k × 28 A/B 1.054, 7 pairs
-/// 0.97–1.39, noise).
+/// (VEX encoding) measured no faster.
 #[inline(never)]
 pub(super) fn build_rows_chunk<C: BinCode, const WEIGHTED: bool, const COUNTED: bool>(
     row_codes: &[C],
@@ -154,8 +153,9 @@ pub(super) fn build_rows_chunk<C: BinCode, const WEIGHTED: bool, const COUNTED: 
         }
     });
 }
+
 /// Bins per feature tile of the row-major kernel (80 KiB of (g, h) bins and
-/// counts). Measured, not derived: each tile re-reads the chunk's rows, and
-/// on 800k × 28 and 300k × 100 tiles of 4096 bins beat 768-3072 (more
-/// passes) and 6144, 8192 or no tiling (more misses) by 12-30 %.
+/// counts). Measured, not derived: each tile re-reads the chunk's rows, so
+/// smaller tiles cost more passes, and larger ones (or no tiling) more
+/// cache misses.
 pub(super) const TILE_BINS: usize = 4096;
