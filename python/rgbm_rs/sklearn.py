@@ -51,9 +51,11 @@ default="squared"
     huber_delta : float, default=1.0
         Threshold δ of the Huber loss.
     alpha : float in (0, 1) or None, default=None
-        The quantile ``loss="quantile"`` predicts (required there).
+        The quantile ``loss="quantile"`` predicts (required there; the
+        other losses ignore it, as in scikit-learn's GradientBoostingRegressor).
     tweedie_variance_power : float in (1, 2) or None, default=None
         Variance power ρ of ``loss="tweedie"`` (Var y = φ μ^ρ); None = 1.5.
+        The other losses ignore it.
     gain, leaf : {"newton", "gradient"}, default="newton"
         Second-order (Newton) or first-order (least-squares fit of the
         negative gradient) split gain and leaf values.
@@ -209,9 +211,12 @@ default="squared"
 
     def _loss_params(self, native_loss):
         p = {"huber_delta": float(self.huber_delta)}
-        for name in ("alpha", "tweedie_variance_power"):
-            if getattr(self, name) is not None:
-                p[name] = float(getattr(self, name))
+        # Like scikit-learn's GradientBoostingRegressor and LightGBM, the
+        # other losses ignore these (scikit-learn's checks set alpha freely).
+        if native_loss == "quantile" and self.alpha is not None:
+            p["alpha"] = float(self.alpha)
+        if native_loss == "tweedie" and self.tweedie_variance_power is not None:
+            p["tweedie_variance_power"] = float(self.tweedie_variance_power)
         return p
 
     def fit(self, X, y, sample_weight=None, eval_set=None, eval_names=None, eval_sample_weight=None, callbacks=None):

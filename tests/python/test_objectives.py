@@ -118,10 +118,8 @@ def test_targets_outside_the_domain_are_refused(loss, y, match):
     "params,match",
     [
         ({"loss": "quantile"}, "needs alpha"),
-        ({"loss": "squared", "alpha": 0.5}, "alpha is used by loss='quantile' only"),
         ({"loss": "quantile", "alpha": 1.0}, "'alpha' parameter of RGBMRegressor must be"),
         ({"loss": "tweedie", "tweedie_variance_power": 2.0}, "'tweedie_variance_power' parameter"),
-        ({"loss": "gamma", "tweedie_variance_power": 1.5}, "loss='tweedie' only"),
         ({"loss": "poisson", "step": "constant", "leaf": "gradient", "gain": "gradient"}, "smooth"),
         ({"loss": "quantile", "alpha": 0.5, "langevin": True}, "quantiles of the residuals"),
         ({"loss": "gamma", "booster": "rgb"}, "coordinate step"),
@@ -130,6 +128,14 @@ def test_targets_outside_the_domain_are_refused(loss, y, match):
 def test_bad_combinations_are_refused(params, match):
     with pytest.raises(ValueError, match=match):
         RGBMRegressor(n_estimators=2, **params).fit(X, AMOUNTS)
+
+
+def test_other_losses_ignore_alpha_and_the_tweedie_power():
+    # As scikit-learn's GradientBoostingRegressor and LightGBM do (and as
+    # scikit-learn's estimator checks expect of a parameter named alpha).
+    plain = RGBMRegressor(loss="gamma", n_estimators=3, random_state=0).fit(X, AMOUNTS)
+    extra = RGBMRegressor(loss="gamma", n_estimators=3, random_state=0, alpha=0.3, tweedie_variance_power=1.2)
+    assert extra.fit(X, AMOUNTS).dump_model() == plain.dump_model()
 
 
 def test_sglb_composes_with_a_log_link():
