@@ -62,10 +62,10 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib.util
 import json
 import os
 import resource
-import importlib.util
 import shlex
 import shutil
 import statistics

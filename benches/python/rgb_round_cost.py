@@ -73,18 +73,19 @@ def main():
     res = {}
     t0 = time.time()
     for nt in threads:
-        gbm = lambda r: RGBMClassifier(booster="gbm", n_estimators=args.rounds, max_depth=None,
-                                       max_leaves=args.nodes + 1, learning_rate=0.1,
-                                       random_state=r, n_jobs=nt)
+        def gbm(r, nt=nt):
+            return RGBMClassifier(booster="gbm", n_estimators=args.rounds, max_depth=None,
+                                               max_leaves=args.nodes + 1, learning_rate=0.1,
+                                               random_state=r, n_jobs=nt)
         g, gt, _ = per_round(gbm, X, y, args.reps, args.skip)
         res[(nt, "gbm")] = (g, gt, None)
         print(f"threads={nt} gbm: {1000*g:.1f} ms/round (fit {gt:.1f}s)", flush=True)
         for S in Ss:
-            rgb = lambda r, S=S: RGBMClassifier(booster="rgb", n_estimators=args.rounds, rgb_candidates=S,
-                                                rgb_beta=0.1, rgb_nodes=[args.nodes], rgb_lambdas=[1.0], max_depth=None,
-                                                random_state=r, n_jobs=nt)
+            def rgb(r, S=S, nt=nt):
+                return RGBMClassifier(booster="rgb", n_estimators=args.rounds, rgb_candidates=S,
+                                                            rgb_beta=0.1, rgb_nodes=[args.nodes], rgb_lambdas=[1.0], max_depth=None,
+                                                            random_state=r, n_jobs=nt)
             t, tt, clf = per_round(rgb, X, y, args.reps, args.skip)
-            leaves = None
             res[(nt, S)] = (t, tt, clf.rgb_family_counts_)
             print(f"threads={nt} rgb S={S}: {1000*t:.1f} ms/round = {t/g:.2f} gbm rounds "
                   f"(ideal S/threads = {S/min(S, nt):.2f}; fit {tt:.1f}s) families {clf.rgb_family_counts_}",

@@ -169,15 +169,15 @@ def main(argv=None):
         )
         logs = [r["round_s"] for r in results if r["config"] == cfg and r["rounds"] == R2 and "round_s" in r]
         if logs:
-            means = [float(np.mean(l[R1:R2])) for l in logs]
-            meds = [float(np.median(l[R1:R2])) for l in logs]
+            means = [float(np.mean(log[R1:R2])) for log in logs]
+            meds = [float(np.median(log[R1:R2])) for log in logs]
             s["log_mean"] = float(np.median(means))
             s["log_median"] = float(np.median(meds))
             s["log_reps"] = means
             if cfg.startswith("rgbm"):
                 s["setup"] = float(np.median([r["fit_s"] - sum(r["round_s"]) for r in results if r["config"] == cfg and "round_s" in r]))
             fs = [r["features_searched"] for r in results if r["config"] == cfg and "features_searched" in r]
-            s["features_searched"] = sorted({f for l in fs for f in l})
+            s["features_searched"] = sorted({f for searched in fs for f in searched})
         summary[cfg] = s
         print(cfg, json.dumps(s), flush=True)
 

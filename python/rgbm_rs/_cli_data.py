@@ -24,7 +24,6 @@ from __future__ import annotations
 import csv
 import os
 from dataclasses import dataclass, field
-from typing import List, Optional
 
 import numpy as np
 
@@ -102,7 +101,7 @@ def detect_format(path) -> str:
     if ext in _LIBSVM_EXTENSIONS:
         return "libsvm"
     try:
-        with open(path, "r", encoding="utf-8-sig") as f:
+        with open(path, encoding="utf-8-sig") as f:
             first = ""
             for line in f:
                 if line.strip() and not line.lstrip().startswith("#"):
@@ -121,7 +120,7 @@ def detect_format(path) -> str:
     )
 
 
-def _to_float(text: str) -> Optional[float]:
+def _to_float(text: str) -> float | None:
     """A cell as float, NaN if it is a missing-value token, None if it is not a number."""
     stripped = text.strip()
     if stripped.lower() in MISSING_TOKENS:
@@ -146,9 +145,9 @@ class CsvTable:
     """
 
     path: str
-    header: List[str]
-    columns: List[List[str]]
-    line_numbers: List[int] = field(repr=False)
+    header: list[str]
+    columns: list[list[str]]
+    line_numbers: list[int] = field(repr=False)
 
     @property
     def n_rows(self) -> int:
@@ -254,7 +253,7 @@ class CsvTable:
         )
 
 
-def _check_header(path: str, header: List[str]) -> None:
+def _check_header(path: str, header: list[str]) -> None:
     """A first row of numbers is data, not a header: reading it as names would drop a sample."""
     if all(_is_number(name) for name in header):
         raise DataError(
@@ -303,11 +302,11 @@ def read_csv(path) -> CsvTable:
     """
     path = os.fspath(path)
     delimiter = _CSV_EXTENSIONS.get(os.path.splitext(path)[1].lower(), ",")
-    rows: List[List[str]] = []
-    line_numbers: List[int] = []
-    header: Optional[List[str]] = None
+    rows: list[list[str]] = []
+    line_numbers: list[int] = []
+    header: list[str] | None = None
     try:
-        with open(path, "r", encoding="utf-8-sig", newline="") as f:
+        with open(path, encoding="utf-8-sig", newline="") as f:
             reader = csv.reader(f, delimiter=delimiter)
             for row in reader:
                 if not row or (len(row) == 1 and not row[0].strip()):
@@ -343,7 +342,7 @@ def read_csv(path) -> CsvTable:
     return CsvTable(path=path, header=header, columns=columns, line_numbers=line_numbers)
 
 
-def read_libsvm(path, n_features: Optional[int] = None, zero_based: Optional[bool] = None, base_source: str = ""):
+def read_libsvm(path, n_features: int | None = None, zero_based: bool | None = None, base_source: str = ""):
     """Read a libsvm / svmlight file into a dense matrix.
 
     Parameters
@@ -380,15 +379,15 @@ def read_libsvm(path, n_features: Optional[int] = None, zero_based: Optional[boo
         1-based file) or has no samples.
     """
     path = os.fspath(path)
-    labels: List[float] = []
-    row_idx: List[np.ndarray] = []
-    row_val: List[np.ndarray] = []
+    labels: list[float] = []
+    row_idx: list[np.ndarray] = []
+    row_val: list[np.ndarray] = []
     hint = ""
     if os.path.splitext(path)[1].lower() == ".txt":
         hint = " (.txt files are read as libsvm; name a CSV file *.csv)"
     first_zero = None  # line of the first index 0
     try:
-        with open(path, "r", encoding="utf-8-sig") as f:
+        with open(path, encoding="utf-8-sig") as f:
             for line_no, line in enumerate(f, start=1):
                 content = line.split("#", 1)[0].strip()
                 if not content:
@@ -467,7 +466,7 @@ def read_libsvm(path, n_features: Optional[int] = None, zero_based: Optional[boo
     return X, np.asarray(labels, dtype=np.float64), zero_based
 
 
-def _strict_float(text: str) -> Optional[float]:
+def _strict_float(text: str) -> float | None:
     """A number as written in data files: float() without its underscores ("1_0" is 10 to float())."""
     if "_" in text:
         return None

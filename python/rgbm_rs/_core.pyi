@@ -3,7 +3,7 @@
 Keep in sync with ``src/python/mod.rs`` and ``src/python/booster.rs``; CI checks
 these stubs against the compiled module with ``python3 -m mypy.stubtest rgbm_rs._core``.
 """
-from typing import Callable, Final, Optional, Union, final
+from typing import Callable, Final, final
 
 import numpy as np
 from numpy.typing import NDArray
@@ -24,11 +24,11 @@ def param_schema() -> str:
     ``type`` and its bounds, ``optional``, ``doc`` and ``default``."""
 
 #: Feature matrix: 2-D, float32 or float64, C- or Fortran-contiguous (NaN = missing).
-_Matrix: TypeAlias = Union[NDArray[np.float32], NDArray[np.float64]]
+_Matrix: TypeAlias = NDArray[np.float32] | NDArray[np.float64]
 #: Targets / weights: 1-D contiguous float64.
 _Vector: TypeAlias = NDArray[np.float64]
 #: An evaluation set: (name, X with the training dtype, y, sample_weight or None).
-_EvalSet: TypeAlias = tuple[str, _Matrix, _Vector, Optional[_Vector]]
+_EvalSet: TypeAlias = tuple[str, _Matrix, _Vector, _Vector | None]
 #: One evaluation result: (set name, metric name, value, higher_is_better).
 _EvalItem: TypeAlias = tuple[str, str, float, bool]
 #: ``callback(round, results)``, called after every round; a truthy result stops training.
@@ -46,9 +46,9 @@ class Booster:
         params_json: str,
         x: _Matrix,
         y: _Vector,
-        sample_weight: Optional[_Vector] = None,
-        eval_sets: Optional[list[_EvalSet]] = None,
-        callback: Optional[_Callback] = None,
+        sample_weight: _Vector | None = None,
+        eval_sets: list[_EvalSet] | None = None,
+        callback: _Callback | None = None,
     ) -> Booster:
         """Trains a model. ``params_json`` holds BoosterParams (unknown keys are
         errors); ``eval_sets`` is a list of (name, X, y, sample_weight or None)
@@ -74,7 +74,7 @@ class Booster:
     def to_json(self) -> str:
         """The model as JSON text (readable by :meth:`from_json`)."""
 
-    def predict_raw(self, x: _Matrix, n_rounds: Optional[int] = None) -> NDArray[np.float64]:
+    def predict_raw(self, x: _Matrix, n_rounds: int | None = None) -> NDArray[np.float64]:
         """Raw scores (base score + trees) of the first ``n_rounds`` rounds:
         shape (n,) for single-output models, (n, n_outputs) otherwise."""
 
@@ -100,7 +100,7 @@ class Booster:
         """Evaluation histories as JSON: a list of {set, metric, values} (empty after loading)."""
 
     @property
-    def best_iteration(self) -> Optional[int]:
+    def best_iteration(self) -> int | None:
         """The round kept by early stopping (0-based), if early stopping ran."""
 
     @property

@@ -215,7 +215,7 @@ class _PandasColumn:
             self.problem = f"complex dtype {dtype}"
         elif pd.api.types.is_numeric_dtype(dtype):
             self.float32 = dtype == np.float32 or dtype == pd.Float32Dtype()
-        elif dtype == object:
+        elif dtype == np.dtype(object):
             kind = pd.api.types.infer_dtype(series, skipna=True)
             if kind not in ("integer", "floating", "mixed-integer-float", "boolean", "decimal", "empty"):
                 self.problem = f"object dtype holding {kind} values"

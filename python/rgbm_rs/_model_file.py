@@ -143,7 +143,7 @@ def _pandas_or_none():
 def load(path, estimators):
     """The fitted estimator in the file ``path`` (``estimators`` maps class names to classes)."""
     try:
-        with open(os.fspath(path), "r", encoding="utf-8-sig") as f:  # a UTF-8 BOM is allowed
+        with open(os.fspath(path), encoding="utf-8-sig") as f:  # a UTF-8 BOM is allowed
             text = f.read()
     except UnicodeDecodeError:
         raise ValueError(f"{path} is not a valid rgbm_rs model file: it is not UTF-8 text") from None

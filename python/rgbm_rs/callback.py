@@ -13,14 +13,14 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable
 
 __all__ = ["CallbackEnv", "EarlyStopping", "early_stopping", "log_evaluation", "record_evaluation"]
 
 logger = logging.getLogger("rgbm_rs")
 
 #: One evaluation result: (set name, metric name, value, higher_is_better).
-EvalItem = Tuple[str, str, float, bool]
+EvalItem = tuple[str, str, float, bool]
 
 
 @dataclass(frozen=True)
@@ -47,8 +47,8 @@ class CallbackEnv:
     estimator: object
     iteration: int
     end_iteration: int
-    evaluation_result_list: List[EvalItem]
-    evals_result: Dict[str, Dict[str, List[float]]]
+    evaluation_result_list: list[EvalItem]
+    evals_result: dict[str, dict[str, list[float]]]
     elapsed: float
 
 
@@ -68,7 +68,7 @@ class EarlyStopping:
     improvement. NaN never counts as an improvement.
     """
 
-    def __init__(self, stopping_rounds: int, *, metric: Optional[str] = None, dataset: Optional[str] = None,
+    def __init__(self, stopping_rounds: int, *, metric: str | None = None, dataset: str | None = None,
                  min_delta: float = 0.0, verbose: bool = False):
         if isinstance(stopping_rounds, bool) or not isinstance(stopping_rounds, int) or stopping_rounds < 1:
             raise ValueError(f"stopping_rounds must be an int >= 1, got {stopping_rounds!r}")
@@ -82,9 +82,9 @@ class EarlyStopping:
         self._reset()
 
     def _reset(self):
-        self.best_iteration: Optional[int] = None
-        self.best_score: Optional[float] = None
-        self._watched: Optional[Tuple[str, str]] = None
+        self.best_iteration: int | None = None
+        self.best_score: float | None = None
+        self._watched: tuple[str, str] | None = None
 
     def _pick(self, items):
         if not items:
@@ -122,7 +122,7 @@ class EarlyStopping:
         return stop
 
 
-def early_stopping(stopping_rounds: int, *, metric: Optional[str] = None, dataset: Optional[str] = None,
+def early_stopping(stopping_rounds: int, *, metric: str | None = None, dataset: str | None = None,
                    min_delta: float = 0.0, verbose: bool = False) -> EarlyStopping:
     """An :class:`EarlyStopping` callback (see there)."""
     return EarlyStopping(stopping_rounds, metric=metric, dataset=dataset, min_delta=min_delta, verbose=verbose)

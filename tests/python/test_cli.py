@@ -14,8 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rgbm_rs import RGBMClassifier, RGBMRegressor, load_model
-from rgbm_rs import _cli_data
+from rgbm_rs import RGBMClassifier, RGBMRegressor, _cli_data, load_model
 from rgbm_rs.cli import main
 
 METHODS = ("GBM", "RGBM", "SGLB", "RGB")

@@ -15,9 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rgbm_rs import RGBMClassifier, load_model
-from rgbm_rs import _cli_data, _cli_predict
-from rgbm_rs import cli
+from rgbm_rs import RGBMClassifier, _cli_data, _cli_predict, cli, load_model
 from rgbm_rs.cli import main
 
 README = Path(__file__).resolve().parents[2] / "README.md"

@@ -1,6 +1,5 @@
 """Ctrl-C stops every long phase (binning, rounds, prediction) within a
 second or two; fit releases the GIL."""
-import os
 import signal
 import subprocess
 import sys

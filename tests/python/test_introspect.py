@@ -166,7 +166,7 @@ def test_dataframe_structure(model, request):
         assert (leaves.feature == -1).all() and leaves.feature_name.isna().all()
         assert leaves.default_left.isna().all() and internal.default_left.notna().all()
         # a parent's count is at least each internal child's, and two internal children add up to it
-        for nid, row in internal.iterrows():
+        for _, row in internal.iterrows():
             kids = [c for c in (row.left_child, row.right_child) if c in internal.index]
             assert all(internal.loc[c, "count"] <= row["count"] for c in kids)
             if len(kids) == 2:

@@ -14,7 +14,7 @@ import os
 import numpy as np
 import pytest
 
-from rgbm_rs import RGBMClassifier, RGBMRegressor, load_model
+from rgbm_rs import RGBMRegressor, load_model
 
 try:
     import pandas  # noqa: F401
@@ -25,24 +25,6 @@ else:
 NEEDS_PANDAS = pytest.mark.skipif(not HAVE_PANDAS, reason="pandas checks these values")
 
 KW = dict(n_estimators=4, max_depth=2, min_samples_leaf=5, random_state=0)
-
-
-@pytest.fixture(scope="module")
-def data():
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(120, 4))
-    return X, X[:, 0] + 0.1 * rng.normal(size=120), (X[:, 0] > 0).astype(int), np.arange(120) % 3
-
-
-@pytest.fixture(scope="module")
-def docs(data):
-    X, yr, yb, y3 = data
-    return {
-        "reg": RGBMRegressor(**KW).fit(X, yr)._to_document(),
-        "clf": RGBMClassifier(**KW).fit(X, yb)._to_document(),
-        "mc": RGBMClassifier(**KW).fit(X, y3)._to_document(),
-        "gauss": RGBMRegressor(loss="gaussian", **KW).fit(X, yr)._to_document(),
-    }
 
 
 def _write(tmp_path, doc, prefix=""):

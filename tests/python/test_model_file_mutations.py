@@ -22,24 +22,6 @@ from hypothesis import strategies as st  # noqa: E402
 KW = dict(n_estimators=4, max_depth=2, min_samples_leaf=5, random_state=0)
 
 
-@pytest.fixture(scope="module")
-def data():
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(120, 4))
-    return X, X[:, 0] + 0.1 * rng.normal(size=120), (X[:, 0] > 0).astype(int), np.arange(120) % 3
-
-
-@pytest.fixture(scope="module")
-def docs(data):
-    X, yr, yb, y3 = data
-    return {
-        "reg": RGBMRegressor(**KW).fit(X, yr)._to_document(),
-        "clf": RGBMClassifier(**KW).fit(X, yb)._to_document(),
-        "mc": RGBMClassifier(**KW).fit(X, y3)._to_document(),
-        "gauss": RGBMRegressor(loss="gaussian", **KW).fit(X, yr)._to_document(),
-    }
-
-
 MUTATIONS = settings(
     max_examples=int(os.environ.get("RGBM_FUZZ_EXAMPLES", "300")),
     deadline=None,

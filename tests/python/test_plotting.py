@@ -13,8 +13,11 @@ from matplotlib.figure import Figure  # noqa: E402
 from sklearn.datasets import make_classification  # noqa: E402
 from sklearn.exceptions import NotFittedError  # noqa: E402
 
-from rgbm_rs import RGBMClassifier, RGBMRegressor  # noqa: E402
-from rgbm_rs import plotting  # noqa: E402
+from rgbm_rs import (  # noqa: E402
+    RGBMClassifier,
+    RGBMRegressor,
+    plotting,  # noqa: E402
+)
 from rgbm_rs.plotting import plot_importance, plot_metric, plot_selection_comparison, plot_tree  # noqa: E402
 
 
@@ -219,7 +222,7 @@ def test_tree_layout(clf):
         pos[f"{t}-L{s.get_text().split()[1]}"] = s.get_position()
     leaf_x = sorted(x for x, _ in pos.values())
     assert leaf_x == list(range(len(leaf_x)))  # leaves evenly spaced
-    for nid, (x, y) in pos.items():
+    for nid, (_x, y) in pos.items():
         assert y == -df.loc[nid, "depth"]
     # split nodes: match them to the dataframe by their order along x
     g = df[(df.tree_index == t)]

@@ -3,8 +3,7 @@ predicting one row); the shortcut must not change any result, message or warning
 import numpy as np
 import pytest
 
-from rgbm_rs import RGBMClassifier, RGBMRegressor
-from rgbm_rs import _validation
+from rgbm_rs import RGBMClassifier, RGBMRegressor, _validation
 
 
 @pytest.fixture(scope="module")

@@ -43,10 +43,10 @@ import time
 
 import numpy as np
 import pandas as pd
+import xgboost as xgb
 from scipy import stats
 from sklearn.model_selection import StratifiedKFold, train_test_split
 
-import xgboost as xgb
 from rgbm_rs import RGBMClassifier
 
 DATA = os.path.join("..", "shared", "data")
@@ -128,19 +128,18 @@ def cv_select(factory, params, X, y, folds):
 
 def run_dataset(name, args, grid):
     X, y = load(name)
-    xgb_params = [dict(reg_lambda=l, max_depth=d, learning_rate=r)
-                  for l in grid["reg_lambda"] for d in grid["max_depth"] for r in grid["learning_rate"]]
+    xgb_params = [dict(reg_lambda=lam, max_depth=d, learning_rate=r)
+                  for lam in grid["reg_lambda"] for d in grid["max_depth"] for r in grid["learning_rate"]]
     rows = []
     for s in range(args.splits):
         t0 = time.time()
         Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=args.test_size, stratify=y, random_state=s)
         folds = list(StratifiedKFold(5, shuffle=True, random_state=1000 + s).split(Xtr, ytr))
-        beta, cv_rgb = cv_select(lambda b: make_rgb(b, args, s), BETAS, Xtr, ytr, folds)
-        t1 = time.time()
+        beta, cv_rgb = cv_select(lambda b, s=s: make_rgb(b, args, s), BETAS, Xtr, ytr, folds)
         rgb = make_rgb(beta, args, s).fit(Xtr, ytr)
         e_rgb = err(rgb, Xte, yte)
         t2 = time.time()
-        p, cv_xgb = cv_select(lambda q: make_xgb(q, args, s), xgb_params, Xtr, ytr, folds)
+        p, cv_xgb = cv_select(lambda q, s=s: make_xgb(q, args, s), xgb_params, Xtr, ytr, folds)
         e_xgb = err(make_xgb(p, args, s).fit(Xtr, ytr), Xte, yte)
         t3 = time.time()
         nodes = sorted(rgb.rgb_family_counts_.items(), key=lambda kv: -kv[1])[:3]
@@ -159,7 +158,8 @@ def summarize(name, shape, rows):
         p = float(stats.ttest_rel(r, g, alternative="less").pvalue)
     else:
         p = float("nan")
-    sd = lambda a: float(np.std(a, ddof=1)) if len(a) > 1 else float("nan")
+    def sd(a):
+        return float(np.std(a, ddof=1)) if len(a) > 1 else float("nan")
     return dict(name=name, shape=shape, rgb_m=r.mean(), rgb_s=sd(r), xgb_m=g.mean(), xgb_s=sd(g), p=p,
                 betas=[x["beta"] for x in rows], wins=int(np.sum(r < g)), ties=int(np.sum(r == g)),
                 t_rgb=sum(x["t_rgb"] for x in rows), t_xgb=sum(x["t_xgb"] for x in rows))
@@ -167,7 +167,7 @@ def summarize(name, shape, rows):
 
 def table(summ, args, grid, cmd, date, total):
     L = []
-    L.append(f"## RGB vs XGBoost, Table 1 protocol (Cortes, Mohri & Storcheus 2019)\n")
+    L.append("## RGB vs XGBoost, Table 1 protocol (Cortes, Mohri & Storcheus 2019)\n")
     L.append(f"- command: `{cmd}`")
     L.append(f"- date: {date}; total wall time {total/60:.1f} min")
     L.append(f"- {args.splits} random stratified train/test splits (paper: 10), test fraction {args.test_size}, "

@@ -434,7 +434,7 @@ def main(argv=None):
         f"`selection=\"groups\", selection_size=t`, `random_state={args.seed}`, split `random_state={args.split_seed}` (80/20), "
         f"**`n_jobs=1`**. t grid int(p^(k/4)), k = 4..0 (duplicates dropped); budget of t = p: T = {args.rounds} rounds"
         + "".join(f" ({k}: {v})" for k, v in rounds_for.items()) + "; "
-        f"the k-th grid value gets T * p^(k/4) rounds (T * p^(1/4) per grid step), so each run scans about T * p features"
+        "the k-th grid value gets T * p^(k/4) rounds (T * p^(1/4) per grid step), so each run scans about T * p features"
         + ("" if args.max_rounds is None else f"; cap {args.max_rounds} rounds")
         + ".",
         f"- Time axis: cumulative `training_log_[\"seconds\"]` of fits with `record_train_loss=False`, element-wise median of "
@@ -442,8 +442,8 @@ def main(argv=None):
         f"Binning and Python overhead are outside the per-round times.",
         f"- Machine: 2 cores, shared; load average {load0[0]:.2f} at start, {load1[0]:.2f} at end (other jobs were running). "
         f"Total runtime {total / 60:.1f} min.",
-        f"- Test loss = the training objective on the test rows (regularized logistic / squared loss /2) in the plots; "
-        f"the tables' final test loss for classification is the plain log-loss (no ridge term).",
+        "- Test loss = the training objective on the test rows (regularized logistic / squared loss /2) in the plots; "
+        "the tables' final test loss for classification is the plain log-loss (no ridge term).",
         "",
         "## Verdict: \"a medium t reaches a given training loss in less time than t = p, with no loss in test error\"",
         "",
