@@ -1,5 +1,9 @@
 """End-to-end comparison of rgbm_rs against LightGBM, XGBoost, CatBoost and scikit-learn HGB.
 
+One file on purpose (about 1,200 lines): every measurement runs in a child
+process started from this same script, so parent and child cannot be out of
+step, and the script can be copied to a benchmark machine and run alone.
+
 For every (repetition, dataset, library) the script starts a fresh child
 process (this same file with ``--child``) that loads the data, imports the
 library, and then measures one fit:

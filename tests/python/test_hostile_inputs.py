@@ -1,7 +1,9 @@
 """Hostile inputs: every bad input, parameter or model file gets a ValueError or
 TypeError (OSError for unreadable paths) whose message names the problem.
 
-Complements test_bad_input.py (cases already there are not repeated). A bug
+Complements test_bad_input.py (cases already there are not repeated). One
+file of about 1,000 lines on purpose: a catalogue, one section per kind of
+input, so that a new hostile case has one obvious home. A bug
 found here that cannot be fixed at once goes in as
 ``pytest.mark.xfail(strict=True, reason="BUG: ...")``, so that fixing it
 turns the test into an XPASS failure, the signal to drop the marker.
