@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::alloc::{filled_vec, with_capacity};
 use crate::data::BinnedDataset;
-use crate::data::matrix::{DenseMatrix, Element};
+use crate::data::matrix::{AsMatrix, Element, Matrix};
 use crate::error::{Result, RgbmError};
 use crate::histogram::Gradients;
 use crate::model::{FORMAT_VERSION, Model, check_log_std_leaves};
@@ -37,7 +37,7 @@ use std::sync::Mutex;
 /// Ctrl-C) stops training and is returned from `train`.
 pub type RoundHook<'a> = &'a mut (dyn FnMut(usize) -> Result<()> + Send);
 
-fn check_inputs<T: Element>(x: &DenseMatrix<T>, y: &[f64], w: Option<&[f64]>) -> Result<()> {
+fn check_inputs<T: Element>(x: &Matrix<T>, y: &[f64], w: Option<&[f64]>) -> Result<()> {
     if x.n_rows() == 0 || x.n_cols() == 0 {
         return Err(RgbmError::EmptyInput(format!(
             "X has shape ({}, {})",
@@ -181,7 +181,7 @@ pub struct Trained {
 /// Trains a model on `x` (NaN = missing), labels `y` and optional weights.
 pub fn train<T: Element>(
     params: &BoosterParams,
-    x: &DenseMatrix<T>,
+    x: &impl AsMatrix<T>,
     y: &[f64],
     w: Option<&[f64]>,
     on_round: RoundHook,
@@ -192,7 +192,7 @@ pub fn train<T: Element>(
 /// Like [`train`], also returning the per-round log.
 pub fn train_logged<T: Element>(
     params: &BoosterParams,
-    x: &DenseMatrix<T>,
+    x: &impl AsMatrix<T>,
     y: &[f64],
     w: Option<&[f64]>,
     on_round: RoundHook,
@@ -204,13 +204,14 @@ pub fn train_logged<T: Element>(
 /// early stopping on the first metric of the last set) and a monitor.
 pub fn train_with<T: Element>(
     params: &BoosterParams,
-    x: &DenseMatrix<T>,
+    x: &impl AsMatrix<T>,
     y: &[f64],
     w: Option<&[f64]>,
     eval_sets: &[EvalSet<T>],
     monitor: &mut dyn Monitor,
 ) -> Result<Trained> {
     params.validate()?;
+    let x = &x.as_matrix();
     check_inputs(x, y, w)?;
     let normalised = weights::normalise(w)?;
     let (w, weight_unit) = (normalised.weights.as_deref(), normalised.unit);
@@ -237,7 +238,7 @@ fn add_tree_to_rows<T: Element>(
     rows: &[u32],
     ranges: &[(usize, usize)],
     all_rows: bool,
-    x: &DenseMatrix<T>,
+    x: &Matrix<T>,
 ) {
     if all_rows {
         add_leaf_values(out, rows, ranges, values);
@@ -253,7 +254,7 @@ fn add_tree_to_rows<T: Element>(
 fn train_in_pool<T: Element>(
     params: &BoosterParams,
     objective: &Objective,
-    x: &DenseMatrix<T>,
+    x: &Matrix<T>,
     y: &[f64],
     w: Option<&[f64]>,
     weight_unit: f64,
@@ -655,7 +656,7 @@ impl<'a> RgbState<'a> {
         grads: &Gradients,
         rows: &[u32],
         all_rows: bool,
-        x: &DenseMatrix<T>,
+        x: &Matrix<T>,
         stream_id: u64,
     ) -> Result<RgbChoice> {
         let sigma = objective

@@ -128,7 +128,7 @@ fn eval_views<'a, T: Element + numpy::Element>(
             })?;
             Ok(EvalSet {
                 name: s.name.clone(),
-                x: view(x)?,
+                x: view(x)?.into(),
                 y: s.y.as_slice()?,
                 w: match &s.w {
                     Some(w) => Some(w.as_slice()?),
