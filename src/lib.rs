@@ -54,7 +54,7 @@ pub mod tree;
 mod python;
 
 pub use booster::train;
-pub use data::DenseMatrix;
+pub use data::{DenseMatrix, SparseMatrix};
 pub use error::{Result, RgbmError};
 pub use model::Model;
 pub use params::BoosterParams;

@@ -4,7 +4,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::alloc::{filled_vec, with_capacity};
 use crate::cancel::Cancel;
-use crate::data::matrix::{DenseMatrix, Element};
+use crate::data::matrix::{AsMatrix, Element, Matrix};
 use crate::error::{Result, RgbmError};
 use crate::objective::{Gaussian, Objective};
 use crate::params::{BoosterParams, Loss};
@@ -94,7 +94,7 @@ impl Model {
         Ok(out)
     }
 
-    fn check_features<T: Element>(&self, x: &DenseMatrix<T>) -> Result<()> {
+    fn check_features<T: Element>(&self, x: &Matrix<T>) -> Result<()> {
         if x.n_cols() != self.n_features {
             return Err(RgbmError::Shape(format!(
                 "X has {} features, but the model was trained with {}",
@@ -109,7 +109,7 @@ impl Model {
     /// row-major (n_rows × n_outputs).
     pub fn predict_raw<T: Element>(
         &self,
-        x: &DenseMatrix<T>,
+        x: &impl AsMatrix<T>,
         n_rounds: Option<usize>,
     ) -> Result<Vec<f64>> {
         self.predict_raw_cancellable(x, n_rounds, &Cancel::never())
@@ -118,10 +118,11 @@ impl Model {
     /// `predict_raw` that stops with `Interrupted` once `cancel` is set.
     pub fn predict_raw_cancellable<T: Element>(
         &self,
-        x: &DenseMatrix<T>,
+        x: &impl AsMatrix<T>,
         n_rounds: Option<usize>,
         cancel: &Cancel,
     ) -> Result<Vec<f64>> {
+        let x = &x.as_matrix();
         self.check_features(x)?;
         let k = n_rounds.unwrap_or(self.n_rounds()).min(self.n_rounds()) * self.n_outputs;
         let mut out = self.base_rows(x.n_rows())?;
@@ -133,7 +134,7 @@ impl Model {
     /// (n_rows × n_outputs), for staged prediction and introspection.
     pub fn predict_trees<T: Element>(
         &self,
-        x: &DenseMatrix<T>,
+        x: &impl AsMatrix<T>,
         start: usize,
         end: usize,
     ) -> Result<Vec<f64>> {
@@ -143,11 +144,12 @@ impl Model {
     /// `predict_trees` that stops with `Interrupted` once `cancel` is set.
     pub fn predict_trees_cancellable<T: Element>(
         &self,
-        x: &DenseMatrix<T>,
+        x: &impl AsMatrix<T>,
         start: usize,
         end: usize,
         cancel: &Cancel,
     ) -> Result<Vec<f64>> {
+        let x = &x.as_matrix();
         self.check_features(x)?;
         if start > end || end > self.trees.len() {
             return Err(RgbmError::param(
@@ -176,10 +178,11 @@ impl Model {
     /// round boundaries.
     pub fn virtual_ensemble<T: Element>(
         &self,
-        x: &DenseMatrix<T>,
+        x: &impl AsMatrix<T>,
         n_members: usize,
         cancel: &Cancel,
     ) -> Result<Vec<f64>> {
+        let x = &x.as_matrix();
         self.check_features(x)?;
         let t = self.n_rounds();
         let k_out = self.n_outputs;

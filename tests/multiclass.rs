@@ -186,7 +186,7 @@ fn early_stopping_keeps_the_argmin_of_the_validation_curve() {
     };
     let sets = [EvalSet {
         name: "valid".into(),
-        x: mv,
+        x: mv.into(),
         y: &yv,
         w: None,
     }];

@@ -7,6 +7,7 @@ import json
 from numbers import Integral
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.model_selection import train_test_split
 from sklearn.utils.validation import check_is_fitted
@@ -17,8 +18,10 @@ from ._validation import (
     as_float_list,
     as_int,
     as_int_list,
+    as_rows,
     check_weights,
     check_X,
+    native_matrix,
     native_vector,
     resolve_n_jobs,
     resolve_seed,
@@ -150,8 +153,9 @@ class RGBMBase(BaseEstimator):
             )
             idx_train.sort()
             idx_val.sort()
-            sets.append(("validation", np.ascontiguousarray(X[idx_val]), y[idx_val], None if w is None else w[idx_val]))
-            X, y, w = np.ascontiguousarray(X[idx_train]), y[idx_train], None if w is None else w[idx_train]
+            sets.append(("validation", as_rows(X[idx_val], X.dtype), y[idx_val], None if w is None else w[idx_val]))
+            X, y, w = X[idx_train], y[idx_train], None if w is None else w[idx_train]
+            X = X.tocsc() if sp.issparse(X) else np.ascontiguousarray(X)
             if w is not None and not w.sum() > 0:
                 raise ValueError("sample_weight of the training part (after validation_fraction) sums to zero")
 
@@ -179,7 +183,7 @@ class RGBMBase(BaseEstimator):
                     )
                 we = None if eval_sample_weight is None else check_weights(eval_sample_weight[i], Xe_checked)
                 ye = native_vector(encode(ye, i))
-                sets.append((name, np.ascontiguousarray(Xe_checked, dtype=X.dtype), ye, we))
+                sets.append((name, as_rows(Xe_checked, X.dtype), ye, we))
             if len({s[0] for s in sets}) != len(sets):
                 raise ValueError(f"eval_names must be unique, got {[s[0] for s in sets]}")
         if self.early_stopping_rounds is not None and not sets:
@@ -219,7 +223,8 @@ class RGBMBase(BaseEstimator):
         params = json.dumps(self._native_params(seed, native_loss))
         progress = Progress(self, callbacks, int(self.n_estimators)) if (callbacks or self.verbose) else None
         try:
-            booster = _core.Booster.train(params, X, y_float, w, sets or None, progress)
+            native_sets = [(name, native_matrix(Xe), ye, we) for name, Xe, ye, we in sets]
+            booster = _core.Booster.train(params, native_matrix(X), y_float, w, native_sets or None, progress)
         finally:
             if progress is not None:
                 progress.close()
@@ -257,7 +262,7 @@ class RGBMBase(BaseEstimator):
 
     def _raw(self, X):
         check_is_fitted(self, "_booster")
-        return self._booster.predict_raw(check_X(self, X))
+        return self._booster.predict_raw(native_matrix(check_X(self, X)))
 
     def _fitted_loss(self) -> str:
         """The loss the model was fitted with (set_params after fit does not change the model)."""
@@ -270,7 +275,7 @@ class RGBMBase(BaseEstimator):
         model after round t is base + q^-(R-1-t) * (sum of the first t+1 stored rounds).
         """
         check_is_fitted(self, "_booster")
-        X = check_X(self, X)
+        X = native_matrix(check_X(self, X))
         b = self._booster
         base = np.asarray(b.base_score) if b.n_outputs > 1 else b.base_score[0]
         rounds, k = b.n_rounds, b.n_outputs
@@ -294,7 +299,7 @@ class RGBMBase(BaseEstimator):
                 f"n_members: {n_members} members need at least {2 * n_members} rounds (2 per member), "
                 f"the model has {rounds}"
             )
-        return self._booster.virtual_ensemble(check_X(self, X), n_members)
+        return self._booster.virtual_ensemble(native_matrix(check_X(self, X)), n_members)
 
     @property
     def feature_importances_(self):
@@ -326,6 +331,7 @@ class RGBMBase(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = True
         return tags
 
     # Persistence: pickle and save_model share one JSON document.

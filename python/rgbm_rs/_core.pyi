@@ -23,8 +23,15 @@ def param_schema() -> str:
     """Every training parameter as JSON: a list of objects with ``name``,
     ``type`` and its bounds, ``optional``, ``doc`` and ``default``."""
 
-#: Feature matrix: 2-D, float32 or float64, C- or Fortran-contiguous (NaN = missing).
-_Matrix: TypeAlias = NDArray[np.float32] | NDArray[np.float64]
+#: The arrays of a compressed sparse matrix: ("csc" or "csr", n_rows, n_cols,
+#: indptr int64, indices int32 sorted within each row or column, data float32
+#: or float64). Entries not stored are 0; training needs "csc".
+_Sparse: TypeAlias = tuple[
+    str, int, int, NDArray[np.int64], NDArray[np.int32], NDArray[np.float32] | NDArray[np.float64]
+]
+#: Feature matrix: 2-D, float32 or float64, C- or Fortran-contiguous (NaN =
+#: missing), or a sparse one.
+_Matrix: TypeAlias = NDArray[np.float32] | NDArray[np.float64] | _Sparse
 #: Targets / weights: 1-D contiguous float64.
 _Vector: TypeAlias = NDArray[np.float64]
 #: An evaluation set: (name, X with the training dtype, y, sample_weight or None).

@@ -17,6 +17,7 @@ import sys
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_array, validate_data
 
@@ -27,6 +28,11 @@ from ._frames import read_frame
 # ValueError naming its row and column, so a second pass over X would only
 # cost time (1 ms on a9a's 32561 x 123, 4 % of its warm setup).
 _X_CHECKS = dict(dtype=[np.float64, np.float32], ensure_all_finite=False, accept_sparse=False)
+# scipy.sparse input (any format, sparray or spmatrix) is converted to the
+# layout the core reads without densifying: columns for binning, rows for
+# prediction and evaluation sets.
+_FIT_CHECKS = dict(_X_CHECKS, accept_sparse="csc", accept_large_sparse=True)
+_PREDICT_CHECKS = dict(_X_CHECKS, accept_sparse="csr", accept_large_sparse=True)
 
 
 def check_X_y(estimator, X, y, *, regression: bool):
@@ -40,7 +46,7 @@ def check_X_y(estimator, X, y, *, regression: bool):
     """
     frame = read_frame(X)
     if frame is None:
-        X, y = validate_data(estimator, X, _as_1d(y), reset=True, y_numeric=regression, **_X_CHECKS)
+        X, y = validate_data(estimator, X, _as_1d(y), reset=True, y_numeric=regression, **_FIT_CHECKS)
         set_categories(estimator, None, [])
         return _contiguous(X), y
     names = _feature_names(frame.labels)
@@ -64,7 +70,7 @@ def check_X(estimator, X):
         return X
     frame = read_frame(X)
     if frame is None:
-        return _contiguous(validate_data(estimator, X, reset=False, **_X_CHECKS))
+        return _contiguous(validate_data(estimator, X, reset=False, **_PREDICT_CHECKS))
     _check_frame_names(estimator, _feature_names(frame.labels))
     expected = getattr(estimator, "n_features_in_", None)
     if expected is not None and frame.n_columns != expected:
@@ -221,10 +227,48 @@ def fitted_categories(estimator, n_features=None):
 
 
 def _contiguous(X):
-    """X as the core reads it without a copy: C- or Fortran-contiguous and aligned."""
+    """X as the core reads it without a copy: C- or Fortran-contiguous and aligned.
+
+    A sparse matrix gets sorted indices without duplicates (summed, as
+    scipy does), on a copy when the caller's is not in that form.
+    """
+    if sp.issparse(X):
+        if not X.has_canonical_format:
+            X = X.copy()
+            X.sum_duplicates()
+        return X
     if not (X.flags.aligned and (X.flags.c_contiguous or X.flags.f_contiguous)):
         X = np.require(X, requirements=["C", "A"])
     return X
+
+
+def native_matrix(X):
+    """X as ``_core`` takes it: the array itself, or a sparse matrix's arrays.
+
+    Indices are passed as int32 and the index pointer as int64 (copied only
+    when scipy holds them in another type).
+    """
+    if not sp.issparse(X):
+        return X
+    if X.format not in ("csc", "csr"):
+        X = X.tocsr()
+    if max(X.shape) > np.iinfo(np.int32).max:
+        raise ValueError(f"sparse X of shape {X.shape}: at most {np.iinfo(np.int32).max} rows and columns")
+    return (
+        X.format,
+        X.shape[0],
+        X.shape[1],
+        np.require(X.indptr, dtype=np.int64, requirements=["C", "A"]),
+        np.require(X.indices, dtype=np.int32, requirements=["C", "A"]),
+        np.require(X.data, requirements=["C", "A"]),
+    )
+
+
+def as_rows(X, dtype):
+    """Evaluation or validation rows in the layout prediction reads: a C array, or CSR."""
+    if sp.issparse(X):
+        return _contiguous(X.tocsr().astype(dtype, copy=False))
+    return np.ascontiguousarray(X, dtype=dtype)
 
 
 def native_vector(v):

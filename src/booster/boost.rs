@@ -9,7 +9,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::data::BinnedDataset;
-use crate::data::matrix::{DenseMatrix, Element};
+use crate::data::matrix::{AsMatrix, Element, Matrix};
 use crate::error::{Result, RgbmError};
 use crate::model::Model;
 use crate::objective::Objective;
@@ -27,7 +27,7 @@ use super::weights;
 /// Ctrl-C) stops training and is returned from `train`.
 pub type RoundHook<'a> = &'a mut (dyn FnMut(usize) -> Result<()> + Send);
 
-fn check_inputs<T: Element>(x: &DenseMatrix<T>, y: &[f64], w: Option<&[f64]>) -> Result<()> {
+fn check_inputs<T: Element>(x: &Matrix<T>, y: &[f64], w: Option<&[f64]>) -> Result<()> {
     if x.n_rows() == 0 || x.n_cols() == 0 {
         return Err(RgbmError::EmptyInput(format!(
             "X has shape ({}, {})",
@@ -115,7 +115,7 @@ pub struct Trained {
 /// Trains a model on `x` (NaN = missing), labels `y` and optional weights.
 pub fn train<T: Element>(
     params: &BoosterParams,
-    x: &DenseMatrix<T>,
+    x: &impl AsMatrix<T>,
     y: &[f64],
     w: Option<&[f64]>,
     on_round: RoundHook,
@@ -126,7 +126,7 @@ pub fn train<T: Element>(
 /// Like [`train`], also returning the per-round log.
 pub fn train_logged<T: Element>(
     params: &BoosterParams,
-    x: &DenseMatrix<T>,
+    x: &impl AsMatrix<T>,
     y: &[f64],
     w: Option<&[f64]>,
     on_round: RoundHook,
@@ -138,13 +138,14 @@ pub fn train_logged<T: Element>(
 /// early stopping on the first metric of the last set) and a monitor.
 pub fn train_with<T: Element>(
     params: &BoosterParams,
-    x: &DenseMatrix<T>,
+    x: &impl AsMatrix<T>,
     y: &[f64],
     w: Option<&[f64]>,
     eval_sets: &[EvalSet<T>],
     monitor: &mut dyn Monitor,
 ) -> Result<Trained> {
     params.validate()?;
+    let x = &x.as_matrix();
     check_inputs(x, y, w)?;
     let normalised = weights::normalise(w)?;
     let (w, weight_unit) = (normalised.weights.as_deref(), normalised.unit);
@@ -166,7 +167,7 @@ pub fn train_with<T: Element>(
 fn train_in_pool<T: Element>(
     params: &BoosterParams,
     objective: &Objective,
-    x: &DenseMatrix<T>,
+    x: &Matrix<T>,
     y: &[f64],
     w: Option<&[f64]>,
     weight_unit: f64,

@@ -8,7 +8,7 @@ use crate::cancel::Cancel;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::data::matrix::{DenseMatrix, Element};
+use crate::data::matrix::{Element, Matrix};
 use crate::error::{Result, RgbmError};
 use crate::objective::Objective;
 use crate::options::Metric;
@@ -19,7 +19,8 @@ use crate::tree::predict::add_tree_outputs;
 /// Data to evaluate after every round (labels coded like the training labels).
 pub struct EvalSet<'a, T: Element> {
     pub name: String,
-    pub x: DenseMatrix<'a, T>,
+    /// Dense or sparse (CSR reads fastest: rows are written out block by block).
+    pub x: Matrix<'a, T>,
     pub y: &'a [f64],
     pub w: Option<&'a [f64]>,
 }
@@ -308,7 +309,9 @@ mod tests {
         let x = vec![0.0f64; 4];
         let set = |y: &'static [f64], w: Option<&'static [f64]>| EvalSet {
             name: "v".into(),
-            x: DenseMatrix::row_major(&x, 4, 1).unwrap(),
+            x: crate::data::DenseMatrix::row_major(&x, 4, 1)
+                .unwrap()
+                .into(),
             y,
             w,
         };

@@ -8,7 +8,7 @@ use rand::RngExt;
 use crate::alloc::{filled_vec, with_capacity};
 use crate::cancel::Cancel;
 use crate::data::BinnedDataset;
-use crate::data::matrix::{DenseMatrix, Element};
+use crate::data::matrix::{Element, Matrix};
 use crate::error::{Result, RgbmError};
 use crate::histogram::Gradients;
 use crate::model::{FORMAT_VERSION, Model, check_log_std_leaves};
@@ -31,7 +31,7 @@ use super::{sglb, step};
 pub(super) struct Problem<'a, T: Element> {
     pub params: &'a BoosterParams,
     pub objective: &'a Objective,
-    pub x: &'a DenseMatrix<'a, T>,
+    pub x: &'a Matrix<'a, T>,
     pub y: &'a [f64],
     pub w: Option<&'a [f64]>,
 }

@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use crate::cancel::Cancel;
 use crate::data::BinnedDataset;
-use crate::data::matrix::{DenseMatrix, Element};
+use crate::data::matrix::{Element, Matrix};
 use crate::error::{Result, RgbmError};
 use crate::histogram::Gradients;
 use crate::objective::Objective;
@@ -207,7 +207,7 @@ impl<'a> RgbState<'a> {
         grads: &Gradients,
         rows: &[u32],
         all_rows: bool,
-        x: &DenseMatrix<T>,
+        x: &Matrix<T>,
         stream_id: u64,
     ) -> Result<RgbChoice> {
         let sigma = objective

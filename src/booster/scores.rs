@@ -1,7 +1,7 @@
 //! Adding a tree's leaf values to per-row scores.
 use rayon::prelude::*;
 
-use crate::data::matrix::{DenseMatrix, Element};
+use crate::data::matrix::{Element, Matrix};
 use crate::tree::Tree;
 
 /// A raw pointer that may be shared between threads writing disjoint rows.
@@ -42,7 +42,7 @@ pub(super) fn add_tree_to_rows<T: Element>(
     rows: &[u32],
     ranges: &[(usize, usize)],
     all_rows: bool,
-    x: &DenseMatrix<T>,
+    x: &Matrix<T>,
 ) {
     if all_rows {
         add_leaf_values(out, rows, ranges, values);

@@ -4,7 +4,8 @@
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::matrix::{DenseMatrix, Element};
+use super::matrix::{AsMatrix, DenseMatrix, Element, Matrix};
+use super::sparse::{SparseLayout, SparseMatrix};
 use crate::alloc::filled_vec;
 use crate::cancel::Cancel;
 use crate::error::{Result, RgbmError};
@@ -299,6 +300,140 @@ const MAX_GATHER_FEATURES: usize = 16;
 /// Memory for the gathered sample columns of all threads.
 const GATHER_BUDGET_BYTES: usize = 8 << 20;
 
+/// The columns of a CSC matrix as binning reads them: the stored entries of
+/// the sample rows, and how many kept sample rows each column leaves
+/// implicit (zeros, counted rather than written out). Reproduces what the
+/// dense path sees on the same matrix, so the cuts are the same.
+struct SparseColumns<'s, 'a, T: Element> {
+    x: &'s SparseMatrix<'a, T>,
+    sample: Option<&'s [usize]>,
+    weights: Option<&'s [f64]>,
+    /// With a row sample: whether each row is in it.
+    in_sample: Option<Vec<bool>>,
+}
+
+impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
+    fn new(
+        x: &'s SparseMatrix<'a, T>,
+        sample: Option<&'s [usize]>,
+        weights: Option<&'s [f64]>,
+    ) -> Result<Self> {
+        if x.layout() != SparseLayout::Csc {
+            return Err(RgbmError::Shape(
+                "binning reads sparse X by column: pass compressed sparse columns (CSC)".into(),
+            ));
+        }
+        let in_sample = match sample {
+            Some(rows) => {
+                let mut mask = filled_vec(x.n_rows(), false, "the binning sample mask")?;
+                rows.iter().for_each(|&i| mask[i] = true);
+                Some(mask)
+            }
+            None => None,
+        };
+        Ok(SparseColumns {
+            x,
+            sample,
+            weights,
+            in_sample,
+        })
+    }
+
+    /// Whether row i places cut points (in the sample, weight > 0).
+    #[inline]
+    fn kept(&self, i: usize) -> bool {
+        self.in_sample.as_ref().is_none_or(|m| m[i]) && self.weights.is_none_or(|w| w[i] > 0.0)
+    }
+
+    /// `distinct_values` of the dense path: a set does not depend on the
+    /// order values are added, so the stored values are added first and one
+    /// zero for the implicit entries.
+    fn distinct_values(&self, max_bins: usize) -> Vec<DistinctValues> {
+        let limit = tracked_limit(max_bins);
+        let kept_rows = match (self.sample, self.weights) {
+            (Some(rows), _) => rows.iter().filter(|&&i| self.kept(i)).count(),
+            (None, _) => (0..self.x.n_rows()).filter(|&i| self.kept(i)).count(),
+        };
+        (0..self.x.n_cols())
+            .into_par_iter()
+            .map(|j| {
+                let mut set = DistinctValues::default();
+                let (idx, vals) = self.x.major(j);
+                let mut stored_kept = 0;
+                for (&i, v) in idx.iter().zip(vals) {
+                    if self.kept(i as usize) {
+                        stored_kept += 1;
+                        let v = v.to_f64();
+                        if !set.overflow && !v.is_nan() {
+                            set.add(v, limit);
+                        }
+                    }
+                }
+                if stored_kept < kept_rows && !set.overflow {
+                    set.add(0.0, limit);
+                }
+                set
+            })
+            .collect()
+    }
+
+    /// `fit_features` of the dense path: each feature's sample gathered in
+    /// the same row order (implicit entries as 0.0), so sorting and the
+    /// weighted sums over ties see the same sequence.
+    fn fit_features<S: SampleValue>(
+        &self,
+        features_to_bin: &[usize],
+        max_bins: usize,
+        cancel: &Cancel,
+    ) -> Result<Vec<FeatureBins>> {
+        let p = features_to_bin.len();
+        if p == 0 {
+            return Ok(Vec::new());
+        }
+        let n = self.x.n_rows();
+        let cap = self.sample.map_or(n, <[usize]>::len).max(1);
+        let slots = rayon::current_num_threads().clamp(1, p);
+        // Allocated on the calling thread (see `fit_features`).
+        let mut buf = filled_vec(slots * cap, S::new(0.0, 0.0), "the binning sample")?;
+        let mut features = Vec::with_capacity(p);
+        for batch in features_to_bin.chunks(slots) {
+            cancel.check()?;
+            let binned: Vec<FeatureBins> = batch
+                .par_iter()
+                .zip(buf.par_chunks_mut(cap))
+                .map(|(&j, slot)| {
+                    let (idx, vals) = self.x.major(j);
+                    let mut next = 0;
+                    let mut len = 0;
+                    let mut gather = |i: usize| {
+                        while next < idx.len() && (idx[next] as usize) < i {
+                            next += 1;
+                        }
+                        let w = self.weights.map_or(1.0, |w| w[i]);
+                        if w > 0.0 {
+                            let v = match idx.get(next) {
+                                Some(&r) if r as usize == i => vals[next].to_f64(),
+                                _ => 0.0,
+                            };
+                            if !v.is_nan() {
+                                slot[len] = S::new(v, w);
+                                len += 1;
+                            }
+                        }
+                    };
+                    match self.sample {
+                        Some(rows) => rows.iter().for_each(|&i| gather(i)),
+                        None => (0..n).for_each(&mut gather),
+                    }
+                    FeatureBins::from_sample(&mut slot[..len], max_bins)
+                })
+                .collect();
+            features.extend(binned);
+        }
+        Ok(features)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BinMapper {
     pub features: Vec<FeatureBins>,
@@ -370,12 +505,39 @@ fn fit_features<S: SampleValue, T: Element>(
     Ok(features)
 }
 
+/// The features that overflowed their distinct-value set and need the sort.
+fn overflowed(distinct: &[DistinctValues]) -> Vec<usize> {
+    (0..distinct.len())
+        .filter(|&j| distinct[j].overflow)
+        .collect()
+}
+
+/// One bin per distinct value, except the sorted features' cuts.
+fn combine_cuts(
+    distinct: Vec<DistinctValues>,
+    to_sort: &[usize],
+    sorted: Vec<FeatureBins>,
+    max_bins: usize,
+) -> Vec<FeatureBins> {
+    let mut features: Vec<FeatureBins> = distinct
+        .into_iter()
+        .map(|d| {
+            let pairs: Vec<(f64, f64)> = d.values.into_iter().map(|v| (v, 0.0)).collect();
+            FeatureBins::from_distinct(&pairs, max_bins)
+        })
+        .collect();
+    for (&j, bins) in to_sort.iter().zip(sorted) {
+        features[j] = bins;
+    }
+    features
+}
+
 impl BinMapper {
     /// Finds cut points on a seeded sample of at most `BIN_SAMPLE_ROWS` rows.
     /// Quantiles are weighted; rows of weight 0 do not place cut points, so a
     /// zero weight is the same as removing the row.
     pub fn fit<T: Element>(
-        x: &DenseMatrix<T>,
+        x: &impl AsMatrix<T>,
         max_bins: usize,
         seed: u64,
         weights: Option<&[f64]>,
@@ -387,6 +549,7 @@ impl BinMapper {
                 format!("must be in [2, 65535], got {max_bins}"),
             ));
         }
+        let x = x.as_matrix();
         let n = x.n_rows();
         if let Some(w) = weights
             && w.len() != n
@@ -405,26 +568,36 @@ impl BinMapper {
             None
         };
         let sample = sample.as_deref();
-        let distinct = distinct_values(x, max_bins, sample, weights);
-        cancel.check()?;
-        let to_sort: Vec<usize> = (0..x.n_cols()).filter(|&j| distinct[j].overflow).collect();
-        let sorted = match weights {
-            None => fit_features::<f64, T>(x, &to_sort, max_bins, sample, None, cancel)?,
-            Some(w) => {
-                fit_features::<(f64, f64), T>(x, &to_sort, max_bins, sample, Some(w), cancel)?
+        let features = match &x {
+            Matrix::Dense(x) => {
+                let distinct = distinct_values(x, max_bins, sample, weights);
+                cancel.check()?;
+                let to_sort = overflowed(&distinct);
+                let sorted = match weights {
+                    None => fit_features::<f64, T>(x, &to_sort, max_bins, sample, None, cancel)?,
+                    Some(w) => fit_features::<(f64, f64), T>(
+                        x,
+                        &to_sort,
+                        max_bins,
+                        sample,
+                        Some(w),
+                        cancel,
+                    )?,
+                };
+                combine_cuts(distinct, &to_sort, sorted, max_bins)
+            }
+            Matrix::Sparse(x) => {
+                let columns = SparseColumns::new(x, sample, weights)?;
+                let distinct = columns.distinct_values(max_bins);
+                cancel.check()?;
+                let to_sort = overflowed(&distinct);
+                let sorted = match weights {
+                    None => columns.fit_features::<f64>(&to_sort, max_bins, cancel)?,
+                    Some(_) => columns.fit_features::<(f64, f64)>(&to_sort, max_bins, cancel)?,
+                };
+                combine_cuts(distinct, &to_sort, sorted, max_bins)
             }
         };
-        // Overflowed features get their sorted cuts below.
-        let mut features: Vec<FeatureBins> = distinct
-            .into_iter()
-            .map(|d| {
-                let pairs: Vec<(f64, f64)> = d.values.into_iter().map(|v| (v, 0.0)).collect();
-                FeatureBins::from_distinct(&pairs, max_bins)
-            })
-            .collect();
-        for (&j, bins) in to_sort.iter().zip(sorted) {
-            features[j] = bins;
-        }
         Ok(BinMapper { features, max_bins })
     }
 

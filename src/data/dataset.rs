@@ -3,7 +3,8 @@
 use rayon::prelude::*;
 
 use super::binning::BinMapper;
-use super::matrix::{DenseMatrix, Element};
+use super::matrix::{AsMatrix, DenseMatrix, Element, Matrix};
+use super::sparse::{SparseLayout, SparseMatrix, infinity_error};
 use crate::cancel::Cancel;
 use crate::error::{Result, RgbmError};
 
@@ -241,22 +242,78 @@ const WIDE_BYTES: usize = 256 << 10;
 /// ...when a block of rows is at most this large.
 const BLOCK_IN_CACHE_BYTES: usize = 1 << 20;
 
-/// Bins every value, reading `x` in its memory order, and returns the
-/// feature-major codes. Infinity is an error (NaN = missing).
+/// Bins every value and returns the feature-major codes. Infinity is an
+/// error (NaN = missing).
 fn fill_codes<C: BinCode, T: Element>(
+    x: &Matrix<T>,
+    mapper: &BinMapper,
+    cancel: &Cancel,
+) -> Result<Vec<C>> {
+    let len = x
+        .n_rows()
+        .checked_mul(x.n_cols())
+        .ok_or_else(|| RgbmError::Shape("n_rows * n_features overflows".into()))?;
+    match x {
+        Matrix::Dense(x) => fill_dense_codes(x, len, mapper, cancel),
+        Matrix::Sparse(x) => fill_sparse_codes(x, len, mapper, cancel),
+    }
+}
+
+/// The codes of a CSC matrix, column by column: a column starts as the
+/// code of zero and its stored entries overwrite their rows.
+fn fill_sparse_codes<C: BinCode, T: Element>(
+    x: &SparseMatrix<T>,
+    len: usize,
+    mapper: &BinMapper,
+    cancel: &Cancel,
+) -> Result<Vec<C>> {
+    if x.layout() != SparseLayout::Csc {
+        return Err(RgbmError::Shape(
+            "binning reads sparse X by column: pass compressed sparse columns (CSC)".into(),
+        ));
+    }
+    let n = x.n_rows();
+    let mut cols = alloc_codes::<C>(len, "feature-major")?;
+    let bad = cols
+        .par_chunks_mut(n.max(1))
+        .enumerate()
+        .map(|(j, col)| {
+            if cancel.is_set() {
+                return None;
+            }
+            let fb = &mapper.features[j];
+            col.fill(C::from_idx(fb.bin(0.0)));
+            let (idx, vals) = x.major(j);
+            let mut bad = None;
+            for (&i, v) in idx.iter().zip(vals) {
+                let v = v.to_f64();
+                if v.is_infinite() && bad.is_none() {
+                    bad = Some((i as usize, j));
+                }
+                col[i as usize] = C::from_idx(fb.bin(v));
+            }
+            bad
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .flatten()
+        .min();
+    cancel.check()?;
+    if let Some((i, j)) = bad {
+        return Err(infinity_error(i, j));
+    }
+    Ok(cols)
+}
+
+/// Bins every value of a dense matrix, reading it in its memory order.
+fn fill_dense_codes<C: BinCode, T: Element>(
     x: &DenseMatrix<T>,
+    len: usize,
     mapper: &BinMapper,
     cancel: &Cancel,
 ) -> Result<Vec<C>> {
     let (n, p) = (x.n_rows(), x.n_cols());
-    let len = n
-        .checked_mul(p)
-        .ok_or_else(|| RgbmError::Shape("n_rows * n_features overflows".into()))?;
-    let infinity = |row: usize, col: usize| {
-        RgbmError::NonFinite(format!(
-            "X contains infinity at row {row}, column {col} (NaN is allowed and means missing)"
-        ))
-    };
+    let infinity = infinity_error;
     if x.is_row_major() {
         // Threshold tables too large to stay in cache together (max_bins in
         // the thousands) are read one at a time, going over the block once
@@ -357,7 +414,7 @@ fn fill_codes<C: BinCode, T: Element>(
 impl BinnedDataset {
     /// Bins `x` with a new mapper fitted on it (unweighted quantiles).
     pub fn from_matrix<T: Element>(
-        x: &DenseMatrix<T>,
+        x: &impl AsMatrix<T>,
         max_bins: usize,
         seed: u64,
     ) -> Result<BinnedDataset> {
@@ -367,12 +424,13 @@ impl BinnedDataset {
     /// Bins `x` with a new mapper fitted on it, quantiles weighted by
     /// `weights`; stops with `Interrupted` once `cancel` is set.
     pub fn from_weighted_matrix<T: Element>(
-        x: &DenseMatrix<T>,
+        x: &impl AsMatrix<T>,
         max_bins: usize,
         seed: u64,
         weights: Option<&[f64]>,
         cancel: &Cancel,
     ) -> Result<BinnedDataset> {
+        let x = x.as_matrix();
         if x.n_rows() == 0 || x.n_cols() == 0 {
             return Err(RgbmError::EmptyInput(format!(
                 "X has shape ({}, {}); at least one row and one feature are needed",
@@ -380,20 +438,19 @@ impl BinnedDataset {
                 x.n_cols()
             )));
         }
-        let mapper = BinMapper::fit(x, max_bins, seed, weights, cancel)?;
-        Self::bin(x, mapper, cancel)
+        let mapper = BinMapper::fit(&x, max_bins, seed, weights, cancel)?;
+        Self::bin(&x, mapper, cancel)
     }
 
     /// Bins `x` with an existing mapper (e.g. validation data).
-    pub fn with_mapper<T: Element>(x: &DenseMatrix<T>, mapper: BinMapper) -> Result<BinnedDataset> {
-        Self::bin(x, mapper, &Cancel::never())
+    pub fn with_mapper<T: Element>(
+        x: &impl AsMatrix<T>,
+        mapper: BinMapper,
+    ) -> Result<BinnedDataset> {
+        Self::bin(&x.as_matrix(), mapper, &Cancel::never())
     }
 
-    fn bin<T: Element>(
-        x: &DenseMatrix<T>,
-        mapper: BinMapper,
-        cancel: &Cancel,
-    ) -> Result<BinnedDataset> {
+    fn bin<T: Element>(x: &Matrix<T>, mapper: BinMapper, cancel: &Cancel) -> Result<BinnedDataset> {
         if x.n_rows() == 0 {
             return Err(RgbmError::EmptyInput(
                 "X has no rows; at least one row is needed".into(),
@@ -534,7 +591,7 @@ mod tests {
             assert!(matches!(r, Err(RgbmError::Interrupted)));
             // A mapper fitted without the flag: filling the codes stops too.
             let mapper = BinMapper::fit(&x, 255, 0, None, &Cancel::never()).unwrap();
-            let r = BinnedDataset::bin(&x, mapper, &Cancel::on(flag.clone()));
+            let r = BinnedDataset::bin(&x.into(), mapper, &Cancel::on(flag.clone()));
             assert!(matches!(r, Err(RgbmError::Interrupted)));
         }
     }
@@ -727,5 +784,126 @@ mod tests {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod sparse_tests {
+    use super::*;
+    use crate::data::binning::BIN_SAMPLE_ROWS;
+    use crate::data::sparse::SparseLayout;
+    use crate::rng::{Purpose, stream};
+    use rand::RngExt;
+
+    /// The CSC arrays of a column-major matrix: nonzeros, NaN, and every
+    /// third zero stored explicitly (explicit and implicit zeros must bin alike).
+    pub(crate) fn csc_of<T: Element>(f: &[T], n: usize, p: usize) -> (Vec<i64>, Vec<i32>, Vec<T>) {
+        let (mut indptr, mut indices, mut data) = (vec![0i64], Vec::new(), Vec::new());
+        for j in 0..p {
+            for i in 0..n {
+                let v = f[j * n + i];
+                if v.to_f64() != 0.0 || (i + j) % 3 == 0 {
+                    indices.push(i as i32);
+                    data.push(v);
+                }
+            }
+            indptr.push(indices.len() as i64);
+        }
+        (indptr, indices, data)
+    }
+
+    fn assert_same(a: &BinnedDataset, b: &BinnedDataset, what: &str) {
+        assert_eq!(a.mapper, b.mapper, "{what}");
+        assert_eq!(a.default_bins, b.default_bins, "{what}");
+        assert_eq!(a.bin_offsets, b.bin_offsets, "{what}");
+        let codes = |d: &BinnedDataset| match &d.codes {
+            BinCodes::U8(c) => c.iter().map(|&c| c as u16).collect::<Vec<_>>(),
+            BinCodes::U16(c) => c.clone(),
+        };
+        assert_eq!(codes(a), codes(b), "{what}");
+        assert_eq!(
+            a.sparse_rows.as_ref().map(|s| (&s.row_ptr, &s.bins)),
+            b.sparse_rows.as_ref().map(|s| (&s.row_ptr, &s.bins)),
+            "{what}"
+        );
+        let rows = |d: &BinnedDataset| match &d.row_codes {
+            BinCodes::U8(c) => c.iter().map(|&c| c as u16).collect::<Vec<_>>(),
+            BinCodes::U16(c) => c.clone(),
+        };
+        assert_eq!(rows(a), rows(b), "{what}");
+    }
+
+    /// Random column-major data of the given density: negative values,
+    /// NaN, -0.0, a column of many distinct values (the sort path).
+    fn random_columns(n: usize, p: usize, density: f64, seed: u64) -> Vec<f64> {
+        let mut rng = stream(seed, Purpose::BinSample, 1);
+        let mut f = vec![0.0f64; n * p];
+        for j in 0..p {
+            for i in 0..n {
+                if rng.random::<f64>() >= density {
+                    continue;
+                }
+                f[j * n + i] = match (j % 4, rng.random_range(0..20)) {
+                    (_, 0) => f64::NAN,
+                    (_, 1) => -0.0,
+                    (0, _) => 1.0,
+                    (1, k) => k as f64 - 8.0,
+                    _ => rng.random::<f64>() * 10.0 - 3.0,
+                };
+            }
+        }
+        f
+    }
+
+    fn check<T: Element>(f: &[T], n: usize, p: usize, max_bins: usize, w: Option<&[f64]>) {
+        let dense = DenseMatrix::col_major(f, n, p).unwrap();
+        let (indptr, indices, data) = csc_of(f, n, p);
+        let sparse = SparseMatrix::new(SparseLayout::Csc, n, p, &indptr, &indices, &data).unwrap();
+        let never = Cancel::never();
+        let a = BinnedDataset::from_weighted_matrix(&dense, max_bins, 9, w, &never).unwrap();
+        let b = BinnedDataset::from_weighted_matrix(&sparse, max_bins, 9, w, &never).unwrap();
+        let what = format!("{n} x {p}, max_bins {max_bins}, weighted {}", w.is_some());
+        assert_same(&a, &b, &what);
+        // Binning with an existing mapper (evaluation data) agrees too.
+        let a = BinnedDataset::with_mapper(&dense, a.mapper.clone()).unwrap();
+        let b = BinnedDataset::with_mapper(&sparse, a.mapper.clone()).unwrap();
+        assert_same(&a, &b, &what);
+    }
+
+    #[test]
+    fn sparse_binning_equals_dense_binning() {
+        for (n, p, density) in [(1, 1, 1.0), (7, 3, 0.0), (500, 9, 0.05), (3000, 8, 0.4)] {
+            let f = random_columns(n, p, density, n as u64);
+            let w: Vec<f64> = (0..n).map(|i| (i % 4) as f64 * 0.75).collect();
+            let f32s: Vec<f32> = f.iter().map(|&v| v as f32).collect();
+            for max_bins in [255, 6] {
+                check(&f, n, p, max_bins, None);
+                check(&f32s, n, p, max_bins, None);
+                if w.iter().sum::<f64>() > 0.0 {
+                    check(&f, n, p, max_bins, Some(&w));
+                }
+            }
+        }
+    }
+
+    /// Past `BIN_SAMPLE_ROWS` rows both read the same seeded sample.
+    #[test]
+    fn sparse_binning_equals_dense_binning_on_a_row_sample() {
+        let n = BIN_SAMPLE_ROWS + 999;
+        let f = random_columns(n, 4, 0.2, 3);
+        let w: Vec<f64> = (0..n).map(|i| (i % 3) as f64).collect();
+        check(&f, n, 4, 255, None);
+        check(&f, n, 4, 31, Some(&w));
+    }
+
+    #[test]
+    fn sparse_infinity_and_csr_are_refused_when_binning() {
+        let f = [0.0, 1.0, f64::NEG_INFINITY, 0.0, f64::INFINITY, 0.0];
+        let (indptr, indices, data) = csc_of(&f, 3, 2);
+        let x = SparseMatrix::new(SparseLayout::Csc, 3, 2, &indptr, &indices, &data).unwrap();
+        let e = BinnedDataset::from_matrix(&x, 255, 0).unwrap_err();
+        assert!(e.to_string().contains("row 1, column 1"), "{e}");
+        let csr = SparseMatrix::new(SparseLayout::Csr, 2, 3, &indptr, &indices, &data).unwrap();
+        assert!(BinnedDataset::from_matrix(&csr, 255, 0).is_err());
     }
 }

@@ -1,10 +1,13 @@
 //! Borrowed dense matrices of f32 or f64 in C (row-major) or Fortran
 //! (column-major) order. Nothing is copied: training and prediction read the
 //! caller's buffer through the strides.
+use super::sparse::SparseMatrix;
 use crate::error::{Result, RgbmError};
 
 /// A floating-point element type we accept from callers.
 pub trait Element: Copy + PartialOrd + Send + Sync + 'static {
+    /// Zero, the value of a sparse matrix's entries that are not stored.
+    const ZERO: Self;
     fn to_f64(self) -> f64;
     /// The largest value of this type that is ≤ `t` (−∞ if none), so that
     /// `v <= Self::at_most(t)` exactly when `v.to_f64() <= t`, for every
@@ -12,6 +15,7 @@ pub trait Element: Copy + PartialOrd + Send + Sync + 'static {
     fn at_most(t: f64) -> Self;
 }
 impl Element for f32 {
+    const ZERO: Self = 0.0;
     #[inline(always)]
     fn to_f64(self) -> f64 {
         self as f64
@@ -26,12 +30,88 @@ impl Element for f32 {
     }
 }
 impl Element for f64 {
+    const ZERO: Self = 0.0;
     #[inline(always)]
     fn to_f64(self) -> f64 {
         self
     }
     fn at_most(t: f64) -> Self {
         t
+    }
+}
+
+/// The input of binning, training and prediction: a dense or a sparse view.
+#[derive(Clone, Copy, Debug)]
+pub enum Matrix<'a, T: Element> {
+    Dense(DenseMatrix<'a, T>),
+    Sparse(SparseMatrix<'a, T>),
+}
+
+/// Anything that can be read as a [`Matrix`]: the views themselves.
+pub trait AsMatrix<T: Element>: Sync {
+    fn as_matrix(&self) -> Matrix<'_, T>;
+}
+impl<T: Element> AsMatrix<T> for DenseMatrix<'_, T> {
+    fn as_matrix(&self) -> Matrix<'_, T> {
+        Matrix::Dense(*self)
+    }
+}
+impl<T: Element> AsMatrix<T> for SparseMatrix<'_, T> {
+    fn as_matrix(&self) -> Matrix<'_, T> {
+        Matrix::Sparse(*self)
+    }
+}
+impl<T: Element> AsMatrix<T> for Matrix<'_, T> {
+    fn as_matrix(&self) -> Matrix<'_, T> {
+        *self
+    }
+}
+impl<'a, T: Element> From<DenseMatrix<'a, T>> for Matrix<'a, T> {
+    fn from(m: DenseMatrix<'a, T>) -> Self {
+        Matrix::Dense(m)
+    }
+}
+impl<'a, T: Element> From<SparseMatrix<'a, T>> for Matrix<'a, T> {
+    fn from(m: SparseMatrix<'a, T>) -> Self {
+        Matrix::Sparse(m)
+    }
+}
+
+impl<T: Element> Matrix<'_, T> {
+    pub fn n_rows(&self) -> usize {
+        match self {
+            Matrix::Dense(m) => m.n_rows(),
+            Matrix::Sparse(m) => m.n_rows(),
+        }
+    }
+    pub fn n_cols(&self) -> usize {
+        match self {
+            Matrix::Dense(m) => m.n_cols(),
+            Matrix::Sparse(m) => m.n_cols(),
+        }
+    }
+    /// The value at (row, col); a search within the row or column for sparse input.
+    #[inline]
+    pub fn get(&self, row: usize, col: usize) -> f64 {
+        match self {
+            Matrix::Dense(m) => m.get(row, col),
+            Matrix::Sparse(m) => m.get(row, col),
+        }
+    }
+    /// Rows start..start+rows as one row-major slice (see `DenseMatrix::row_block`);
+    /// sparse rows are written out into `buf`, zeros included.
+    pub fn row_block<'b>(&'b self, start: usize, rows: usize, buf: &'b mut Vec<T>) -> &'b [T] {
+        match self {
+            Matrix::Dense(m) => m.row_block(start, rows, buf),
+            Matrix::Sparse(m) => m.row_block(start, rows, buf),
+        }
+    }
+    /// Rejects +-inf (NaN means missing), naming the first in row order.
+    pub fn check_no_infinity(&self) -> Result<()> {
+        match self {
+            Matrix::Dense(m) => m.check_no_infinity(),
+            Matrix::Sparse(m) => m.check_no_infinity(),
+        }
     }
 }
 

@@ -2,7 +2,9 @@
 pub mod binning;
 pub mod dataset;
 pub mod matrix;
+pub mod sparse;
 
 pub use binning::{BinMapper, FeatureBins};
 pub use dataset::{BinCodes, BinnedDataset};
-pub use matrix::{DenseMatrix, Element};
+pub use matrix::{AsMatrix, DenseMatrix, Element, Matrix};
+pub use sparse::SparseMatrix;

@@ -6,11 +6,11 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
-use super::convert::{Matrix, vector, view};
+use super::convert::{Matrix, vector};
 use super::errors::{run_detached, run_interruptible, to_py};
 use crate::booster::{EvalHistory, EvalResult, EvalSet, Monitor, RoundLog, train_with};
 use crate::cancel::Cancel;
-use crate::data::matrix::Element;
+use crate::data::matrix::{Element, Matrix as CoreMatrix};
 use crate::error::{Result as CoreResult, RgbmError};
 use crate::model::{ImportanceKind, Model};
 use crate::objective::Gaussian;
@@ -113,10 +113,11 @@ fn extract_eval_sets<'py>(sets: Option<&Bound<'py, PyAny>>) -> PyResult<Vec<PyEv
         .collect()
 }
 
-/// Core views of the evaluation sets whose matrices have element type `T`.
-fn eval_views<'a, T: Element + numpy::Element>(
-    sets: &'a [PyEvalSet<'_>],
-    pick: impl Fn(&'a Matrix<'_>) -> Option<&'a numpy::PyReadonlyArray2<'a, T>>,
+/// Core views of the evaluation sets, which must have element type `T`
+/// (`pick` gives a matrix's view of that type, None for the other type).
+fn eval_views<'a, 'py, T: Element>(
+    sets: &'a [PyEvalSet<'py>],
+    pick: impl Fn(&'a Matrix<'py>) -> Option<PyResult<CoreMatrix<'a, T>>>,
 ) -> PyResult<Vec<EvalSet<'a, T>>> {
     sets.iter()
         .map(|s| {
@@ -125,10 +126,10 @@ fn eval_views<'a, T: Element + numpy::Element>(
                     "evaluation set {:?}: X must have the training data's dtype",
                     s.name
                 ))
-            })?;
+            })??;
             Ok(EvalSet {
                 name: s.name.clone(),
-                x: view(x)?,
+                x,
                 y: s.y.as_slice()?,
                 w: match &s.w {
                     Some(w) => Some(w.as_slice()?),
@@ -142,15 +143,16 @@ fn eval_views<'a, T: Element + numpy::Element>(
 /// Runs `$body` with `$m` bound to the core view of whichever dtype `$x` has.
 macro_rules! with_view {
     ($x:expr, $m:ident => $body:expr) => {
-        match &$x {
-            Matrix::F32(a) => {
-                let $m = view(a)?;
+        match ($x.core_f32(), $x.core_f64()) {
+            (Some(m), _) => {
+                let $m = m?;
                 $body
             }
-            Matrix::F64(a) => {
-                let $m = view(a)?;
+            (None, Some(m)) => {
+                let $m = m?;
                 $body
             }
+            (None, None) => Err(PyTypeError::new_err("X must be float32 or float64")),
         }
     };
 }
@@ -186,43 +188,32 @@ impl PyBooster {
             None => None,
         };
         let failure = Mutex::new(None);
-        let result = match &x {
-            Matrix::F32(a) => {
-                let m = view(a)?;
-                let evals = eval_views(&sets, |x| {
-                    if let Matrix::F32(e) = x {
-                        Some(e)
-                    } else {
-                        None
-                    }
-                })?;
-                run_interruptible(py, |cancel| {
-                    let mut monitor = PyMonitor {
-                        cancel,
-                        callback,
-                        failure: &failure,
-                    };
-                    train_with(&params, &m, ys, ws, &evals, &mut monitor)
-                })
-            }
-            Matrix::F64(a) => {
-                let m = view(a)?;
-                let evals = eval_views(&sets, |x| {
-                    if let Matrix::F64(e) = x {
-                        Some(e)
-                    } else {
-                        None
-                    }
-                })?;
-                run_interruptible(py, |cancel| {
-                    let mut monitor = PyMonitor {
-                        cancel,
-                        callback,
-                        failure: &failure,
-                    };
-                    train_with(&params, &m, ys, ws, &evals, &mut monitor)
-                })
-            }
+        let result = if x.is_f32() {
+            let m = x
+                .core_f32()
+                .ok_or_else(|| PyTypeError::new_err("X must be float32"))??;
+            let evals = eval_views(&sets, Matrix::core_f32)?;
+            run_interruptible(py, |cancel| {
+                let mut monitor = PyMonitor {
+                    cancel,
+                    callback,
+                    failure: &failure,
+                };
+                train_with(&params, &m, ys, ws, &evals, &mut monitor)
+            })
+        } else {
+            let m = x
+                .core_f64()
+                .ok_or_else(|| PyTypeError::new_err("X must be float64"))??;
+            let evals = eval_views(&sets, Matrix::core_f64)?;
+            run_interruptible(py, |cancel| {
+                let mut monitor = PyMonitor {
+                    cancel,
+                    callback,
+                    failure: &failure,
+                };
+                train_with(&params, &m, ys, ws, &evals, &mut monitor)
+            })
         };
         if let Some(e) = failure.lock().ok().and_then(|mut slot| slot.take()) {
             return Err(e);
@@ -302,7 +293,7 @@ impl PyBooster {
         n_members: usize,
     ) -> PyResult<Bound<'py, PyAny>> {
         let x = Matrix::extract(x)?;
-        let n = x_rows(&x);
+        let n = x.n_rows();
         let members = with_view!(x, m => self.run_prediction(py, m.n_rows(), |c| self.model.virtual_ensemble(&m, n_members, c)))?;
         let k = self.model.n_outputs;
         let arr = PyArray1::from_vec(py, members);
@@ -504,13 +495,5 @@ impl PyBooster {
         } else {
             Ok(arr.reshape([n, k])?.into_any())
         }
-    }
-}
-
-fn x_rows(x: &Matrix<'_>) -> usize {
-    use numpy::PyUntypedArrayMethods;
-    match x {
-        Matrix::F32(a) => a.shape()[0],
-        Matrix::F64(a) => a.shape()[0],
     }
 }

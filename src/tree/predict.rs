@@ -15,7 +15,7 @@ use rayon::prelude::*;
 
 use super::tree::Tree;
 use crate::cancel::Cancel;
-use crate::data::matrix::{DenseMatrix, Element};
+use crate::data::matrix::{AsMatrix, Element, Matrix};
 use crate::error::Result;
 
 const BLOCK: usize = 256;
@@ -29,8 +29,8 @@ const LANES: usize = 8;
 const MIN_ROWS_FOR_FLAT: usize = 512;
 
 /// out[i] += Σ_t tree_t(x_i) for every row, over the given trees.
-pub fn add_tree_outputs<T: Element>(trees: &[Tree], x: &DenseMatrix<T>, out: &mut [f64]) {
-    add_outputs(trees, 1, 0, x, out, &Cancel::never());
+pub fn add_tree_outputs<T: Element>(trees: &[Tree], x: &impl AsMatrix<T>, out: &mut [f64]) {
+    add_outputs(trees, 1, 0, &x.as_matrix(), out, &Cancel::never());
 }
 
 /// Multi-output form: `out` is row-major (n_rows × n_outputs), and `trees[j]`
@@ -42,11 +42,11 @@ pub fn add_tree_outputs_multi<T: Element>(
     trees: &[Tree],
     n_outputs: usize,
     first: usize,
-    x: &DenseMatrix<T>,
+    x: &impl AsMatrix<T>,
     out: &mut [f64],
     cancel: &Cancel,
 ) -> Result<()> {
-    add_outputs(trees, n_outputs, first, x, out, cancel);
+    add_outputs(trees, n_outputs, first, &x.as_matrix(), out, cancel);
     cancel.check()
 }
 
@@ -54,7 +54,7 @@ fn add_outputs<T: Element>(
     trees: &[Tree],
     n_outputs: usize,
     first: usize,
-    x: &DenseMatrix<T>,
+    x: &Matrix<T>,
     out: &mut [f64],
     cancel: &Cancel,
 ) {
@@ -265,7 +265,7 @@ fn add_row_by_row<T: Element>(
     trees: &[Tree],
     n_outputs: usize,
     first: usize,
-    x: &DenseMatrix<T>,
+    x: &Matrix<T>,
     out: &mut [f64],
 ) {
     let block = |(b, chunk): (usize, &mut [f64])| {
@@ -273,7 +273,7 @@ fn add_row_by_row<T: Element>(
         for (j, tree) in trees.iter().enumerate() {
             let class = (first + j) % n_outputs;
             for (r, o) in chunk.iter_mut().skip(class).step_by(n_outputs).enumerate() {
-                *o += tree.predict_row(x, base + r);
+                *o += tree.leaf_value[tree.leaf_index(|j| x.get(base + r, j))];
             }
         }
     };
@@ -389,6 +389,8 @@ impl<'a, T: Element> FlatTree<'a, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::matrix::DenseMatrix;
+    use crate::data::sparse::{SparseLayout, SparseMatrix};
 
     /// A chain-shaped and a balanced tree over 3 features, with NaN defaults both ways.
     fn trees() -> Vec<Tree> {
@@ -479,13 +481,47 @@ mod tests {
             let mut flat = vec![0.0; n * n_outputs];
             add_tree_outputs_multi(trees, n_outputs, 1, m, &mut flat, &Cancel::never()).unwrap();
             let mut slow = vec![0.0; n * n_outputs];
-            add_row_by_row(trees, n_outputs, 1, m, &mut slow);
+            add_row_by_row(trees, n_outputs, 1, &m.as_matrix(), &mut slow);
             assert!(
                 flat.iter()
                     .zip(&slow)
                     .all(|(a, b)| a.to_bits() == b.to_bits())
             );
             assert!(slow.iter().any(|&v| v != 0.0));
+            // The same rows from CSR and CSC arrays (zeros not stored).
+            for layout in [SparseLayout::Csr, SparseLayout::Csc] {
+                let (major, minor) = match layout {
+                    SparseLayout::Csr => (n, m.n_cols()),
+                    SparseLayout::Csc => (m.n_cols(), n),
+                };
+                let (mut indptr, mut indices, mut data) = (vec![0i64], Vec::new(), Vec::new());
+                for k in 0..major {
+                    for i in 0..minor {
+                        let (r, c) = match layout {
+                            SparseLayout::Csr => (k, i),
+                            SparseLayout::Csc => (i, k),
+                        };
+                        let mut row = Vec::new();
+                        let v = m.row_block(r, 1, &mut row)[c];
+                        if v.to_f64() != 0.0 {
+                            indices.push(i as i32);
+                            data.push(v);
+                        }
+                    }
+                    indptr.push(indices.len() as i64);
+                }
+                let s = SparseMatrix::new(layout, n, m.n_cols(), &indptr, &indices, &data).unwrap();
+                let mut sparse = vec![0.0; n * n_outputs];
+                add_tree_outputs_multi(trees, n_outputs, 1, &s, &mut sparse, &Cancel::never())
+                    .unwrap();
+                assert!(
+                    sparse
+                        .iter()
+                        .zip(&slow)
+                        .all(|(a, b)| a.to_bits() == b.to_bits()),
+                    "{layout:?}"
+                );
+            }
         }
     }
 

@@ -245,11 +245,12 @@ def test_non_numeric_x_at_fit_and_predict(data, make, fragment):
             clf.predict(bad)
 
 
-def test_sparse_x_is_refused(data):
+def test_sparse_x_gives_the_dense_model(data):
     sp = pytest.importorskip("scipy.sparse")
     X, y, _, _ = data
-    with pytest.raises(TypeError, match="[Ss]parse"):
-        small(RGBMClassifier).fit(sp.csr_matrix(X), y)
+    sparse = small(RGBMClassifier).set_params(random_state=0).fit(sp.csr_matrix(X), y)
+    dense = small(RGBMClassifier).set_params(random_state=0).fit(X, y)
+    assert sparse.get_booster().to_json() == dense.get_booster().to_json()
 
 
 @pytest.mark.parametrize(

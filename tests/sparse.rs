@@ -1,0 +1,233 @@
+//! A fit on a sparse matrix is the fit on the same matrix dense: the same
+//! model JSON, the same predictions, bit for bit, whatever the layout the
+//! rows are predicted from.
+use rgbm_rs::booster::{EvalSet, Unmonitored, train_with};
+use rgbm_rs::data::matrix::Element;
+use rgbm_rs::data::sparse::{SparseLayout, SparseMatrix};
+use rgbm_rs::params::{BoosterKind, BoosterParams, Loss, Selection, SelectionSize};
+use rgbm_rs::{DenseMatrix, Model};
+
+/// Row-major data with about `density` nonzeros per entry: negative
+/// values, NaN, -0.0 and a few dense continuous columns.
+fn data(n: usize, p: usize, density: f64, seed: u64) -> (Vec<f64>, Vec<f64>) {
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut x = vec![0.0; n * p];
+    let mut y = vec![0.0; n];
+    for i in 0..n {
+        for j in 0..p {
+            let u = next();
+            let dense_col = j % 7 == 6;
+            if !dense_col && u >= density {
+                continue;
+            }
+            let r = next();
+            x[i * p + j] = if r < 0.03 {
+                f64::NAN
+            } else if r < 0.06 {
+                -0.0
+            } else if j % 3 == 0 {
+                1.0
+            } else {
+                (r - 0.4) * 8.0
+            };
+        }
+        let v = |j: usize| {
+            let v = x[i * p + j % p];
+            if v.is_nan() { 0.5 } else { v }
+        };
+        y[i] = v(0) + 2.0 * v(1) - v(2) * v(6) + next() * 0.3;
+    }
+    (x, y)
+}
+
+/// Compressed arrays of a row-major matrix; every fifth zero stored explicitly.
+fn compress<T: Element>(
+    x: &[T],
+    n: usize,
+    p: usize,
+    layout: SparseLayout,
+) -> (Vec<i64>, Vec<i32>, Vec<T>) {
+    let (major, minor) = match layout {
+        SparseLayout::Csr => (n, p),
+        SparseLayout::Csc => (p, n),
+    };
+    let (mut indptr, mut indices, mut values) = (vec![0i64], Vec::new(), Vec::new());
+    for k in 0..major {
+        for i in 0..minor {
+            let (r, c) = match layout {
+                SparseLayout::Csr => (k, i),
+                SparseLayout::Csc => (i, k),
+            };
+            let v = x[r * p + c];
+            if v.to_f64() != 0.0 || (r + c) % 5 == 0 {
+                indices.push(i as i32);
+                values.push(v);
+            }
+        }
+        indptr.push(indices.len() as i64);
+    }
+    (indptr, indices, values)
+}
+
+fn bits(v: &[f64]) -> Vec<u64> {
+    v.iter().map(|v| v.to_bits()).collect()
+}
+
+/// Trains on `x` dense and as CSC (with a CSR evaluation set in the sparse
+/// fit, a dense one in the dense fit) and compares models, evaluation
+/// histories and predictions from dense, CSR and CSC input.
+fn check<T: Element>(
+    params: &BoosterParams,
+    x: &[T],
+    n: usize,
+    p: usize,
+    y: &[f64],
+    w: Option<&[f64]>,
+) {
+    let dense = DenseMatrix::row_major(x, n, p).unwrap();
+    let csc = compress(x, n, p, SparseLayout::Csc);
+    let csr = compress(x, n, p, SparseLayout::Csr);
+    let sparse_csc = SparseMatrix::new(SparseLayout::Csc, n, p, &csc.0, &csc.1, &csc.2).unwrap();
+    let sparse_csr = SparseMatrix::new(SparseLayout::Csr, n, p, &csr.0, &csr.1, &csr.2).unwrap();
+    let half = n / 2;
+    let eval_y = &y[..half];
+    let dense_eval = DenseMatrix::row_major(&x[..half * p], half, p).unwrap();
+    let part = compress(&x[..half * p], half, p, SparseLayout::Csr);
+    let sparse_eval =
+        SparseMatrix::new(SparseLayout::Csr, half, p, &part.0, &part.1, &part.2).unwrap();
+    let set = |x| {
+        vec![EvalSet {
+            name: "valid".into(),
+            x,
+            y: eval_y,
+            w: None,
+        }]
+    };
+    let a = train_with(
+        params,
+        &dense,
+        y,
+        w,
+        &set(dense_eval.into()),
+        &mut Unmonitored,
+    )
+    .unwrap();
+    let b = train_with(
+        params,
+        &sparse_csc,
+        y,
+        w,
+        &set(sparse_eval.into()),
+        &mut Unmonitored,
+    )
+    .unwrap();
+    let json = |m: &Model| m.to_json().unwrap();
+    assert_eq!(json(&a.model), json(&b.model), "{params:?}");
+    assert_eq!(a.evals.len(), b.evals.len());
+    for (ha, hb) in a.evals.iter().zip(&b.evals) {
+        assert_eq!(bits(&ha.values), bits(&hb.values));
+    }
+    let expected = a.model.predict_raw(&dense, None).unwrap();
+    assert_eq!(
+        bits(&expected),
+        bits(&a.model.predict_raw(&sparse_csr, None).unwrap())
+    );
+    assert_eq!(
+        bits(&expected),
+        bits(&a.model.predict_raw(&sparse_csc, None).unwrap())
+    );
+    // A few rows take the row-by-row path.
+    let few = compress(&x[..7 * p], 7, p, SparseLayout::Csr);
+    let few = SparseMatrix::new(SparseLayout::Csr, 7, p, &few.0, &few.1, &few.2).unwrap();
+    assert_eq!(
+        bits(&expected[..7 * a.model.n_outputs]),
+        bits(&a.model.predict_raw(&few, None).unwrap())
+    );
+}
+
+fn base() -> BoosterParams {
+    BoosterParams {
+        n_estimators: 12,
+        random_state: 5,
+        n_jobs: Some(2),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn sparse_fits_equal_dense_fits() {
+    for (n, p, density) in [(600, 9, 0.1), (1500, 20, 0.02), (900, 5, 0.6)] {
+        let (x, y) = data(n, p, density, n as u64);
+        let w: Vec<f64> = (0..n).map(|i| ((i * 7) % 5) as f64 * 0.5).collect();
+        let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        let params = base();
+        check(&params, &x, n, p, &y, None);
+        check(&params, &x32, n, p, &y, Some(&w));
+        let subsample = BoosterParams {
+            subsample: 0.6,
+            max_depth: None,
+            max_leaves: Some(9),
+            ..base()
+        };
+        check(&subsample, &x, n, p, &y, Some(&w));
+        let labels: Vec<f64> = y.iter().map(|&v| f64::from(v > 0.5)).collect();
+        let logistic = BoosterParams {
+            loss: Loss::Logistic,
+            selection: Selection::Random,
+            selection_size: Some(SelectionSize::Count(3)),
+            max_bins: 7,
+            ..base()
+        };
+        check(&logistic, &x32, n, p, &labels, None);
+        let rgb = BoosterParams {
+            loss: Loss::Logistic,
+            booster: BoosterKind::Rgb,
+            rgb_candidates: 2,
+            subsample: 0.8,
+            ..base()
+        };
+        check(&rgb, &x, n, p, &labels, None);
+        let classes: Vec<f64> = y
+            .iter()
+            .map(|&v| (v.clamp(-1.0, 1.9) + 1.0).floor())
+            .collect();
+        let softmax = BoosterParams {
+            loss: Loss::Softmax,
+            n_classes: Some(3),
+            ..base()
+        };
+        check(&softmax, &x, n, p, &classes, Some(&w));
+    }
+}
+
+#[test]
+fn sparse_inputs_are_checked_like_dense_ones() {
+    let (x, y) = data(50, 4, 0.3, 1);
+    let mut x = x;
+    x[13 * 4 + 2] = f64::INFINITY;
+    let csc = compress(&x, 50, 4, SparseLayout::Csc);
+    let m = SparseMatrix::new(SparseLayout::Csc, 50, 4, &csc.0, &csc.1, &csc.2).unwrap();
+    let e = train_with(&base(), &m, &y, None, &[], &mut Unmonitored)
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("row 13, column 2"), "{e}");
+    x[13 * 4 + 2] = 0.0;
+    let csc = compress(&x, 50, 4, SparseLayout::Csc);
+    let m = SparseMatrix::new(SparseLayout::Csc, 50, 4, &csc.0, &csc.1, &csc.2).unwrap();
+    let model = train_with(&base(), &m, &y, None, &[], &mut Unmonitored)
+        .unwrap()
+        .model;
+    // Wrong width at prediction.
+    let wide = SparseMatrix::new(SparseLayout::Csr, 1, 5, &[0, 1], &[4], &[1.0]).unwrap();
+    assert!(model.predict_raw(&wide, None).is_err());
+    // CSR cannot be binned (Python passes CSC for fitting).
+    let csr = compress(&x, 50, 4, SparseLayout::Csr);
+    let m = SparseMatrix::new(SparseLayout::Csr, 50, 4, &csr.0, &csr.1, &csr.2).unwrap();
+    assert!(train_with(&base(), &m, &y, None, &[], &mut Unmonitored).is_err());
+}
