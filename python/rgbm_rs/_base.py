@@ -155,7 +155,7 @@ class RGBMBase(BaseEstimator):
             idx_val.sort()
             sets.append(("validation", as_rows(X[idx_val], X.dtype), y[idx_val], None if w is None else w[idx_val]))
             X, y, w = X[idx_train], y[idx_train], None if w is None else w[idx_train]
-            X = X.tocsc() if sp.issparse(X) else np.ascontiguousarray(X)
+            X = X if sp.issparse(X) else np.ascontiguousarray(X)
             if w is not None and not w.sum() > 0:
                 raise ValueError("sample_weight of the training part (after validation_fraction) sums to zero")
 

@@ -25,7 +25,7 @@ def param_schema() -> str:
 
 #: The arrays of a compressed sparse matrix: ("csc" or "csr", n_rows, n_cols,
 #: indptr int64, indices int32 sorted within each row or column, data float32
-#: or float64). Entries not stored are 0; training needs "csc".
+#: or float64). Entries not stored are 0.
 _Sparse: TypeAlias = tuple[
     str, int, int, NDArray[np.int64], NDArray[np.int32], NDArray[np.float32] | NDArray[np.float64]
 ]

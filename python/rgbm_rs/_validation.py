@@ -28,10 +28,11 @@ from ._frames import read_frame
 # ValueError naming its row and column, so a second pass over X would only
 # cost time (1 ms on a9a's 32561 x 123, 4 % of its warm setup).
 _X_CHECKS = dict(dtype=[np.float64, np.float32], ensure_all_finite=False, accept_sparse=False)
-# scipy.sparse input (any format, sparray or spmatrix) is converted to the
-# layout the core reads without densifying: columns for binning, rows for
-# prediction and evaluation sets.
-_FIT_CHECKS = dict(_X_CHECKS, accept_sparse="csc", accept_large_sparse=True)
+# scipy.sparse input (any format, sparray or spmatrix) is converted to a
+# layout the core reads without densifying: CSR or CSC for binning (either is
+# binned as it is, so fit makes no copy of it), CSR for prediction and
+# evaluation sets.
+_FIT_CHECKS = dict(_X_CHECKS, accept_sparse=["csr", "csc"], accept_large_sparse=True)
 _PREDICT_CHECKS = dict(_X_CHECKS, accept_sparse="csr", accept_large_sparse=True)
 
 

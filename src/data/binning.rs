@@ -300,9 +300,9 @@ const MAX_GATHER_FEATURES: usize = 16;
 /// Memory for the gathered sample columns of all threads.
 const GATHER_BUDGET_BYTES: usize = 8 << 20;
 
-/// The columns of a CSC matrix as binning reads them: the stored entries of
-/// the sample rows, and how many kept sample rows each column leaves
-/// implicit (zeros, counted rather than written out). Reproduces what the
+/// A CSC or CSR matrix as binning reads it: the stored entries of the
+/// sample rows, and how many kept sample rows each column leaves implicit
+/// (zeros, counted rather than written out). Reproduces what the
 /// dense path sees on the same matrix, so the cuts are the same.
 struct SparseColumns<'s, 'a, T: Element> {
     x: &'s SparseMatrix<'a, T>,
@@ -318,11 +318,6 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
         sample: Option<&'s [usize]>,
         weights: Option<&'s [f64]>,
     ) -> Result<Self> {
-        if x.layout() != SparseLayout::Csc {
-            return Err(RgbmError::Shape(
-                "binning reads sparse X by column: pass compressed sparse columns (CSC)".into(),
-            ));
-        }
         let in_sample = match sample {
             Some(rows) => {
                 let mut mask = filled_vec(x.n_rows(), false, "the binning sample mask")?;
@@ -354,6 +349,9 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
             (Some(rows), _) => rows.iter().filter(|&&i| self.kept(i)).count(),
             (None, _) => (0..self.x.n_rows()).filter(|&i| self.kept(i)).count(),
         };
+        if self.x.layout() == SparseLayout::Csr {
+            return self.distinct_values_by_row(limit, kept_rows);
+        }
         (0..self.x.n_cols())
             .into_par_iter()
             .map(|j| {
@@ -377,6 +375,113 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
             .collect()
     }
 
+    /// `distinct_values` for CSR: tasks over shares of the rows, each with a
+    /// set and a count of stored kept entries per column, merged.
+    fn distinct_values_by_row(&self, limit: usize, kept_rows: usize) -> Vec<DistinctValues> {
+        let p = self.x.n_cols();
+        let n_rows = self.sample.map_or(self.x.n_rows(), <[usize]>::len);
+        let per_task = n_rows.div_ceil(rayon::current_num_threads().max(1)).max(1);
+        let (sets, stored) = (0..n_rows.div_ceil(per_task))
+            .into_par_iter()
+            .map(|t| {
+                let mut sets = vec![DistinctValues::default(); p];
+                let mut stored = vec![0usize; p];
+                for k in t * per_task..((t + 1) * per_task).min(n_rows) {
+                    let i = self.sample.map_or(k, |rows| rows[k]);
+                    if !self.kept(i) {
+                        continue;
+                    }
+                    let (idx, vals) = self.x.major(i);
+                    for (&j, v) in idx.iter().zip(vals) {
+                        let (set, v) = (&mut sets[j as usize], v.to_f64());
+                        stored[j as usize] += 1;
+                        if !set.overflow && !v.is_nan() {
+                            set.add(v, limit);
+                        }
+                    }
+                }
+                (sets, stored)
+            })
+            .reduce_with(|(mut a, mut ca), (b, cb)| {
+                a.iter_mut().zip(b).for_each(|(a, b)| a.merge(b, limit));
+                ca.iter_mut().zip(cb).for_each(|(a, b)| *a += b);
+                (a, ca)
+            })
+            .unwrap_or_else(|| (vec![DistinctValues::default(); p], vec![0; p]));
+        sets.into_iter()
+            .zip(stored)
+            .map(|(mut set, stored)| {
+                if stored < kept_rows && !set.overflow {
+                    set.add(0.0, limit);
+                }
+                set
+            })
+            .collect()
+    }
+
+    /// `fit_features` for CSR: up to `MAX_GATHER_FEATURES` features per
+    /// pass over the rows, each row's entries scattered into the batch's
+    /// values (0.0 where not stored) and appended in row order.
+    fn fit_features_by_row<S: SampleValue>(
+        &self,
+        features_to_bin: &[usize],
+        max_bins: usize,
+        cancel: &Cancel,
+    ) -> Result<Vec<FeatureBins>> {
+        let p = features_to_bin.len();
+        let n = self.x.n_rows();
+        let cap = self.sample.map_or(n, <[usize]>::len).max(1);
+        let slots = rayon::current_num_threads().clamp(1, p);
+        let batch = (GATHER_BUDGET_BYTES / (slots * cap * std::mem::size_of::<S>()))
+            .clamp(1, MAX_GATHER_FEATURES)
+            .min(p.div_ceil(slots));
+        let mut buf = filled_vec(slots * batch * cap, S::new(0.0, 0.0), "the binning sample")?;
+        let mut features = Vec::with_capacity(p);
+        for first in (0..p).step_by(slots * batch) {
+            cancel.check()?;
+            let last = (first + slots * batch).min(p);
+            let binned: Vec<Vec<FeatureBins>> = (first..last)
+                .step_by(batch)
+                .collect::<Vec<_>>()
+                .into_par_iter()
+                .zip(buf.par_chunks_mut(batch * cap))
+                .map(|(j0, slot)| {
+                    let group = &features_to_bin[j0..(j0 + batch).min(last)];
+                    let mut lens = [0usize; MAX_GATHER_FEATURES];
+                    let mut gather = |i: usize| {
+                        let w = self.weights.map_or(1.0, |w| w[i]);
+                        if w <= 0.0 {
+                            return;
+                        }
+                        let mut row = [0.0f64; MAX_GATHER_FEATURES];
+                        let (idx, vals) = self.x.major(i);
+                        for (&j, v) in idx.iter().zip(vals) {
+                            if let Ok(k) = group.binary_search(&(j as usize)) {
+                                row[k] = v.to_f64();
+                            }
+                        }
+                        for (k, &v) in row[..group.len()].iter().enumerate() {
+                            if !v.is_nan() {
+                                slot[k * cap + lens[k]] = S::new(v, w);
+                                lens[k] += 1;
+                            }
+                        }
+                    };
+                    match self.sample {
+                        Some(rows) => rows.iter().for_each(|&i| gather(i)),
+                        None => (0..n).for_each(&mut gather),
+                    }
+                    slot.chunks_mut(cap)
+                        .zip(&lens[..group.len()])
+                        .map(|(col, &len)| FeatureBins::from_sample(&mut col[..len], max_bins))
+                        .collect()
+                })
+                .collect();
+            features.extend(binned.into_iter().flatten());
+        }
+        Ok(features)
+    }
+
     /// `fit_features` of the dense path: each feature's sample gathered in
     /// the same row order (implicit entries as 0.0), so sorting and the
     /// weighted sums over ties see the same sequence.
@@ -389,6 +494,9 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
         let p = features_to_bin.len();
         if p == 0 {
             return Ok(Vec::new());
+        }
+        if self.x.layout() == SparseLayout::Csr {
+            return self.fit_features_by_row::<S>(features_to_bin, max_bins, cancel);
         }
         let n = self.x.n_rows();
         let cap = self.sample.map_or(n, <[usize]>::len).max(1);

@@ -267,10 +267,8 @@ fn fill_sparse_codes<C: BinCode, T: Element>(
     mapper: &BinMapper,
     cancel: &Cancel,
 ) -> Result<Vec<C>> {
-    if x.layout() != SparseLayout::Csc {
-        return Err(RgbmError::Shape(
-            "binning reads sparse X by column: pass compressed sparse columns (CSC)".into(),
-        ));
+    if x.layout() == SparseLayout::Csr {
+        return fill_csr_codes(x, len, mapper, cancel);
     }
     let n = x.n_rows();
     let mut cols = alloc_codes::<C>(len, "feature-major")?;
@@ -298,6 +296,64 @@ fn fill_sparse_codes<C: BinCode, T: Element>(
         .into_iter()
         .flatten()
         .min();
+    cancel.check()?;
+    if let Some((i, j)) = bad {
+        return Err(infinity_error(i, j));
+    }
+    Ok(cols)
+}
+
+/// The codes of a CSR matrix by block of rows: each block's slice of every
+/// column starts as the code of zero and the block's stored entries
+/// overwrite their rows.
+fn fill_csr_codes<C: BinCode, T: Element>(
+    x: &SparseMatrix<T>,
+    len: usize,
+    mapper: &BinMapper,
+    cancel: &Cancel,
+) -> Result<Vec<C>> {
+    let n = x.n_rows();
+    let zero: Vec<C> = mapper
+        .features
+        .iter()
+        .map(|fb| C::from_idx(fb.bin(0.0)))
+        .collect();
+    let mut cols = alloc_codes::<C>(len, "feature-major")?;
+    let mut col_parts: Vec<Vec<&mut [C]>> = (0..n.div_ceil(ROW_BLOCK))
+        .map(|_| Vec::with_capacity(mapper.n_features()))
+        .collect();
+    for col in cols.chunks_mut(n.max(1)) {
+        for (parts, part) in col_parts.iter_mut().zip(col.chunks_mut(ROW_BLOCK)) {
+            parts.push(part);
+        }
+    }
+    let bad = col_parts
+        .into_par_iter()
+        .enumerate()
+        .map(|(b, mut col_part)| {
+            if cancel.is_set() {
+                return None;
+            }
+            let r0 = b * ROW_BLOCK;
+            let m = col_part.first().map_or(0, |c| c.len());
+            for (col, &z) in col_part.iter_mut().zip(&zero) {
+                col.fill(z);
+            }
+            let mut bad = None;
+            for (r, row) in (r0..r0 + m).enumerate() {
+                let (idx, vals) = x.major(row);
+                for (&j, v) in idx.iter().zip(vals) {
+                    let (j, v) = (j as usize, v.to_f64());
+                    if v.is_infinite() && bad.is_none() {
+                        bad = Some((row, j));
+                    }
+                    col_part[j][r] = C::from_idx(mapper.features[j].bin(v));
+                }
+            }
+            bad
+        })
+        .find_first(|b| b.is_some())
+        .flatten();
     cancel.check()?;
     if let Some((i, j)) = bad {
         return Err(infinity_error(i, j));
@@ -858,16 +914,26 @@ mod sparse_tests {
     fn check<T: Element>(f: &[T], n: usize, p: usize, max_bins: usize, w: Option<&[f64]>) {
         let dense = DenseMatrix::col_major(f, n, p).unwrap();
         let (indptr, indices, data) = csc_of(f, n, p);
-        let sparse = SparseMatrix::new(SparseLayout::Csc, n, p, &indptr, &indices, &data).unwrap();
+        let csc = SparseMatrix::new(SparseLayout::Csc, n, p, &indptr, &indices, &data).unwrap();
+        // The transpose's CSC arrays are this matrix's CSR arrays.
+        let t: Vec<T> = (0..n * p).map(|k| f[(k % p) * n + k / p]).collect();
+        let (indptr, indices, data) = csc_of(&t, p, n);
+        let csr = SparseMatrix::new(SparseLayout::Csr, n, p, &indptr, &indices, &data).unwrap();
         let never = Cancel::never();
         let a = BinnedDataset::from_weighted_matrix(&dense, max_bins, 9, w, &never).unwrap();
-        let b = BinnedDataset::from_weighted_matrix(&sparse, max_bins, 9, w, &never).unwrap();
-        let what = format!("{n} x {p}, max_bins {max_bins}, weighted {}", w.is_some());
-        assert_same(&a, &b, &what);
-        // Binning with an existing mapper (evaluation data) agrees too.
-        let a = BinnedDataset::with_mapper(&dense, a.mapper.clone()).unwrap();
-        let b = BinnedDataset::with_mapper(&sparse, a.mapper.clone()).unwrap();
-        assert_same(&a, &b, &what);
+        for sparse in [csc, csr] {
+            let b = BinnedDataset::from_weighted_matrix(&sparse, max_bins, 9, w, &never).unwrap();
+            let what = format!(
+                "{:?} {n} x {p}, max_bins {max_bins}, weighted {}",
+                sparse.layout(),
+                w.is_some()
+            );
+            assert_same(&a, &b, &what);
+            // Binning with an existing mapper (evaluation data) agrees too.
+            let a = BinnedDataset::with_mapper(&dense, a.mapper.clone()).unwrap();
+            let b = BinnedDataset::with_mapper(&sparse, a.mapper.clone()).unwrap();
+            assert_same(&a, &b, &what);
+        }
     }
 
     #[test]
@@ -897,13 +963,15 @@ mod sparse_tests {
     }
 
     #[test]
-    fn sparse_infinity_and_csr_are_refused_when_binning() {
+    fn sparse_infinity_is_refused_when_binning() {
         let f = [0.0, 1.0, f64::NEG_INFINITY, 0.0, f64::INFINITY, 0.0];
         let (indptr, indices, data) = csc_of(&f, 3, 2);
         let x = SparseMatrix::new(SparseLayout::Csc, 3, 2, &indptr, &indices, &data).unwrap();
         let e = BinnedDataset::from_matrix(&x, 255, 0).unwrap_err();
         assert!(e.to_string().contains("row 1, column 1"), "{e}");
+        // Read as CSR the same arrays are the transpose: -inf first, at (0, 2).
         let csr = SparseMatrix::new(SparseLayout::Csr, 2, 3, &indptr, &indices, &data).unwrap();
-        assert!(BinnedDataset::from_matrix(&csr, 255, 0).is_err());
+        let e = BinnedDataset::from_matrix(&csr, 255, 0).unwrap_err();
+        assert!(e.to_string().contains("row 0, column 2"), "{e}");
     }
 }

@@ -1,7 +1,7 @@
 //! Borrowed compressed sparse matrices (scipy's CSC and CSR): entries that
 //! are not stored are zero, a stored NaN is missing. Nothing is copied or
-//! densified; binning reads the columns of a CSC matrix, prediction writes a
-//! small block of rows out at a time.
+//! densified; binning reads the stored entries in either layout, prediction
+//! writes a small block of rows out at a time.
 use super::matrix::Element;
 use crate::error::{Result, RgbmError};
 
