@@ -1,5 +1,4 @@
 """scipy.sparse input: a sparse fit is the dense fit of the same matrix, bit for bit."""
-import json
 
 import numpy as np
 import pytest
