@@ -107,6 +107,7 @@ fn check<T: Element>(
             x,
             y: eval_y,
             w: None,
+            init_score: None,
         }]
     };
     let a = train_with(

@@ -82,6 +82,21 @@ def _metric_names(eval_metric, native_loss):
     return names
 
 
+def _init_rows(values, n_rows, what):
+    """Starting scores as float64 rows: shape (n,) or (n, n_outputs)."""
+    a = np.asarray(values, dtype=np.float64)
+    if a.ndim not in (1, 2) or a.shape[0] != n_rows:
+        raise ValueError(f"{what} must have shape ({n_rows},) or ({n_rows}, n_outputs), got {a.shape}")
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{what} contains NaN or infinity")
+    return a
+
+
+def _class_major(rows):
+    """(n, K) rows to the core's class-major layout (block k = output k)."""
+    return np.ascontiguousarray(rows.T).ravel() if rows.ndim == 2 else np.ascontiguousarray(rows)
+
+
 class RGBMBase(BaseEstimator):
     """Fitting, prediction and persistence shared by the estimators."""
 
@@ -132,8 +147,9 @@ class RGBMBase(BaseEstimator):
         p.update(self._loss_params(native_loss))
         return p
 
-    def _eval_sets(self, X, y, w, eval_set, eval_names, eval_sample_weight, encode, seed):
-        """Training rows and evaluation sets: (X, y, w, [(name, X, y, w)])."""
+    def _eval_sets(self, X, y, w, eval_set, eval_names, eval_sample_weight, encode, seed,
+                   init=None, eval_init_score=None):
+        """Training rows and evaluation sets: (X, y, w, init, [(name, X, y, w, init)])."""
         if eval_set is not None and self.validation_fraction is not None:
             raise ValueError(
                 "pass either eval_set or validation_fraction, not both "
@@ -153,8 +169,12 @@ class RGBMBase(BaseEstimator):
             )
             idx_train.sort()
             idx_val.sort()
-            sets.append(("validation", as_rows(X[idx_val], X.dtype), y[idx_val], None if w is None else w[idx_val]))
+            sets.append((
+                "validation", as_rows(X[idx_val], X.dtype), y[idx_val], None if w is None else w[idx_val],
+                None if init is None else init[idx_val],
+            ))
             X, y, w = X[idx_train], y[idx_train], None if w is None else w[idx_train]
+            init = None if init is None else init[idx_train]
             X = X if sp.issparse(X) else np.ascontiguousarray(X)
             if w is not None and not w.sum() > 0:
                 raise ValueError("sample_weight of the training part (after validation_fraction) sums to zero")
@@ -170,6 +190,8 @@ class RGBMBase(BaseEstimator):
                 raise ValueError(f"eval_names must be a list of {len(eval_set)} names, one per eval_set entry")
             if eval_sample_weight is not None and len(eval_sample_weight) != len(eval_set):
                 raise ValueError(f"eval_sample_weight must be a list of {len(eval_set)} weight arrays (or None)")
+            if eval_init_score is not None and len(eval_init_score) != len(eval_set):
+                raise ValueError(f"eval_init_score must be a list of {len(eval_set)} score arrays (or None)")
             for i, (Xe, ye) in enumerate(eval_set):
                 name = str(eval_names[i]) if eval_names is not None else f"valid_{i}"
                 Xe_checked = check_X(self, Xe)
@@ -183,14 +205,18 @@ class RGBMBase(BaseEstimator):
                     )
                 we = None if eval_sample_weight is None else check_weights(eval_sample_weight[i], Xe_checked)
                 ye = native_vector(encode(ye, i))
-                sets.append((name, as_rows(Xe_checked, X.dtype), ye, we))
+                ie = None if eval_init_score is None else _init_rows(eval_init_score[i], len(ye), f"eval_init_score[{i}]")
+                sets.append((name, as_rows(Xe_checked, X.dtype), ye, we, ie))
             if len({s[0] for s in sets}) != len(sets):
                 raise ValueError(f"eval_names must be unique, got {[s[0] for s in sets]}")
+        elif eval_init_score is not None:
+            raise ValueError("eval_init_score needs eval_set")
         if self.early_stopping_rounds is not None and not sets:
             raise ValueError(
                 "early_stopping_rounds needs evaluation data: pass eval_set to fit or set validation_fraction"
             )
-        return X, y, w, sets
+        sets = [(name, xe, ye, we, None if ie is None else _class_major(ie)) for name, xe, ye, we, ie in sets]
+        return X, y, w, None if init is None else _class_major(init), sets
 
     @contextlib.contextmanager
     def _fitting(self):
@@ -211,11 +237,14 @@ class RGBMBase(BaseEstimator):
             self.__dict__.pop(attr, None)
 
     def _fit_native(self, X, y_float, sample_weight, native_loss, eval_set, eval_names, eval_sample_weight,
-                    callbacks, encode):
+                    callbacks, encode, init_score=None, eval_init_score=None):
         seed = resolve_seed(self.random_state)
         w = check_weights(sample_weight, X)
         y_float = native_vector(y_float)
-        X, y_float, w, sets = self._eval_sets(X, y_float, w, eval_set, eval_names, eval_sample_weight, encode, seed)
+        init = None if init_score is None else _init_rows(init_score, len(y_float), "init_score")
+        X, y_float, w, init, sets = self._eval_sets(
+            X, y_float, w, eval_set, eval_names, eval_sample_weight, encode, seed, init, eval_init_score
+        )
         callbacks = [] if callbacks is None else list(callbacks)
         for cb in callbacks:
             if not callable(cb):
@@ -223,8 +252,8 @@ class RGBMBase(BaseEstimator):
         params = json.dumps(self._native_params(seed, native_loss))
         progress = Progress(self, callbacks, int(self.n_estimators)) if (callbacks or self.verbose) else None
         try:
-            native_sets = [(name, native_matrix(Xe), ye, we) for name, Xe, ye, we in sets]
-            booster = _core.Booster.train(params, native_matrix(X), y_float, w, native_sets or None, progress)
+            native_sets = [(name, native_matrix(Xe), ye, we, ie) for name, Xe, ye, we, ie in sets]
+            booster = _core.Booster.train(params, native_matrix(X), y_float, w, native_sets or None, progress, init)
         finally:
             if progress is not None:
                 progress.close()

@@ -34,8 +34,11 @@ _Sparse: TypeAlias = tuple[
 _Matrix: TypeAlias = NDArray[np.float32] | NDArray[np.float64] | _Sparse
 #: Targets / weights: 1-D contiguous float64.
 _Vector: TypeAlias = NDArray[np.float64]
-#: An evaluation set: (name, X with the training dtype, y, sample_weight or None).
-_EvalSet: TypeAlias = tuple[str, _Matrix, _Vector, _Vector | None]
+#: An evaluation set: (name, X with the training dtype, y, sample_weight or
+#: None[, init_score or None]); init_score is class-major (n × n_outputs).
+_EvalSet: TypeAlias = (
+    tuple[str, _Matrix, _Vector, _Vector | None] | tuple[str, _Matrix, _Vector, _Vector | None, _Vector | None]
+)
 #: One evaluation result: (set name, metric name, value, higher_is_better).
 _EvalItem: TypeAlias = tuple[str, str, float, bool]
 #: ``callback(round, results)``, called after every round; a truthy result stops training.
@@ -56,12 +59,14 @@ class Booster:
         sample_weight: _Vector | None = None,
         eval_sets: list[_EvalSet] | None = None,
         callback: _Callback | None = None,
+        init_score: _Vector | None = None,
     ) -> Booster:
         """Trains a model. ``params_json`` holds BoosterParams (unknown keys are
         errors); ``eval_sets`` is a list of (name, X, y, sample_weight or None)
         with X of the training dtype; ``callback(round, results)`` runs after
         every round with results [(set, metric, value, higher_is_better)] and
-        stops training by returning True.
+        stops training by returning True. ``init_score`` (class-major, n ×
+        n_outputs) starts the fit from those raw scores, with base score 0.
 
         Raises ValueError for invalid parameters or data, TypeError for wrong
         array types, KeyboardInterrupt on Ctrl-C, and re-raises any exception

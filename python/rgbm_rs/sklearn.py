@@ -219,7 +219,8 @@ default="squared"
             p["tweedie_variance_power"] = float(self.tweedie_variance_power)
         return p
 
-    def fit(self, X, y, sample_weight=None, eval_set=None, eval_names=None, eval_sample_weight=None, callbacks=None):
+    def fit(self, X, y, sample_weight=None, eval_set=None, eval_names=None, eval_sample_weight=None, callbacks=None,
+            init_score=None, eval_init_score=None):
         """Fit on X (n_samples, n_features; NaN = missing) and targets y.
 
         Parameters
@@ -241,6 +242,13 @@ default="squared"
         callbacks : list of callables or None
             Called after every round with a :class:`rgbm_rs.callback.CallbackEnv`;
             returning True stops training.
+        init_score : array-like of shape (n_samples,) or (n_samples, n_outputs), or None
+            Raw starting scores per row (log-odds, log mean, one column per
+            class or per gaussian output), as LightGBM's ``init_score``: the
+            fit starts there instead of at the best constant, and the model
+            (base score 0) predicts what it adds to them.
+        eval_init_score : list of array-like or None
+            The same for each eval_set entry.
 
         Returns
         -------
@@ -262,7 +270,7 @@ default="squared"
                     raise ValueError(f"eval_set[{i}]: {e}") from None
 
             return self._fit_native(X, y, sample_weight, self.loss, eval_set, eval_names, eval_sample_weight,
-                                    callbacks, encode)
+                                    callbacks, encode, init_score, eval_init_score)
 
     def predict(self, X, return_std=False):
         """Predicted values.
@@ -472,7 +480,8 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
             "sla_scale": float(self.sla_scale),
         }
 
-    def fit(self, X, y, sample_weight=None, eval_set=None, eval_names=None, eval_sample_weight=None, callbacks=None):
+    def fit(self, X, y, sample_weight=None, eval_set=None, eval_names=None, eval_sample_weight=None, callbacks=None,
+            init_score=None, eval_init_score=None):
         """Fit on X (n_samples, n_features; NaN = missing) and labels y.
 
         Parameters are those of :meth:`RGBMRegressor.fit`; the labels of
@@ -519,7 +528,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
                 return np.searchsorted(classes, ye).astype(np.float64)
 
             return self._fit_native(X, encoded.astype(np.float64), sample_weight, native_loss, eval_set, eval_names,
-                                    eval_sample_weight, callbacks, encode)
+                                    eval_sample_weight, callbacks, encode, init_score, eval_init_score)
 
     @property
     def n_classes_(self):

@@ -144,6 +144,22 @@ pub fn train_with<T: Element>(
     eval_sets: &[EvalSet<T>],
     monitor: &mut dyn Monitor,
 ) -> Result<Trained> {
+    train_from(params, x, y, w, None, eval_sets, monitor)
+}
+
+/// [`train_with`] from per-row starting scores `init_score` (n × K,
+/// class-major): the fit starts at them instead of a fitted constant, and
+/// the model's base score is 0, so its predictions exclude them (add them
+/// back, as with LightGBM's `init_score`).
+pub fn train_from<T: Element>(
+    params: &BoosterParams,
+    x: &impl AsMatrix<T>,
+    y: &[f64],
+    w: Option<&[f64]>,
+    init_score: Option<&[f64]>,
+    eval_sets: &[EvalSet<T>],
+    monitor: &mut dyn Monitor,
+) -> Result<Trained> {
     params.validate()?;
     let x = &x.as_matrix();
     check_inputs(x, y, w)?;
@@ -158,32 +174,50 @@ pub fn train_with<T: Element>(
             "early stopping needs at least one evaluation set (eval_set or validation_fraction)",
         ));
     }
+    if let Some(init) = init_score {
+        check_init_score(init, y.len(), objective.n_outputs(), "init_score")?;
+    }
+    let problem = Problem {
+        params,
+        objective: &objective,
+        x,
+        y,
+        w,
+        init_score,
+    };
     with_cached_threads(params.n_jobs, || {
-        train_in_pool(params, &objective, x, y, w, weight_unit, eval_sets, monitor)
+        train_in_pool(problem, weight_unit, eval_sets, monitor)
     })?
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Starting scores: n × K finite numbers.
+pub(super) fn check_init_score(init: &[f64], n: usize, k: usize, what: &str) -> Result<()> {
+    if Some(init.len()) != n.checked_mul(k) {
+        return Err(RgbmError::Shape(format!(
+            "{what} has {} values, but {n} rows × {k} outputs need {}",
+            init.len(),
+            n.saturating_mul(k)
+        )));
+    }
+    if let Some(i) = init.iter().position(|v| !v.is_finite()) {
+        return Err(RgbmError::NonFinite(format!(
+            "{what} contains {} at index {i}",
+            init[i]
+        )));
+    }
+    Ok(())
+}
+
 fn train_in_pool<T: Element>(
-    params: &BoosterParams,
-    objective: &Objective,
-    x: &Matrix<T>,
-    y: &[f64],
-    w: Option<&[f64]>,
+    problem: Problem<'_, T>,
     weight_unit: f64,
     eval_sets: &[EvalSet<T>],
     monitor: &mut dyn Monitor,
 ) -> Result<Trained> {
+    let (params, x, w) = (problem.params, problem.x, problem.w);
     let cancel = monitor.cancel();
     let data =
         BinnedDataset::from_weighted_matrix(x, params.max_bins, params.random_state, w, &cancel)?;
-    let problem = Problem {
-        params,
-        objective,
-        x,
-        y,
-        w,
-    };
     let (mut fit, cfg) = Fit::new(problem, &data, weight_unit, eval_sets, &cancel)?;
     let mut early = params.early_stopping_rounds.map(|r| {
         let metric = params

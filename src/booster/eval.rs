@@ -23,6 +23,9 @@ pub struct EvalSet<'a, T: Element> {
     pub x: Matrix<'a, T>,
     pub y: &'a [f64],
     pub w: Option<&'a [f64]>,
+    /// Per-row starting scores added to the base score (n × K,
+    /// class-major), like the training `init_score`.
+    pub init_score: Option<&'a [f64]>,
 }
 
 /// One metric on one evaluation set, after one round.
@@ -141,6 +144,10 @@ impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
                 }
                 other => other,
             })?;
+            if let Some(init) = set.init_score {
+                let what = format!("evaluation set {:?}: init_score", set.name);
+                super::boost::check_init_score(init, set.y.len(), objective.n_outputs(), &what)?;
+            }
             objective.check_labels(set.y).map_err(|e| {
                 RgbmError::InvalidLabel(format!("evaluation set {:?}: {e}", set.name))
             })?;
@@ -160,9 +167,14 @@ impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
         let scores = sets
             .iter()
             .map(|s| {
-                base.iter()
+                let mut v: Vec<f64> = base
+                    .iter()
                     .flat_map(|&b| std::iter::repeat_n(b, s.x.n_rows()))
-                    .collect()
+                    .collect();
+                if let Some(init) = s.init_score {
+                    v.iter_mut().zip(init).for_each(|(f, i)| *f += i);
+                }
+                v
             })
             .collect();
         let histories = sets
@@ -314,6 +326,7 @@ mod tests {
                 .into(),
             y,
             w,
+            init_score: None,
         };
         assert!(check_both_classes(&set(&[0.0, 1.0, 1.0, 0.0], None)).is_ok());
         let e = check_both_classes(&set(&[1.0; 4], None)).unwrap_err();

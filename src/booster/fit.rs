@@ -34,6 +34,8 @@ pub(super) struct Problem<'a, T: Element> {
     pub x: &'a Matrix<'a, T>,
     pub y: &'a [f64],
     pub w: Option<&'a [f64]>,
+    /// Per-row starting scores (class-major); the base score is then 0.
+    pub init_score: Option<&'a [f64]>,
 }
 
 impl<T: Element> Problem<'_, T> {
@@ -87,9 +89,9 @@ impl<'a, T: Element> Fit<'a, T> {
         let (params, objective) = (p.params, p.objective);
         let n = p.x.n_rows();
         let k_out = objective.n_outputs();
-        let base_score = match params.init {
-            Init::Optimal => objective.initial_scores(p.y, p.w),
-            Init::Zero => vec![0.0; k_out],
+        let base_score = match (params.init, p.init_score) {
+            (Init::Optimal, None) => objective.initial_scores(p.y, p.w),
+            (Init::Zero, _) | (_, Some(_)) => vec![0.0; k_out],
         };
         if let Some(b) = base_score.iter().find(|b| !b.is_finite()) {
             return Err(RgbmError::NonFinite(format!(
@@ -106,6 +108,9 @@ impl<'a, T: Element> Fit<'a, T> {
             .chunks_mut(n)
             .zip(&base_score)
             .for_each(|(block, &b)| block.fill(b));
+        if let Some(init) = p.init_score {
+            scores.copy_from_slice(init);
+        }
         let gh = filled_vec(len, [0.0f64; 2], "the gradients")?;
         let rows: Vec<u32> = with_capacity(n, "the row index")?;
         let cfg = GrowerConfig {

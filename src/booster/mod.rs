@@ -9,5 +9,5 @@ pub mod sglb;
 pub mod step;
 mod weights;
 
-pub use boost::{RoundHook, RoundLog, Trained, train, train_logged, train_with};
+pub use boost::{RoundHook, RoundLog, Trained, train, train_from, train_logged, train_with};
 pub use eval::{EvalHistory, EvalResult, EvalSet, Monitor, Unmonitored};

@@ -8,7 +8,7 @@ use pyo3::types::{PyList, PyTuple};
 
 use super::convert::{Matrix, vector};
 use super::errors::{run_detached, run_interruptible, to_py};
-use crate::booster::{EvalHistory, EvalResult, EvalSet, Monitor, RoundLog, train_with};
+use crate::booster::{EvalHistory, EvalResult, EvalSet, Monitor, RoundLog, train_from};
 use crate::cancel::Cancel;
 use crate::data::matrix::{Element, Matrix as CoreMatrix};
 use crate::error::{Result as CoreResult, RgbmError};
@@ -77,6 +77,7 @@ struct PyEvalSet<'py> {
     x: Matrix<'py>,
     y: PyReadonlyArray1<'py, f64>,
     w: Option<PyReadonlyArray1<'py, f64>>,
+    init_score: Option<PyReadonlyArray1<'py, f64>>,
 }
 
 fn extract_eval_sets<'py>(sets: Option<&Bound<'py, PyAny>>) -> PyResult<Vec<PyEvalSet<'py>>> {
@@ -84,7 +85,9 @@ fn extract_eval_sets<'py>(sets: Option<&Bound<'py, PyAny>>) -> PyResult<Vec<PyEv
         return Ok(Vec::new());
     };
     let list = sets.cast::<PyList>().map_err(|_| {
-        PyTypeError::new_err("eval_sets must be a list of (name, X, y, sample_weight) tuples")
+        PyTypeError::new_err(
+            "eval_sets must be a list of (name, X, y, sample_weight[, init_score]) tuples",
+        )
     })?;
     list.iter()
         .map(|item| {
@@ -93,12 +96,17 @@ fn extract_eval_sets<'py>(sets: Option<&Bound<'py, PyAny>>) -> PyResult<Vec<PyEv
                     "each evaluation set must be a (name, X, y, sample_weight) tuple",
                 )
             })?;
-            if t.len() != 4 {
+            if t.len() != 4 && t.len() != 5 {
                 return Err(PyTypeError::new_err(
-                    "each evaluation set must be a (name, X, y, sample_weight) tuple",
+                    "each evaluation set must be a (name, X, y, sample_weight[, init_score]) tuple",
                 ));
             }
             let w = t.get_item(3)?;
+            let init = if t.len() == 5 {
+                Some(t.get_item(4)?).filter(|i| !i.is_none())
+            } else {
+                None
+            };
             Ok(PyEvalSet {
                 name: t.get_item(0)?.extract()?,
                 x: Matrix::extract(&t.get_item(1)?)?,
@@ -108,6 +116,7 @@ fn extract_eval_sets<'py>(sets: Option<&Bound<'py, PyAny>>) -> PyResult<Vec<PyEv
                 } else {
                     Some(vector(&w, "eval sample_weight")?)
                 },
+                init_score: init.map(|i| vector(&i, "eval init_score")).transpose()?,
             })
         })
         .collect()
@@ -133,6 +142,10 @@ fn eval_views<'a, 'py, T: Element>(
                 y: s.y.as_slice()?,
                 w: match &s.w {
                     Some(w) => Some(w.as_slice()?),
+                    None => None,
+                },
+                init_score: match &s.init_score {
+                    Some(i) => Some(i.as_slice()?),
                     None => None,
                 },
             })
@@ -165,7 +178,8 @@ impl PyBooster {
     /// every round with results [(set, metric, value, higher_is_better)] and
     /// stops training by returning True.
     #[staticmethod]
-    #[pyo3(signature = (params_json, x, y, sample_weight=None, eval_sets=None, callback=None))]
+    #[pyo3(signature = (params_json, x, y, sample_weight=None, eval_sets=None, callback=None, init_score=None))]
+    #[allow(clippy::too_many_arguments)]
     fn train(
         py: Python<'_>,
         params_json: &str,
@@ -174,6 +188,7 @@ impl PyBooster {
         sample_weight: Option<&Bound<'_, PyAny>>,
         eval_sets: Option<&Bound<'_, PyAny>>,
         callback: Option<Py<PyAny>>,
+        init_score: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let params = BoosterParams::from_json(params_json).map_err(to_py)?;
         let x = Matrix::extract(x)?;
@@ -182,6 +197,11 @@ impl PyBooster {
             .map(|w| vector(w, "sample_weight"))
             .transpose()?;
         let sets = extract_eval_sets(eval_sets)?;
+        let init = init_score.map(|i| vector(i, "init_score")).transpose()?;
+        let inits = match &init {
+            Some(i) => Some(i.as_slice()?),
+            None => None,
+        };
         let ys = y.as_slice()?;
         let ws = match &w {
             Some(w) => Some(w.as_slice()?),
@@ -199,7 +219,7 @@ impl PyBooster {
                     callback,
                     failure: &failure,
                 };
-                train_with(&params, &m, ys, ws, &evals, &mut monitor)
+                train_from(&params, &m, ys, ws, inits, &evals, &mut monitor)
             })
         } else {
             let m = x
@@ -212,7 +232,7 @@ impl PyBooster {
                     callback,
                     failure: &failure,
                 };
-                train_with(&params, &m, ys, ws, &evals, &mut monitor)
+                train_from(&params, &m, ys, ws, inits, &evals, &mut monitor)
             })
         };
         if let Some(e) = failure.lock().ok().and_then(|mut slot| slot.take()) {
