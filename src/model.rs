@@ -265,6 +265,52 @@ impl Model {
     /// are dropped and the shrinkage they applied to the kept trees (SGLB's
     /// q = 1 − γν per round) is undone. Used to keep the best round when a
     /// user callback stops training.
+    /// This model followed by `more`, a model trained from this one's raw
+    /// scores (`train_from`): the earlier trees and base score, then the new
+    /// trees; the parameters are the continuation's with the total rounds.
+    pub fn continued(&self, more: &Model) -> Result<Model> {
+        let refuse = |why: String| Err(RgbmError::param("init_model", why));
+        if more.n_features != self.n_features || more.n_outputs != self.n_outputs {
+            return refuse(format!(
+                "the model has {} features and {} outputs, the continuation {} and {}",
+                self.n_features, self.n_outputs, more.n_features, more.n_outputs
+            ));
+        }
+        if more.params.loss != self.params.loss {
+            return refuse(format!(
+                "the model was trained with loss {:?}, the continuation with {:?}",
+                self.params.loss, more.params.loss
+            ));
+        }
+        if self.params.shrink_factor() != 1.0 || more.params.shrink_factor() != 1.0 {
+            // Each round scales all earlier trees and staged predictions
+            // undo that per round, which one factor per model cannot express
+            // for a model grown in two fits.
+            return refuse(
+                "continued training with model shrinkage (shrink_rate > 0, or langevin=True) is not supported".to_string(),
+            );
+        }
+        if more.base_score.iter().any(|&b| b != 0.0) {
+            return refuse(
+                "the continuation must start from the model's scores (base score 0)".to_string(),
+            );
+        }
+        let mut trees = self.trees.clone();
+        trees.extend(more.trees.iter().cloned());
+        let params = BoosterParams {
+            n_estimators: self.params.n_estimators + more.params.n_estimators,
+            ..more.params.clone()
+        };
+        let model = Model {
+            trees,
+            params,
+            base_score: self.base_score.clone(),
+            ..self.clone()
+        };
+        model.validate()?;
+        Ok(model)
+    }
+
     pub fn truncated(&self, n_rounds: usize) -> Result<Model> {
         let total = self.n_rounds();
         if n_rounds == 0 || n_rounds > total {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from numbers import Integral
 
 import numpy as np
@@ -92,6 +93,25 @@ def _init_rows(values, n_rows, what):
     return a
 
 
+def _as_booster(init_model, cls):
+    """The core model of init_model (a Booster, a fitted estimator of the
+    same class, or the path of a saved one) and its classes, if known."""
+    if isinstance(init_model, _core.Booster):
+        return init_model, None
+    if isinstance(init_model, (str, os.PathLike)):
+        from .sklearn import load_model
+
+        init_model = load_model(init_model)
+    if isinstance(init_model, RGBMBase):
+        if not isinstance(init_model, cls):
+            raise TypeError(f"init_model is a {type(init_model).__name__}, this is a {cls.__name__}")
+        check_is_fitted(init_model, "_booster")
+        return init_model._booster, getattr(init_model, "classes_", None)
+    raise TypeError(
+        f"init_model must be a path, a Booster or a fitted {cls.__name__}, got {type(init_model).__name__}"
+    )
+
+
 def _class_major(rows):
     """(n, K) rows to the core's class-major layout (block k = output k)."""
     return np.ascontiguousarray(rows.T).ravel() if rows.ndim == 2 else np.ascontiguousarray(rows)
@@ -102,7 +122,7 @@ class RGBMBase(BaseEstimator):
 
     _regression = True
 
-    def _native_params(self, seed, native_loss) -> dict:
+    def _native_params(self, seed, native_loss, n_rounds=None) -> dict:
         if self.max_depth is None and self.max_leaves is None and self.booster != "rgb":
             raise ValueError("max_depth=None needs max_leaves: set one of them to bound the trees")
         if self.max_depth is not None and self.max_leaves is not None and self.max_leaves > 2**self.max_depth:
@@ -111,7 +131,7 @@ class RGBMBase(BaseEstimator):
                 f"(at most {2**self.max_depth} leaves)"
             )
         p = {
-            "n_estimators": int(self.n_estimators),
+            "n_estimators": int(self.n_estimators if n_rounds is None else n_rounds),
             "learning_rate": float(self.learning_rate),
             "max_depth": None if self.max_depth is None else int(self.max_depth),
             "max_leaves": None if self.max_leaves is None else int(self.max_leaves),
@@ -225,23 +245,72 @@ class RGBMBase(BaseEstimator):
         A fit either completes or leaves an unfitted estimator, never a new
         ``classes_`` or ``n_features_in_`` beside an old model or none.
         """
+        kept = {a: v for a, v in vars(self).items() if a == "_booster" or (a.endswith("_") and not a.startswith("__"))}
         self._forget_fit()
+        # warm_start continues the model this fit forgot.
+        self._previous = kept if getattr(self, "warm_start", False) and "_booster" in kept else None
         try:
             yield
         except BaseException:
             self._forget_fit()
+            if self._previous is not None:
+                # A failed continuation leaves the model it was to continue.
+                self.__dict__.update(self._previous)
             raise
+        finally:
+            self.__dict__.pop("_previous", None)
 
     def _forget_fit(self):
         for attr in [a for a in vars(self) if a.endswith("_") and not a.startswith("__")] + ["_booster"]:
             self.__dict__.pop(attr, None)
 
+    def _start(self, init_model, native_loss):
+        """The model to continue and the rounds to add: init_model, or with
+        warm_start the previous fit; (None, n_estimators) for a fresh fit."""
+        if init_model is not None:
+            start, classes = _as_booster(init_model, type(self))
+            rounds = int(self.n_estimators)
+        elif self._previous is not None:
+            start, classes = self._previous["_booster"], self._previous.get("classes_")
+            rounds = int(self.n_estimators) - start.n_rounds
+            if rounds < 0:
+                raise ValueError(
+                    f"warm_start: n_estimators={self.n_estimators} is below the {start.n_rounds} rounds "
+                    "already fitted; raise it, or set warm_start=False to start over"
+                )
+        else:
+            return None, int(self.n_estimators)
+        if classes is not None and not np.array_equal(classes, self.classes_):
+            raise ValueError(
+                f"init_model was fitted on classes {classes.tolist()}, y has {self.classes_.tolist()}"
+            )
+        fitted = json.loads(start.params_json())["loss"]
+        if fitted != native_loss:
+            raise ValueError(f"init_model was trained with loss {fitted!r}, this fit uses {native_loss!r}")
+        return start, rounds
+
     def _fit_native(self, X, y_float, sample_weight, native_loss, eval_set, eval_names, eval_sample_weight,
-                    callbacks, encode, init_score=None, eval_init_score=None):
+                    callbacks, encode, init_score=None, eval_init_score=None, init_model=None):
+        start, n_rounds = self._start(init_model, native_loss)
+        if start is not None and n_rounds == 0:
+            self.__dict__.update(self._previous)  # warm start, nothing to add
+            return self
         seed = resolve_seed(self.random_state)
         w = check_weights(sample_weight, X)
         y_float = native_vector(y_float)
         init = None if init_score is None else _init_rows(init_score, len(y_float), "init_score")
+        if start is not None:
+            # Continue from the model's raw scores, on the training rows and on every eval set.
+            init = start.predict_raw(native_matrix(X)) + (0.0 if init is None else init)
+            if eval_set is not None:
+                pairs = [eval_set] if isinstance(eval_set, tuple) and len(eval_set) == 2 else list(eval_set)
+                given = [None] * len(pairs) if eval_init_score is None else list(eval_init_score)
+                if len(given) != len(pairs):
+                    raise ValueError(f"eval_init_score must be a list of {len(pairs)} score arrays (or None)")
+                eval_init_score = [
+                    start.predict_raw(native_matrix(check_X(self, pair[0]))) + (0.0 if g is None else np.asarray(g))
+                    for pair, g in zip(pairs, given)
+                ]
         X, y_float, w, init, sets = self._eval_sets(
             X, y_float, w, eval_set, eval_names, eval_sample_weight, encode, seed, init, eval_init_score
         )
@@ -249,8 +318,8 @@ class RGBMBase(BaseEstimator):
         for cb in callbacks:
             if not callable(cb):
                 raise TypeError(f"callbacks must be callables taking a CallbackEnv, got {type(cb).__name__}")
-        params = json.dumps(self._native_params(seed, native_loss))
-        progress = Progress(self, callbacks, int(self.n_estimators)) if (callbacks or self.verbose) else None
+        params = json.dumps(self._native_params(seed, native_loss, n_rounds))
+        progress = Progress(self, callbacks, n_rounds) if (callbacks or self.verbose) else None
         try:
             native_sets = [(name, native_matrix(Xe), ye, we, ie) for name, Xe, ye, we, ie in sets]
             booster = _core.Booster.train(params, native_matrix(X), y_float, w, native_sets or None, progress, init)
@@ -268,12 +337,17 @@ class RGBMBase(BaseEstimator):
             # A callback stopped training: keep the best round it saw, as the constructor option does.
             best = min(cb.best_iteration for cb in stoppers)
             booster = booster.truncated(best + 1)
+        done = 0
+        if start is not None:
+            done = start.n_rounds
+            booster = start.continued(booster)
+            self.n_estimators_ = done + len(rounds)
         self._booster = booster
         if best is not None:
-            self.best_iteration_ = int(best)
+            self.best_iteration_ = done + int(best)
             if sets:
                 last = self.evals_result_[sets[-1][0]]
-                self.best_score_ = {m: values[best] for m, values in last.items()}
+                self.best_score_ = {m: values[int(best)] for m, values in last.items()}
         self.training_log_ = {
             key: [r[key] for r in rounds]
             for key in ("root_feature", "root_threshold", "features_searched", "step", "seconds", "train_loss")

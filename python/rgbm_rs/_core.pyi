@@ -78,6 +78,12 @@ class Booster:
         """Loads and validates a model from its JSON text (no training log,
         evaluation histories or ``best_iteration``)."""
 
+    def continued(self, more: Booster) -> Booster:
+        """This model followed by ``more``, a model trained from this one's
+        raw scores (``init_score``, base score 0); ValueError when features,
+        outputs or loss differ, or either uses model shrinkage. Keeps
+        ``more``'s log, evaluation histories and best iteration."""
+
     def truncated(self, n_rounds: int) -> Booster:
         """The model after its first ``n_rounds`` rounds (shrinkage of the dropped
         rounds undone); keeps the log and evaluation histories.

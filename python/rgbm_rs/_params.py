@@ -50,6 +50,12 @@ PYTHON_ONLY = {
         "`gain` \\| `split`",
         "what `feature_importances_` measures",
     ),
+    "warm_start": (
+        ["boolean"],
+        False,
+        "bool",
+        "a new fit continues the fitted model up to `n_estimators` rounds",
+    ),
     "class_weight": (
         [dict, StrOptions({"balanced"}), None],
         None,

@@ -130,6 +130,11 @@ default="squared"
         fit raises ValueError (AUC is undefined for one class).
     importance_type : {"gain", "split"}, default="gain"
         What ``feature_importances_`` measures: total split gain or split count.
+    warm_start : bool, default=False
+        A new ``fit`` continues the fitted model up to ``n_estimators``
+        rounds in all (as scikit-learn's ensembles do; see ``init_model`` in
+        ``fit`` for what continuing means). A failed continuation keeps the
+        fitted model.
     random_state : int, RandomState or None, default=None
     n_jobs : int or None, default=None
         Threads; None or -1 uses every core.
@@ -203,6 +208,7 @@ default="squared"
         validation_fraction=None,
         eval_metric=None,
         importance_type="gain",
+        warm_start=False,
         random_state=None,
         n_jobs=None,
         verbose=0,
@@ -220,7 +226,7 @@ default="squared"
         return p
 
     def fit(self, X, y, sample_weight=None, eval_set=None, eval_names=None, eval_sample_weight=None, callbacks=None,
-            init_score=None, eval_init_score=None):
+            init_score=None, eval_init_score=None, init_model=None):
         """Fit on X (n_samples, n_features; NaN = missing) and targets y.
 
         Parameters
@@ -249,6 +255,13 @@ default="squared"
             (base score 0) predicts what it adds to them.
         eval_init_score : list of array-like or None
             The same for each eval_set entry.
+        init_model : str, os.PathLike, Booster, fitted estimator or None
+            Continue this model: ``n_estimators`` more rounds are fitted from
+            its raw scores and appended to its trees (its bins need not be
+            the data's; its trees are kept as they are). Random draws restart
+            at round 0, so with ``subsample`` < 1 or random ``selection`` the
+            result differs from one long fit; model shrinkage (SGLB) cannot
+            be continued.
 
         Returns
         -------
@@ -270,7 +283,7 @@ default="squared"
                     raise ValueError(f"eval_set[{i}]: {e}") from None
 
             return self._fit_native(X, y, sample_weight, self.loss, eval_set, eval_names, eval_sample_weight,
-                                    callbacks, encode, init_score, eval_init_score)
+                                    callbacks, encode, init_score, eval_init_score, init_model)
 
     def predict(self, X, return_std=False):
         """Predicted values.
@@ -430,6 +443,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         validation_fraction=None,
         eval_metric=None,
         importance_type="gain",
+        warm_start=False,
         class_weight=None,
         random_state=None,
         n_jobs=None,
@@ -481,7 +495,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         }
 
     def fit(self, X, y, sample_weight=None, eval_set=None, eval_names=None, eval_sample_weight=None, callbacks=None,
-            init_score=None, eval_init_score=None):
+            init_score=None, eval_init_score=None, init_model=None):
         """Fit on X (n_samples, n_features; NaN = missing) and labels y.
 
         Parameters are those of :meth:`RGBMRegressor.fit`; the labels of
@@ -528,7 +542,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
                 return np.searchsorted(classes, ye).astype(np.float64)
 
             return self._fit_native(X, encoded.astype(np.float64), sample_weight, native_loss, eval_set, eval_names,
-                                    eval_sample_weight, callbacks, encode, init_score, eval_init_score)
+                                    eval_sample_weight, callbacks, encode, init_score, eval_init_score, init_model)
 
     @property
     def n_classes_(self):

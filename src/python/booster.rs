@@ -262,6 +262,18 @@ impl PyBooster {
 
     /// The model after its first `n_rounds` rounds (shrinkage of the dropped
     /// rounds undone); keeps the log and evaluation histories.
+    /// This model followed by `more`, trained from this one's raw scores;
+    /// the log and evaluation histories are the continuation's.
+    fn continued(&self, more: &PyBooster) -> PyResult<Self> {
+        let model = self.model.continued(&more.model).map_err(to_py)?;
+        Ok(PyBooster {
+            model,
+            log: more.log.clone(),
+            evals: more.evals.clone(),
+            best_iteration: more.best_iteration,
+        })
+    }
+
     fn truncated(&self, n_rounds: usize) -> PyResult<Self> {
         let model = self.model.truncated(n_rounds).map_err(to_py)?;
         // The early-stopping round of the longer model means nothing for the cut one.

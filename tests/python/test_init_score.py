@@ -69,3 +69,64 @@ def test_eval_init_score_needs_matching_eval_sets():
         _estimator("reg", n_estimators=2).fit(X, y, eval_set=[(X, y)], eval_init_score=[None, None])
     with pytest.raises(ValueError, match="eval_init_score needs eval_set"):
         _estimator("reg", n_estimators=2).fit(X, y, eval_init_score=[np.zeros(600)])
+
+
+@pytest.mark.parametrize("task", sorted(Y))
+def test_init_model_continues_a_model(task, tmp_path):
+    y = Y[task]
+    whole = _estimator(task, n_estimators=30).fit(X, y)
+    first = _estimator(task, n_estimators=18).fit(X, y)
+    path = tmp_path / "first.json"
+    first.save_model(path)
+    for init_model in (first, first.get_booster(), str(path)):
+        more = _estimator(task, n_estimators=12).fit(X, y, init_model=init_model)
+        assert more.n_estimators_ == 30 and more.get_booster().n_rounds == 30
+        np.testing.assert_allclose(more._raw(X), whole._raw(X), rtol=1e-9, atol=1e-9)
+        staged = list(more.staged_predict(X))
+        assert len(staged) == 30
+
+
+def test_warm_start_adds_rounds_up_to_n_estimators():
+    y = Y["bin"]
+    whole = _estimator("bin", n_estimators=25).fit(X, y)
+    est = _estimator("bin", n_estimators=10, warm_start=True).fit(X, y)
+    est.set_params(n_estimators=25).fit(X, y)
+    assert est.n_estimators_ == 25
+    np.testing.assert_allclose(est.predict_proba(X), whole.predict_proba(X), rtol=1e-9, atol=1e-12)
+    before = est.dump_model()
+    est.fit(X, y)  # nothing to add
+    assert est.dump_model() == before
+    with pytest.raises(ValueError, match="below the 25 rounds already fitted"):
+        est.set_params(n_estimators=5).fit(X, y)
+    # A failed continuation keeps the fitted model.
+    assert est.dump_model() == before
+
+
+def test_early_stopping_in_a_continuation_counts_all_rounds():
+    y = Y["reg"]
+    first = _estimator("reg", n_estimators=5).fit(X[:400], y[:400])
+    more = RGBMRegressor(n_estimators=200, early_stopping_rounds=3, learning_rate=0.5, max_depth=3, random_state=0)
+    more.fit(X[:400], y[:400], init_model=first, eval_set=[(X[400:], y[400:])])
+    assert more.best_iteration_ >= 5 and more.get_booster().n_rounds == more.best_iteration_ + 1
+
+
+@pytest.mark.parametrize(
+    "first_kw,init_model_of,error,match",
+    [
+        ({}, lambda m: 42, TypeError, "init_model must be a path"),
+        ({}, lambda m: "/nonexistent/model.json", OSError, "model.json"),
+        ({}, lambda m: RGBMClassifier(n_estimators=2).fit(X, Y["bin"]), TypeError, "is a RGBMClassifier"),
+        ({"loss": "huber"}, lambda m: m, ValueError, "loss 'huber'"),
+        ({"shrink_rate": 0.01}, lambda m: m, ValueError, "model shrinkage"),
+    ],
+)
+def test_bad_init_models_are_refused(first_kw, init_model_of, error, match):
+    first = RGBMRegressor(n_estimators=3, **first_kw).fit(X, Y["reg"])
+    with pytest.raises(error, match=match):
+        RGBMRegressor(n_estimators=2).fit(X, Y["reg"], init_model=init_model_of(first))
+
+
+def test_init_model_classes_must_match():
+    first = RGBMClassifier(n_estimators=3).fit(X, Y["bin"])
+    with pytest.raises(ValueError, match="fitted on classes"):
+        RGBMClassifier(n_estimators=2).fit(X, Y["bin"] + 5, init_model=first)
