@@ -174,8 +174,14 @@ fn train_in_pool<T: Element>(
     monitor: &mut dyn Monitor,
 ) -> Result<Trained> {
     let cancel = monitor.cancel();
-    let data =
-        BinnedDataset::from_weighted_matrix(x, params.max_bins, params.random_state, w, &cancel)?;
+    let data = BinnedDataset::from_weighted_matrix(
+        x,
+        params.max_bins,
+        params.random_state,
+        w,
+        params.categorical(),
+        &cancel,
+    )?;
     let problem = Problem {
         params,
         objective,
