@@ -41,7 +41,9 @@ class RGBMRegressor(RegressorMixin, RGBMBase):
     categorical_features : "auto", list of int or str, boolean mask or None, default=None
         Features split by sets of categories instead of thresholds. "auto"
         takes the frame's categorical columns (pandas ``category``, polars
-        ``Categorical``/``Enum``, arrow dictionary); a list gives positions
+        ``Categorical``/``Enum``, arrow dictionary) and pandas string
+        columns, whose sorted distinct values become the categories at fit
+        (strings unseen at fit count as missing); a list gives positions
         or column names, a mask one bool per column. Other listed columns
         must hold integer codes in [0, 65535] (NaN = missing). Categories
         unseen at fit and missing values follow each split's default side.

@@ -93,3 +93,24 @@ def test_values_that_are_not_codes_are_refused():
         RGBMRegressor(categorical_features="all").fit(X, y)
     with pytest.raises(ValueError, match="max_cat_threshold"):
         RGBMRegressor(categorical_features=[0], max_cat_threshold=0).fit(X, y)
+
+
+def test_string_columns_are_encoded_at_fit_and_checked_at_predict(tmp_path):
+    X, y = _data()
+    names = np.array([f"city-{i}" for i in range(20)], dtype=object)
+    frame = pd.DataFrame({"city": names[X[:, 0].astype(int)], "noise": X[:, 1]})
+    frame.loc[::50, "city"] = None
+    with pytest.raises(TypeError, match="non-numeric column 'city'"):
+        RGBMRegressor(n_estimators=2).fit(frame, y)
+    est = RGBMRegressor(n_estimators=5, categorical_features="auto", random_state=0).fit(frame, y)
+    coded = pd.DataFrame({"city": pd.Categorical(frame["city"], categories=sorted(names)), "noise": X[:, 1]})
+    same = RGBMRegressor(n_estimators=5, categorical_features="auto", random_state=0).fit(coded, y)
+    np.testing.assert_array_equal(est.predict(frame), same.predict(coded))
+    # Unseen strings and missing values take the same side; numbers in the column are refused.
+    probe = pd.DataFrame({"city": ["never-seen", None], "noise": [0.0, 0.0]})
+    p = est.predict(probe)
+    assert p[0] == p[1]
+    est.save_model(tmp_path / "m.json")
+    np.testing.assert_array_equal(load_model(tmp_path / "m.json").predict(frame), est.predict(frame))
+    with pytest.raises(TypeError, match="categorical at fit but not now"):
+        est.predict(pd.DataFrame({"city": [1.0, 2.0], "noise": [0.0, 0.0]}))
