@@ -14,7 +14,18 @@ use crate::tree::tree::MAX_ABS_VALUE;
 
 /// Version 2 added multi-output models (`n_outputs`, one base score per
 /// output); version 1 files (a single number as base score) still load.
-pub const FORMAT_VERSION: u32 = 2;
+/// Version 3 added category-set splits; only models that have them are
+/// written as version 3, so a reader that would ignore the sets refuses them.
+pub const FORMAT_VERSION: u32 = 3;
+
+/// The version a model with these trees is written as.
+pub fn format_version_for(trees: &[Tree]) -> u32 {
+    if trees.iter().any(Tree::has_categories) {
+        3
+    } else {
+        2
+    }
+}
 /// Caps that keep a hostile file from asking for absurd allocations.
 const MAX_TREES: usize = 10_000_000;
 const MAX_FEATURES: usize = 100_000_000;
@@ -410,6 +421,33 @@ impl Model {
                 RgbmError::ModelFormat(msg) => RgbmError::ModelFormat(format!("tree {i}: {msg}")),
                 other => other,
             })?;
+        }
+        let categorical = self.params.categorical();
+        if let Some(&j) = categorical.iter().find(|&&j| j >= self.n_features) {
+            return Err(RgbmError::ModelFormat(format!(
+                "categorical feature {j} is beyond the model's {} features",
+                self.n_features
+            )));
+        }
+        for (i, t) in self.trees.iter().enumerate() {
+            let Some(node) = (0..t.n_internal()).find(|&k| t.category_set(k).is_some()) else {
+                continue;
+            };
+            if self.format_version < 3 {
+                return Err(RgbmError::ModelFormat(format!(
+                    "tree {i} has category sets, which format version {} does not have",
+                    self.format_version
+                )));
+            }
+            if let Some(k) = (node..t.n_internal()).find(|&k| {
+                t.category_set(k).is_some() && !categorical.contains(&(t.feature[k] as usize))
+            }) {
+                return Err(RgbmError::ModelFormat(format!(
+                    "tree {i}: node {k} splits feature {} by categories, but it is not \
+                     among categorical_features",
+                    t.feature[k]
+                )));
+            }
         }
         if self.params.loss == Loss::Gaussian {
             check_log_std(self.base_score[1], "base_score[1]").map_err(RgbmError::ModelFormat)?;

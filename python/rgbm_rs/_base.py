@@ -22,6 +22,7 @@ from ._validation import (
     as_rows,
     check_weights,
     check_X,
+    fitted_categories,
     native_matrix,
     native_vector,
     resolve_n_jobs,
@@ -65,6 +66,44 @@ def _groups(groups, n_features):
             members.append(int(j))
         out.append(members)
     return out
+
+
+def categorical_indices(est):
+    """``categorical_features`` as the sorted positions the core takes (None for none)."""
+    spec = est.categorical_features
+    n = int(est.n_features_in_)
+    if spec is None:
+        return None
+    if isinstance(spec, str):
+        cats = fitted_categories(est, n)
+        found = [j for j, c in enumerate(cats) if c is not None]
+        return found or None
+    items = list(np.asarray(spec).tolist()) if isinstance(spec, np.ndarray) else list(spec)
+    if not items:
+        return None
+    if all(isinstance(v, (bool, np.bool_)) for v in items):
+        if len(items) != n:
+            raise ValueError(f"categorical_features: a boolean mask needs {n} entries (one per feature), got {len(items)}")
+        return [j for j, v in enumerate(items) if v]
+    names = getattr(est, "feature_names_in_", None)
+    out = []
+    for v in items:
+        if isinstance(v, str):
+            if names is None or v not in list(names):
+                raise ValueError(f"categorical_features: {v!r} is not a feature name of X")
+            out.append(list(names).index(v))
+        elif isinstance(v, (Integral, np.integer)) and not isinstance(v, (bool, np.bool_)):
+            j = int(v)
+            if not -n <= j < n:
+                raise ValueError(f"categorical_features: index {j} is out of range for {n} features")
+            out.append(j % n)
+        else:
+            raise ValueError(
+                f"categorical_features: expected feature indices, names or a boolean mask, got {v!r}"
+            )
+    if len(set(out)) != len(out):
+        raise ValueError("categorical_features: lists a feature more than once")
+    return sorted(out)
 
 
 def _metric_names(eval_metric, native_loss):
@@ -140,6 +179,11 @@ class RGBMBase(BaseEstimator):
             "min_child_weight": float(self.min_child_weight),
             "reg_lambda": float(self.reg_lambda),
             "min_split_gain": float(self.min_split_gain),
+            "categorical_features": categorical_indices(self),
+            "max_cat_to_onehot": None if self.max_cat_to_onehot is None else int(self.max_cat_to_onehot),
+            "max_cat_threshold": None if self.max_cat_threshold is None else int(self.max_cat_threshold),
+            "cat_smooth": None if self.cat_smooth is None else float(self.cat_smooth),
+            "min_data_per_group": None if self.min_data_per_group is None else int(self.min_data_per_group),
             "loss": native_loss,
             "gain": self.gain,
             "leaf": self.leaf,

@@ -21,8 +21,11 @@ Column policy
   value is looked up in the fit-time list *by value* (so the codes of the new
   frame do not matter), and a value that was not seen at fit is treated as
   missing (NaN).
-* Anything else (strings, objects, dates, durations, complex numbers, nested
-  types) is refused with a ``TypeError`` naming the columns.
+* pandas string columns (``str``/``string`` dtypes, or objects holding
+  strings), when the estimator has ``categorical_features``: categorical,
+  with the sorted distinct strings recorded at fit as the categories.
+* Anything else (strings otherwise, objects, dates, durations, complex
+  numbers, nested types) is refused with a ``TypeError`` naming the columns.
 """
 from __future__ import annotations
 
@@ -104,7 +107,7 @@ class Frame:
     def n_columns(self):
         return len(self.columns)
 
-    def to_array(self, categories=None):
+    def to_array(self, categories=None, text=False):
         """Read the frame into a 2-D float array.
 
         ``categories=None`` is fit mode: the categories of every categorical
@@ -113,6 +116,11 @@ class Frame:
         that was not categorical). Returns the array and the per-position list
         of categories used (None for non-categorical columns).
         """
+        if text:
+            # String columns are categories (``categorical_features`` is set).
+            for col in self.columns:
+                if getattr(col, "text", False):
+                    col.problem, col.categorical = None, True
         problems = [(label, col.problem) for label, col in zip(self.labels, self.columns) if col.problem]
         if problems:
             raise TypeError(_problem_message(problems))
@@ -203,6 +211,7 @@ class _PandasColumn:
         self.categorical = False
         self.float32 = False
         self._arrow = None
+        self.text = False
         dtype = series.dtype
         if isinstance(dtype, pd.CategoricalDtype):
             self.categorical = True
@@ -219,8 +228,10 @@ class _PandasColumn:
             kind = pd.api.types.infer_dtype(series, skipna=True)
             if kind not in ("integer", "floating", "mixed-integer-float", "boolean", "decimal", "empty"):
                 self.problem = f"object dtype holding {kind} values"
+                self.text = kind == "string"
         else:
             self.problem = f"dtype {dtype}"
+            self.text = pd.api.types.is_string_dtype(dtype)
 
     def values(self, dtype):
         if self._arrow is not None:
@@ -228,11 +239,18 @@ class _PandasColumn:
         return self.series.to_numpy(dtype=dtype, na_value=np.nan)
 
     def categories(self):
+        if self.text:
+            return sorted(set(self.series.dropna().tolist()))
         if self._arrow is not None:
             return self._arrow.categories()
         return self.series.cat.categories.tolist()
 
     def encode(self, fitted):
+        if self.text:
+            # Unseen strings and missing values become NaN (missing).
+            table = _lookup(fitted)
+            return np.array([table.get(v, np.nan) if isinstance(v, str) else np.nan
+                             for v in self.series.tolist()], dtype=np.float64)
         if self._arrow is not None:
             return self._arrow.encode(fitted)
         return _codes_through(self.series.cat.categories.tolist(), self.series.cat.codes.to_numpy(), fitted)

@@ -170,7 +170,9 @@ def tree_to_dict(tree, feature_names=None) -> dict:
              "left": child, "right": child}
 
         where a row goes to ``"left"`` when ``x[j] <= thr`` (missing values
-        follow ``default_left``). A leaf is ``{"leaf_index": k, "value": v}``;
+        follow ``default_left``). A category-set split also has
+        ``"categories"``: the category codes that go away from the default
+        side (every other value follows ``default_left``). A leaf is ``{"leaf_index": k, "value": v}``;
         ``value`` includes the learning rate. A tree without splits is a
         single leaf.
 
@@ -198,6 +200,11 @@ def tree_to_dict(tree, feature_names=None) -> dict:
                 "left": None,
                 "right": None,
             }
+            sets = tree.get("categories") or []
+            if idx < len(sets) and sets[idx]:
+                # A category-set split: these codes go away from the default side.
+                item["categories"] = [32 * w + b for w, word in enumerate(sets[idx]) for b in range(32)
+                                      if int(word) >> b & 1]
             nodes[idx] = item
         else:
             item = {"leaf_index": idx, "value": _float(tree["leaf_value"][idx])}

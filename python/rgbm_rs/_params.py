@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from numbers import Integral, Real
 
+import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from . import _core
@@ -32,6 +33,12 @@ CLASSIFICATION_ONLY = ("logistic_reg", "clamp", "sla_scale", "class_weight")
 # or sees in a resolved form (random_state as a seed, n_jobs as a count,
 # eval_metric as a list).
 PYTHON_ONLY = {
+    "categorical_features": (
+        [StrOptions({"auto"}), list, tuple, np.ndarray, None],
+        None,
+        "`auto`, indices, names, boolean mask or None",
+        "features split by category sets: `auto` = the frame's categorical columns; None = none",
+    ),
     "validation_fraction": (
         [Interval(Real, 0, 1, closed="neither"), None],
         None,

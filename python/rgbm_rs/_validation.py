@@ -51,7 +51,7 @@ def check_X_y(estimator, X, y, *, regression: bool):
         set_categories(estimator, None, [])
         return _contiguous(X), y
     names = _feature_names(frame.labels)
-    X, categories = frame.to_array()
+    X, categories = frame.to_array(text=getattr(estimator, "categorical_features", None) is not None)
     X, y = validate_data(estimator, X, _as_1d(y), reset=True, y_numeric=regression, **_X_CHECKS)
     if names is not None:
         estimator.feature_names_in_ = names
@@ -79,7 +79,8 @@ def check_X(estimator, X):
             f"X has {frame.n_columns} features, but {type(estimator).__name__} "
             f"is expecting {expected} features as input."
         )
-    X, _ = frame.to_array(categories=fitted_categories(estimator, frame.n_columns))
+    # String columns are accepted where fit recorded categories (checked by position).
+    X, _ = frame.to_array(categories=fitted_categories(estimator, frame.n_columns), text=True)
     X = check_array(X, input_name="X", estimator=estimator, **_X_CHECKS)
     return _contiguous(X)
 

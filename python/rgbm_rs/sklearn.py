@@ -38,6 +38,27 @@ class RGBMRegressor(RegressorMixin, RGBMBase):
         L2 penalty λ on leaf values (in the same units as min_child_weight).
     min_split_gain : float, default=0.0
         A split must gain more than this.
+    categorical_features : "auto", list of int or str, boolean mask or None, default=None
+        Features split by sets of categories instead of thresholds. "auto"
+        takes the frame's categorical columns (pandas ``category``, polars
+        ``Categorical``/``Enum``, arrow dictionary) and pandas string
+        columns, whose sorted distinct values become the categories at fit
+        (strings unseen at fit count as missing); a list gives positions
+        or column names, a mask one bool per column. Other listed columns
+        must hold integer codes in [0, 65535] (NaN = missing). Categories
+        unseen at fit and missing values follow each split's default side.
+        None: categorical columns are used as ordinal codes.
+    max_cat_to_onehot : int or None, default=None
+        Nodes with at most this many categories split one category off the
+        rest; None = 4.
+    max_cat_threshold : int or None, default=None
+        Otherwise categories are sorted by G/(H + cat_smooth) and a prefix
+        or suffix of at most this many goes one way; None = 32.
+    cat_smooth : float or None, default=None
+        Added to each category's hessian sum in that sort; None = 10.
+    min_data_per_group : int or None, default=None
+        Categories with fewer rows in a node stay on the default side;
+        None = 100.
     loss : {"squared", "huber", "gaussian", "absolute_error", "quantile", "poisson", "gamma", "tweedie"}, \
 default="squared"
         "gaussian" fits a mean and a standard deviation per row by the
@@ -182,6 +203,11 @@ default="squared"
         min_child_weight=1e-3,
         reg_lambda=0.0,
         min_split_gain=0.0,
+        categorical_features=None,
+        max_cat_to_onehot=None,
+        max_cat_threshold=None,
+        cat_smooth=None,
+        min_data_per_group=None,
         loss="squared",
         huber_delta=1.0,
         alpha=None,
@@ -417,6 +443,11 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         min_child_weight=1e-3,
         reg_lambda=0.0,
         min_split_gain=0.0,
+        categorical_features=None,
+        max_cat_to_onehot=None,
+        max_cat_threshold=None,
+        cat_smooth=None,
+        min_data_per_group=None,
         loss="logistic",
         logistic_reg=0.0,
         clamp=None,

@@ -216,8 +216,14 @@ fn train_in_pool<T: Element>(
 ) -> Result<Trained> {
     let (params, x, w) = (problem.params, problem.x, problem.w);
     let cancel = monitor.cancel();
-    let data =
-        BinnedDataset::from_weighted_matrix(x, params.max_bins, params.random_state, w, &cancel)?;
+    let data = BinnedDataset::from_weighted_matrix(
+        x,
+        params.max_bins,
+        params.random_state,
+        w,
+        params.categorical(),
+        &cancel,
+    )?;
     let (mut fit, cfg) = Fit::new(problem, &data, weight_unit, eval_sets, &cancel)?;
     let mut early = params.early_stopping_rounds.map(|r| {
         let metric = params

@@ -11,7 +11,7 @@ use crate::data::BinnedDataset;
 use crate::data::matrix::{Element, Matrix};
 use crate::error::{Result, RgbmError};
 use crate::histogram::Gradients;
-use crate::model::{FORMAT_VERSION, Model, check_log_std_leaves};
+use crate::model::{Model, check_log_std_leaves, format_version_for};
 use crate::objective::Objective;
 use crate::params::{BoosterParams, Init, Loss, Step};
 use crate::rng::{Purpose, stream};
@@ -117,7 +117,9 @@ impl<'a, T: Element> Fit<'a, T> {
             max_depth: params.max_depth,
             max_leaves: params.max_leaves,
             rule: SplitRule::from_params(params).in_weight_unit(weight_unit),
-            exact_counts: false,
+            // Category sets need every bin's rows: counting them in the
+            // histograms beats recounting each categorical feature per node.
+            exact_counts: !params.categorical().is_empty(),
         };
         let learner = WeakLearner::new(params, data, cfg, cancel)?;
         let dir = if params.step == Step::LineSearch {
@@ -368,7 +370,7 @@ impl<'a, T: Element> Fit<'a, T> {
             sglb::fold_shrinkage(&mut self.trees, self.k_out, self.q);
         }
         let model = Model {
-            format_version: FORMAT_VERSION,
+            format_version: format_version_for(&self.trees),
             params: self.p.params.clone(),
             n_features: self.p.x.n_cols(),
             n_outputs: self.k_out,

@@ -207,6 +207,7 @@ mod tests {
             min_samples_leaf: 1.0,
             min_child_weight: 1e-3,
             min_split_gain: 0.0,
+            cat: crate::split::gain::CatRule::default(),
         };
         let c = 0.05;
         for h in [1e-3, 1e-20, 1e-60] {
@@ -234,6 +235,7 @@ mod tests {
             min_samples_leaf: 1.0,
             min_child_weight: 0.0,
             min_split_gain: 0.0,
+            cat: crate::split::gain::CatRule::default(),
         };
         let s = BinStats {
             g: -6.0,

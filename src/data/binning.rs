@@ -9,6 +9,7 @@ use super::sparse::{SparseLayout, SparseMatrix};
 use crate::alloc::filled_vec;
 use crate::cancel::Cancel;
 use crate::error::{Result, RgbmError};
+use crate::params::MAX_CATEGORY;
 use crate::rng::{Purpose, stream};
 
 /// Rows used to find the cut points (LightGBM uses 200k as well).
@@ -17,7 +18,19 @@ pub const BIN_SAMPLE_ROWS: usize = 200_000;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FeatureBins {
     /// Upper bounds of value bins 0..k-1 (the last value bin is unbounded).
+    /// A categorical feature's only give the number of value bins.
     pub thresholds: Vec<f64>,
+    /// A categorical feature's category code of each value bin, increasing.
+    /// Codes without a bin (rare beyond `max_bins`, or unseen) share the
+    /// missing bin: like missing values they follow a split's default side.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub categories: Option<Vec<u32>>,
+}
+
+/// The category code `v` holds, if it is one (an integer in [0, MAX_CATEGORY]).
+#[inline]
+pub fn category_code(v: f64) -> Option<u32> {
+    (v >= 0.0 && v <= MAX_CATEGORY as f64 && v == v.trunc()).then_some(v as u32)
 }
 
 impl FeatureBins {
@@ -38,6 +51,11 @@ impl FeatureBins {
     }
     #[inline]
     pub fn bin(&self, x: f64) -> usize {
+        if let Some(cats) = &self.categories {
+            return category_code(x)
+                .and_then(|c| cats.binary_search(&c).ok())
+                .unwrap_or(self.missing_bin());
+        }
         if x.is_nan() {
             self.missing_bin()
         } else {
@@ -87,7 +105,66 @@ impl FeatureBins {
                 }
             }
         }
-        FeatureBins { thresholds }
+        FeatureBins {
+            thresholds,
+            categories: None,
+        }
+    }
+
+    /// One bin per category: the `max_bins` codes with the most weight
+    /// (ties to the smaller code), from every row of weight > 0. A value
+    /// that is neither NaN nor a category code is an error.
+    fn categorical<T: Element>(
+        x: &Matrix<T>,
+        j: usize,
+        max_bins: usize,
+        weights: Option<&[f64]>,
+    ) -> Result<FeatureBins> {
+        let mut weight = vec![0.0f64; MAX_CATEGORY as usize + 1];
+        let mut bad = None;
+        let mut visit = |i: usize, v: f64| {
+            if v.is_nan() || bad.is_some() {
+                return;
+            }
+            match category_code(v) {
+                Some(c) => weight[c as usize] += weights.map_or(1.0, |w| w[i]),
+                None => bad = Some((i, v)),
+            }
+        };
+        match x {
+            Matrix::Dense(d) => d.for_each_in_col(j, visit),
+            // Every row, implicit zeros included (category 0).
+            Matrix::Sparse(_) => (0..x.n_rows()).for_each(|i| visit(i, x.get(i, j))),
+        }
+        if let Some((i, v)) = bad {
+            return Err(RgbmError::param(
+                "categorical_features",
+                format!(
+                    "feature {j} is categorical but row {i} holds {v}; categories must be \
+                     integers in [0, {MAX_CATEGORY}] (NaN = missing)"
+                ),
+            ));
+        }
+        let mut seen: Vec<u32> = (0..weight.len() as u32)
+            .filter(|&c| weight[c as usize] > 0.0)
+            .collect();
+        if seen.len() > max_bins {
+            seen.sort_by(|&a, &b| {
+                weight[b as usize]
+                    .total_cmp(&weight[a as usize])
+                    .then(a.cmp(&b))
+            });
+            seen.truncate(max_bins);
+            seen.sort_unstable();
+        }
+        Ok(FeatureBins {
+            thresholds: seen.iter().skip(1).map(|&c| c as f64 - 0.5).collect(),
+            categories: Some(seen),
+        })
+    }
+
+    pub fn is_categorical(&self) -> bool {
+        self.categories.is_some()
     }
 }
 
@@ -651,13 +728,31 @@ impl BinMapper {
         weights: Option<&[f64]>,
         cancel: &Cancel,
     ) -> Result<BinMapper> {
+        Self::fit_with_categories(x, max_bins, seed, weights, &[], cancel)
+    }
+
+    /// `fit`, with the `categorical` features binned one bin per category.
+    pub fn fit_with_categories<T: Element>(
+        x: &impl AsMatrix<T>,
+        max_bins: usize,
+        seed: u64,
+        weights: Option<&[f64]>,
+        categorical: &[usize],
+        cancel: &Cancel,
+    ) -> Result<BinMapper> {
+        let x = x.as_matrix();
+        if let Some(&j) = categorical.iter().find(|&&j| j >= x.n_cols()) {
+            return Err(RgbmError::param(
+                "categorical_features",
+                format!("lists feature {j}, but X has {} features", x.n_cols()),
+            ));
+        }
         if !(2..=65535).contains(&max_bins) {
             return Err(RgbmError::param(
                 "max_bins",
                 format!("must be in [2, 65535], got {max_bins}"),
             ));
         }
-        let x = x.as_matrix();
         let n = x.n_rows();
         if let Some(w) = weights
             && w.len() != n
@@ -706,6 +801,15 @@ impl BinMapper {
                 combine_cuts(distinct, &to_sort, sorted, max_bins)
             }
         };
+        let mut features = features;
+        let cat_bins: Vec<Result<FeatureBins>> = categorical
+            .par_iter()
+            .map(|&j| FeatureBins::categorical(&x, j, max_bins, weights))
+            .collect();
+        for (&j, bins) in categorical.iter().zip(cat_bins) {
+            features[j] = bins?;
+        }
+        cancel.check()?;
         Ok(BinMapper { features, max_bins })
     }
 

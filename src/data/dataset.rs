@@ -474,16 +474,17 @@ impl BinnedDataset {
         max_bins: usize,
         seed: u64,
     ) -> Result<BinnedDataset> {
-        Self::from_weighted_matrix(x, max_bins, seed, None, &Cancel::never())
+        Self::from_weighted_matrix(x, max_bins, seed, None, &[], &Cancel::never())
     }
 
     /// Bins `x` with a new mapper fitted on it, quantiles weighted by
-    /// `weights`; stops with `Interrupted` once `cancel` is set.
+    /// `weights`, the `categorical` features one bin per category; stops with `Interrupted` once `cancel` is set.
     pub fn from_weighted_matrix<T: Element>(
         x: &impl AsMatrix<T>,
         max_bins: usize,
         seed: u64,
         weights: Option<&[f64]>,
+        categorical: &[usize],
         cancel: &Cancel,
     ) -> Result<BinnedDataset> {
         let x = x.as_matrix();
@@ -494,7 +495,8 @@ impl BinnedDataset {
                 x.n_cols()
             )));
         }
-        let mapper = BinMapper::fit(&x, max_bins, seed, weights, cancel)?;
+        let mapper =
+            BinMapper::fit_with_categories(&x, max_bins, seed, weights, categorical, cancel)?;
         Self::bin(&x, mapper, cancel)
     }
 
@@ -642,8 +644,14 @@ mod tests {
             DenseMatrix::row_major(&v, n, p).unwrap(),
             DenseMatrix::col_major(&v, n, p).unwrap(),
         ] {
-            let r =
-                BinnedDataset::from_weighted_matrix(&x, 255, 0, None, &Cancel::on(flag.clone()));
+            let r = BinnedDataset::from_weighted_matrix(
+                &x,
+                255,
+                0,
+                None,
+                &[],
+                &Cancel::on(flag.clone()),
+            );
             assert!(matches!(r, Err(RgbmError::Interrupted)));
             // A mapper fitted without the flag: filling the codes stops too.
             let mapper = BinMapper::fit(&x, 255, 0, None, &Cancel::never()).unwrap();
@@ -920,9 +928,10 @@ mod sparse_tests {
         let (indptr, indices, data) = csc_of(&t, p, n);
         let csr = SparseMatrix::new(SparseLayout::Csr, n, p, &indptr, &indices, &data).unwrap();
         let never = Cancel::never();
-        let a = BinnedDataset::from_weighted_matrix(&dense, max_bins, 9, w, &never).unwrap();
+        let a = BinnedDataset::from_weighted_matrix(&dense, max_bins, 9, w, &[], &never).unwrap();
         for sparse in [csc, csr] {
-            let b = BinnedDataset::from_weighted_matrix(&sparse, max_bins, 9, w, &never).unwrap();
+            let b =
+                BinnedDataset::from_weighted_matrix(&sparse, max_bins, 9, w, &[], &never).unwrap();
             let what = format!(
                 "{:?} {n} x {p}, max_bins {max_bins}, weighted {}",
                 sparse.layout(),

@@ -10,7 +10,7 @@ use crate::error::{Result, RgbmError};
 pub use crate::options::{
     BoosterKind, Init, Loss, Metric, Mode, Selection, SelectionScope, SelectionSize, Step,
 };
-pub use spec::{MAX_EXACT_INT, MAX_ROUNDS, PARAMS, ParamSpec, Values, schema_json};
+pub use spec::{MAX_CATEGORY, MAX_EXACT_INT, MAX_ROUNDS, PARAMS, ParamSpec, Values, schema_json};
 
 /// Upper limit on `n_classes` (one tree per class per round).
 pub const MAX_CLASSES: usize = 10_000;
@@ -32,6 +32,27 @@ pub struct BoosterParams {
     pub min_child_weight: f64,
     pub reg_lambda: f64,
     pub min_split_gain: f64,
+    /// Features whose values are category codes (integers in
+    /// [0, `MAX_CATEGORY`], NaN = missing): their splits send a set of
+    /// categories one way. Unset fields are not written, so models without
+    /// categories keep their files byte for byte.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub categorical_features: Option<Vec<usize>>,
+    /// Nodes with at most this many categories try each one against the
+    /// rest; None = 4.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_cat_to_onehot: Option<usize>,
+    /// Most categories on the side a sorted-scan split picks; None = 32.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_cat_threshold: Option<usize>,
+    /// Added to a category's hessian sum when categories are sorted by
+    /// G/(H + cat_smooth), damping rare ones; None = 10.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cat_smooth: Option<f64>,
+    /// Categories with fewer rows in a node stay on the default side of a
+    /// sorted-scan split; None = 100.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_data_per_group: Option<usize>,
     pub loss: Loss,
     /// Classes K of `loss = softmax` (labels 0..K−1); unset for other losses.
     pub n_classes: Option<usize>,
@@ -99,6 +120,11 @@ impl Default for BoosterParams {
             min_child_weight: 1e-3,
             reg_lambda: 0.0,
             min_split_gain: 0.0,
+            categorical_features: None,
+            max_cat_to_onehot: None,
+            max_cat_threshold: None,
+            cat_smooth: None,
+            min_data_per_group: None,
             loss: Loss::Squared,
             n_classes: None,
             logistic_reg: 0.0,
@@ -165,6 +191,11 @@ impl BoosterParams {
     /// (F ← b + q·(F − b) + tree).
     pub fn shrink_factor(&self) -> f64 {
         1.0 - self.shrink_rate() * self.learning_rate
+    }
+
+    /// The categorical features (none when unset).
+    pub fn categorical(&self) -> &[usize] {
+        self.categorical_features.as_deref().unwrap_or(&[])
     }
 
     /// Whether trees grow best-first (leaf-limited) rather than depth-wise.

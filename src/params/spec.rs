@@ -13,6 +13,9 @@ use crate::error::{Result, RgbmError};
 /// Largest tree count, early-stopping patience and the like: far beyond use,
 /// small enough that per-round buffers stay allocatable.
 pub const MAX_ROUNDS: u64 = 10_000_000;
+/// Largest category code of a categorical feature (bitsets of categories
+/// stay at most 8 KiB per split).
+pub const MAX_CATEGORY: u64 = 65_535;
 /// Integers above 2^53 do not survive a trip through a float (JSON, Python).
 pub const MAX_EXACT_INT: u64 = 1 << 53;
 
@@ -141,6 +144,34 @@ pub const PARAMS: &[ParamSpec] = &[
         "min_split_gain",
         NON_NEGATIVE,
         "smallest gain a split must reach",
+    ),
+    maybe(
+        "categorical_features",
+        Values::IntList {
+            min: 0,
+            max: MAX_EXACT_INT,
+        },
+        "indices of features holding category codes (integers in [0, 65535], NaN = missing)",
+    ),
+    maybe(
+        "max_cat_to_onehot",
+        int(1, MAX_CATEGORY + 1),
+        "nodes with at most this many categories split one category off; None = 4",
+    ),
+    maybe(
+        "max_cat_threshold",
+        int(1, MAX_CATEGORY + 1),
+        "most categories a sorted-scan split sends away from the default side; None = 32",
+    ),
+    maybe(
+        "cat_smooth",
+        NON_NEGATIVE,
+        "added to each category's hessian sum when sorting categories; None = 10",
+    ),
+    maybe(
+        "min_data_per_group",
+        int(1, MAX_EXACT_INT),
+        "categories with fewer rows in a node stay on the default side; None = 100",
     ),
     spec(
         "loss",
@@ -456,6 +487,7 @@ fn non_finite_option(p: &BoosterParams) -> Option<&'static str> {
     };
     [
         ("clamp", p.clamp),
+        ("cat_smooth", p.cat_smooth),
         ("alpha", p.alpha),
         ("tweedie_variance_power", p.tweedie_variance_power),
         ("shrink_rate", p.shrink_rate),
@@ -512,6 +544,11 @@ mod tests {
         let every = BoosterParams {
             alpha: Some(0.5),
             tweedie_variance_power: Some(1.5),
+            categorical_features: Some(vec![0]),
+            max_cat_to_onehot: Some(4),
+            max_cat_threshold: Some(32),
+            cat_smooth: Some(10.0),
+            min_data_per_group: Some(100),
             ..Default::default()
         };
         let defaults = serde_json::to_value(every).unwrap();

@@ -29,6 +29,13 @@ impl BoosterParams {
     }
 
     fn check_tree(&self) -> Result<()> {
+        let mut cats = self.categorical().to_vec();
+        cats.sort_unstable();
+        check(
+            cats.windows(2).all(|w| w[0] != w[1]),
+            "categorical_features",
+            || "lists a feature more than once".to_string(),
+        )?;
         check(
             self.max_depth.is_some()
                 || self.max_leaves.is_some()

@@ -15,6 +15,41 @@ pub struct SplitRule {
     pub min_samples_leaf: f64,
     pub min_child_weight: f64,
     pub min_split_gain: f64,
+    pub cat: CatRule,
+}
+
+/// How categorical features are split (LightGBM's parameters of the same names).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CatRule {
+    pub max_cat_to_onehot: usize,
+    pub max_cat_threshold: usize,
+    pub cat_smooth: f64,
+    pub min_data_per_group: f64,
+}
+
+impl Default for CatRule {
+    fn default() -> Self {
+        CatRule {
+            max_cat_to_onehot: 4,
+            max_cat_threshold: 32,
+            cat_smooth: 10.0,
+            min_data_per_group: 100.0,
+        }
+    }
+}
+
+impl CatRule {
+    pub fn from_params(p: &BoosterParams) -> CatRule {
+        let d = CatRule::default();
+        CatRule {
+            max_cat_to_onehot: p.max_cat_to_onehot.unwrap_or(d.max_cat_to_onehot),
+            max_cat_threshold: p.max_cat_threshold.unwrap_or(d.max_cat_threshold),
+            cat_smooth: p.cat_smooth.unwrap_or(d.cat_smooth),
+            min_data_per_group: p
+                .min_data_per_group
+                .map_or(d.min_data_per_group, |m| m as f64),
+        }
+    }
 }
 
 impl SplitRule {
@@ -26,6 +61,7 @@ impl SplitRule {
             min_samples_leaf: p.min_samples_leaf as f64,
             min_child_weight: p.min_child_weight,
             min_split_gain: p.min_split_gain,
+            cat: CatRule::from_params(p),
         }
     }
 
@@ -38,6 +74,10 @@ impl SplitRule {
             lambda: self.lambda * unit,
             min_child_weight: self.min_child_weight * unit,
             min_split_gain: self.min_split_gain * unit,
+            cat: CatRule {
+                cat_smooth: self.cat.cat_smooth * unit,
+                ..self.cat
+            },
             ..self
         }
     }
@@ -49,6 +89,15 @@ impl SplitRule {
             Mode::Newton => s.h + lambda,
             Mode::Gradient => s.w + lambda,
         }
+    }
+
+    /// The key categories are sorted by: G/(H + smooth) (Newton) or
+    /// G/(W + smooth) (gradient), so that with smooth = 0 sorted prefixes
+    /// contain the best partition (Fisher 1958).
+    #[inline]
+    pub fn category_key(&self, s: &BinStats) -> f64 {
+        let d = Self::denominator(self.gain, s, self.cat.cat_smooth);
+        if d > TINY { s.g / d } else { 0.0 }
     }
 
     /// Node score G²/(H+λ) (Newton) or G²/(W+λ) (gradient).
@@ -122,6 +171,7 @@ mod tests {
             min_samples_leaf: 1.0,
             min_child_weight: 0.0,
             min_split_gain: 0.0,
+            cat: CatRule::default(),
         }
     }
 

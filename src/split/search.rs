@@ -8,11 +8,15 @@ use crate::data::dataset::{BinCode, BinCodes};
 use crate::histogram::{BinStats, HistSlice, Histogram};
 use crate::selection::Candidates;
 
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SplitCandidate {
     pub feature: usize,
     /// Rows with bin <= `bin` (and missing rows if `default_left`) go left.
     pub bin: usize,
+    /// A categorical split: these value bins (increasing) go away from the
+    /// default side; every other bin, the missing bin included, follows
+    /// `default_left`. `bin` and `threshold` are then unused.
+    pub categories: Option<Vec<u32>>,
     pub threshold: f64,
     pub default_left: bool,
     /// `default_left` is still to be decided: left iff the left child has at
@@ -148,7 +152,10 @@ fn scan_feature(
                     undecided_max = undecided_max.max(gain);
                     continue;
                 }
-                if best.is_none_or(|c| clearly_better(gain, c.gain, parent_score)) {
+                if best
+                    .as_ref()
+                    .is_none_or(|c| clearly_better(gain, c.gain, parent_score))
+                {
                     before_best_max = decided_max;
                     let (mut default_left, mut left, mut right) = (missing_left, left, right);
                     let mut default_by_rows = false;
@@ -178,6 +185,7 @@ fn scan_feature(
                     best = Some(SplitCandidate {
                         feature,
                         bin: b,
+                        categories: None,
                         threshold: thresholds[b],
                         default_left,
                         default_by_rows,
@@ -197,7 +205,7 @@ fn scan_feature(
     // them and every decided candidate before it: whichever of them are
     // valid, the exact scan reaches the best with a running best it clearly
     // beats, and nothing after it clearly beats it.
-    match best {
+    match &best {
         Some(c)
             if clearly_better(c.gain, undecided_max, parent_score)
                 && (before_best_max == f64::NEG_INFINITY
@@ -207,6 +215,121 @@ fn scan_feature(
         }
         _ => Err(NeedsCounts),
     }
+}
+
+/// Best category-set split of a categorical feature (exact counts). The
+/// categories with rows in the node, and the missing bin when it has weight,
+/// are the items. With at most `max_cat_to_onehot` items each one is tried
+/// against the rest; otherwise the items with at least `min_data_per_group`
+/// rows are sorted by `SplitRule::category_key` and every prefix and suffix
+/// of up to `max_cat_threshold` items is tried against the rest (LightGBM's
+/// scheme; with `cat_smooth` = 0 and no limits the best partition is among
+/// them, Fisher 1958). The side holding the missing bin, or else the rest,
+/// is the default side, which unseen categories follow too.
+fn scan_categorical(
+    hist: HistSlice,
+    n_value_bins: usize,
+    total: &BinStats,
+    parent_score: f64,
+    feature: usize,
+    rule: &SplitRule,
+) -> Option<SplitCandidate> {
+    let missing_bin = n_value_bins;
+    let mut items: Vec<(usize, BinStats)> = (0..n_value_bins)
+        .map(|b| (b, hist.stats(b)))
+        .filter(|(_, s)| s.n > 0.0)
+        .collect();
+    let missing = hist.stats(missing_bin);
+    if missing.w > 0.0 {
+        items.push((missing_bin, missing));
+    }
+    if items.len() < 2 {
+        return None;
+    }
+    let cat = rule.cat;
+    // (gain, which items of `order` form the set: a prefix or a suffix).
+    let mut best: Option<(f64, usize, bool)> = None;
+    let order: Vec<(usize, BinStats)> = if items.len() <= cat.max_cat_to_onehot {
+        items.clone()
+    } else {
+        let mut order: Vec<(usize, BinStats)> = items
+            .iter()
+            .filter(|(_, s)| s.n >= cat.min_data_per_group)
+            .copied()
+            .collect();
+        // Stable: equal keys stay in bin order.
+        order.sort_by(|a, b| rule.category_key(&a.1).total_cmp(&rule.category_key(&b.1)));
+        order
+    };
+    let mut consider = |set: &BinStats, k: usize, suffix: bool| {
+        let rest = total.sub(set);
+        if let Some(gain) = rule.gain(parent_score, set, &rest)
+            && best.is_none_or(|(b, _, _)| clearly_better(gain, b, parent_score))
+        {
+            best = Some((gain, k, suffix));
+        }
+    };
+    if items.len() <= cat.max_cat_to_onehot {
+        // One item against the rest: `k` is the item's index.
+        for (k, (_, s)) in order.iter().enumerate() {
+            consider(s, k, false);
+        }
+    } else {
+        let max_k = cat.max_cat_threshold.min(order.len());
+        let mut set = BinStats::default();
+        for k in 1..=max_k {
+            set.add(&order[k - 1].1);
+            consider(&set, k, false);
+        }
+        let mut set = BinStats::default();
+        for k in 1..=max_k {
+            set.add(&order[order.len() - k].1);
+            consider(&set, k, true);
+        }
+    }
+    let (gain, k, suffix) = best?;
+    let chosen: &[(usize, BinStats)] = if items.len() <= cat.max_cat_to_onehot {
+        &order[k..k + 1]
+    } else if suffix {
+        &order[order.len() - k..]
+    } else {
+        &order[..k]
+    };
+    let mut in_set = vec![false; n_value_bins + 1];
+    let mut set = BinStats::default();
+    for (b, s) in chosen {
+        in_set[*b] = true;
+        set.add(s);
+    }
+    // The bins away from the default side.
+    let away: Vec<u32> = if in_set[missing_bin] {
+        items
+            .iter()
+            .filter(|(b, _)| *b != missing_bin && !in_set[*b])
+            .map(|(b, _)| *b as u32)
+            .collect()
+    } else {
+        (0..n_value_bins)
+            .filter(|&b| in_set[b])
+            .map(|b| b as u32)
+            .collect()
+    };
+    let left = if in_set[missing_bin] {
+        total.sub(&set)
+    } else {
+        set
+    };
+    Some(SplitCandidate {
+        feature,
+        bin: 0,
+        categories: Some(away),
+        threshold: 0.0,
+        default_left: false,
+        default_by_rows: false,
+        gain,
+        left,
+        right: total.sub(&left),
+    })
 }
 
 /// Relative margin by which a later candidate must beat the current best.
@@ -244,6 +367,20 @@ pub fn best_split(
     let features = &cands.features;
     let one = |(k, &j): (usize, &usize)| {
         let h = hist.slice(data.bin_offsets[j]..data.bin_offsets[j + 1]);
+        let fb = &data.mapper.features[j];
+        if fb.is_categorical() {
+            // Category sets need each bin's row count (`min_data_per_group`,
+            // and the sides' sizes are not bounded by a running sum).
+            let exact;
+            let h = match counts {
+                RowCounts::Exact => h,
+                RowCounts::Bounded { .. } => {
+                    exact = feature_row_counts(data, j, rows);
+                    HistSlice { count: &exact, ..h }
+                }
+            };
+            return scan_categorical(h, fb.n_value_bins(), total, parent_score, j, rule);
+        }
         let allowed = cands.allowed.as_ref().map(|a| &a[k][..]);
         let thresholds = &data.mapper.features[j].thresholds;
         scan_feature(h, thresholds, total, parent_score, j, rule, allowed, counts).unwrap_or_else(
@@ -303,6 +440,7 @@ fn count_codes<C: BinCode>(col: &[C], rows: &[u32], counts: &mut [u32]) {
 mod tests {
     use super::*;
     use crate::params::Mode;
+    use crate::split::gain::CatRule;
 
     fn rule() -> SplitRule {
         SplitRule {
@@ -312,6 +450,7 @@ mod tests {
             min_samples_leaf: 2.0,
             min_child_weight: 0.0,
             min_split_gain: 0.0,
+            cat: CatRule::default(),
         }
     }
 
@@ -394,6 +533,162 @@ mod tests {
                 ),
                 other => panic!("trial {trial}: {other:?}"),
             }
+        }
+    }
+
+    fn random_node(
+        next: &mut impl FnMut() -> f64,
+        k: usize,
+        n: usize,
+    ) -> (Vec<(usize, BinStats)>, Vec<BinStats>, BinStats) {
+        let rows: Vec<(usize, BinStats)> = (0..n)
+            .map(|_| {
+                let b = if next() < 0.15 {
+                    k
+                } else {
+                    (next() * k as f64) as usize
+                };
+                let st = BinStats {
+                    g: next() - 0.5,
+                    h: 0.1 + next(),
+                    w: 1.0,
+                    n: 1.0,
+                };
+                (b, st)
+            })
+            .collect();
+        let mut hist = vec![BinStats::default(); k + 1];
+        let mut total = BinStats::default();
+        for (b, st) in &rows {
+            hist[*b].add(st);
+            total.add(st);
+        }
+        (rows, hist, total)
+    }
+
+    /// The categorical scan against every partition of the node's items (its
+    /// categories with rows and the missing bin): with `cat_smooth` = 0,
+    /// λ = 0 and no limits, the sorted scan finds the best partition; with
+    /// one-vs-rest, the best single item. The winner's sums are those of
+    /// the rows it routes.
+    #[test]
+    fn categorical_scan_matches_brute_force_over_partitions() {
+        let mut s = 5u64;
+        let mut next = move || {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut splits = 0;
+        for trial in 0..400 {
+            let k = 2 + trial % 7;
+            let n = 3 + trial % 40;
+            let onehot = trial % 4 == 3;
+            let (rows, hist, total) = random_node(&mut next, k, n);
+            let mut r = rule();
+            r.lambda = 0.0;
+            r.min_samples_leaf = 1.0;
+            r.min_child_weight = 0.0;
+            r.cat = CatRule {
+                max_cat_to_onehot: if onehot { 64 } else { 1 },
+                max_cat_threshold: 64,
+                cat_smooth: 0.0,
+                min_data_per_group: 1.0,
+            };
+            let parent = r.score(&total);
+            let got = scan_categorical(
+                Histogram::from_stats(&hist).view(),
+                k,
+                &total,
+                parent,
+                0,
+                &r,
+            );
+            let items: Vec<usize> = (0..=k).filter(|&b| hist[b].n > 0.0).collect();
+            let mut want: Option<f64> = None;
+            for mask in 1u32..(1 << items.len()) - 1 {
+                if onehot && mask.count_ones() != 1 && mask.count_ones() as usize != items.len() - 1
+                {
+                    continue;
+                }
+                let mut l = BinStats::default();
+                for (i, &b) in items.iter().enumerate() {
+                    if mask >> i & 1 == 1 {
+                        l.add(&hist[b]);
+                    }
+                }
+                if let Some(g) = r.gain(parent, &l, &total.sub(&l)) {
+                    want = Some(want.map_or(g, |w: f64| w.max(g)));
+                }
+            }
+            match (&got, want) {
+                (None, None) => {}
+                (Some(c), Some(w)) => {
+                    splits += 1;
+                    assert!(
+                        (c.gain - w).abs() <= 1e-9 * w.abs().max(1.0),
+                        "trial {trial}: {} vs {w}",
+                        c.gain
+                    );
+                    let away = c.categories.as_ref().unwrap();
+                    let mut left = BinStats::default();
+                    for (b, st) in &rows {
+                        let goes_away = *b < k && away.contains(&(*b as u32));
+                        if goes_away != c.default_left {
+                            left.add(st);
+                        }
+                    }
+                    assert_eq!(left.n, c.left.n, "trial {trial}");
+                    assert!((left.g - c.left.g).abs() < 1e-12, "trial {trial}");
+                }
+                other => panic!("trial {trial}: {other:?}"),
+            }
+        }
+        assert!(splits > 300);
+    }
+
+    /// `max_cat_threshold` bounds the set the sorted scan sends away, and
+    /// `min_data_per_group` keeps small categories on the default side.
+    #[test]
+    fn categorical_limits_are_respected() {
+        let mut s = 9u64;
+        let mut next = move || {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for trial in 0..200 {
+            let k = 6 + trial % 10;
+            let (_, hist, total) = random_node(&mut next, k, 60);
+            let mut r = rule();
+            r.min_samples_leaf = 1.0;
+            r.cat = CatRule {
+                max_cat_to_onehot: 1,
+                max_cat_threshold: 2,
+                cat_smooth: 1.0,
+                min_data_per_group: 5.0,
+            };
+            let parent = r.score(&total);
+            let Some(c) = scan_categorical(
+                Histogram::from_stats(&hist).view(),
+                k,
+                &total,
+                parent,
+                0,
+                &r,
+            ) else {
+                continue;
+            };
+            let away = c.categories.unwrap();
+            let small = away.iter().filter(|&&b| hist[b as usize].n < 5.0).count();
+            // Either the set itself (at most 2, none small) or, when the
+            // missing bin was in the set, its complement.
+            assert!(
+                away.len() <= 2 && small == 0 || hist[k].n >= 5.0,
+                "trial {trial}: {away:?}"
+            );
         }
     }
 }

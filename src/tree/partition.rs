@@ -22,7 +22,12 @@ pub struct SplitRoute {
     pub default_left: bool,
 }
 
-impl SplitRoute {
+/// Where a row goes, from its bin code.
+trait Route: Copy + Sync {
+    fn goes_left(&self, code: usize) -> bool;
+}
+
+impl Route for SplitRoute {
     #[inline(always)]
     fn goes_left(&self, code: usize) -> bool {
         if code == self.missing_bin {
@@ -30,6 +35,42 @@ impl SplitRoute {
         } else {
             code <= self.bin
         }
+    }
+}
+
+/// A categorical split: `left[bin]` for each of the feature's bins.
+#[derive(Clone, Copy)]
+struct BinTable<'t>(&'t [bool]);
+
+impl Route for BinTable<'_> {
+    #[inline(always)]
+    fn goes_left(&self, code: usize) -> bool {
+        self.0[code]
+    }
+}
+
+/// `partition` for a split that sends bin b of `feature` left iff `left[b]`.
+pub fn partition_by_bins(
+    data: &BinnedDataset,
+    feature: usize,
+    left: &[bool],
+    rows: &mut [u32],
+    scratch: &mut [u32],
+) -> usize {
+    let n = data.n_rows;
+    match &data.codes {
+        BinCodes::U8(c) => partition_typed(
+            &c[feature * n..(feature + 1) * n],
+            BinTable(left),
+            rows,
+            scratch,
+        ),
+        BinCodes::U16(c) => partition_typed(
+            &c[feature * n..(feature + 1) * n],
+            BinTable(left),
+            rows,
+            scratch,
+        ),
     }
 }
 
@@ -60,7 +101,7 @@ pub fn partition(
 /// Splits one chunk into `out`: lefts from the front, rights from the back
 /// (reversed). Returns the left count.
 #[inline(never)]
-fn split_chunk<C: BinCode>(col: &[C], route: SplitRoute, rows: &[u32], out: &mut [u32]) -> usize {
+fn split_chunk<C: BinCode, R: Route>(col: &[C], route: R, rows: &[u32], out: &mut [u32]) -> usize {
     let (mut l, mut r) = (0usize, out.len());
     for (k, &row) in rows.iter().enumerate() {
         if let Some(&ahead) = rows.get(k + PREFETCH_AHEAD) {
@@ -78,9 +119,9 @@ fn split_chunk<C: BinCode>(col: &[C], route: SplitRoute, rows: &[u32], out: &mut
     l
 }
 
-fn partition_typed<C: BinCode>(
+fn partition_typed<C: BinCode, R: Route>(
     col: &[C],
-    route: SplitRoute,
+    route: R,
     rows: &mut [u32],
     scratch: &mut [u32],
 ) -> usize {

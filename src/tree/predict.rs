@@ -13,7 +13,7 @@
 //! every path gives bit-identical scores.
 use rayon::prelude::*;
 
-use super::tree::Tree;
+use super::tree::{Tree, in_category_set};
 use crate::cancel::Cancel;
 use crate::data::matrix::{AsMatrix, Element, Matrix};
 use crate::error::Result;
@@ -151,6 +151,8 @@ leaf_mask!(u32, u64);
 /// thresholds, same NaN routing), so the leaf is the same.
 struct MaskTree<T, M> {
     nodes: Vec<MaskNode<T, M>>,
+    /// Categorical nodes: (feature, default_left, left bits, category set).
+    cat_nodes: Vec<(usize, bool, M, Vec<u32>)>,
     /// Leaf value by left-to-right position.
     values: Vec<f64>,
 }
@@ -183,8 +185,21 @@ impl<T: Element, M: LeafMask> MaskTree<T, M> {
             (first, n_left + n_right)
         }
         visit(tree, 0, &mut order, &mut left_bits);
+        let categorical = |k: &usize| tree.category_set(*k).is_some();
         Some(MaskTree {
+            cat_nodes: (0..m)
+                .filter(categorical)
+                .map(|k| {
+                    (
+                        tree.feature[k] as usize,
+                        tree.default_left[k],
+                        left_bits[k],
+                        tree.categories[k].clone(),
+                    )
+                })
+                .collect(),
             nodes: (0..m)
+                .filter(|k| !categorical(k))
                 .map(|k| {
                     (
                         tree.feature[k] as usize,
@@ -218,6 +233,15 @@ impl<T: Element, M: LeafMask> MaskTree<T, M> {
         }
         #[cfg(not(target_arch = "x86_64"))]
         clear_unreachable(&self.nodes, cols, rows, acc);
+        // Clearing bits commutes, so category nodes may come last.
+        for (j, default_left, left, set) in &self.cat_nodes {
+            let col = &cols[j * rows..(j + 1) * rows];
+            for (a, &v) in acc.iter_mut().zip(col) {
+                if *default_left == in_category_set(set, v.to_f64()) {
+                    *a = *a & !*left;
+                }
+            }
+        }
         for (r, &a) in acc.iter().enumerate() {
             add(r, self.values[a.lowest()]);
         }
@@ -305,6 +329,8 @@ struct FlatTree<'a, T> {
     nodes: Vec<FlatNode<T>>,
     n_splits: u32,
     leaf_value: &'a [f64],
+    /// The tree, when some node is categorical (its sets are read from it).
+    categorical: Option<&'a Tree>,
 }
 
 impl<'a, T: Element> FlatTree<'a, T> {
@@ -339,12 +365,27 @@ impl<'a, T: Element> FlatTree<'a, T> {
             nodes,
             n_splits: m as u32,
             leaf_value: &tree.leaf_value,
+            categorical: tree.has_categories().then_some(tree),
         }
     }
 
     /// Calls `add(r, value)` for every row r of `block` (row-major, p values a row).
     #[inline]
-    fn add_block(&self, block: &[T], p: usize, mut add: impl FnMut(usize, f64)) {
+    fn add_block(&self, block: &[T], p: usize, add: impl FnMut(usize, f64)) {
+        // Threshold-only trees keep a step without the category test.
+        match self.categorical {
+            None => self.add_block_with::<false>(block, p, add),
+            Some(_) => self.add_block_with::<true>(block, p, add),
+        }
+    }
+
+    #[inline(always)]
+    fn add_block_with<const CAT: bool>(
+        &self,
+        block: &[T],
+        p: usize,
+        mut add: impl FnMut(usize, f64),
+    ) {
         let rows = block.len() / p;
         if self.n_splits == 0 {
             (0..rows).for_each(|r| add(r, self.leaf_value[0]));
@@ -356,7 +397,7 @@ impl<'a, T: Element> FlatTree<'a, T> {
             let mut at = [0u32; LANES];
             while at.iter().fold(false, |busy, &a| busy | (a < m)) {
                 for (lane, a) in at.iter_mut().enumerate() {
-                    *a = self.step(*a, group, lane * p);
+                    *a = self.step::<CAT>(*a, group, lane * p);
                 }
             }
             for (lane, &a) in at.iter().enumerate() {
@@ -367,7 +408,7 @@ impl<'a, T: Element> FlatTree<'a, T> {
         for (k, row) in groups.remainder().chunks_exact(p).enumerate() {
             let mut a = 0u32;
             while a < m {
-                a = self.step(a, row, 0);
+                a = self.step::<CAT>(a, row, 0);
             }
             add(done + k, self.leaf_value[(a - m) as usize]);
         }
@@ -375,9 +416,13 @@ impl<'a, T: Element> FlatTree<'a, T> {
 
     // `!(v <= t)` on purpose: it is true for NaN, unlike `v > t`.
     #[inline(always)]
-    fn step(&self, at: u32, rows: &[T], row_start: usize) -> u32 {
+    fn step<const CAT: bool>(&self, at: u32, rows: &[T], row_start: usize) -> u32 {
         let node = &self.nodes[at as usize];
         let v = rows[row_start + node.feature as usize];
+        if CAT && let Some(set) = self.categorical.and_then(|t| t.category_set(at as usize)) {
+            let right = node.default_left == in_category_set(set, v.to_f64());
+            return node.children[usize::from(right)];
+        }
         // NaN fails both comparisons: `v > t` sends it left, `!(v <= t)`
         // right. `&`/`|` rather than `&&`/`||`: no branch to mispredict.
         let right = (node.default_left & (v > node.threshold))
@@ -391,6 +436,7 @@ mod tests {
     use super::*;
     use crate::data::matrix::DenseMatrix;
     use crate::data::sparse::{SparseLayout, SparseMatrix};
+    use crate::tree::tree::category_bitset;
 
     /// A chain-shaped and a balanced tree over 3 features, with NaN defaults both ways.
     fn trees() -> Vec<Tree> {
@@ -403,6 +449,7 @@ mod tests {
             gain: vec![1.0; 3],
             count: vec![1.0; 3],
             leaf_value: vec![1.0, 2.0, 3.0, 4.0],
+            categories: Vec::new(),
         };
         let balanced = Tree {
             feature: vec![2, 0, 1],
@@ -413,6 +460,7 @@ mod tests {
             gain: vec![1.0; 3],
             count: vec![1.0; 3],
             leaf_value: vec![-0.5, 0.25, 8.0, -16.0],
+            categories: Vec::new(),
         };
         let stump = Tree {
             leaf_value: vec![0.125],
@@ -525,7 +573,7 @@ mod tests {
         }
     }
 
-    /// Random tree shapes from 1 to 70 leaves (32-bit masks up to 32, 64-bit
+    /// Random tree shapes from 1 to 70 leaves, half with category sets (32-bit masks up to 32, 64-bit
     /// up to 64, the flat walk beyond) give the node-by-node walk's scores,
     /// bit for bit.
     #[test]
@@ -574,6 +622,20 @@ mod tests {
             for (k, v) in tree.leaf_value.iter_mut().enumerate() {
                 *v = (k as f64 + 1.0) * 0.37 + n_leaves as f64 * 1e-3;
             }
+            // Every other tree has category-set nodes (codes 0..40).
+            if n_leaves % 2 == 0 && tree.n_internal() > 0 {
+                tree.categories = (0..tree.n_internal())
+                    .map(|_| {
+                        if next() % 3 == 0 {
+                            return Vec::new();
+                        }
+                        let one = next() as u32 % 40;
+                        let codes: Vec<u32> =
+                            (0..40).filter(|&c| c == one || next() % 2 == 0).collect();
+                        category_bitset(codes.into_iter())
+                    })
+                    .collect();
+            }
             tree.validate(p).unwrap();
             trees.push(tree);
         }
@@ -584,8 +646,9 @@ mod tests {
         );
         let n = 2 * MIN_ROWS_FOR_FLAT + 3;
         let x: Vec<f64> = (0..n * p)
-            .map(|_| match next() % 8 {
+            .map(|_| match next() % 10 {
                 0 => f64::NAN,
+                8 | 9 => (next() % 45) as f64 - [0.0, 0.5, 2.0][next() as usize % 3],
                 k => levels[k as usize % levels.len()] + (next() % 3) as f64 * 0.01 - 0.01,
             })
             .collect();

@@ -2,11 +2,17 @@
 //! left (NaN follows default_left[i]). A child reference c >= 0 is an internal
 //! node, c < 0 is leaf !c. Children always have larger indices than their
 //! parent, so a valid tree has no cycles.
+//!
+//! A categorical node i instead holds a set of category codes
+//! (`categories[i]`, a bitset of 32-bit words): a value that is one of them
+//! goes away from the default side, every other value (other categories,
+//! unseen ones, NaN, non-integers) follows `default_left[i]`.
 use serde::{Deserialize, Serialize};
 
-use crate::alloc::reserve_one;
+use crate::alloc::{grow_to, reserve_one};
 use crate::data::matrix::{DenseMatrix, Element};
 use crate::error::{Result, RgbmError};
+use crate::params::MAX_CATEGORY;
 
 /// Largest magnitude a loaded model may hold in a leaf value or base score:
 /// sums over up to 10^7 trees stay finite, so predictions can never overflow.
@@ -24,6 +30,37 @@ pub struct Tree {
     /// Rows (training, unweighted) that reached each internal node.
     pub count: Vec<f64>,
     pub leaf_value: Vec<f64>,
+    /// Empty when no node is categorical (and then not written, so such
+    /// trees keep their files); otherwise one bitset per node, empty for
+    /// threshold nodes. Bit c of word c / 32 set: category c leaves the
+    /// default side.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub categories: Vec<Vec<u32>>,
+}
+
+/// Most 32-bit words in a category set (codes up to `MAX_CATEGORY`).
+pub const MAX_CATEGORY_WORDS: usize = (MAX_CATEGORY as usize) / 32 + 1;
+
+/// Whether `v` is a category code in the bitset `words`.
+#[inline(always)]
+pub fn in_category_set(words: &[u32], v: f64) -> bool {
+    // NaN fails the comparisons; codes beyond the words are not in the set.
+    if v >= 0.0 && v < (words.len() * 32) as f64 && v == v.trunc() {
+        let c = v as usize;
+        words[c / 32] >> (c % 32) & 1 == 1
+    } else {
+        false
+    }
+}
+
+/// The bitset of the given category codes.
+pub fn category_bitset(codes: impl Iterator<Item = u32> + Clone) -> Vec<u32> {
+    let words = codes.clone().max().map_or(0, |c| c as usize / 32 + 1);
+    let mut set = vec![0u32; words];
+    for c in codes {
+        set[c as usize / 32] |= 1 << (c % 32);
+    }
+    set
 }
 
 impl Tree {
@@ -36,7 +73,41 @@ impl Tree {
         reserve_one(&mut self.left, what)?;
         reserve_one(&mut self.right, what)?;
         reserve_one(&mut self.gain, what)?;
+        if !self.categories.is_empty() {
+            reserve_one(&mut self.categories, what)?;
+        }
         reserve_one(&mut self.count, what)
+    }
+
+    /// The category set of node i, if it is categorical.
+    #[inline(always)]
+    pub fn category_set(&self, i: usize) -> Option<&[u32]> {
+        self.categories
+            .get(i)
+            .filter(|c| !c.is_empty())
+            .map(Vec::as_slice)
+    }
+
+    /// Whether any node splits on a category set.
+    pub fn has_categories(&self) -> bool {
+        self.categories.iter().any(|c| !c.is_empty())
+    }
+
+    /// Gives the node just pushed its category set (None: a threshold
+    /// node), keeping `categories` empty or one entry per node.
+    pub fn push_categories(&mut self, set: Option<Vec<u32>>) -> Result<()> {
+        let m = self.feature.len();
+        match set {
+            Some(words) => {
+                grow_to(&mut self.categories, m, Vec::new(), "the tree")?;
+                self.categories[m - 1] = words;
+            }
+            None if !self.categories.is_empty() => {
+                grow_to(&mut self.categories, m, Vec::new(), "the tree")?
+            }
+            None => {}
+        }
+        Ok(())
     }
 
     pub fn n_leaves(&self) -> usize {
@@ -55,7 +126,9 @@ impl Tree {
         let mut node = 0usize;
         loop {
             let v = x(self.feature[node] as usize);
-            let go_left = if v.is_nan() {
+            let go_left = if let Some(set) = self.category_set(node) {
+                self.default_left[node] != in_category_set(set, v)
+            } else if v.is_nan() {
                 self.default_left[node]
             } else {
                 v <= self.threshold[node]
@@ -102,6 +175,23 @@ impl Tree {
                 m + 1,
                 self.leaf_value.len()
             ));
+        }
+        if !self.categories.is_empty() && self.categories.len() != m {
+            return bad(format!(
+                "tree array `categories` has length {}, expected {m} or 0",
+                self.categories.len()
+            ));
+        }
+        for (i, set) in self.categories.iter().enumerate() {
+            if set.len() > MAX_CATEGORY_WORDS {
+                return bad(format!(
+                    "node {i} has a category set of {} words, more than {MAX_CATEGORY_WORDS}",
+                    set.len()
+                ));
+            }
+            if set.last() == Some(&0) {
+                return bad(format!("node {i} has a category set ending in a zero word"));
+            }
         }
         if let Some(v) = self.leaf_value.iter().find(|v| !(v.abs() <= MAX_ABS_VALUE)) {
             return bad(format!(
@@ -173,6 +263,7 @@ mod tests {
             gain: vec![1.0],
             count: vec![10.0],
             leaf_value: vec![-1.0, 2.0],
+            categories: Vec::new(),
         }
     }
 
@@ -214,6 +305,44 @@ mod tests {
         }
         let mut t = stump();
         t.gain[0] = 0.0;
+        t.validate(2).unwrap();
+    }
+
+    #[test]
+    fn category_sets_route_members_away_from_the_default_side() {
+        for default_left in [false, true] {
+            let mut t = stump();
+            t.default_left[0] = default_left;
+            t.categories = vec![category_bitset([2u32, 33].into_iter())];
+            t.validate(2).unwrap();
+            let away = if default_left { 2.0 } else { -1.0 };
+            let home = if default_left { -1.0 } else { 2.0 };
+            for (v, want) in [
+                (2.0, away),
+                (33.0, away),
+                (3.0, home),
+                (2.5, home),
+                (-2.0, home),
+                (f64::NAN, home),
+                (1e12, home),
+            ] {
+                let x = [0.0, v];
+                let m = DenseMatrix::row_major(&x, 1, 2).unwrap();
+                assert_eq!(t.predict_row(&m, 0), want, "{v}");
+            }
+        }
+    }
+
+    #[test]
+    fn validation_rejects_broken_category_sets() {
+        let mut t = stump();
+        t.categories = vec![vec![1], vec![1]];
+        assert!(t.validate(2).is_err());
+        t.categories = vec![vec![1, 0]];
+        assert!(t.validate(2).is_err());
+        t.categories = vec![vec![1; MAX_CATEGORY_WORDS + 1]];
+        assert!(t.validate(2).is_err());
+        t.categories = vec![vec![]];
         t.validate(2).unwrap();
     }
 }

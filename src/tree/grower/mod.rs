@@ -7,8 +7,8 @@ use std::collections::BinaryHeap;
 
 use rayon::prelude::*;
 
-use super::partition::{SplitRoute, partition};
-use super::tree::Tree;
+use super::partition::{SplitRoute, partition, partition_by_bins};
+use super::tree::{Tree, category_bitset};
 use crate::data::BinnedDataset;
 use rand_chacha::ChaCha8Rng;
 
@@ -448,18 +448,40 @@ impl<'a> TreeGrower<'a> {
             };
             *slot = node as i32;
         }
-        let route = SplitRoute {
-            feature: cand.feature,
-            bin: cand.bin,
-            missing_bin: self.data.mapper.features[cand.feature].missing_bin(),
-            default_left: cand.default_left,
+        let fb = &self.data.mapper.features[cand.feature];
+        let n_left = match &cand.categories {
+            None => {
+                tree.push_categories(None)?;
+                let route = SplitRoute {
+                    feature: cand.feature,
+                    bin: cand.bin,
+                    missing_bin: fb.missing_bin(),
+                    default_left: cand.default_left,
+                };
+                partition(
+                    self.data,
+                    route,
+                    &mut rows[leaf.start..leaf.end],
+                    &mut self.scratch,
+                )
+            }
+            Some(away) => {
+                let codes = fb.categories.as_deref().unwrap_or(&[]);
+                let set = category_bitset(away.iter().map(|&b| codes[b as usize]));
+                tree.push_categories(Some(set))?;
+                let mut left = vec![cand.default_left; fb.n_bins()];
+                for &b in away {
+                    left[b as usize] = !cand.default_left;
+                }
+                partition_by_bins(
+                    self.data,
+                    cand.feature,
+                    &left,
+                    &mut rows[leaf.start..leaf.end],
+                    &mut self.scratch,
+                )
+            }
         };
-        let n_left = partition(
-            self.data,
-            route,
-            &mut rows[leaf.start..leaf.end],
-            &mut self.scratch,
-        );
         if self.counts == RowCounts::Exact {
             debug_assert_eq!(n_left as f64, cand.left.n);
         } else {

@@ -11,6 +11,7 @@ fn rule() -> SplitRule {
         min_samples_leaf: 1.0,
         min_child_weight: 0.0,
         min_split_gain: 0.0,
+        cat: crate::split::gain::CatRule::default(),
     }
 }
 
@@ -185,76 +186,82 @@ fn bounded_counts_grow_the_same_trees_as_exact_counts() {
         })
         .collect();
     let m = DenseMatrix::row_major(&x, n, p).unwrap();
-    let data = BinnedDataset::from_matrix(&m, 255, 0).unwrap();
     let mut fits = 0;
-    for round in 0..4 {
-        // Logistic gradients at scores spread like a fit's (hessians 0.045-0.25).
-        let gh: Vec<[f64; 2]> = (0..n)
-            .map(|i| {
-                let score = 6.0 * next() - 3.0 + 0.5 * round as f64 * x[i * p + 4];
-                let prob = 1.0 / (1.0 + (-score).exp());
-                let y = if next() < prob + 0.2 * x[i * p + 4] {
-                    1.0
-                } else {
-                    0.0
-                };
-                [prob - y, prob * (1.0 - prob)]
-            })
-            .collect();
-        for min_samples_leaf in [1.0, 7.0, 60.0] {
-            for ((max_depth, max_leaves), sel) in [(None, Some(31)), (Some(6), None)]
-                .into_iter()
-                .flat_map(|shape| (0..4).map(move |sel| (shape, sel)))
-            {
-                let grow = |exact_counts| {
-                    let cfg = GrowerConfig {
-                        max_depth,
-                        max_leaves,
-                        rule: SplitRule {
-                            min_samples_leaf,
-                            lambda: 0.5,
-                            ..rule()
-                        },
-                        exact_counts,
+    // Threshold features only, then features 0 and 2 as categories (which
+    // count their rows exactly whatever the histograms hold).
+    for categorical in [&[][..], &[0, 2]] {
+        let data =
+            BinnedDataset::from_weighted_matrix(&m, 255, 0, None, categorical, &Cancel::never())
+                .unwrap();
+        for round in 0..4 {
+            // Logistic gradients at scores spread like a fit's (hessians 0.045-0.25).
+            let gh: Vec<[f64; 2]> = (0..n)
+                .map(|i| {
+                    let score = 6.0 * next() - 3.0 + 0.5 * round as f64 * x[i * p + 4];
+                    let prob = 1.0 / (1.0 + (-score).exp());
+                    let y = if next() < prob + 0.2 * x[i * p + 4] {
+                        1.0
+                    } else {
+                        0.0
                     };
-                    // Every feature; a subset (the feature-major kernel);
-                    // a subset with some thresholds (Type 1); a fresh
-                    // draw of 2 features per node (node scope).
-                    let (grown, rows, counts) = match sel {
-                        0 => grow_all(&data, cfg, &gh, &Candidates::all(p)),
-                        1 => grow_all(&data, cfg, &gh, &subset(vec![0, 2, 4], None)),
-                        2 => {
-                            let every_other = (0..4)
-                                .map(|j| {
-                                    (0..data.mapper.features[j].n_value_bins() - 1)
-                                        .map(|b| b % 2 == j % 2)
-                                        .collect()
-                                })
-                                .collect();
-                            grow_all(
-                                &data,
-                                cfg,
-                                &gh,
-                                &subset(vec![0, 1, 2, 3], Some(every_other)),
-                            )
-                        }
-                        _ => grow_node_scope(&data, cfg, &gh),
+                    [prob - y, prob * (1.0 - prob)]
+                })
+                .collect();
+            for min_samples_leaf in [1.0, 7.0, 60.0] {
+                for ((max_depth, max_leaves), sel) in [(None, Some(31)), (Some(6), None)]
+                    .into_iter()
+                    .flat_map(|shape| (0..4).map(move |sel| (shape, sel)))
+                {
+                    let grow = |exact_counts| {
+                        let cfg = GrowerConfig {
+                            max_depth,
+                            max_leaves,
+                            rule: SplitRule {
+                                min_samples_leaf,
+                                lambda: 0.5,
+                                ..rule()
+                            },
+                            exact_counts,
+                        };
+                        // Every feature; a subset (the feature-major kernel);
+                        // a subset with some thresholds (Type 1); a fresh
+                        // draw of 2 features per node (node scope).
+                        let (grown, rows, counts) = match sel {
+                            0 => grow_all(&data, cfg, &gh, &Candidates::all(p)),
+                            1 => grow_all(&data, cfg, &gh, &subset(vec![0, 2, 4], None)),
+                            2 => {
+                                let every_other = (0..4)
+                                    .map(|j| {
+                                        (0..data.mapper.features[j].n_value_bins() - 1)
+                                            .map(|b| b % 2 == j % 2)
+                                            .collect()
+                                    })
+                                    .collect();
+                                grow_all(
+                                    &data,
+                                    cfg,
+                                    &gh,
+                                    &subset(vec![0, 1, 2, 3], Some(every_other)),
+                                )
+                            }
+                            _ => grow_node_scope(&data, cfg, &gh),
+                        };
+                        assert!(matches!(counts, RowCounts::Bounded { .. }) != exact_counts);
+                        (format!("{:?}", grown.tree), grown.leaf_ranges, rows)
                     };
-                    assert!(matches!(counts, RowCounts::Bounded { .. }) != exact_counts);
-                    (format!("{:?}", grown.tree), grown.leaf_ranges, rows)
-                };
-                let exact = grow(true);
-                assert!(exact.1.len() > 4);
-                assert_eq!(
-                    grow(false),
-                    exact,
-                    "round {round}, min_samples_leaf {min_samples_leaf}"
-                );
-                fits += 1;
+                    let exact = grow(true);
+                    assert!(exact.1.len() > 4);
+                    assert_eq!(
+                        grow(false),
+                        exact,
+                        "round {round}, min_samples_leaf {min_samples_leaf}"
+                    );
+                    fits += 1;
+                }
             }
         }
     }
-    assert_eq!(fits, 96);
+    assert_eq!(fits, 192);
 }
 
 /// A NaN hessian anywhere (first row, last row, a later chunk) keeps

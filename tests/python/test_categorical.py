@@ -1,0 +1,117 @@
+"""Native categorical splits from Python: how features are named, what
+one split can learn, unseen categories, persistence and bad input."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from rgbm_rs import RGBMClassifier, RGBMRegressor, load_model
+
+GROUP = np.array([c in (3, 17, 8, 0, 11, 5, 14, 9, 19, 2) for c in range(20)])
+
+
+def _data(n=3000, seed=0):
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, 20, size=n)
+    X = np.column_stack([codes.astype(float), rng.normal(size=n)])
+    return X, GROUP[codes].astype(float)
+
+
+def _stump(**kw):
+    return RGBMRegressor(n_estimators=1, max_depth=1, learning_rate=1.0, min_samples_leaf=1,
+                         min_data_per_group=1, **kw)
+
+
+def test_a_non_ordinal_grouping_is_learned_in_one_split():
+    X, y = _data()
+    native = _stump(categorical_features=[0]).fit(X, y)
+    assert np.abs(native.predict(X) - y).max() < 1e-9
+    root = native.dump_model()["trees"][0]["tree"]
+    assert set(root["categories"]) in ({c for c in range(20) if GROUP[c]}, {c for c in range(20) if not GROUP[c]})
+    # The same data as ordinal codes: one split leaves most of the variance,
+    # and three levels still do not separate the groups.
+    ordinal = _stump().fit(X, y)
+    assert np.mean((ordinal.predict(X) - y) ** 2) > 0.1
+    deeper = _stump(categorical_features=None).set_params(max_depth=3).fit(X, y)
+    assert np.mean((deeper.predict(X) - y) ** 2) > 1e-3
+
+
+def test_auto_indices_names_and_masks_name_the_same_features():
+    X, y = _data()
+    frame = pd.DataFrame({"code": pd.Categorical(X[:, 0].astype(int)), "noise": X[:, 1]})
+    preds = []
+    for spec in ["auto", [0], ["code"], [True, False], np.array([True, False]), (0,)]:
+        est = RGBMRegressor(n_estimators=5, categorical_features=spec, random_state=0).fit(frame, y)
+        preds.append(est.predict(frame))
+    for p in preds[1:]:
+        np.testing.assert_array_equal(p, preds[0])
+    assert np.abs(preds[0] - y).max() < 0.5
+
+
+def test_unseen_and_missing_categories_follow_the_default_side():
+    X, y = _data()
+    names = np.array([f"c{i}" for i in range(20)], dtype=object)
+    frame = pd.DataFrame({"city": pd.Categorical(names[X[:, 0].astype(int)]), "noise": X[:, 1]})
+    est = RGBMClassifier(n_estimators=5, categorical_features="auto", random_state=0).fit(frame, y.astype(int))
+    probe = pd.DataFrame({"city": pd.Categorical(["c1", "zzz", None], categories=["c1", "zzz"]), "noise": 0.0})
+    p = est.predict_proba(probe)[:, 1]
+    assert p[1] == p[2]
+
+
+def test_categorical_models_survive_save_and_load(tmp_path):
+    X, y = _data()
+    est = RGBMRegressor(n_estimators=10, categorical_features=[0], random_state=0).fit(X, y)
+    path = tmp_path / "m.json"
+    est.save_model(path)
+    back = load_model(path)
+    np.testing.assert_array_equal(back.predict(X), est.predict(X))
+    assert back.get_params()["categorical_features"] == [0]
+
+
+@pytest.mark.parametrize(
+    "spec, match",
+    [
+        ([5], "out of range"),
+        (["nope"], "not a feature name"),
+        ([True], "boolean mask needs 2"),
+        ([0, 0], "more than once"),
+        ([1.5], "expected feature indices"),
+    ],
+)
+def test_bad_categorical_features_are_refused(spec, match):
+    X, y = _data(200)
+    with pytest.raises(ValueError, match=f"categorical_features: .*{match}"):
+        RGBMRegressor(n_estimators=2, categorical_features=spec).fit(X, y)
+
+
+def test_values_that_are_not_codes_are_refused():
+    X, y = _data(200)
+    for bad in (0.5, -1.0, 1e6):
+        Xb = X.copy()
+        Xb[3, 0] = bad
+        with pytest.raises(ValueError, match="categorical_features"):
+            RGBMRegressor(n_estimators=2, categorical_features=[0]).fit(Xb, y)
+    with pytest.raises(ValueError, match="categorical_features"):
+        RGBMRegressor(categorical_features="all").fit(X, y)
+    with pytest.raises(ValueError, match="max_cat_threshold"):
+        RGBMRegressor(categorical_features=[0], max_cat_threshold=0).fit(X, y)
+
+
+def test_string_columns_are_encoded_at_fit_and_checked_at_predict(tmp_path):
+    X, y = _data()
+    names = np.array([f"city-{i}" for i in range(20)], dtype=object)
+    frame = pd.DataFrame({"city": names[X[:, 0].astype(int)], "noise": X[:, 1]})
+    frame.loc[::50, "city"] = None
+    with pytest.raises(TypeError, match="non-numeric column 'city'"):
+        RGBMRegressor(n_estimators=2).fit(frame, y)
+    est = RGBMRegressor(n_estimators=5, categorical_features="auto", random_state=0).fit(frame, y)
+    coded = pd.DataFrame({"city": pd.Categorical(frame["city"], categories=sorted(names)), "noise": X[:, 1]})
+    same = RGBMRegressor(n_estimators=5, categorical_features="auto", random_state=0).fit(coded, y)
+    np.testing.assert_array_equal(est.predict(frame), same.predict(coded))
+    # Unseen strings and missing values take the same side; numbers in the column are refused.
+    probe = pd.DataFrame({"city": ["never-seen", None], "noise": [0.0, 0.0]})
+    p = est.predict(probe)
+    assert p[0] == p[1]
+    est.save_model(tmp_path / "m.json")
+    np.testing.assert_array_equal(load_model(tmp_path / "m.json").predict(frame), est.predict(frame))
+    with pytest.raises(TypeError, match="categorical at fit but not now"):
+        est.predict(pd.DataFrame({"city": [1.0, 2.0], "noise": [0.0, 0.0]}))
