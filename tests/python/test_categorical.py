@@ -1,7 +1,6 @@
 """Native categorical splits from Python: how features are named, what
 one split can learn, unseen categories, persistence and bad input."""
 import numpy as np
-import pandas as pd
 import pytest
 
 from rgbm_rs import RGBMClassifier, RGBMRegressor, load_model
@@ -36,6 +35,7 @@ def test_a_non_ordinal_grouping_is_learned_in_one_split():
 
 
 def test_auto_indices_names_and_masks_name_the_same_features():
+    pd = pytest.importorskip("pandas")
     X, y = _data()
     frame = pd.DataFrame({"code": pd.Categorical(X[:, 0].astype(int)), "noise": X[:, 1]})
     preds = []
@@ -48,6 +48,7 @@ def test_auto_indices_names_and_masks_name_the_same_features():
 
 
 def test_unseen_and_missing_categories_follow_the_default_side():
+    pd = pytest.importorskip("pandas")
     X, y = _data()
     names = np.array([f"c{i}" for i in range(20)], dtype=object)
     frame = pd.DataFrame({"city": pd.Categorical(names[X[:, 0].astype(int)]), "noise": X[:, 1]})
@@ -97,6 +98,7 @@ def test_values_that_are_not_codes_are_refused():
 
 
 def test_string_columns_are_encoded_at_fit_and_checked_at_predict(tmp_path):
+    pd = pytest.importorskip("pandas")
     X, y = _data()
     names = np.array([f"city-{i}" for i in range(20)], dtype=object)
     frame = pd.DataFrame({"city": names[X[:, 0].astype(int)], "noise": X[:, 1]})
@@ -115,3 +117,15 @@ def test_string_columns_are_encoded_at_fit_and_checked_at_predict(tmp_path):
     np.testing.assert_array_equal(load_model(tmp_path / "m.json").predict(frame), est.predict(frame))
     with pytest.raises(TypeError, match="categorical at fit but not now"):
         est.predict(pd.DataFrame({"city": [1.0, 2.0], "noise": [0.0, 0.0]}))
+
+
+def test_sparse_categorical_fit_equals_dense():
+    sp = pytest.importorskip("scipy.sparse")
+    r = np.random.default_rng(0)
+    X = r.integers(0, 20, size=(500, 3)).astype(float)
+    X[r.random((500, 3)) < 0.5] = 0  # implicit zeros are category 0
+    y = np.isin(X[:, 0], [1, 4, 7, 11, 13]).astype(float) + 0.1 * r.normal(size=500)
+    dense = RGBMRegressor(n_estimators=5, categorical_features=[0]).fit(X, y)
+    sparse = RGBMRegressor(n_estimators=5, categorical_features=[0]).fit(sp.csr_array(X), y)
+    assert dense.dump_model() == sparse.dump_model()
+    np.testing.assert_array_equal(dense.predict(X), sparse.predict(sp.csr_array(X)))
