@@ -5,6 +5,7 @@ round with a rgbm_rs.callback.CallbackEnv; early_stopping(10) stops after 10
 rounds without improvement of the first metric on the last eval set, and
 record_evaluation fills a dict with every metric value as training runs.
 """
+
 from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
 
@@ -13,9 +14,7 @@ from rgbm_rs import RGBMClassifier
 
 X, y = load_digits(return_X_y=True)
 X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.25, random_state=0, stratify=y)
-X_train, X_valid, y_train, y_valid = train_test_split(
-    X_train, y_train, test_size=0.2, random_state=0, stratify=y_train
-)
+X_train, X_valid, y_train, y_valid = train_test_split(X_train, y_train, test_size=0.2, random_state=0, stratify=y_train)
 
 history = {}  # record_evaluation fills it: {set: {metric: [value per round]}}
 clf = RGBMClassifier(
@@ -36,6 +35,7 @@ valid = history["valid_0"]
 print(f"classes: {clf.n_classes_}, rounds trained: {len(valid['multi_logloss'])}")
 print(f"best_iteration_: {clf.best_iteration_}")
 b = clf.best_iteration_
-print(f"valid multi_logloss at best: {valid['multi_logloss'][b]:.4f}, "
-      f"multi_error at best: {valid['multi_error'][b]:.4f}")
+print(
+    f"valid multi_logloss at best: {valid['multi_logloss'][b]:.4f}, multi_error at best: {valid['multi_error'][b]:.4f}"
+)
 print(f"test accuracy: {clf.score(X_test, y_test):.4f}")

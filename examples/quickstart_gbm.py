@@ -2,6 +2,7 @@
 
 Run: python examples/quickstart_gbm.py  (uses scikit-learn's bundled breast-cancer data)
 """
+
 from sklearn.datasets import load_breast_cancer
 from sklearn.model_selection import train_test_split
 
@@ -10,9 +11,7 @@ from rgbm_rs import RGBMClassifier
 X, y = load_breast_cancer(return_X_y=True)
 # Three-way split: fit on train, watch valid for early stopping, report on test.
 X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.25, random_state=0, stratify=y)
-X_train, X_valid, y_train, y_valid = train_test_split(
-    X_train, y_train, test_size=0.2, random_state=0, stratify=y_train
-)
+X_train, X_valid, y_train, y_valid = train_test_split(X_train, y_train, test_size=0.2, random_state=0, stratify=y_train)
 
 clf = RGBMClassifier(
     n_estimators=500,  # an upper bound: early stopping decides how many rounds are kept

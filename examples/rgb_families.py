@@ -5,6 +5,7 @@ lambda), grows the best tree of each, and keeps the candidate with the lowest
 training loss + rgb_beta * complexity. rgb_family_counts_ shows which
 families were chosen how often.
 """
+
 from sklearn.datasets import load_breast_cancer
 from sklearn.model_selection import train_test_split
 

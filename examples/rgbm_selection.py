@@ -5,6 +5,7 @@ group per feature by default) and searches the best split among them only, so
 a round costs about t/p of a full one. Setting as in the paper: stumps,
 gradient leaves and the constant 1/sigma step. Binary task: digits 3 vs 8.
 """
+
 import time
 
 import numpy as np
@@ -34,8 +35,10 @@ for t in (1, 4, 16, 64):  # 64 = every feature: the same search as selection="fu
     est.fit(X, y)
     seconds = time.perf_counter() - start
     log = est.training_log_  # per round: train_loss, seconds, features_searched, root split, step
-    print(f"t = {t:2d}: final training loss {log['train_loss'][-1]:.4f}, fit time {seconds:.3f} s "
-          f"({log['features_searched'][0]} features searched per round)")
+    print(
+        f"t = {t:2d}: final training loss {log['train_loss'][-1]:.4f}, fit time {seconds:.3f} s "
+        f"({log['features_searched'][0]} features searched per round)"
+    )
     estimators.append(est)
 
 try:

@@ -5,6 +5,7 @@ boosting chain samples from a posterior. Truncating the chain at several
 points gives a "virtual ensemble"; the spread of its members (knowledge
 uncertainty) should be larger where there was no training data.
 """
+
 import numpy as np
 
 from rgbm_rs import RGBMRegressor

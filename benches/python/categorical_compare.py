@@ -24,6 +24,7 @@ rows. Prints a markdown table.
 
     python benches/python/categorical_compare.py --rounds 300 --reps 3
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,8 +38,21 @@ from sklearn.metrics import accuracy_score, log_loss
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "data")
 ADULT_COLUMNS = [
-    "age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation",
-    "relationship", "race", "sex", "capital-gain", "capital-loss", "hours-per-week", "native-country", "income",
+    "age",
+    "workclass",
+    "fnlwgt",
+    "education",
+    "education-num",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "capital-gain",
+    "capital-loss",
+    "hours-per-week",
+    "native-country",
+    "income",
 ]
 
 
@@ -81,8 +95,10 @@ def synthetic(n_train=100_000, n_test=50_000, seed=0):
 
 def one_hot(Xtr, Xte):
     cats = [c for c in Xtr.columns if isinstance(Xtr[c].dtype, pd.CategoricalDtype)]
-    return (pd.get_dummies(Xtr, columns=cats, dtype=np.float32).astype(np.float64),
-            pd.get_dummies(Xte, columns=cats, dtype=np.float32).astype(np.float64))
+    return (
+        pd.get_dummies(Xtr, columns=cats, dtype=np.float32).astype(np.float64),
+        pd.get_dummies(Xte, columns=cats, dtype=np.float32).astype(np.float64),
+    )
 
 
 def ordinal(X):
@@ -96,17 +112,36 @@ def ordinal(X):
 def rgbm(native, rounds):
     from rgbm_rs import RGBMClassifier
 
-    return RGBMClassifier(n_estimators=rounds, learning_rate=0.1, max_depth=None, max_leaves=31, max_bins=255,
-                          min_samples_leaf=20, categorical_features="auto" if native else None,
-                          random_state=0, n_jobs=2)
+    return RGBMClassifier(
+        n_estimators=rounds,
+        learning_rate=0.1,
+        max_depth=None,
+        max_leaves=31,
+        max_bins=255,
+        min_samples_leaf=20,
+        categorical_features="auto" if native else None,
+        random_state=0,
+        n_jobs=2,
+    )
 
 
 def lgbm(rounds):
     import lightgbm
 
-    return lightgbm.LGBMClassifier(n_estimators=rounds, learning_rate=0.1, num_leaves=31, max_depth=-1, max_bin=255,
-                                   min_child_samples=20, reg_lambda=0.0, subsample=1.0, colsample_bytree=1.0,
-                                   random_state=0, n_jobs=2, verbose=-1)
+    return lightgbm.LGBMClassifier(
+        n_estimators=rounds,
+        learning_rate=0.1,
+        num_leaves=31,
+        max_depth=-1,
+        max_bin=255,
+        min_child_samples=20,
+        reg_lambda=0.0,
+        subsample=1.0,
+        colsample_bytree=1.0,
+        random_state=0,
+        n_jobs=2,
+        verbose=-1,
+    )
 
 
 def measure(make, Xtr, ytr, Xte, yte, reps):
@@ -141,10 +176,14 @@ def main():
         ]
         for label, make, a, b in methods:
             fit_s, acc, ll = measure(make, a, ytr, b, yte, args.reps)
-            rows.append(f"| {name} ({a.shape[0]:,} / {b.shape[0]:,}, {a.shape[1]} columns) | {label} "
-                        f"| {fit_s:.2f} | {100 * acc:.2f} % | {ll:.4f} |")
-    print(f"rounds {args.rounds}, medians of {args.reps} fits; {platform.processor() or platform.machine()}, "
-          f"{os.cpu_count()} CPUs; LightGBM {lightgbm.__version__}\n")
+            rows.append(
+                f"| {name} ({a.shape[0]:,} / {b.shape[0]:,}, {a.shape[1]} columns) | {label} "
+                f"| {fit_s:.2f} | {100 * acc:.2f} % | {ll:.4f} |"
+            )
+    print(
+        f"rounds {args.rounds}, medians of {args.reps} fits; {platform.processor() or platform.machine()}, "
+        f"{os.cpu_count()} CPUs; LightGBM {lightgbm.__version__}\n"
+    )
     print("| data (train / test, input columns) | method | fit (s) | accuracy | log-loss |")
     print("|---|---|---:|---:|---:|")
     print("\n".join(rows))

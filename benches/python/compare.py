@@ -86,6 +86,7 @@ to PATH, and every individual measurement (including retried attempts) is
 saved as JSON (``--json``; by default next to the markdown file, or
 bench_out/compare_last.json).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -190,9 +191,7 @@ def make_estimator(lib: str, task: str, rounds: int):
         from xgboost import XGBClassifier, XGBRegressor
 
         shape = (
-            {"max_leaves": LEAVES, "grow_policy": "lossguide", "max_depth": 0}
-            if lib == "xgboost"
-            else {"max_depth": 6}
+            {"max_leaves": LEAVES, "grow_policy": "lossguide", "max_depth": 0} if lib == "xgboost" else {"max_depth": 6}
         )
         return (XGBClassifier if binary else XGBRegressor)(
             n_estimators=rounds,
@@ -407,8 +406,14 @@ def prepare_higgs(rows: int) -> dict:
 def prepare_regression(rows: int) -> dict:
     """The regression data (625k rows cached; 500,000 / 125,000 at the default)."""
     return _prepare_synthetic(
-        rows, REG_ROWS, f"regression_v{REG_VERSION}", generate_regression, REG_SEED, "regression500k",
-        "regression", "regression",
+        rows,
+        REG_ROWS,
+        f"regression_v{REG_VERSION}",
+        generate_regression,
+        REG_SEED,
+        "regression500k",
+        "regression",
+        "regression",
     )
 
 
@@ -708,7 +713,10 @@ def freeze_rgbm() -> tuple[Path, str]:
             os.replace(tmp, dest)
         check = subprocess.run(
             [sys.executable, "-c", "import rgbm_rs, rgbm_rs._core; print(rgbm_rs._core.__file__)"],
-            capture_output=True, text=True, env=child_env(dest), cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            env=child_env(dest),
+            cwd=REPO_ROOT,
         )
         if check.returncode == 0 and Path(check.stdout.strip()).resolve().is_relative_to(dest.resolve()):
             return dest, digest
@@ -783,7 +791,13 @@ def measure(job: dict, args) -> dict:
             break
     ok = [a for a in attempts if "error" not in a]
     if not ok:
-        return {"lib": job["lib"], "dataset": job["dataset"]["name"], "rep": job["rep"], "attempts": attempts, **attempts[-1]}
+        return {
+            "lib": job["lib"],
+            "dataset": job["dataset"]["name"],
+            "rep": job["rep"],
+            "attempts": attempts,
+            **attempts[-1],
+        }
     clean = [a for a in ok if a["others_frac"] <= args.max_others]
     best = clean[0] if clean else min(ok, key=lambda a: a["fit_s"])
     return {**best, "contended": not clean, "retries": len(attempts) - 1, "attempts": attempts}
@@ -961,7 +975,10 @@ def library_versions(digest: str | None, frozen: Path | None) -> str:
         ).stdout.strip()
         dirty = subprocess.run(
             ["git", "status", "--porcelain", "--", "src", "python", "Cargo.toml", "Cargo.lock"],
-            cwd=REPO_ROOT, capture_output=True, text=True, check=True,
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout.strip()
         git = f" (git {sha}{', uncommitted changes' if dirty else ''})"
     except (OSError, subprocess.CalledProcessError):
@@ -1003,11 +1020,11 @@ def markdown_section(
         f"{LEAVES} leaves best-first, learning rate {LEARNING_RATE}, {args.rounds} rounds, "
         f"min {MIN_LEAF_ROWS} rows per leaf, no early stopping, float32 input; each library's classifier "
         "(log loss) for binary tasks, its regressor (squared error) for regression. "
-        "XGBoost: `tree_method=\"hist\"`, `grow_policy=\"lossguide\"`, `max_leaves=31`, `max_depth=0` "
+        'XGBoost: `tree_method="hist"`, `grow_policy="lossguide"`, `max_leaves=31`, `max_depth=0` '
         "(its row limit is a hessian one, `min_child_weight=1`, since it has no row-count limit); "
         "the depth-6 row is XGBoost's default depth-wise growth, for reference. "
         f"CatBoost: its own default tree shape, symmetric (oblivious) trees of depth {CATBOOST_DEPTH} "
-        f"(`grow_policy=\"SymmetricTree\"`), `border_count={MAX_BINS - 1}` (= {MAX_BINS} bins), other "
+        f'(`grow_policy="SymmetricTree"`), `border_count={MAX_BINS - 1}` (= {MAX_BINS} bins), other '
         "parameters at CatBoost's defaults (`l2_leaf_reg=3`, no row-count limit per leaf). "
         f"scikit-learn HGB: `HistGradientBoosting*` with `max_leaf_nodes={LEAVES}`, `max_bins={MAX_BINS}`, "
         f"`min_samples_leaf={MIN_LEAF_ROWS}`, `early_stopping=False` (threads from `OMP_NUM_THREADS`).",
@@ -1028,14 +1045,14 @@ def markdown_section(
         f"> {100 * args.max_others:.0f}% of the machine during them the row is marked predict/setup CONTENDED.",
         "- Setup = binning / dataset construction, measured in the same child after fit and "
         "predictions (so it does not affect the fit's peak RSS); it is part of the fit time, not extra. "
-        f"LightGBM: `lightgbm.Dataset(X, y, params={{\"max_bin\": {MAX_BINS}, \"verbose\": -1}}, "
+        f'LightGBM: `lightgbm.Dataset(X, y, params={{"max_bin": {MAX_BINS}, "verbose": -1}}, '
         "free_raw_data=True).construct()`; "
         f"XGBoost (both rows): `xgboost.QuantileDMatrix(X, y, max_bin={MAX_BINS}, nthread={THREADS})`; "
         f"CatBoost: `catboost.Pool(X, y, thread_count={THREADS}).quantize(border_count={MAX_BINS - 1})`; "
         "each timed on its own. "
         "rgbm_rs has no separate construction step, so its setup is timed like the others', after the "
         "measured fit: a 1-round refit of the same estimator minus its round's wall time from "
-        "`training_log_[\"seconds\"]` (input validation and conversion, binning, initialisation). "
+        '`training_log_["seconds"]` (input validation and conversion, binning, initialisation). '
         "The cold value (the measured fit minus all its rounds, which also pays the process's first-call "
         "costs) is in the raw JSON as `setup_cold_s`. "
         "scikit-learn HGB: not measured (–).",
@@ -1046,8 +1063,8 @@ def markdown_section(
         "",
         "higgs1m is synthetic (Higgs-like, generated by `generate_higgs` in compare.py, fixed seed), "
         "test = last 20% of rows; a9a is the LIBSVM a9a/a9a.t split, densified; regression500k is "
-        "synthetic with YearPredictionMSD's shape (90 features: 12 correlated \"timbre means\" + 78 "
-        "\"covariances\" built from them; year-like target = nonlinear function of a few features + "
+        'synthetic with YearPredictionMSD\'s shape (90 features: 12 correlated "timbre means" + 78 '
+        '"covariances" built from them; year-like target = nonlinear function of a few features + '
         "Gaussian noise of sd 6; `generate_regression` in compare.py, fixed seed), test = last 20% of rows.",
         "",
         "### Results (medians)",
@@ -1080,19 +1097,33 @@ def parse_args(argv=None):
     p.add_argument("--rounds", type=int, default=100, help="boosting rounds (default 100)")
     p.add_argument("--datasets", default=",".join(ALL_DATASETS), help="comma list from: " + ", ".join(ALL_DATASETS))
     p.add_argument("--libs", default=",".join(ALL_LIBS), help="comma list from: " + ", ".join(ALL_LIBS))
-    p.add_argument("--rows", type=int, default=HIGGS_ROWS, help="rows of the Higgs-like data (default 1M), for quick checks")
     p.add_argument(
-        "--reg-rows", type=int, default=REG_ROWS,
+        "--rows", type=int, default=HIGGS_ROWS, help="rows of the Higgs-like data (default 1M), for quick checks"
+    )
+    p.add_argument(
+        "--reg-rows",
+        type=int,
+        default=REG_ROWS,
         help=f"rows of the regression data (default {REG_ROWS:,}; 80%% train, 20%% test), for quick checks",
     )
     p.add_argument("--write-md", metavar="PATH", help="also write a markdown section to PATH")
-    p.add_argument("--json", metavar="PATH", help="raw measurements (default: next to --write-md, or bench_out/compare_last.json)")
-    p.add_argument("--max-others", type=float, default=0.05, help="contention threshold, fraction of the machine (default 0.05)")
+    p.add_argument(
+        "--json", metavar="PATH", help="raw measurements (default: next to --write-md, or bench_out/compare_last.json)"
+    )
+    p.add_argument(
+        "--max-others", type=float, default=0.05, help="contention threshold, fraction of the machine (default 0.05)"
+    )
     p.add_argument("--retries", type=int, default=2, help="retries of a contended fit (default 2)")
-    p.add_argument("--retry-pause", type=float, default=30.0, help="max seconds to wait for a quiet machine before a retry (default 30)")
+    p.add_argument(
+        "--retry-pause",
+        type=float,
+        default=30.0,
+        help="max seconds to wait for a quiet machine before a retry (default 30)",
+    )
     p.add_argument("--timeout", type=float, default=3600.0, help="seconds allowed per child (default 3600)")
     p.add_argument(
-        "--no-freeze", action="store_true",
+        "--no-freeze",
+        action="store_true",
         help="run rgbm_rs from the live install instead of a frozen copy of it (bench_out/frozen/)",
     )
     p.add_argument("--threads", type=int, default=THREADS, help=f"threads per library (default {THREADS})")
@@ -1176,8 +1207,10 @@ def main(argv=None) -> None:
     for w in warnings:
         log(f"WARNING: {w}")
 
-    json_path = Path(args.json) if args.json else (
-        Path(args.write_md).with_suffix(".json") if args.write_md else OUT_DIR / "compare_last.json"
+    json_path = (
+        Path(args.json)
+        if args.json
+        else (Path(args.write_md).with_suffix(".json") if args.write_md else OUT_DIR / "compare_last.json")
     )
     json_path.parent.mkdir(parents=True, exist_ok=True)
     json_path.write_text(

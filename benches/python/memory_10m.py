@@ -8,6 +8,7 @@ layouts) + O(n) training buffers.
 
 Usage: python benches/python/memory_10m.py [--rows 10000000] [--rounds 10]
 """
+
 import argparse
 import resource
 import time
@@ -34,8 +35,10 @@ def main():
     seconds = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"rows={args.rows} features={args.features} rounds={args.rounds} trees={clf.get_booster().n_trees}")
-    print(f"raw matrix {X.nbytes / 2**20:.0f} MiB; peak RSS before fit {before:.0f} MiB, after fit {peak:.0f} MiB "
-          f"(fit added {peak - before:.0f} MiB); fit {seconds:.1f} s")
+    print(
+        f"raw matrix {X.nbytes / 2**20:.0f} MiB; peak RSS before fit {before:.0f} MiB, after fit {peak:.0f} MiB "
+        f"(fit added {peak - before:.0f} MiB); fit {seconds:.1f} s"
+    )
 
 
 if __name__ == "__main__":

@@ -58,6 +58,7 @@ Usage (from the repository root)::
     python benches/python/multiclass_compare.py --reps 3 --write-md benches/results/multiclass.md
     python benches/python/multiclass_compare.py --reps 1 --rounds 20      # quick smoke test
 """
+
 from __future__ import annotations
 
 import argparse
@@ -123,15 +124,16 @@ def load_dataset(name: str) -> Split:
     if name == "covtype":
         from sklearn.model_selection import train_test_split
 
-        table = np.loadtxt(
-            DATA_DIR / "covtype" / "covtype_small.csv", delimiter=",", skiprows=1, dtype=np.float64
-        )
+        table = np.loadtxt(DATA_DIR / "covtype" / "covtype_small.csv", delimiter=",", skiprows=1, dtype=np.float64)
         X, y = table[:, :-1], table[:, -1].astype(np.int64)
         X_train, X_test, y_train, y_test = train_test_split(
             X, y, test_size=TEST_FRACTION, stratify=y, random_state=SEED
         )
         return Split(
-            X_train, y_train, X_test, y_test,
+            X_train,
+            y_train,
+            X_test,
+            y_test,
             "10k-row sample (covtype_small.csv), used whole; stratified 80/20 split, seed 0",
         )
     raise ValueError(f"unknown dataset {name!r}")
@@ -265,15 +267,14 @@ def freeze_rgbm_rs() -> Path:
     for attempt in (1, 2, 3):
         source = Path(importlib.util.find_spec("rgbm_rs").origin).parent
         frozen_root = Path(tempfile.mkdtemp(prefix="rgbm_rs_frozen_"))
-        shutil.copytree(source, frozen_root / "rgbm_rs",
-                        ignore=shutil.ignore_patterns("__pycache__"))
-        check = subprocess.run([sys.executable, "-c", "import rgbm_rs._core"],
-                               env=child_env(frozen_root), capture_output=True)
+        shutil.copytree(source, frozen_root / "rgbm_rs", ignore=shutil.ignore_patterns("__pycache__"))
+        check = subprocess.run(
+            [sys.executable, "-c", "import rgbm_rs._core"], env=child_env(frozen_root), capture_output=True
+        )
         if check.returncode == 0:
             return frozen_root
         shutil.rmtree(frozen_root)
-        print(f"copy of rgbm_rs does not import (attempt {attempt}); retrying in 60 s",
-              file=sys.stderr)
+        print(f"copy of rgbm_rs does not import (attempt {attempt}); retrying in 60 s", file=sys.stderr)
         time.sleep(FAILURE_PAUSE_SECONDS)
     raise RuntimeError("could not take a working copy of the installed rgbm_rs")
 
@@ -288,14 +289,21 @@ def child_env(frozen_root: Path) -> dict:
 def spawn_child(lib: str, dataset: str, rounds: int, env: dict) -> dict:
     """Run one measurement in a fresh process; retry once after a pause if it fails."""
     command = [
-        sys.executable, str(Path(__file__).resolve()), "--child",
-        "--lib", lib, "--dataset", dataset, "--rounds", str(rounds),
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--child",
+        "--lib",
+        lib,
+        "--dataset",
+        dataset,
+        "--rounds",
+        str(rounds),
     ]
     for attempt in (1, 2):
         proc = subprocess.run(command, capture_output=True, text=True, env=env)
         for line in proc.stdout.splitlines():
             if line.startswith(RESULT_PREFIX):
-                return json.loads(line[len(RESULT_PREFIX):])
+                return json.loads(line[len(RESULT_PREFIX) :])
         print(
             f"  child {lib}/{dataset} failed (attempt {attempt}, exit {proc.returncode}):\n"
             f"{proc.stderr.strip()[-2000:]}",
@@ -350,7 +358,8 @@ def measure(lib: str, dataset: str, args, env: dict, loads: list[float]) -> dict
             f"others {100 * result['others_share']:3.0f}%  predict {result['predict_s']:.3f}s  "
             f"acc {result['accuracy']:.4f}  logloss {result['logloss']:.4f}  "
             f"rss {result['peak_rss_mib']:.0f} MiB",
-            file=sys.stderr, flush=True,
+            file=sys.stderr,
+            flush=True,
         )
         if result["others_share"] <= args.max_others:
             break
@@ -361,8 +370,10 @@ def measure(lib: str, dataset: str, args, env: dict, loads: list[float]) -> dict
 
 
 def fmt_row(lib: str, runs: list[dict]) -> tuple[str, float]:
-    med = {key: statistics.median(r[key] for r in runs)
-           for key in ("fit_s", "predict_s", "accuracy", "logloss", "peak_rss_mib")}
+    med = {
+        key: statistics.median(r[key] for r in runs)
+        for key in ("fit_s", "predict_s", "accuracy", "logloss", "peak_rss_mib")
+    }
     per_rep_fits = " / ".join(f"{r['fit_s']:.2f}" for r in runs)
     retried = sum(r["attempts"] > 1 for r in runs)
     contended = sum(r["contended"] for r in runs)
@@ -388,8 +399,7 @@ def build_report(args, results: list[dict], loads: list[float], elapsed: float) 
         "",
         f"- Command: `{command}` (from the repository root)",
         f"- Machine: {machine_description()}; shared VM, so timings are noisy",
-        f"- Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; whole run took "
-        f"{elapsed / 60:.1f} min",
+        f"- Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; whole run took {elapsed / 60:.1f} min",
         f"- Versions: rgbm_rs {'; '.join(builds['rgbm_rs'])}, installed build copied at start "
         f"and used by every run; LightGBM {'; '.join(builds['LightGBM'])}",
         f"- Settings (both): `n_jobs=2`, 255 bins, learning rate 0.1, 31 leaves best-first with no "
@@ -403,7 +413,7 @@ def build_report(args, results: list[dict], loads: list[float], elapsed: float) 
         f"- 1-minute load average just before each run (retries included): max {max(loads):.2f}, "
         f"median {statistics.median(loads):.2f} (2 CPUs; the benchmark's own previous children "
         f"count in it).",
-        f"- Contention: \"others\" = CPU time used by other processes during the fit (busy + "
+        f'- Contention: "others" = CPU time used by other processes during the fit (busy + '
         f"steal in `/proc/stat` minus the child's own CPU time) as a share of wall time x CPUs. "
         f"Before each attempt the script waited (up to {args.quiet_timeout:g} s) for a 1-s window "
         f"with the machine at most {100 * args.max_others:.0f}% busy; a fit with others > "
@@ -463,19 +473,27 @@ def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=200, help="boosting rounds (default 200)")
     parser.add_argument("--reps", type=int, default=3, help="repetitions per library (default 3)")
-    parser.add_argument("--datasets", type=lambda s: s.split(","), default=list(DATASETS),
-                        help="comma-separated subset of: " + ",".join(DATASETS))
-    parser.add_argument("--max-others", type=float, default=0.10,
-                        help="re-run a fit when other processes used more than this share "
-                             "of the machine during it (default 0.10)")
-    parser.add_argument("--retries", type=int, default=2,
-                        help="at most this many re-runs per measurement (default 2)")
-    parser.add_argument("--retry-pause", type=float, default=5.0,
-                        help="seconds to wait before a re-run (default 5)")
-    parser.add_argument("--quiet-timeout", type=float, default=30.0,
-                        help="longest wait for a quiet machine before each attempt (default 30 s)")
-    parser.add_argument("--write-md", metavar="PATH",
-                        help="write the markdown section to PATH (it is always printed)")
+    parser.add_argument(
+        "--datasets",
+        type=lambda s: s.split(","),
+        default=list(DATASETS),
+        help="comma-separated subset of: " + ",".join(DATASETS),
+    )
+    parser.add_argument(
+        "--max-others",
+        type=float,
+        default=0.10,
+        help="re-run a fit when other processes used more than this share of the machine during it (default 0.10)",
+    )
+    parser.add_argument("--retries", type=int, default=2, help="at most this many re-runs per measurement (default 2)")
+    parser.add_argument("--retry-pause", type=float, default=5.0, help="seconds to wait before a re-run (default 5)")
+    parser.add_argument(
+        "--quiet-timeout",
+        type=float,
+        default=30.0,
+        help="longest wait for a quiet machine before each attempt (default 30 s)",
+    )
+    parser.add_argument("--write-md", metavar="PATH", help="write the markdown section to PATH (it is always printed)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--lib", choices=LIBRARIES, help=argparse.SUPPRESS)
     parser.add_argument("--dataset", choices=DATASETS, help=argparse.SUPPRESS)

@@ -10,6 +10,7 @@ BENCHMARKS.md.
 
     python benches/python/objectives_compare.py --reps 3 --write-md BENCHMARKS.md
 """
+
 import argparse
 import os
 import platform
@@ -49,22 +50,49 @@ def california():
 
 def cases():
     cal = california() if os.path.exists(DATA) else None
-    yield "poisson (synthetic 50k/50k)", synthetic("poisson"), {"loss": "poisson"}, {"objective": "poisson"}, \
-        "Poisson deviance", lambda y, p: mean_tweedie_deviance(y, p, power=1)
-    yield "tweedie ρ=1.5 (synthetic 50k/50k)", synthetic("tweedie"), \
-        {"loss": "tweedie", "tweedie_variance_power": 1.5}, \
-        {"objective": "tweedie", "tweedie_variance_power": 1.5}, \
-        "Tweedie deviance", lambda y, p: mean_tweedie_deviance(y, p, power=1.5)
+    yield (
+        "poisson (synthetic 50k/50k)",
+        synthetic("poisson"),
+        {"loss": "poisson"},
+        {"objective": "poisson"},
+        "Poisson deviance",
+        lambda y, p: mean_tweedie_deviance(y, p, power=1),
+    )
+    yield (
+        "tweedie ρ=1.5 (synthetic 50k/50k)",
+        synthetic("tweedie"),
+        {"loss": "tweedie", "tweedie_variance_power": 1.5},
+        {"objective": "tweedie", "tweedie_variance_power": 1.5},
+        "Tweedie deviance",
+        lambda y, p: mean_tweedie_deviance(y, p, power=1.5),
+    )
     if cal is None:
         return
-    yield "gamma (California housing)", cal, {"loss": "gamma"}, {"objective": "gamma"}, \
-        "Gamma deviance", lambda y, p: mean_tweedie_deviance(y, p, power=2)
-    yield "absolute_error (California housing)", cal, {"loss": "absolute_error"}, {"objective": "l1"}, \
-        "MAE", lambda y, p: float(np.mean(np.abs(y - p)))
+    yield (
+        "gamma (California housing)",
+        cal,
+        {"loss": "gamma"},
+        {"objective": "gamma"},
+        "Gamma deviance",
+        lambda y, p: mean_tweedie_deviance(y, p, power=2),
+    )
+    yield (
+        "absolute_error (California housing)",
+        cal,
+        {"loss": "absolute_error"},
+        {"objective": "l1"},
+        "MAE",
+        lambda y, p: float(np.mean(np.abs(y - p))),
+    )
     for alpha in (0.1, 0.9):
-        yield f"quantile α={alpha} (California housing)", cal, {"loss": "quantile", "alpha": alpha}, \
-            {"objective": "quantile", "alpha": alpha}, "pinball loss / coverage", \
-            (lambda a: lambda y, p: f"{mean_pinball_loss(y, p, alpha=a):.4f} / {np.mean(y <= p):.3f}")(alpha)
+        yield (
+            f"quantile α={alpha} (California housing)",
+            cal,
+            {"loss": "quantile", "alpha": alpha},
+            {"objective": "quantile", "alpha": alpha},
+            "pinball loss / coverage",
+            (lambda a: lambda y, p: f"{mean_pinball_loss(y, p, alpha=a):.4f} / {np.mean(y <= p):.3f}")(alpha),
+        )
 
 
 def cpu_model():
@@ -85,11 +113,13 @@ def fit_both(data, ours_kw, theirs_kw, reps):
     for _ in range(reps):
         for name in times:
             if name == "rgbm_rs":
-                model = RGBMRegressor(n_estimators=ROUNDS, max_depth=None, max_leaves=31, n_jobs=2,
-                                      random_state=0, **ours_kw)
+                model = RGBMRegressor(
+                    n_estimators=ROUNDS, max_depth=None, max_leaves=31, n_jobs=2, random_state=0, **ours_kw
+                )
             else:
-                model = lgb.LGBMRegressor(n_estimators=ROUNDS, num_leaves=31, n_jobs=2, verbose=-1,
-                                          random_state=0, **theirs_kw)
+                model = lgb.LGBMRegressor(
+                    n_estimators=ROUNDS, num_leaves=31, n_jobs=2, verbose=-1, random_state=0, **theirs_kw
+                )
             t = time.perf_counter()
             model.fit(x_tr, y_tr)
             times[name].append(time.perf_counter() - t)
@@ -108,24 +138,33 @@ def main():
         times, preds, y_te = fit_both(data, ours_kw, theirs_kw, args.reps)
         s = {k: score(y_te, p) for k, p in preds.items()}
         fmt = (lambda v: v) if isinstance(s["rgbm_rs"], str) else (lambda v: f"{v:.4f}")
-        rows.append(f"| {name} | {measure} | {fmt(s['rgbm_rs'])} | {fmt(s['LightGBM'])} | "
-                    f"{times['rgbm_rs']:.2f} s / {times['LightGBM']:.2f} s = {times['rgbm_rs'] / times['LightGBM']:.2f}× |")
+        rows.append(
+            f"| {name} | {measure} | {fmt(s['rgbm_rs'])} | {fmt(s['LightGBM'])} | "
+            f"{times['rgbm_rs']:.2f} s / {times['LightGBM']:.2f} s = {times['rgbm_rs'] / times['LightGBM']:.2f}× |"
+        )
         print(rows[-1], flush=True)
-    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                            check=False).stdout.strip()
-    header = (f"- Machine: {cpu_model()}, {os.cpu_count()} CPUs; "
-              f"commit {commit}; LightGBM {lgb.__version__}; {ROUNDS} rounds, medians of {args.reps} interleaved "
-              f"fits; run {time.strftime('%Y-%m-%d', time.gmtime())}; load average "
-              f"{load_before:.1f} before, {os.getloadavg()[0]:.1f} after (2 = both CPUs busy).\n"
-              "- Command: `python benches/python/objectives_compare.py --reps "
-              f"{args.reps} --write-md BENCHMARKS.md`\n\n")
+    commit = subprocess.run(
+        ["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    header = (
+        f"- Machine: {cpu_model()}, {os.cpu_count()} CPUs; "
+        f"commit {commit}; LightGBM {lgb.__version__}; {ROUNDS} rounds, medians of {args.reps} interleaved "
+        f"fits; run {time.strftime('%Y-%m-%d', time.gmtime())}; load average "
+        f"{load_before:.1f} before, {os.getloadavg()[0]:.1f} after (2 = both CPUs busy).\n"
+        "- Command: `python benches/python/objectives_compare.py --reps "
+        f"{args.reps} --write-md BENCHMARKS.md`\n\n"
+    )
     table = header + "\n".join(rows)
     print(table)
     if args.write_md:
         with open(args.write_md, encoding="utf-8") as f:
             text = f.read()
-        new, count = re.subn(r"(<!-- objectives: start -->\n).*?(<!-- objectives: end -->)",
-                             lambda m: m.group(1) + table + "\n" + m.group(2), text, flags=re.S)
+        new, count = re.subn(
+            r"(<!-- objectives: start -->\n).*?(<!-- objectives: end -->)",
+            lambda m: m.group(1) + table + "\n" + m.group(2),
+            text,
+            flags=re.S,
+        )
         if count != 1:
             raise SystemExit(f"{args.write_md} has no objectives markers")
         with open(args.write_md, "w", encoding="utf-8") as f:

@@ -73,42 +73,73 @@ def main():
     res = {}
     t0 = time.time()
     for nt in threads:
+
         def gbm(r, nt=nt):
-            return RGBMClassifier(booster="gbm", n_estimators=args.rounds, max_depth=None,
-                                               max_leaves=args.nodes + 1, learning_rate=0.1,
-                                               random_state=r, n_jobs=nt)
+            return RGBMClassifier(
+                booster="gbm",
+                n_estimators=args.rounds,
+                max_depth=None,
+                max_leaves=args.nodes + 1,
+                learning_rate=0.1,
+                random_state=r,
+                n_jobs=nt,
+            )
+
         g, gt, _ = per_round(gbm, X, y, args.reps, args.skip)
         res[(nt, "gbm")] = (g, gt, None)
-        print(f"threads={nt} gbm: {1000*g:.1f} ms/round (fit {gt:.1f}s)", flush=True)
+        print(f"threads={nt} gbm: {1000 * g:.1f} ms/round (fit {gt:.1f}s)", flush=True)
         for S in Ss:
+
             def rgb(r, S=S, nt=nt):
-                return RGBMClassifier(booster="rgb", n_estimators=args.rounds, rgb_candidates=S,
-                                                            rgb_beta=0.1, rgb_nodes=[args.nodes], rgb_lambdas=[1.0], max_depth=None,
-                                                            random_state=r, n_jobs=nt)
+                return RGBMClassifier(
+                    booster="rgb",
+                    n_estimators=args.rounds,
+                    rgb_candidates=S,
+                    rgb_beta=0.1,
+                    rgb_nodes=[args.nodes],
+                    rgb_lambdas=[1.0],
+                    max_depth=None,
+                    random_state=r,
+                    n_jobs=nt,
+                )
+
             t, tt, clf = per_round(rgb, X, y, args.reps, args.skip)
             res[(nt, S)] = (t, tt, clf.rgb_family_counts_)
-            print(f"threads={nt} rgb S={S}: {1000*t:.1f} ms/round = {t/g:.2f} gbm rounds "
-                  f"(ideal S/threads = {S/min(S, nt):.2f}; fit {tt:.1f}s) families {clf.rgb_family_counts_}",
-                  flush=True)
+            print(
+                f"threads={nt} rgb S={S}: {1000 * t:.1f} ms/round = {t / g:.2f} gbm rounds "
+                f"(ideal S/threads = {S / min(S, nt):.2f}; fit {tt:.1f}s) families {clf.rgb_family_counts_}",
+                flush=True,
+            )
     total = time.time() - t0
-    L = ["## RGB per-round cost vs plain boosting (rgbm_rs)\n",
-         f"- command: `{cmd}`", f"- date: {date}; total wall time {total:.0f} s; machine: {os.cpu_count()} cores (shared)",
-         f"- data {args.rows} x {args.features} synthetic binary; tree size {args.nodes} internal nodes "
-         f"({args.nodes + 1} leaves) for both; {args.rounds} rounds per fit, first {args.skip} dropped, "
-         f"median per-round time per fit, median of {args.reps} fits\n",
-         "| threads | booster | S | ms / round | / gbm round | / (S x gbm round) | median fit (s) |",
-         "|---|---|---|---|---|---|---|"]
+    L = [
+        "## RGB per-round cost vs plain boosting (rgbm_rs)\n",
+        f"- command: `{cmd}`",
+        f"- date: {date}; total wall time {total:.0f} s; machine: {os.cpu_count()} cores (shared)",
+        f"- data {args.rows} x {args.features} synthetic binary; tree size {args.nodes} internal nodes "
+        f"({args.nodes + 1} leaves) for both; {args.rounds} rounds per fit, first {args.skip} dropped, "
+        f"median per-round time per fit, median of {args.reps} fits\n",
+        "| threads | booster | S | ms / round | / gbm round | / (S x gbm round) | median fit (s) |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for nt in threads:
         g = res[(nt, "gbm")][0]
-        L.append(f"| {nt} | gbm (max_leaves={args.nodes + 1}) | - | {1000*g:.1f} | 1.00 | - | {res[(nt, 'gbm')][1]:.1f} |")
+        L.append(
+            f"| {nt} | gbm (max_leaves={args.nodes + 1}) | - | {1000 * g:.1f} | 1.00 | - | {res[(nt, 'gbm')][1]:.1f} |"
+        )
         for S in Ss:
             t, tt, _ = res[(nt, S)]
-            L.append(f"| {nt} | rgb | {S} | {1000*t:.1f} | {t/g:.2f} | {t/(S*g):.2f} | {tt:.1f} |")
+            L.append(f"| {nt} | rgb | {S} | {1000 * t:.1f} | {t / g:.2f} | {t / (S * g):.2f} | {tt:.1f} |")
     if len(threads) > 1:
         L.append("")
-        L.append(f"Speed-up from {args.threads} threads (1-thread ms / {args.threads}-thread ms): "
-                 + ", ".join(f"gbm {res[(1, 'gbm')][0]/res[(args.threads, 'gbm')][0]:.2f}" if k == "gbm" else
-                             f"S={k} {res[(1, k)][0]/res[(args.threads, k)][0]:.2f}" for k in ["gbm"] + Ss))
+        L.append(
+            f"Speed-up from {args.threads} threads (1-thread ms / {args.threads}-thread ms): "
+            + ", ".join(
+                f"gbm {res[(1, 'gbm')][0] / res[(args.threads, 'gbm')][0]:.2f}"
+                if k == "gbm"
+                else f"S={k} {res[(1, k)][0] / res[(args.threads, k)][0]:.2f}"
+                for k in ["gbm"] + Ss
+            )
+        )
     md = "\n".join(L) + "\n"
     print()
     print(md)

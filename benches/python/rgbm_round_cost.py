@@ -32,6 +32,7 @@ Usage::
     python benches/python/rgbm_round_cost.py [--write-md PATH] [--reps 3] \
         [--r1 10] [--r2 60] [--n 1000000] [--p 100] [--threads 2]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -81,9 +82,19 @@ def child(spec: dict) -> dict:
         else:
             kw = dict(selection="groups", selection_size=1 if cfg == "rgbm_groups_t1" else spec["p"] // 10)
         est = RGBMClassifier(
-            n_estimators=R, learning_rate=0.1, max_depth=None, max_leaves=31, max_bins=255,
-            min_samples_leaf=20, min_child_weight=1e-3, reg_lambda=0.0, gain="newton", leaf="newton",
-            n_jobs=threads, random_state=0, **kw,
+            n_estimators=R,
+            learning_rate=0.1,
+            max_depth=None,
+            max_leaves=31,
+            max_bins=255,
+            min_samples_leaf=20,
+            min_child_weight=1e-3,
+            reg_lambda=0.0,
+            gain="newton",
+            leaf="newton",
+            n_jobs=threads,
+            random_state=0,
+            **kw,
         )
         t0 = time.perf_counter()
         est.fit(X, y)
@@ -97,9 +108,19 @@ def child(spec: dict) -> dict:
 
         col = float(cfg.split("col")[1])
         est = lgb.LGBMClassifier(
-            n_estimators=R, learning_rate=0.1, num_leaves=31, max_depth=-1, max_bin=255,
-            min_child_samples=20, min_child_weight=1e-3, reg_lambda=0.0, subsample=1.0,
-            colsample_bytree=col, n_jobs=threads, random_state=0, verbose=-1,
+            n_estimators=R,
+            learning_rate=0.1,
+            num_leaves=31,
+            max_depth=-1,
+            max_bin=255,
+            min_child_samples=20,
+            min_child_weight=1e-3,
+            reg_lambda=0.0,
+            subsample=1.0,
+            colsample_bytree=col,
+            n_jobs=threads,
+            random_state=0,
+            verbose=-1,
         )
         stamps = []
 
@@ -149,10 +170,15 @@ def main(argv=None):
     for rep in range(args.reps):
         for R in (args.r1, args.r2):
             for cfg in args.configs:
-                spec = dict(config=cfg, rounds=R, rep=rep, n=args.n, p=args.p, threads=args.threads, data_seed=args.data_seed)
+                spec = dict(
+                    config=cfg, rounds=R, rep=rep, n=args.n, p=args.p, threads=args.threads, data_seed=args.data_seed
+                )
                 r = run_child(spec, args.timeout)
                 results.append(r)
-                print(f"rep {rep} {cfg:12s} R={R:3d}: fit {r['fit_s']:7.2f} s (data gen {r['gen_s']:.1f} s), trees {r['n_trees']}", flush=True)
+                print(
+                    f"rep {rep} {cfg:12s} R={R:3d}: fit {r['fit_s']:7.2f} s (data gen {r['gen_s']:.1f} s), trees {r['n_trees']}",
+                    flush=True,
+                )
     load1 = os.getloadavg()
     total = time.perf_counter() - start
 
@@ -163,9 +189,11 @@ def main(argv=None):
         f2 = [r["fit_s"] for r in results if r["config"] == cfg and r["rounds"] == R2]
         per_rep = [(b - a) / (R2 - R1) for a, b in zip(f1, f2)]
         s = dict(
-            fit1=float(np.median(f1)), fit2=float(np.median(f2)),
+            fit1=float(np.median(f1)),
+            fit2=float(np.median(f2)),
             diff=(float(np.median(f2)) - float(np.median(f1))) / (R2 - R1),
-            per_rep=per_rep, per_rep_med=float(np.median(per_rep)),
+            per_rep=per_rep,
+            per_rep_med=float(np.median(per_rep)),
         )
         logs = [r["round_s"] for r in results if r["config"] == cfg and r["rounds"] == R2 and "round_s" in r]
         if logs:
@@ -175,7 +203,11 @@ def main(argv=None):
             s["log_median"] = float(np.median(meds))
             s["log_reps"] = means
             if cfg.startswith("rgbm"):
-                s["setup"] = float(np.median([r["fit_s"] - sum(r["round_s"]) for r in results if r["config"] == cfg and "round_s" in r]))
+                s["setup"] = float(
+                    np.median(
+                        [r["fit_s"] - sum(r["round_s"]) for r in results if r["config"] == cfg and "round_s" in r]
+                    )
+                )
             fs = [r["features_searched"] for r in results if r["config"] == cfg and "features_searched" in r]
             s["features_searched"] = sorted({f for searched in fs for f in searched})
         summary[cfg] = s
@@ -187,9 +219,13 @@ def main(argv=None):
         return summary[a][key] / summary[b][key]
 
     lgb_version = next((r["lightgbm"] for r in results if "lightgbm" in r), "-")
-    cmd = "python " + " ".join(shlex.quote(a) for a in [os.path.relpath(os.path.abspath(sys.argv[0]), REPO)] + sys.argv[1:])
+    cmd = "python " + " ".join(
+        shlex.quote(a) for a in [os.path.relpath(os.path.abspath(sys.argv[0]), REPO)] + sys.argv[1:]
+    )
     try:
-        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip()
+        rev = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
+        ).stdout.strip()
     except OSError:
         rev = "?"
     L = [
@@ -201,11 +237,11 @@ def main(argv=None):
         f"- Data: synthetic **binary classification**, n = {args.n:,} x p = {args.p} float32, X ~ N(0,1), "
         f"P(y=1) = sigmoid(2 * (linear + interactions)), seed {args.data_seed}; regenerated in each child process.",
         f"- Trees: 31 leaves best-first, 255 bins, lr 0.1, logistic, Newton gain/leaves, min 20 rows and 1e-3 hessian per leaf, "
-        f"{args.threads} threads. rgbm_rs groups: `selection=\"groups\", selection_size={args.p // 10}` (drawn per tree).",
+        f'{args.threads} threads. rgbm_rs groups: `selection="groups", selection_size={args.p // 10}` (drawn per tree).',
         f"- Per-round cost = (median fit(R2) - median fit(R1)) / (R2 - R1), R1 = {R1}, R2 = {R2}, {args.reps} repetitions, "
-        f"each fit in its own process; \"per-rep\" = the same difference within each repetition, then the median. "
+        f'each fit in its own process; "per-rep" = the same difference within each repetition, then the median. '
         f"In-process timer = mean round time over rounds {R1 + 1}..{R2} of the R2 fits, median over reps: rgbm_rs "
-        f"`training_log_[\"seconds\"]`; LightGBM the gaps between consecutive iteration callbacks. It excludes the "
+        f'`training_log_["seconds"]`; LightGBM the gaps between consecutive iteration callbacks. It excludes the '
         f"setup (binning, Dataset construction: several seconds here), whose run-to-run noise dominates the fit differences "
         f"for the cheap configurations.",
         f"- Machine: 2 cores, shared with other jobs: load average {load0[0]:.2f} at start, {load1[0]:.2f} at end. "
@@ -240,8 +276,10 @@ def main(argv=None):
         L.append(f"| {name} | {f(r1)} | {f(r2)} | {f(r3)} | {target} |")
     L.append("")
     if "rgbm_groups" in summary and "features_searched" in summary["rgbm_groups"]:
-        L.append(f"rgbm_rs features searched per round: groups {summary['rgbm_groups']['features_searched']}, "
-                 f"full {summary.get('rgbm_full', {}).get('features_searched', '-')}.")
+        L.append(
+            f"rgbm_rs features searched per round: groups {summary['rgbm_groups']['features_searched']}, "
+            f"full {summary.get('rgbm_full', {}).get('features_searched', '-')}."
+        )
     text = "\n".join(L)
     print(text)
     if args.write_md:

@@ -11,6 +11,7 @@ markdown table.
 Without the a9a file, a random matrix of the same shape and density is used.
 Linux only (reads /proc).
 """
+
 import argparse
 import json
 import os
@@ -60,8 +61,9 @@ print(json.dumps(dict(shape=list(X.shape), nnz=int(X.nnz) if mode != "dense" els
 
 
 def run(mode, path, rounds):
-    out = subprocess.run([sys.executable, "-c", CHILD, mode, path, str(rounds)],
-                         check=True, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, mode, path, str(rounds)], check=True, capture_output=True, text=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -81,16 +83,20 @@ def main():
     nnz = rows["sparse"][0]["nnz"]
     dense_f32 = shape[0] * shape[1] * 4
     source = "a9a" if path != "-" else "random a9a-shaped"
-    print(f"{source}: {shape[0]} x {shape[1]}, {nnz} stored entries "
-          f"({100 * nnz / (shape[0] * shape[1]):.1f} %), {args.rounds} rounds, "
-          f"max of {args.repeat} runs\n")
+    print(
+        f"{source}: {shape[0]} x {shape[1]}, {nnz} stored entries "
+        f"({100 * nnz / (shape[0] * shape[1]):.1f} %), {args.rounds} rounds, "
+        f"max of {args.repeat} runs\n"
+    )
     print("| input to fit | input size (MiB) | fit peak RSS above pre-fit RSS (MiB) |")
     print("|---|---:|---:|")
     for mode in ("sparse", "dense"):
         first, peak = rows[mode]
         print(f"| {first['layout']} | {first['input'] / mib:.1f} | {peak / mib:.1f} |")
-    print(f"\nDense float32 matrix: {dense_f32 / mib:.1f} MiB; sparse fit peak / dense float32 size: "
-          f"{rows['sparse'][1] / dense_f32:.2f}")
+    print(
+        f"\nDense float32 matrix: {dense_f32 / mib:.1f} MiB; sparse fit peak / dense float32 size: "
+        f"{rows['sparse'][1] / dense_f32:.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ Estimators follow scikit-learn conventions::
 Submodules: :mod:`rgbm_rs.callback` (callbacks for ``fit``),
 :mod:`rgbm_rs.plotting` (matplotlib plots, optional).
 """
+
 from . import callback
 from ._core import FORMAT_VERSION, __version__
 from ._introspect import dump_model, tree_to_dict, trees_to_dataframe

@@ -1,5 +1,6 @@
 """What the estimators share: parameters to the core, evaluation sets,
 the fit itself, staged and ensemble prediction, persistence."""
+
 from __future__ import annotations
 
 import contextlib
@@ -83,7 +84,9 @@ def categorical_indices(est):
         return None
     if all(isinstance(v, (bool, np.bool_)) for v in items):
         if len(items) != n:
-            raise ValueError(f"categorical_features: a boolean mask needs {n} entries (one per feature), got {len(items)}")
+            raise ValueError(
+                f"categorical_features: a boolean mask needs {n} entries (one per feature), got {len(items)}"
+            )
         return [j for j, v in enumerate(items) if v]
     names = getattr(est, "feature_names_in_", None)
     out = []
@@ -98,9 +101,7 @@ def categorical_indices(est):
                 raise ValueError(f"categorical_features: index {j} is out of range for {n} features")
             out.append(j % n)
         else:
-            raise ValueError(
-                f"categorical_features: expected feature indices, names or a boolean mask, got {v!r}"
-            )
+            raise ValueError(f"categorical_features: expected feature indices, names or a boolean mask, got {v!r}")
     if len(set(out)) != len(out):
         raise ValueError("categorical_features: lists a feature more than once")
     return sorted(out)
@@ -146,9 +147,7 @@ def _as_booster(init_model, cls):
             raise TypeError(f"init_model is a {type(init_model).__name__}, this is a {cls.__name__}")
         check_is_fitted(init_model, "_booster")
         return init_model._booster, getattr(init_model, "classes_", None)
-    raise TypeError(
-        f"init_model must be a path, a Booster or a fitted {cls.__name__}, got {type(init_model).__name__}"
-    )
+    raise TypeError(f"init_model must be a path, a Booster or a fitted {cls.__name__}, got {type(init_model).__name__}")
 
 
 def _class_major(rows):
@@ -211,13 +210,13 @@ class RGBMBase(BaseEstimator):
         p.update(self._loss_params(native_loss))
         return p
 
-    def _eval_sets(self, X, y, w, eval_set, eval_names, eval_sample_weight, encode, seed,
-                   init=None, eval_init_score=None):
+    def _eval_sets(
+        self, X, y, w, eval_set, eval_names, eval_sample_weight, encode, seed, init=None, eval_init_score=None
+    ):
         """Training rows and evaluation sets: (X, y, w, init, [(name, X, y, w, init)])."""
         if eval_set is not None and self.validation_fraction is not None:
             raise ValueError(
-                "pass either eval_set or validation_fraction, not both "
-                "(early stopping watches the last evaluation set)"
+                "pass either eval_set or validation_fraction, not both (early stopping watches the last evaluation set)"
             )
         sets = []
         if self.validation_fraction is not None:
@@ -233,10 +232,15 @@ class RGBMBase(BaseEstimator):
             )
             idx_train.sort()
             idx_val.sort()
-            sets.append((
-                "validation", as_rows(X[idx_val], X.dtype), y[idx_val], None if w is None else w[idx_val],
-                None if init is None else init[idx_val],
-            ))
+            sets.append(
+                (
+                    "validation",
+                    as_rows(X[idx_val], X.dtype),
+                    y[idx_val],
+                    None if w is None else w[idx_val],
+                    None if init is None else init[idx_val],
+                )
+            )
             X, y, w = X[idx_train], y[idx_train], None if w is None else w[idx_train]
             init = None if init is None else init[idx_train]
             X = X if sp.issparse(X) else np.ascontiguousarray(X)
@@ -269,7 +273,11 @@ class RGBMBase(BaseEstimator):
                     )
                 we = None if eval_sample_weight is None else check_weights(eval_sample_weight[i], Xe_checked)
                 ye = native_vector(encode(ye, i))
-                ie = None if eval_init_score is None else _init_rows(eval_init_score[i], len(ye), f"eval_init_score[{i}]")
+                ie = (
+                    None
+                    if eval_init_score is None
+                    else _init_rows(eval_init_score[i], len(ye), f"eval_init_score[{i}]")
+                )
                 sets.append((name, as_rows(Xe_checked, X.dtype), ye, we, ie))
             if len({s[0] for s in sets}) != len(sets):
                 raise ValueError(f"eval_names must be unique, got {[s[0] for s in sets]}")
@@ -325,16 +333,27 @@ class RGBMBase(BaseEstimator):
         else:
             return None, int(self.n_estimators)
         if classes is not None and not np.array_equal(classes, self.classes_):
-            raise ValueError(
-                f"init_model was fitted on classes {classes.tolist()}, y has {self.classes_.tolist()}"
-            )
+            raise ValueError(f"init_model was fitted on classes {classes.tolist()}, y has {self.classes_.tolist()}")
         fitted = json.loads(start.params_json())["loss"]
         if fitted != native_loss:
             raise ValueError(f"init_model was trained with loss {fitted!r}, this fit uses {native_loss!r}")
         return start, rounds
 
-    def _fit_native(self, X, y_float, sample_weight, native_loss, eval_set, eval_names, eval_sample_weight,
-                    callbacks, encode, init_score=None, eval_init_score=None, init_model=None):
+    def _fit_native(
+        self,
+        X,
+        y_float,
+        sample_weight,
+        native_loss,
+        eval_set,
+        eval_names,
+        eval_sample_weight,
+        callbacks,
+        encode,
+        init_score=None,
+        eval_init_score=None,
+        init_model=None,
+    ):
         start, n_rounds = self._start(init_model, native_loss)
         if start is not None and n_rounds == 0:
             self.__dict__.update(self._previous)  # warm start, nothing to add

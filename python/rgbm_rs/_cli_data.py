@@ -19,6 +19,7 @@ Every problem with the file is raised as :class:`DataError` with a one-line
 message that names the file, and where it helps the line and column.
 Only numpy is needed here (no pandas).
 """
+
 from __future__ import annotations
 
 import csv
@@ -182,9 +183,7 @@ class CsvTable:
             index = None
         if index is not None and -len(self.header) <= index < len(self.header):
             return index % len(self.header)
-        raise DataError(
-            f"{_quote(self.path)} has no column {_quote(spec)} (columns: {_names_preview(self.header)})"
-        )
+        raise DataError(f"{_quote(self.path)} has no column {_quote(spec)} (columns: {_names_preview(self.header)})")
 
     def numeric_column(self, j: int) -> np.ndarray:
         """Column ``j`` as float64, missing cells as NaN.
@@ -248,9 +247,7 @@ class CsvTable:
 
     def target_column(self, j: int) -> np.ndarray:
         """Column ``j`` read as a target: see :func:`parse_target`."""
-        return parse_target(
-            self.columns[j], name=self.header[j], path=self.path, line_numbers=self.line_numbers
-        )
+        return parse_target(self.columns[j], name=self.header[j], path=self.path, line_numbers=self.line_numbers)
 
 
 def _check_header(path: str, header: list[str]) -> None:
@@ -395,9 +392,7 @@ def read_libsvm(path, n_features: int | None = None, zero_based: bool | None = N
                 tokens = content.split()
                 label = _strict_float(tokens[0])
                 if label is None:
-                    raise DataError(
-                        f"line {line_no} of {_quote(path)}: the label {tokens[0]!r} is not a number{hint}"
-                    )
+                    raise DataError(f"line {line_no} of {_quote(path)}: the label {tokens[0]!r} is not a number{hint}")
                 if not np.isfinite(label):
                     raise DataError(f"line {line_no} of {_quote(path)}: the label {tokens[0]!r} is not finite")
                 idx, val = [], []

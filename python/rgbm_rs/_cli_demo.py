@@ -1,4 +1,5 @@
 """``rgbm demo``: compare GBM, RGBM, SGLB and RGB on data bundled with scikit-learn."""
+
 from __future__ import annotations
 
 import os
@@ -103,7 +104,9 @@ def _demo_plots(models, data, out_dir, seed, report) -> None:
     sizes = [1, 3, 10]
     fitted, labels = [], []
     for t in sizes:
-        est = RGBMClassifier(selection="groups", selection_size=t, record_train_loss=True, random_state=seed, **_DEMO_SETTINGS)
+        est = RGBMClassifier(
+            selection="groups", selection_size=t, record_train_loss=True, random_state=seed, **_DEMO_SETTINGS
+        )
         fitted.append(est.fit(X_tr, y_tr))
         labels.append(f"RGBM t={t}")
     fitted.append(RGBMClassifier(record_train_loss=True, random_state=seed, **_DEMO_SETTINGS).fit(X_tr, y_tr))
@@ -133,7 +136,9 @@ def cmd_demo(args, report) -> int:
 
     data = _demo_datasets(args.seed)
     for name, (X_tr, X_te, _, _) in data.items():
-        report.info(f"{name}: {len(X_tr)} train / {len(X_te)} test rows, {X_tr.shape[1]} features (bundled with scikit-learn)")
+        report.info(
+            f"{name}: {len(X_tr)} train / {len(X_te)} test rows, {X_tr.shape[1]} features (bundled with scikit-learn)"
+        )
     settings = ", ".join(f"{k}={v}" for k, v in _DEMO_SETTINGS.items())
     report.info(f"common settings: {settings} (RGB ignores learning_rate)")
 
@@ -148,18 +153,34 @@ def cmd_demo(args, report) -> int:
 
     rows, models = [], {}
     for name, (X_tr, X_te, y_tr, y_te) in data.items():
-        methods = [(m, note, RGBMClassifier(random_state=args.seed, **_DEMO_SETTINGS, **kw))
-                   for m, note, kw in _demo_methods(X_tr.shape[1])]
+        methods = [
+            (m, note, RGBMClassifier(random_state=args.seed, **_DEMO_SETTINGS, **kw))
+            for m, note, kw in _demo_methods(X_tr.shape[1])
+        ]
         if lightgbm is not None:
-            methods.append(("LightGBM", "reference (installed)", lightgbm.LGBMClassifier(
-                n_estimators=200, learning_rate=0.1, max_depth=4, num_leaves=16, verbose=-1, random_state=args.seed)))
+            methods.append(
+                (
+                    "LightGBM",
+                    "reference (installed)",
+                    lightgbm.LGBMClassifier(
+                        n_estimators=200,
+                        learning_rate=0.1,
+                        max_depth=4,
+                        num_leaves=16,
+                        verbose=-1,
+                        random_state=args.seed,
+                    ),
+                )
+            )
         for method, note, est in methods:
             start = time.perf_counter()
             est.fit(X_tr, y_tr)
             fit_s = time.perf_counter() - start
             proba = est.predict_proba(X_te)
             pred = est.classes_[np.argmax(proba, axis=1)]
-            rows.append((name, method, accuracy_score(y_te, pred), log_loss(y_te, proba, labels=est.classes_), fit_s, note))
+            rows.append(
+                (name, method, accuracy_score(y_te, pred), log_loss(y_te, proba, labels=est.classes_), fit_s, note)
+            )
             models[(name, method)] = est
 
     wd = max(len("dataset"), *(len(r[0]) for r in rows))

@@ -1,4 +1,5 @@
 """Which files the command line may write: never an input, never data replaced by a model."""
+
 from __future__ import annotations
 
 import os

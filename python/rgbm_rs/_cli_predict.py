@@ -1,4 +1,5 @@
 """``rgbm predict``: write a saved model's predictions for a data file as CSV."""
+
 from __future__ import annotations
 
 import csv
@@ -34,8 +35,7 @@ def _prediction_libsvm_base(args, stored, report):
     if args.libsvm_base is not None:
         if stored is not None and int(args.libsvm_base) != stored:
             raise UsageError(
-                f"--libsvm-base {args.libsvm_base} contradicts the model, which was trained on "
-                f"{stored}-based indices"
+                f"--libsvm-base {args.libsvm_base} contradicts the model, which was trained on {stored}-based indices"
             )
         return args.libsvm_base == "0", f"--libsvm-base {args.libsvm_base}"
     if stored is not None:
@@ -80,8 +80,10 @@ def _load_prediction_data(args, est, libsvm_base, report):
             used = [position[str(n)] for n in model_names]
             unused = [table.header[k] for k in available if k not in set(used)]
             if unused:
-                report.info(f"ignoring column(s) the model does not use: {', '.join(repr(n) for n in unused[:5])}"
-                            + (" ..." if len(unused) > 5 else ""))
+                report.info(
+                    f"ignoring column(s) the model does not use: {', '.join(repr(n) for n in unused[:5])}"
+                    + (" ..." if len(unused) > 5 else "")
+                )
         else:
             if len(available) != n_features:
                 hint = "" if target is not None else " (pass --target to drop the target column)"
@@ -167,7 +169,9 @@ def cmd_predict(args, report) -> int:
         header = ["prediction"]
         rows = [[repr(float(v))] for v in pred]
     _write_csv(args.out, header, rows)
-    report.info(f"wrote {len(rows)} predictions of {type(est).__name__} ({est.n_estimators_} rounds) to {'stdout' if args.out == '-' else args.out}")
+    report.info(
+        f"wrote {len(rows)} predictions of {type(est).__name__} ({est.n_estimators_} rounds) to {'stdout' if args.out == '-' else args.out}"
+    )
 
     if y is not None:
         task = "classification" if is_classifier else "regression"

@@ -4,6 +4,7 @@ Errors meant for the user are raised as :class:`CLIError` (or
 :class:`UsageError` for a wrong command line) and printed by
 :func:`rgbm_rs.cli.main` as one ``rgbm: error: ...`` line.
 """
+
 from __future__ import annotations
 
 import contextlib

@@ -1,4 +1,5 @@
 """``rgbm train``: fit an estimator on a data file and save it as JSON."""
+
 from __future__ import annotations
 
 import difflib
@@ -34,7 +35,9 @@ def _load_training_data(args, report):
         if args.libsvm_base != "auto":
             report.warn(f"--libsvm-base is ignored: {args.data!r} is a CSV file")
         if args.target is None:
-            raise UsageError(f"--target is required for CSV files ({args.data!r}): give the target column's name or index")
+            raise UsageError(
+                f"--target is required for CSV files ({args.data!r}): give the target column's name or index"
+            )
         table = data.read_csv(args.data)
         j = table.column_index(args.target)
         if len(table.header) < 2:

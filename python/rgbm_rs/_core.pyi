@@ -3,6 +3,7 @@
 Keep in sync with ``src/python/mod.rs`` and ``src/python/booster.rs``; CI checks
 these stubs against the compiled module with ``python3 -m mypy.stubtest rgbm_rs._core``.
 """
+
 from typing import Callable, Final, final
 
 import numpy as np

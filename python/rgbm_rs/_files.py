@@ -2,6 +2,7 @@
 
 Used by ``save_model`` and the command line.
 """
+
 from __future__ import annotations
 
 import contextlib

@@ -27,6 +27,7 @@ Column policy
 * Anything else (strings otherwise, objects, dates, durations, complex
   numbers, nested types) is refused with a ``TypeError`` naming the columns.
 """
+
 from __future__ import annotations
 
 import sys
@@ -164,8 +165,12 @@ def _problem_message(problems):
 
 def _check_category_layout(labels, columns, categories):
     """A column must be categorical at predict time exactly when it was at fit."""
-    now_categorical = [_label(lab) for lab, col, cats in zip(labels, columns, categories) if col.categorical and cats is None]
-    now_numeric = [_label(lab) for lab, col, cats in zip(labels, columns, categories) if not col.categorical and cats is not None]
+    now_categorical = [
+        _label(lab) for lab, col, cats in zip(labels, columns, categories) if col.categorical and cats is None
+    ]
+    now_numeric = [
+        _label(lab) for lab, col, cats in zip(labels, columns, categories) if not col.categorical and cats is not None
+    ]
     parts = []
     if now_categorical:
         parts.append(f"categorical now but not at fit: {_listed(now_categorical)}")
@@ -217,7 +222,11 @@ class _PandasColumn:
             self.categorical = True
         elif isinstance(dtype, getattr(pd, "ArrowDtype", ())):
             self._arrow = _ArrowColumn(series.array.__arrow_array__())
-            self.problem, self.categorical, self.float32 = self._arrow.problem, self._arrow.categorical, self._arrow.float32
+            self.problem, self.categorical, self.float32 = (
+                self._arrow.problem,
+                self._arrow.categorical,
+                self._arrow.float32,
+            )
         elif pd.api.types.is_bool_dtype(dtype):
             pass
         elif getattr(dtype, "kind", None) == "c":
@@ -249,8 +258,9 @@ class _PandasColumn:
         if self.text:
             # Unseen strings and missing values become NaN (missing).
             table = _lookup(fitted)
-            return np.array([table.get(v, np.nan) if isinstance(v, str) else np.nan
-                             for v in self.series.tolist()], dtype=np.float64)
+            return np.array(
+                [table.get(v, np.nan) if isinstance(v, str) else np.nan for v in self.series.tolist()], dtype=np.float64
+            )
         if self._arrow is not None:
             return self._arrow.encode(fitted)
         return _codes_through(self.series.cat.categories.tolist(), self.series.cat.codes.to_numpy(), fitted)
@@ -342,7 +352,13 @@ class _ArrowColumn:
         t = column.type
         if pa.types.is_dictionary(t):
             self.categorical = True
-        elif pa.types.is_floating(t) or pa.types.is_integer(t) or pa.types.is_boolean(t) or pa.types.is_decimal(t) or pa.types.is_null(t):
+        elif (
+            pa.types.is_floating(t)
+            or pa.types.is_integer(t)
+            or pa.types.is_boolean(t)
+            or pa.types.is_decimal(t)
+            or pa.types.is_null(t)
+        ):
             self.float32 = t == pa.float32()
         else:
             self.problem = f"type {t}"
@@ -366,7 +382,9 @@ class _ArrowColumn:
 
     def encode(self, fitted):
         parts = [
-            _codes_through(chunk.dictionary.to_pylist(), chunk.indices.fill_null(-1).to_numpy(zero_copy_only=False), fitted)
+            _codes_through(
+                chunk.dictionary.to_pylist(), chunk.indices.fill_null(-1).to_numpy(zero_copy_only=False), fitted
+            )
             for chunk in self.column.chunks
         ]
         return np.concatenate(parts) if parts else np.empty(0)

@@ -17,6 +17,7 @@ tree ``t`` belongs to output ``t % K``.
 
 The functions are pure: they never modify the document they are given.
 """
+
 from __future__ import annotations
 
 import json
@@ -203,8 +204,9 @@ def tree_to_dict(tree, feature_names=None) -> dict:
             sets = tree.get("categories") or []
             if idx < len(sets) and sets[idx]:
                 # A category-set split: these codes go away from the default side.
-                item["categories"] = [32 * w + b for w, word in enumerate(sets[idx]) for b in range(32)
-                                      if int(word) >> b & 1]
+                item["categories"] = [
+                    32 * w + b for w, word in enumerate(sets[idx]) for b in range(32) if int(word) >> b & 1
+                ]
             nodes[idx] = item
         else:
             item = {"leaf_index": idx, "value": _float(tree["leaf_value"][idx])}
@@ -340,18 +342,41 @@ def trees_to_dataframe(model_doc, feature_names=None):
                 left, right = (int(tree[s][idx]) for s in ("left", "right"))
                 rows.append(
                     (
-                        t, t % k, _node_id(t, kind, idx), depth, False, j, _feature_name(j, names),
-                        _float(tree["threshold"][idx]), bool(tree["default_left"][idx]),
+                        t,
+                        t % k,
+                        _node_id(t, kind, idx),
+                        depth,
+                        False,
+                        j,
+                        _feature_name(j, names),
+                        _float(tree["threshold"][idx]),
+                        bool(tree["default_left"][idx]),
                         _node_id(t, "node", left) if left >= 0 else _node_id(t, "leaf", -left - 1),
                         _node_id(t, "node", right) if right >= 0 else _node_id(t, "leaf", -right - 1),
-                        parent_id, _float(tree["gain"][idx]), _float(tree["count"][idx]), nan,
+                        parent_id,
+                        _float(tree["gain"][idx]),
+                        _float(tree["count"][idx]),
+                        nan,
                     )
                 )
             else:
                 rows.append(
                     (
-                        t, t % k, _node_id(t, kind, idx), depth, True, -1, None, nan, None, None, None,
-                        parent_id, nan, nan, _float(tree["leaf_value"][idx]),
+                        t,
+                        t % k,
+                        _node_id(t, kind, idx),
+                        depth,
+                        True,
+                        -1,
+                        None,
+                        nan,
+                        None,
+                        None,
+                        None,
+                        parent_id,
+                        nan,
+                        nan,
+                        _float(tree["leaf_value"][idx]),
                     )
                 )
     dtypes = {
@@ -376,4 +401,3 @@ def trees_to_dataframe(model_doc, feature_names=None):
     # otherwise infer its string dtype and turn None into NaN).
     df = pd.DataFrame({name: pd.Series(list(col), dtype=dtypes[name]) for name, col in zip(_COLUMNS, columns)})
     return df
-

@@ -11,6 +11,7 @@ few kinds as tagged objects (``{"interval": ...}``, ``{"timestamp": ...}``,
 ``{"timedelta": ...}``, ``{"period": ...}``, ``{"float": "inf"}``) so that
 ``pd.cut`` bins and datetime categories survive a round trip.
 """
+
 from __future__ import annotations
 
 import codecs
@@ -29,8 +30,16 @@ FORMAT = "rgbm_rs"
 #: How the command line read LIBSVM feature indices (0 or 1), kept with the model.
 LIBSVM_BASE_KEY = "libsvm_index_base"
 _KEYS = {
-    "format", "estimator", "params", "n_features_in", "feature_names_in", "categories",
-    "best_iteration", "model", "classes", LIBSVM_BASE_KEY,
+    "format",
+    "estimator",
+    "params",
+    "n_features_in",
+    "feature_names_in",
+    "categories",
+    "best_iteration",
+    "model",
+    "classes",
+    LIBSVM_BASE_KEY,
 }
 
 

@@ -5,6 +5,7 @@ The core owns each parameter's values, bounds, default and one-line doc
 the README's parameter table are built from it here. Parameters that exist
 only in Python (how to hold out data, threads, logging) are described below.
 """
+
 from __future__ import annotations
 
 import json

@@ -1,4 +1,5 @@
 """Per-round Python work during a fit: callbacks, logging, a progress bar."""
+
 from __future__ import annotations
 
 import logging

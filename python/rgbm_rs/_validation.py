@@ -9,6 +9,7 @@ unseen at fit counting as missing; other columns are refused. String column
 names become ``feature_names_in_`` whatever the library, and are checked at
 predict time with scikit-learn's messages and warnings.
 """
+
 from __future__ import annotations
 
 import numbers

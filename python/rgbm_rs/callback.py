@@ -8,6 +8,7 @@ out of ``fit`` unchanged (the estimator is then left unfitted).
 
 Built-ins: :func:`early_stopping`, :func:`log_evaluation`, :func:`record_evaluation`.
 """
+
 from __future__ import annotations
 
 import logging
@@ -68,8 +69,15 @@ class EarlyStopping:
     improvement. NaN never counts as an improvement.
     """
 
-    def __init__(self, stopping_rounds: int, *, metric: str | None = None, dataset: str | None = None,
-                 min_delta: float = 0.0, verbose: bool = False):
+    def __init__(
+        self,
+        stopping_rounds: int,
+        *,
+        metric: str | None = None,
+        dataset: str | None = None,
+        min_delta: float = 0.0,
+        verbose: bool = False,
+    ):
         if isinstance(stopping_rounds, bool) or not isinstance(stopping_rounds, int) or stopping_rounds < 1:
             raise ValueError(f"stopping_rounds must be an int >= 1, got {stopping_rounds!r}")
         if not (isinstance(min_delta, (int, float)) and math.isfinite(min_delta) and min_delta >= 0):
@@ -115,15 +123,31 @@ class EarlyStopping:
         if better:
             self.best_iteration, self.best_score = env.iteration, value
         since = env.iteration - (self.best_iteration if self.best_iteration is not None else -1)
-        stop = since >= self.stopping_rounds if self.best_iteration is not None else env.iteration + 1 >= self.stopping_rounds
+        stop = (
+            since >= self.stopping_rounds
+            if self.best_iteration is not None
+            else env.iteration + 1 >= self.stopping_rounds
+        )
         if stop and self.verbose:
-            logger.info("early stopping at round %d: best round %s, %s's %s = %s",
-                        env.iteration, self.best_iteration, self._watched[0], self._watched[1], self.best_score)
+            logger.info(
+                "early stopping at round %d: best round %s, %s's %s = %s",
+                env.iteration,
+                self.best_iteration,
+                self._watched[0],
+                self._watched[1],
+                self.best_score,
+            )
         return stop
 
 
-def early_stopping(stopping_rounds: int, *, metric: str | None = None, dataset: str | None = None,
-                   min_delta: float = 0.0, verbose: bool = False) -> EarlyStopping:
+def early_stopping(
+    stopping_rounds: int,
+    *,
+    metric: str | None = None,
+    dataset: str | None = None,
+    min_delta: float = 0.0,
+    verbose: bool = False,
+) -> EarlyStopping:
     """An :class:`EarlyStopping` callback (see there)."""
     return EarlyStopping(stopping_rounds, metric=metric, dataset=dataset, min_delta=min_delta, verbose=verbose)
 

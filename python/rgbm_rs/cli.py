@@ -24,6 +24,7 @@ module (``_cli_train``, ``_cli_predict``, ``_cli_demo``), which read data with
 ``_cli_data``, check output paths with ``_cli_outputs`` and report to the
 user through ``_cli_report``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -102,10 +103,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"rgbm_rs {__version__}")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("-q", "--quiet", action="store_true", help="print only errors and warnings")
-    common.add_argument(
-        "-v", "--verbose", action="store_true", help="show a traceback on unexpected internal errors"
+    common.add_argument("-v", "--verbose", action="store_true", help="show a traceback on unexpected internal errors")
+    sub = parser.add_subparsers(
+        dest="command", required=True, metavar="{train,predict,demo}", parser_class=_ArgumentParser
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{train,predict,demo}", parser_class=_ArgumentParser)
 
     train = sub.add_parser(
         "train",
@@ -119,7 +120,9 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     train.add_argument("--data", required=True, metavar="FILE", help="training data (.csv, .tsv, .libsvm, .svm, .txt)")
-    train.add_argument("--target", metavar="COL", help="target column of a CSV file: name, or 0-based index (-1 = last)")
+    train.add_argument(
+        "--target", metavar="COL", help="target column of a CSV file: name, or 0-based index (-1 = last)"
+    )
     train.add_argument("--model", required=True, metavar="OUT.json", help="where to save the fitted model")
     train.add_argument(
         "--task",
@@ -177,7 +180,9 @@ def build_parser() -> argparse.ArgumentParser:
     predict.add_argument("--model", required=True, metavar="M.json", help="model file")
     predict.add_argument("--data", required=True, metavar="FILE", help="data (.csv, .tsv, .libsvm, .svm, .txt)")
     predict.add_argument(
-        "--target", metavar="COL", help="target column of a CSV file, dropped from the features and used to report a score"
+        "--target",
+        metavar="COL",
+        help="target column of a CSV file, dropped from the features and used to report a score",
     )
     predict.add_argument("--out", required=True, metavar="PREDS.csv", help="output CSV ('-' for stdout)")
     predict.add_argument(

@@ -14,6 +14,7 @@ Example::
     plot_importance(est, max_num_features=10)
     plot_tree(est, tree_index=0)
 """
+
 from __future__ import annotations
 
 from numbers import Integral
@@ -398,9 +399,12 @@ def plot_tree(
         x, y = pos[(kind, idx)]
         if kind == "leaf":
             ax.text(
-                x, y, f"leaf {idx}\nvalue: {_fmt(tree['leaf_value'][idx], precision)}",
+                x,
+                y,
+                f"leaf {idx}\nvalue: {_fmt(tree['leaf_value'][idx], precision)}",
                 bbox={"boxstyle": "round,pad=0.4", "fc": "#e8f4e0", "ec": "#4a7a3a"},
-                gid=LEAF_GID, **text_kw,
+                gid=LEAF_GID,
+                **text_kw,
             )
             continue
         j = int(tree["feature"][idx])
@@ -419,9 +423,12 @@ def plot_tree(
             if missing_left == (side == "left"):
                 text += ", missing"
             ax.text(
-                (x + cx) / 2.0, (y + cy) / 2.0, text,
+                (x + cx) / 2.0,
+                (y + cy) / 2.0,
+                text,
                 bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.85},
-                gid=EDGE_LABEL_GID, **edge_kw,
+                gid=EDGE_LABEL_GID,
+                **edge_kw,
             )
 
     ax.set_xlim(-0.7, n_leaves - 0.3)
@@ -454,7 +461,7 @@ def _run_curves(estimator, metric):
 
 
 def _default_label(estimator, log):
-    """"t = ..." from the estimator's selection settings when it has them.
+    """ "t = ..." from the estimator's selection settings when it has them.
 
     For ``selection="random"`` t counts candidate *splits*, which can exceed
     the number of features searched, so the parameter is the better label.

@@ -1,4 +1,5 @@
 """scikit-learn estimators backed by the native booster."""
+
 from __future__ import annotations
 
 from numbers import Real
@@ -251,8 +252,19 @@ default="squared"
             p["tweedie_variance_power"] = float(self.tweedie_variance_power)
         return p
 
-    def fit(self, X, y, sample_weight=None, eval_set=None, eval_names=None, eval_sample_weight=None, callbacks=None,
-            init_score=None, eval_init_score=None, init_model=None):
+    def fit(
+        self,
+        X,
+        y,
+        sample_weight=None,
+        eval_set=None,
+        eval_names=None,
+        eval_sample_weight=None,
+        callbacks=None,
+        init_score=None,
+        eval_init_score=None,
+        init_model=None,
+    ):
         """Fit on X (n_samples, n_features; NaN = missing) and targets y.
 
         Parameters
@@ -308,8 +320,20 @@ default="squared"
                 except ValueError as e:
                     raise ValueError(f"eval_set[{i}]: {e}") from None
 
-            return self._fit_native(X, y, sample_weight, self.loss, eval_set, eval_names, eval_sample_weight,
-                                    callbacks, encode, init_score, eval_init_score, init_model)
+            return self._fit_native(
+                X,
+                y,
+                sample_weight,
+                self.loss,
+                eval_set,
+                eval_names,
+                eval_sample_weight,
+                callbacks,
+                encode,
+                init_score,
+                eval_init_score,
+                init_model,
+            )
 
     def predict(self, X, return_std=False):
         """Predicted values.
@@ -484,8 +508,11 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
 
     def _with_class_weight(self, sample_weight, X, y):
         if isinstance(self.class_weight, dict):
-            bad = {k: v for k, v in self.class_weight.items()
-                   if isinstance(v, (bool, np.bool_)) or not isinstance(v, Real) or not (np.isfinite(v) and v >= 0)}
+            bad = {
+                k: v
+                for k, v in self.class_weight.items()
+                if isinstance(v, (bool, np.bool_)) or not isinstance(v, Real) or not (np.isfinite(v) and v >= 0)
+            }
             if bad:
                 raise ValueError(f"class_weight values must be finite numbers >= 0, got {bad}")
             unknown = [k for k in self.class_weight if k not in set(self.classes_.tolist())]
@@ -525,8 +552,19 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
             "sla_scale": float(self.sla_scale),
         }
 
-    def fit(self, X, y, sample_weight=None, eval_set=None, eval_names=None, eval_sample_weight=None, callbacks=None,
-            init_score=None, eval_init_score=None, init_model=None):
+    def fit(
+        self,
+        X,
+        y,
+        sample_weight=None,
+        eval_set=None,
+        eval_names=None,
+        eval_sample_weight=None,
+        callbacks=None,
+        init_score=None,
+        eval_init_score=None,
+        init_model=None,
+    ):
         """Fit on X (n_samples, n_features; NaN = missing) and labels y.
 
         Parameters are those of :meth:`RGBMRegressor.fit`; the labels of
@@ -572,8 +610,20 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
                     )
                 return np.searchsorted(classes, ye).astype(np.float64)
 
-            return self._fit_native(X, encoded.astype(np.float64), sample_weight, native_loss, eval_set, eval_names,
-                                    eval_sample_weight, callbacks, encode, init_score, eval_init_score, init_model)
+            return self._fit_native(
+                X,
+                encoded.astype(np.float64),
+                sample_weight,
+                native_loss,
+                eval_set,
+                eval_names,
+                eval_sample_weight,
+                callbacks,
+                encode,
+                init_score,
+                eval_init_score,
+                init_model,
+            )
 
     @property
     def n_classes_(self):

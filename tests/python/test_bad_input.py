@@ -1,4 +1,5 @@
 """Bad input gets a clear Python exception naming the problem, never a crash."""
+
 import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError

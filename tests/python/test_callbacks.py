@@ -1,4 +1,5 @@
 """Evaluation sets, early stopping, metrics, callbacks, logging and progress."""
+
 import logging
 
 import numpy as np
@@ -93,8 +94,9 @@ def test_multiclass_metrics_and_early_stopping():
     for t, proba in enumerate(clf.staged_predict_proba(X_val)):
         assert clf.evals_result_["valid_0"]["multi_logloss"][t] == pytest.approx(log_loss(y_val, proba), rel=1e-9)
         assert clf.evals_result_["valid_0"]["multi_error"][t] == pytest.approx(np.mean(proba.argmax(1) != y_val))
-    early = RGBMClassifier(n_estimators=400, learning_rate=0.5, max_depth=6, min_samples_leaf=1,
-                           early_stopping_rounds=5, random_state=0).fit(X_train, y_train, eval_set=[(X_val, y_val)])
+    early = RGBMClassifier(
+        n_estimators=400, learning_rate=0.5, max_depth=6, min_samples_leaf=1, early_stopping_rounds=5, random_state=0
+    ).fit(X_train, y_train, eval_set=[(X_val, y_val)])
     curve = early.evals_result_["valid_0"]["multi_logloss"]
     assert early.n_estimators_ < 400 and early.best_iteration_ == int(np.argmin(curve))
     assert early.get_booster().n_rounds == early.best_iteration_ + 1
@@ -102,8 +104,9 @@ def test_multiclass_metrics_and_early_stopping():
 
 def test_validation_fraction_holds_out_a_stratified_part(cancer):
     X_train, _, y_train, _ = cancer
-    clf = RGBMClassifier(n_estimators=200, learning_rate=0.3, validation_fraction=0.2, early_stopping_rounds=5,
-                         random_state=0).fit(X_train, y_train)
+    clf = RGBMClassifier(
+        n_estimators=200, learning_rate=0.3, validation_fraction=0.2, early_stopping_rounds=5, random_state=0
+    ).fit(X_train, y_train)
     assert list(clf.evals_result_) == ["validation"]
     assert clf.n_estimators_ < 200
     again = RGBMClassifier(**clf.get_params()).fit(X_train, y_train)
@@ -189,8 +192,9 @@ def test_verbose_logs_every_k_rounds(noisy_regression, caplog):
 def test_log_evaluation_callback(noisy_regression, caplog):
     X_train, X_val, y_train, y_val = noisy_regression
     with caplog.at_level(logging.INFO, logger="rgbm_rs"):
-        RGBMRegressor(n_estimators=7).fit(X_train, y_train, eval_set=[(X_val, y_val)],
-                                          callbacks=[rgbm_rs.log_evaluation(3)])
+        RGBMRegressor(n_estimators=7).fit(
+            X_train, y_train, eval_set=[(X_val, y_val)], callbacks=[rgbm_rs.log_evaluation(3)]
+        )
     assert [r.getMessage().split("\t")[0] for r in caplog.records if r.name == "rgbm_rs"] == ["[3]", "[6]", "[7]"]
 
 

@@ -1,5 +1,6 @@
 """Native categorical splits from Python: how features are named, what
 one split can learn, unseen categories, persistence and bad input."""
+
 import numpy as np
 import pytest
 
@@ -16,8 +17,7 @@ def _data(n=3000, seed=0):
 
 
 def _stump(**kw):
-    return RGBMRegressor(n_estimators=1, max_depth=1, learning_rate=1.0, min_samples_leaf=1,
-                         min_data_per_group=1, **kw)
+    return RGBMRegressor(n_estimators=1, max_depth=1, learning_rate=1.0, min_samples_leaf=1, min_data_per_group=1, **kw)
 
 
 def test_a_non_ordinal_grouping_is_learned_in_one_split():

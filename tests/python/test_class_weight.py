@@ -1,5 +1,6 @@
 """class_weight against scikit-learn's compute_sample_weight: a fit with
 class_weight is the fit with the weights scikit-learn defines, bit for bit."""
+
 import numpy as np
 import pytest
 from sklearn.utils.class_weight import compute_sample_weight

@@ -5,6 +5,7 @@ happy paths and a few errors go through real subprocesses, and the full
 matrix of user errors calls ``rgbm_rs.cli.main`` in-process, which runs
 the same code after argument parsing.
 """
+
 import csv
 import re
 import subprocess
@@ -106,8 +107,19 @@ def test_classification_round_trip_with_string_labels(tmp_path, cls_csv):
     path, X, y = cls_csv
     model = tmp_path / "m.json"
     out = run_cli(
-        "train", "--data", path, "--target", "label", "--model", model,
-        "--param", "n_estimators=30", "learning_rate=0.2", "--param", "max_depth=3", "selection=groups",
+        "train",
+        "--data",
+        path,
+        "--target",
+        "label",
+        "--model",
+        model,
+        "--param",
+        "n_estimators=30",
+        "learning_rate=0.2",
+        "--param",
+        "max_depth=3",
+        "selection=groups",
         "selection_size=2",
     )
     assert out.returncode == 0, out.stderr
@@ -146,8 +158,19 @@ def test_regression_round_trip_and_hold_out(tmp_path, reg_csv):
     path, X, y = reg_csv
     model = tmp_path / "r.json"
     out = run_cli(
-        "train", "--data", path, "--target", "-1", "--model", model, "--seed", 7,
-        "--param", "n_estimators=40", "subsample=0.8", "max_depth=4",
+        "train",
+        "--data",
+        path,
+        "--target",
+        "-1",
+        "--model",
+        model,
+        "--seed",
+        7,
+        "--param",
+        "n_estimators=40",
+        "subsample=0.8",
+        "max_depth=4",
     )
     assert out.returncode == 0, out.stderr
     assert "regression" in out.stdout
@@ -269,7 +292,11 @@ ERRORS = [
     (["predict", "--model", "notjson.json", "--data", "cls.csv", "--out", "p.csv"], 1, "not a valid rgbm_rs model"),
     (["predict", "--model", "other.json", "--data", "cls.csv", "--out", "p.csv"], 1, "not an rgbm_rs model"),
     (["predict", "--model", "plain.json", "--data", "fewer.csv", "--out", "p.csv"], 1, "feature column"),
-    (["predict", "--model", "plain.json", "--data", "cls.csv", "--target", "zz", "--out", "p.csv"], 1, "no column 'zz'"),
+    (
+        ["predict", "--model", "plain.json", "--data", "cls.csv", "--target", "zz", "--out", "p.csv"],
+        1,
+        "no column 'zz'",
+    ),
     (["predict", "--model", "reg.json", "--data", "cls.csv", "--out", "p.csv", "--proba"], 1, "--proba"),
     (["predict", "--model", "plain.json", "--data", "cls.csv", "--out", "no/dir/p.csv"], 1, "does not exist"),
     (["predict", "--model", "plain.json", "--data", "cls.csv"], 2, "--out"),
@@ -296,7 +323,11 @@ def test_user_errors_in_a_real_process(error_files):
     cases = [ERRORS[0], ERRORS[7], ERRORS[10], ERRORS[15], ERRORS[23], ERRORS[25]]
     procs = [
         subprocess.Popen(
-            [sys.executable, "-m", "rgbm_rs", *argv], cwd=error_files, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            [sys.executable, "-m", "rgbm_rs", *argv],
+            cwd=error_files,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         for argv, _, _ in cases
     ]

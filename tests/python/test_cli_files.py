@@ -3,6 +3,7 @@
 In-process (``rgbm_rs.cli.main``) so that faults can be injected; a few
 cases run as real processes.
 """
+
 import json
 import os
 import re
@@ -93,10 +94,15 @@ def test_libsvm_base_option_and_its_checks(tmp_path, sparse_data, monkeypatch, c
     first_zero = next(i for i, r in enumerate(X) if r[0] != 0) + 1
     status, err = run(["predict", "--model", "one.json", "--data", "zero.svm", "--out", "p.csv"], capsys)
     assert status == 1
-    one_error(err, f"line {first_zero} of 'zero.svm': feature index 0, but the indices are 1-based "
-                   "(the model was trained on 1-based indices; for 0-based files train with --libsvm-base 0)")
+    one_error(
+        err,
+        f"line {first_zero} of 'zero.svm': feature index 0, but the indices are 1-based "
+        "(the model was trained on 1-based indices; for 0-based files train with --libsvm-base 0)",
+    )
     assert not Path("p.csv").exists()
-    status, err = run(["predict", "--model", "one.json", "--data", "one.svm", "--out", "p.csv", "--libsvm-base", "0"], capsys)
+    status, err = run(
+        ["predict", "--model", "one.json", "--data", "one.svm", "--out", "p.csv", "--libsvm-base", "0"], capsys
+    )
     assert status == 2
     one_error(err, "--libsvm-base 0 contradicts the model")
 
@@ -114,7 +120,10 @@ def test_libsvm_base_option_and_its_checks(tmp_path, sparse_data, monkeypatch, c
     X_test = X.copy()
     X_test[:, 0] = 0.0
     write_libsvm("test.svm", X_test, y, base=0)
-    assert main(["predict", "--model", "plain.json", "--data", "test.svm", "--out", "p.csv", "--libsvm-base", "0", "-q"]) == 0
+    assert (
+        main(["predict", "--model", "plain.json", "--data", "test.svm", "--out", "p.csv", "--libsvm-base", "0", "-q"])
+        == 0
+    )
     assert read_predictions("p.csv")[1] == [str(v) for v in ref.predict(X_test)]
     assert capsys.readouterr().err == ""
     assert main(["predict", "--model", "plain.json", "--data", "zero.svm", "--out", "p.csv", "-q"]) == 0
@@ -214,15 +223,32 @@ def test_trailing_key_value_parameters(tmp_path, monkeypatch, capsys):
         (base + ["n_estimatorz=3"], 1, "unknown parameter 'n_estimatorz'"),
         (base + ["oops"], 2, "key=value"),
         (base + ["--bogus"], 2, "unrecognized arguments: --bogus"),
-        (["predict", "--model", "m.json", "--data", "t.csv", "--out", "p.csv", "n_estimators=3"], 2, "unrecognized arguments"),
+        (
+            ["predict", "--model", "m.json", "--data", "t.csv", "--out", "p.csv", "n_estimators=3"],
+            2,
+            "unrecognized arguments",
+        ),
     ]
     for argv, code, text in cases:
         status, err = run(argv, capsys)
         assert status == code, (argv, err)
         one_error(err, text)
     # With the task given, a bad value is reported before the data are read.
-    status, err = run(["train", "--data", "missing.csv", "--target", "y", "--model", "m.json", "--task",
-                       "classification", "learning_rate=-1"], capsys)
+    status, err = run(
+        [
+            "train",
+            "--data",
+            "missing.csv",
+            "--target",
+            "y",
+            "--model",
+            "m.json",
+            "--task",
+            "classification",
+            "learning_rate=-1",
+        ],
+        capsys,
+    )
     assert status == 1
     one_error(err, "learning_rate")
 
@@ -241,7 +267,9 @@ def test_readme_command_line_examples_run(tmp_path, monkeypatch, capsys):
     for name, n in (("train.csv", 200), ("test.csv", 50)):
         X = rng.normal(size=(n, 3))
         label = np.where(X[:, 0] + X[:, 1] > 0, "yes", "no")
-        Path(name).write_text("a,b,c,label\n" + "".join(f"{a},{b},{c},{d}\n" for (a, b, c), d in zip(X.tolist(), label)))
+        Path(name).write_text(
+            "a,b,c,label\n" + "".join(f"{a},{b},{c},{d}\n" for (a, b, c), d in zip(X.tolist(), label))
+        )
     for argv in commands:
         if argv[1] == "demo":  # run in full by test_cli.py::test_demo_runs_all_methods
             assert cli.build_parser().parse_args(argv[1:]).func is cli.cmd_demo
@@ -404,7 +432,9 @@ def test_read_only_output_is_refused(files, capsys):
 def test_refusal_in_a_real_process(files):
     out = subprocess.run(
         [sys.executable, "-m", "rgbm_rs", "train", "--data", "data.svm", "--model", "data.svm"],
-        capture_output=True, text=True, timeout=180,
+        capture_output=True,
+        text=True,
+        timeout=180,
     )
     assert out.returncode == 2
     one_error(out.stderr, "refusing to write the model file over --data")
@@ -414,8 +444,22 @@ def test_refusal_in_a_real_process(files):
 def test_predict_to_dev_stdout_through_a_pipe(files):
     """/dev/stdout resolves to a pipe, which cannot be replaced by a rename: it is written in place."""
     out = subprocess.run(
-        [sys.executable, "-m", "rgbm_rs", "predict", "--model", "m.json", "--data", "data.svm", "--out", "/dev/stdout", "-q"],
-        capture_output=True, text=True, timeout=180,
+        [
+            sys.executable,
+            "-m",
+            "rgbm_rs",
+            "predict",
+            "--model",
+            "m.json",
+            "--data",
+            "data.svm",
+            "--out",
+            "/dev/stdout",
+            "-q",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
     )
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()

@@ -8,6 +8,7 @@
 
 Checks that could hang or leak run in a subprocess with a timeout.
 """
+
 import os
 import re
 import subprocess
@@ -27,7 +28,9 @@ def run_script(script, *args, timeout=120):
     try:
         return subprocess.run(
             [sys.executable, "-c", textwrap.dedent(script), *map(str, args)],
-            capture_output=True, text=True, timeout=timeout,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
         )
     except subprocess.TimeoutExpired as e:
         pytest.fail(f"subprocess did not finish within {timeout} s; output so far: {e.stdout!r} {e.stderr!r}")
@@ -428,8 +431,10 @@ def _normalised_json(est):
 DETERMINISM_CASES = {
     "plain": (RGBMRegressor, {}),
     "subsample": (RGBMRegressor, {"subsample": 0.7}),
-    "groups_tree_scope": (RGBMRegressor, {"selection": "groups", "groups": [[0, 1], [2, 3], [4, 5]],
-                                          "selection_size": 2}),
+    "groups_tree_scope": (
+        RGBMRegressor,
+        {"selection": "groups", "groups": [[0, 1], [2, 3], [4, 5]], "selection_size": 2},
+    ),
     "random_node_scope": (RGBMRegressor, {"selection": "random", "selection_size": 0.3, "selection_scope": "node"}),
     "langevin": (RGBMRegressor, {"langevin": True}),
     "rgb": (RGBMRegressor, {"booster": "rgb", "max_depth": 4}),

@@ -1,5 +1,6 @@
 """Facts the estimators read from the core (metrics per loss, links) checked
 against independent formulas and against what a fit accepts."""
+
 import numpy as np
 import pytest
 from scipy.special import expit, softmax

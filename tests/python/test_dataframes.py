@@ -1,4 +1,5 @@
 """Data frames as input: pandas, polars and pyarrow give the same models as numpy."""
+
 import warnings
 
 import numpy as np

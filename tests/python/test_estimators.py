@@ -1,5 +1,6 @@
 """Behaviour of the estimators: accuracy against LightGBM, persistence,
 determinism, staged predictions, label handling, input layouts."""
+
 import json
 import pickle
 
@@ -22,8 +23,12 @@ def test_breast_cancer_accuracy_matches_lightgbm(lgb):
     accs = {"rgbm": [], "lgb": []}
     for seed in range(5):
         Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.25, random_state=seed, stratify=y)
-        ours = RGBMClassifier(n_estimators=200, learning_rate=0.1, max_depth=None, max_leaves=31, min_samples_leaf=20, random_state=0)
-        theirs = lgb.LGBMClassifier(n_estimators=200, learning_rate=0.1, num_leaves=31, min_child_samples=20, verbose=-1, random_state=0)
+        ours = RGBMClassifier(
+            n_estimators=200, learning_rate=0.1, max_depth=None, max_leaves=31, min_samples_leaf=20, random_state=0
+        )
+        theirs = lgb.LGBMClassifier(
+            n_estimators=200, learning_rate=0.1, num_leaves=31, min_child_samples=20, verbose=-1, random_state=0
+        )
         accs["rgbm"].append(accuracy_score(yte, ours.fit(Xtr, ytr).predict(Xte)))
         accs["lgb"].append(accuracy_score(yte, theirs.fit(Xtr, ytr).predict(Xte)))
     assert np.mean(accs["rgbm"]) >= np.mean(accs["lgb"]) - 0.01, accs
@@ -34,8 +39,12 @@ def test_diabetes_r2_matches_lightgbm(lgb):
     r2 = {"rgbm": [], "lgb": []}
     for seed in range(5):
         Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.25, random_state=seed)
-        ours = RGBMRegressor(n_estimators=100, learning_rate=0.05, max_depth=None, max_leaves=8, min_samples_leaf=20, random_state=0)
-        theirs = lgb.LGBMRegressor(n_estimators=100, learning_rate=0.05, num_leaves=8, min_child_samples=20, verbose=-1, random_state=0)
+        ours = RGBMRegressor(
+            n_estimators=100, learning_rate=0.05, max_depth=None, max_leaves=8, min_samples_leaf=20, random_state=0
+        )
+        theirs = lgb.LGBMRegressor(
+            n_estimators=100, learning_rate=0.05, num_leaves=8, min_child_samples=20, verbose=-1, random_state=0
+        )
         r2["rgbm"].append(r2_score(yte, ours.fit(Xtr, ytr).predict(Xte)))
         r2["lgb"].append(r2_score(yte, theirs.fit(Xtr, ytr).predict(Xte)))
     assert np.mean(r2["rgbm"]) >= np.mean(r2["lgb"]) - 0.03, r2
@@ -89,10 +98,7 @@ def test_pickle_and_save_load_round_trip(tmp_path, binary_data):
 
 def test_same_seed_same_model_for_any_thread_count(binary_data):
     X, y = binary_data
-    models = [
-        RGBMClassifier(n_estimators=15, subsample=0.8, random_state=7, n_jobs=n).fit(X, y)
-        for n in (1, 2, 1)
-    ]
+    models = [RGBMClassifier(n_estimators=15, subsample=0.8, random_state=7, n_jobs=n).fit(X, y) for n in (1, 2, 1)]
     docs = [json.dumps(m._to_document()["model"]["trees"]) for m in models]
     assert docs[0] == docs[1] == docs[2]
     other = RGBMClassifier(n_estimators=15, subsample=0.8, random_state=8).fit(X, y)
@@ -135,7 +141,9 @@ def test_missing_values_learn_a_direction():
     assert abs(reg.predict(np.array([[-1.0]]))[0] - 0.0) < 0.1
 
 
-@pytest.mark.parametrize("gain,leaf", [("gradient", "gradient"), ("gradient", "newton"), ("newton", "newton"), ("newton", "gradient")])
+@pytest.mark.parametrize(
+    "gain,leaf", [("gradient", "gradient"), ("gradient", "newton"), ("newton", "newton"), ("newton", "gradient")]
+)
 def test_every_gain_and_leaf_mode_learns(binary_data, gain, leaf):
     X, y = binary_data
     clf = RGBMClassifier(n_estimators=40, gain=gain, leaf=leaf, clamp=0.05, random_state=0).fit(X, y)

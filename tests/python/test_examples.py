@@ -1,4 +1,5 @@
 """Every script in examples/ runs to completion as a user would run it."""
+
 import os
 import subprocess
 import sys

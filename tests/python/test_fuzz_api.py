@@ -10,6 +10,7 @@ Weights range from 1e-300 to 1e300 (the core normalises their scale);
 a fitted model must also agree with its last staged prediction, its pickle
 and its saved-and-loaded copy.
 """
+
 import contextlib
 import faulthandler
 import os
@@ -36,7 +37,6 @@ FUZZ = settings(
     print_blob=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-
 
 
 @contextlib.contextmanager
@@ -100,8 +100,7 @@ CLASSIFIER = {
     "logistic_reg": ([0.0, 0.1, 10.0], [-1.0, NAN]),
     "clamp": ([None, 0.01, 0.25, 0.4999], [0.0, 0.5, NAN]),
     "sla_scale": ([0.1, 1.0, 1e-6, 1e6], [0.0, -1.0, NAN, INF]),
-    "eval_metric": ([None, "logloss", "error", "auc", "multi_logloss", "multi_error", ["error", "auc"]],
-                    ["l2", [], 3]),
+    "eval_metric": ([None, "logloss", "error", "auc", "multi_logloss", "multi_error", ["error", "auc"]], ["l2", [], 3]),
 }
 
 
@@ -323,7 +322,10 @@ def test_fuzz_classifier(case):
 
 
 @FUZZ
-@given(regression_case(hostile=False), st.sampled_from(["float64", "float32", "object", "wide", "narrow", "inf", "nan", "3d"]))
+@given(
+    regression_case(hostile=False),
+    st.sampled_from(["float64", "float32", "object", "wide", "narrow", "inf", "nan", "3d"]),
+)
 @watchdog()
 def test_fuzz_predict_inputs(case, variant):
     """A fitted model facing odd prediction inputs: finite output of the right shape, or ValueError/TypeError."""

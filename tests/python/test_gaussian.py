@@ -1,4 +1,5 @@
 """loss="gaussian": a predicted mean and standard deviation, and SGLB data uncertainty."""
+
 import numpy as np
 import pytest
 
@@ -39,7 +40,9 @@ def test_nll_metric_equals_an_independent_computation(heteroscedastic):
     mean, std = reg.predict(X[2000:], return_std=True)
     nll = np.mean(0.5 * np.log(2 * np.pi) + np.log(std) + 0.5 * ((y[2000:] - mean) / std) ** 2)
     assert reg.evals_result_["valid_0"]["gaussian_nll"][-1] == pytest.approx(nll, rel=1e-10)
-    assert reg.evals_result_["valid_0"]["rmse"][-1] == pytest.approx(np.sqrt(np.mean((y[2000:] - mean) ** 2)), rel=1e-10)
+    assert reg.evals_result_["valid_0"]["rmse"][-1] == pytest.approx(
+        np.sqrt(np.mean((y[2000:] - mean) ** 2)), rel=1e-10
+    )
 
 
 def test_sglb_gives_data_and_knowledge_uncertainty():
@@ -47,8 +50,9 @@ def test_sglb_gives_data_and_knowledge_uncertainty():
     rng = np.random.default_rng(0)
     x = rng.uniform(-1, 1, size=3000)
     y = np.sin(3 * x) + np.where(x < 0, 0.1, 0.5) * rng.normal(size=3000)
-    reg = RGBMRegressor(loss="gaussian", langevin=True, temperature=100, n_estimators=400, max_depth=3,
-                        random_state=0).fit(x[:, None], y)
+    reg = RGBMRegressor(
+        loss="gaussian", langevin=True, temperature=100, n_estimators=400, max_depth=3, random_state=0
+    ).fit(x[:, None], y)
     left = reg.predict_uncertainty(np.linspace(-0.8, -0.2, 13)[:, None], n_members=10)
     right = reg.predict_uncertainty(np.linspace(0.2, 0.8, 13)[:, None], n_members=10)
     outside = reg.predict_uncertainty(np.r_[np.linspace(-3, -2, 5), np.linspace(2, 3, 5)][:, None], n_members=10)

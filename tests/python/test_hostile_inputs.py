@@ -8,6 +8,7 @@ found here that cannot be fixed at once goes in as
 ``pytest.mark.xfail(strict=True, reason="BUG: ...")``, so that fixing it
 turns the test into an XPASS failure, the signal to drop the marker.
 """
+
 import copy
 import json
 import math
@@ -96,7 +97,11 @@ def test_bad_sample_weights(data, weights, fragment):
 
 @pytest.mark.parametrize(
     "weights,fragment",
-    [(lambda n: -np.ones(n), "[Nn]egative"), (lambda n: np.zeros(n), "non-zero"), (lambda n: np.full(n, np.nan), "NaN")],
+    [
+        (lambda n: -np.ones(n), "[Nn]egative"),
+        (lambda n: np.zeros(n), "non-zero"),
+        (lambda n: np.full(n, np.nan), "NaN"),
+    ],
     ids=["negative", "all_zero", "nan"],
 )
 def test_bad_eval_sample_weights(data, weights, fragment):
@@ -147,8 +152,9 @@ def test_weights_whose_sum_overflows(data, cls):
     X, y, yr, _ = data
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        _fit_predict_finite_or_valueerror(small(cls), X, yr if cls is RGBMRegressor else y,
-                                          sample_weight=np.full(len(y), 1e308))
+        _fit_predict_finite_or_valueerror(
+            small(cls), X, yr if cls is RGBMRegressor else y, sample_weight=np.full(len(y), 1e308)
+        )
 
 
 @pytest.mark.parametrize("loss", ["squared", "gaussian"])
@@ -356,9 +362,13 @@ def test_feature_count_mismatch_everywhere(data):
     reg = small(RGBMRegressor, n_estimators=6, langevin=True).fit(X, yr)
     wide = np.c_[X, X]
     calls = [
-        clf.predict, clf.predict_proba, clf.decision_function,
-        lambda Z: list(clf.staged_predict_proba(Z)), lambda Z: list(reg.staged_predict(Z)),
-        reg.predict, lambda Z: reg.predict_uncertainty(Z, n_members=2),
+        clf.predict,
+        clf.predict_proba,
+        clf.decision_function,
+        lambda Z: list(clf.staged_predict_proba(Z)),
+        lambda Z: list(reg.staged_predict(Z)),
+        reg.predict,
+        lambda Z: reg.predict_uncertainty(Z, n_members=2),
     ]
     for call in calls:
         for Z in (X[:, :2], wide):
@@ -431,7 +441,10 @@ CLASSIFIER_PARAMS = [
     ({"selection": "random"}, "selection_size.*needs selection_size"),
     ({"selection": "groups"}, "selection_size.*needs selection_size"),
     ({"selection": "groups", "selection_size": 4}, "selection_size.*4 is more than the 3 groups"),
-    ({"selection": "groups", "selection_size": 3, "groups": [[0], [1, 2]]}, "selection_size.*3 is more than the 2 groups"),
+    (
+        {"selection": "groups", "selection_size": 3, "groups": [[0], [1, 2]]},
+        "selection_size.*3 is more than the 2 groups",
+    ),
     ({"selection": "full", "selection_size": 2}, "selection_size.*no effect"),
     ({"selection": "group", "selection_size": 2}, "selection_size.*no effect"),
     # groups that do not partition the features
@@ -727,6 +740,7 @@ def _with_token(docs, kind, where, token):
 def _set_tree(key, i=0, value=SENTINEL):
     def fn(doc):
         doc["model"]["trees"][0][key][i] = value
+
     return fn
 
 
@@ -779,8 +793,21 @@ def test_non_utf8_bytes(mdir):
         (lambda d: d["model"]["params"].update(n_jobs=0), "n_jobs"),
         (lambda d: d["model"]["params"].update(learning_rate=-1.0), "learning_rate"),
     ],
-    ids=["wrong_marker", "no_marker", "null_marker", "marker_case", "unknown_estimator", "no_params", "no_model",
-         "null_model", "no_model_params", "format_version_0", "unknown_param", "model_n_jobs_0", "model_lr_negative"],
+    ids=[
+        "wrong_marker",
+        "no_marker",
+        "null_marker",
+        "marker_case",
+        "unknown_estimator",
+        "no_params",
+        "no_model",
+        "null_model",
+        "no_model_params",
+        "format_version_0",
+        "unknown_param",
+        "model_n_jobs_0",
+        "model_lr_negative",
+    ],
 )
 def test_broken_document_structure(docs, mdir, edit, fragment):
     assert_load_fails(mdir, _edit(docs, "reg", edit), ValueError, fragment)
@@ -802,12 +829,18 @@ def test_broken_document_structure(docs, mdir, edit, fragment):
         (lambda d: d["model"]["trees"][0]["threshold"].pop(), "tree array `threshold` has length 2, expected 3"),
         (lambda d: d["model"]["trees"][0]["leaf_value"].pop(), "needs 4 leaves, has 3"),
         (lambda d: d["model"]["trees"][0].pop("gain"), "missing field `gain`"),
-        (lambda d: d["model"]["trees"][0].update(feature=[], threshold=[], default_left=[], left=[], right=[], gain=[],
-                                                 count=[], leaf_value=[]), "0 splits needs 1 leaves"),
+        (
+            lambda d: d["model"]["trees"][0].update(
+                feature=[], threshold=[], default_left=[], left=[], right=[], gain=[], count=[], leaf_value=[]
+            ),
+            "0 splits needs 1 leaves",
+        ),
         (lambda d: d["model"].update(trees=None), "invalid type: null, expected a sequence"),
         (lambda d: (d["model"].update(n_features=0), d.update(n_features_in=0)), "n_features = 0 is out of range"),
-        (lambda d: (d["model"].update(n_features=10**9), d.update(n_features_in=10**9)),
-         "n_features = 1000000000 is out of range"),
+        (
+            lambda d: (d["model"].update(n_features=10**9), d.update(n_features_in=10**9)),
+            "n_features = 1000000000 is out of range",
+        ),
         (lambda d: d.update(n_features_in=5), r"n_features_in \(5\) disagrees with the model \(3\)"),
         (lambda d: d.update(n_features_in=-3), r"n_features_in \(-3\) disagrees"),
         (lambda d: d["model"].update(n_outputs=2), "n_outputs = 2 but the loss has 1 outputs"),
@@ -818,11 +851,34 @@ def test_broken_document_structure(docs, mdir, edit, fragment):
         (lambda d: d.update(feature_names_in=["a"]), "1 feature names for 3 features"),
         (lambda d: d.update(categories=[1, 2, 3]), "categories must be a list of 3"),
     ],
-    ids=["self_loop", "child_is_ancestor", "child_is_sibling", "child_out_of_range", "child_i32_max",
-         "leaf_out_of_range", "leaf_i32_min", "leaf_twice", "feature_eq_n", "feature_u32_max", "array_lengths",
-         "leaf_count", "missing_gain", "empty_tree", "null_trees", "n_features_0", "n_features_1e9",
-         "n_features_in_disagrees", "n_features_in_negative", "n_outputs_2", "n_outputs_0", "base_score_len",
-         "best_iteration_high", "best_iteration_negative", "feature_names_len", "categories"],
+    ids=[
+        "self_loop",
+        "child_is_ancestor",
+        "child_is_sibling",
+        "child_out_of_range",
+        "child_i32_max",
+        "leaf_out_of_range",
+        "leaf_i32_min",
+        "leaf_twice",
+        "feature_eq_n",
+        "feature_u32_max",
+        "array_lengths",
+        "leaf_count",
+        "missing_gain",
+        "empty_tree",
+        "null_trees",
+        "n_features_0",
+        "n_features_1e9",
+        "n_features_in_disagrees",
+        "n_features_in_negative",
+        "n_outputs_2",
+        "n_outputs_0",
+        "base_score_len",
+        "best_iteration_high",
+        "best_iteration_negative",
+        "feature_names_len",
+        "categories",
+    ],
 )
 def test_broken_regressor_model(docs, mdir, edit, fragment):
     assert_load_fails(mdir, _edit(docs, "reg", edit), ValueError, fragment)
@@ -837,8 +893,11 @@ def test_broken_regressor_model(docs, mdir, edit, fragment):
         ("mc", lambda d: d.pop("classes"), "needs 3 distinct classes"),
         ("mc", lambda d: d.update(classes="abc"), "needs 3 distinct classes"),
         ("mc", lambda d: d["model"]["params"].update(n_classes=4), "n_outputs = 3 but the loss has 4 outputs"),
-        ("mc", lambda d: (d["model"]["params"].update(n_classes=4), d["model"].update(n_outputs=4)),
-         "base_score needs 4 finite numbers"),
+        (
+            "mc",
+            lambda d: (d["model"]["params"].update(n_classes=4), d["model"].update(n_outputs=4)),
+            "base_score needs 4 finite numbers",
+        ),
         ("mc", lambda d: d["model"].update(n_outputs=2), "n_outputs = 2 but the loss has 3 outputs"),
         ("mc", lambda d: d["model"]["trees"].pop(), "8 trees are not whole rounds of 3 outputs"),
         ("mc", lambda d: d["model"]["params"].update(n_classes=None), "n_classes"),
@@ -871,8 +930,12 @@ def test_non_finite_numbers_in_model(docs, mdir, where, token):
 def test_non_finite_numbers_are_refused(docs, mdir):
     # Whatever the message, a non-finite number never loads.
     for token in ("NaN", "1e999", "-1e999"):
-        for where in (_set_tree("threshold", 0), _set_tree("leaf_value", 1), _set_tree("gain", 0),
-                      _set_tree("count", 0)):
+        for where in (
+            _set_tree("threshold", 0),
+            _set_tree("leaf_value", 1),
+            _set_tree("gain", 0),
+            _set_tree("count", 0),
+        ):
             path = _write(mdir, _with_token(docs, "reg", where, token))
             with pytest.raises(ValueError):
                 load_model(path)
@@ -889,8 +952,15 @@ def test_non_finite_numbers_are_refused(docs, mdir):
         pytest.param(lambda d: d.update(estimator=["RGBMRegressor"]), "estimator"),
         pytest.param(lambda d: d.update(feature_names_in=5), "feature"),
     ],
-    ids=["feature_negative", "n_features_negative", "n_outputs_negative", "format_version_negative",
-         "n_features_in_str", "estimator_list", "feature_names_int"],
+    ids=[
+        "feature_negative",
+        "n_features_negative",
+        "n_outputs_negative",
+        "format_version_negative",
+        "n_features_in_str",
+        "estimator_list",
+        "feature_names_int",
+    ],
 )
 def test_load_errors_name_the_field(docs, mdir, edit, fragment):
     assert_load_fails(mdir, _edit(docs, "reg", edit), BAD, fragment)
@@ -956,6 +1026,7 @@ def test_leaf_values_whose_sum_overflows(docs, mdir, data):
     def edit(d):
         for tree in d["model"]["trees"]:
             tree["leaf_value"] = [1e308] * len(tree["leaf_value"])
+
     try:
         est = _loads(mdir, _edit(docs, "reg", edit))
     except ValueError:

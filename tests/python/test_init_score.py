@@ -1,6 +1,7 @@
 """init_score: a fit from given raw starting scores continues where another
 model stopped (checked against one long fit), eval sets start from theirs,
 and bad shapes or values are refused."""
+
 import numpy as np
 import pytest
 

@@ -1,6 +1,7 @@
 """Arrays in any memory layout fit and predict exactly as their contiguous,
 aligned copies: strided views, Fortran order, and unaligned buffers (a
 memmap at an odd offset) for X, y, sample_weight and evaluation sets."""
+
 import numpy as np
 import pytest
 

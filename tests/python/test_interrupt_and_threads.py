@@ -1,5 +1,6 @@
 """Ctrl-C stops every long phase (binning, rounds, prediction) within a
 second or two; fit releases the GIL."""
+
 import signal
 import subprocess
 import sys

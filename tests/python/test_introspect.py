@@ -1,4 +1,5 @@
 """rgbm_rs._introspect: nested dumps and node tables of the model JSON."""
+
 import copy
 import json
 import sys
@@ -135,8 +136,21 @@ def test_dataframe_structure(model, request):
     doc = _model_doc(est)
     df = trees_to_dataframe(doc)
     assert list(df.columns) == [
-        "tree_index", "output", "node_id", "depth", "is_leaf", "feature", "feature_name", "threshold",
-        "default_left", "left_child", "right_child", "parent", "gain", "count", "value",
+        "tree_index",
+        "output",
+        "node_id",
+        "depth",
+        "is_leaf",
+        "feature",
+        "feature_name",
+        "threshold",
+        "default_left",
+        "left_child",
+        "right_child",
+        "parent",
+        "gain",
+        "count",
+        "value",
     ]
     assert df["node_id"].is_unique
     assert (df["output"] == 0).all()

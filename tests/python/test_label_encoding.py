@@ -1,4 +1,5 @@
 """The classifier's label encoding equals np.unique(y, return_inverse=True)."""
+
 import numpy as np
 import pytest
 

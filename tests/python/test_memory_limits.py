@@ -6,6 +6,7 @@ allocator arenas exist before the limit), then sets the limit a fixed
 headroom above the current usage and runs the operation on an input that
 needs far more than that headroom.
 """
+
 import subprocess
 import sys
 import textwrap

@@ -6,6 +6,7 @@ estimator that predicts NaN, infinity or duplicate classes;
 test_model_file_mutations.py mutates saved models at random (Hypothesis) and
 checks exactly that.
 """
+
 import copy
 import json
 import math
@@ -45,8 +46,14 @@ def _refused(tmp_path, doc, fragment):
 
 @pytest.mark.parametrize(
     "kind,classes",
-    [("clf", [1, 1.0]), ("clf", [True, 1]), ("clf", [1, "1"]), ("clf", [0, [1]]), ("clf", [2**70, 1]),
-     ("mc", ["a", "b", "a"])],
+    [
+        ("clf", [1, 1.0]),
+        ("clf", [True, 1]),
+        ("clf", [1, "1"]),
+        ("clf", [0, [1]]),
+        ("clf", [2**70, 1]),
+        ("mc", ["a", "b", "a"]),
+    ],
 )
 def test_classes_must_be_distinct_labels_of_one_kind(docs, tmp_path, kind, classes):
     doc = copy.deepcopy(docs[kind])
@@ -108,10 +115,16 @@ def test_a_predicted_std_that_would_overflow_is_an_error(docs, tmp_path, data):
         ([["a", "a"], None, None, None], "categories[0] repeats a category"),
         ([[1, 1.0], None, None, None], "categories[0] repeats a category"),
         ([[{"float": "nan"}], None, None, None], "categories[0][0]: 'nan' is not"),
-        pytest.param([[{"interval": [2, 1], "closed": "right"}], None, None, None],
-                     "categories[0][0] is not a valid pandas", marks=NEEDS_PANDAS),
-        pytest.param([[{"timestamp": 5, "tz": None}], None, None, None],
-                     "categories[0][0]: a timestamp is written as text", marks=NEEDS_PANDAS),
+        pytest.param(
+            [[{"interval": [2, 1], "closed": "right"}], None, None, None],
+            "categories[0][0] is not a valid pandas",
+            marks=NEEDS_PANDAS,
+        ),
+        pytest.param(
+            [[{"timestamp": 5, "tz": None}], None, None, None],
+            "categories[0][0]: a timestamp is written as text",
+            marks=NEEDS_PANDAS,
+        ),
         ([["a"], None, None], "categories must be a list of 4"),
     ],
 )
@@ -131,7 +144,9 @@ def test_a_utf8_bom_is_accepted(docs, tmp_path, data):
     X = data[0]
     path = _write(tmp_path, docs["clf"], prefix="\ufeff")
     assert path.read_bytes().startswith(b"\xef\xbb\xbf")
-    np.testing.assert_array_equal(load_model(path).predict_proba(X), load_model(_write(tmp_path, docs["clf"])).predict_proba(X))
+    np.testing.assert_array_equal(
+        load_model(path).predict_proba(X), load_model(_write(tmp_path, docs["clf"])).predict_proba(X)
+    )
 
 
 # ------------------------------------------------------------------ what save_model writes
@@ -141,12 +156,16 @@ def test_numpy_typed_hyperparameters_are_saved(data, tmp_path):
     from sklearn.model_selection import GridSearchCV
 
     X, yr, _, _ = data
-    search = GridSearchCV(RGBMRegressor(n_estimators=3), {"max_depth": np.arange(2, 4), "learning_rate": np.array([0.1])}, cv=2)
+    search = GridSearchCV(
+        RGBMRegressor(n_estimators=3), {"max_depth": np.arange(2, 4), "learning_rate": np.array([0.1])}, cv=2
+    )
     best = search.fit(X, yr).best_estimator_
     assert isinstance(best.max_depth, np.integer)
     best.save_model(tmp_path / "m.json")
     back = load_model(tmp_path / "m.json")
-    assert back.get_params() == {k: (v.item() if isinstance(v, np.generic) else v) for k, v in best.get_params().items()}
+    assert back.get_params() == {
+        k: (v.item() if isinstance(v, np.generic) else v) for k, v in best.get_params().items()
+    }
     np.testing.assert_array_equal(back.predict(X), best.predict(X))
 
 
@@ -172,8 +191,16 @@ def _frame_with(data, column):
     return frame
 
 
-CATEGORICAL_KINDS = ["cut", "cut_inf", "qcut_closed_left", "naive_timestamp", "aware_timestamp",
-                     "datetime_interval", "timedelta", "period"]
+CATEGORICAL_KINDS = [
+    "cut",
+    "cut_inf",
+    "qcut_closed_left",
+    "naive_timestamp",
+    "aware_timestamp",
+    "datetime_interval",
+    "timedelta",
+    "period",
+]
 
 
 def _categorical_columns(n):

@@ -3,6 +3,7 @@ or the loaded model predicts finite values and saves again unchanged.
 
 The models are those of test_model_file.py (same data, same parameters).
 """
+
 import copy
 import json
 import math
@@ -33,9 +34,45 @@ MUTATIONS = settings(
 
 # Values a tampered or corrupted file might hold instead of the real one.
 ODD_VALUES = st.one_of(
-    st.sampled_from([0, 1, -1, 2, 2**31, 2**63, 2**64, -(2**63), 0.0, -0.0, 0.5, -0.5, 1e-320, 1e200, -1e200,
-                     1e300, -1e300, 1.7e308, -1.7e308, 350.0, 351.0, True, False, None, "", "a", "squared",
-                     "softmax", [], [0], [1.0, 1], [None], {}, {"a": 1}, {"float": "inf"}]),
+    st.sampled_from(
+        [
+            0,
+            1,
+            -1,
+            2,
+            2**31,
+            2**63,
+            2**64,
+            -(2**63),
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1e-320,
+            1e200,
+            -1e200,
+            1e300,
+            -1e300,
+            1.7e308,
+            -1.7e308,
+            350.0,
+            351.0,
+            True,
+            False,
+            None,
+            "",
+            "a",
+            "squared",
+            "softmax",
+            [],
+            [0],
+            [1.0, 1],
+            [None],
+            {},
+            {"a": 1},
+            {"float": "inf"},
+        ]
+    ),
     st.integers(min_value=-(2**70), max_value=2**70),
     st.floats(allow_nan=False, allow_infinity=False),
 )
@@ -104,7 +141,7 @@ def _check_predicts_sanely(est, X):
             except ValueError as e:
                 assert "log standard deviation" in str(e)
     staged = None
-    for staged in (est.staged_predict_proba(X) if hasattr(est, "predict_proba") else est.staged_predict(X)):
+    for staged in est.staged_predict_proba(X) if hasattr(est, "predict_proba") else est.staged_predict(X):
         assert np.all(np.isfinite(staged))
     np.testing.assert_allclose(staged, out, rtol=1e-6, atol=1e-9 * (1 + np.abs(out).max()))
     if getattr(est, "langevin", False) and est.n_estimators_ >= 4:

@@ -1,4 +1,5 @@
 """Multiclass classification: softmax, one tree per class per round."""
+
 import pickle
 from pathlib import Path
 
@@ -108,8 +109,15 @@ def test_composes_with_other_options(three, options):
 
 def test_constant_step_never_increases_the_training_loss(three):
     X_train, _, y_train, _ = three
-    clf = RGBMClassifier(n_estimators=30, step="constant", leaf="gradient", gain="gradient", max_depth=2,
-                         record_train_loss=True, random_state=0).fit(X_train, y_train)
+    clf = RGBMClassifier(
+        n_estimators=30,
+        step="constant",
+        leaf="gradient",
+        gain="gradient",
+        max_depth=2,
+        record_train_loss=True,
+        random_state=0,
+    ).fit(X_train, y_train)
     loss = np.array(clf.training_log_["train_loss"])
     assert (np.diff(loss) <= 1e-12).all()
     assert clf.training_log_["step"][0] == pytest.approx(2.0)  # 1/sigma, sigma = 1/2 for softmax
@@ -163,8 +171,9 @@ def test_rgb_multiclass_with_weights_and_early_stopping():
     X_all, y_all = _optdigits("optdigits.tra")
     X_train, X_val, y_train, y_val = train_test_split(X_all, y_all, test_size=0.3, random_state=0, stratify=y_all)
     w = np.where(y_train == 3, 2.0, 1.0)
-    clf = RGBMClassifier(booster="rgb", rgb_beta=0.01, max_depth=None, n_estimators=60, early_stopping_rounds=5,
-                         random_state=0)
+    clf = RGBMClassifier(
+        booster="rgb", rgb_beta=0.01, max_depth=None, n_estimators=60, early_stopping_rounds=5, random_state=0
+    )
     clf.fit(X_train, y_train, sample_weight=w, eval_set=[(X_val, y_val)])
     booster = clf.get_booster()
     assert booster.n_outputs == 10 and booster.n_trees == 10 * booster.n_rounds

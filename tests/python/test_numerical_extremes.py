@@ -1,6 +1,7 @@
 """Extreme but accepted inputs and parameters: a fit gives the model the
 documentation promises or raises a clear error, never a silent non-finite or
 degenerate model."""
+
 import numpy as np
 import pytest
 

@@ -3,6 +3,7 @@ tweedie: closed-form starting constants, leaves re-estimated as quantiles
 (checked against numpy), held-out quantile coverage, the log link, their
 metrics, refusal of targets outside their domain, and deviance against
 LightGBM on the same data."""
+
 import numpy as np
 import pytest
 
@@ -71,8 +72,9 @@ def test_quantile_coverage_on_held_out_rows(alpha):
     n = 20_000
     x = rng.normal(size=(2 * n, 5))
     y = x[:, 0] + (1 + np.abs(x[:, 1])) * rng.normal(size=2 * n)
-    est = RGBMRegressor(loss="quantile", alpha=alpha, n_estimators=300, learning_rate=0.05,
-                        min_samples_leaf=200, random_state=0)
+    est = RGBMRegressor(
+        loss="quantile", alpha=alpha, n_estimators=300, learning_rate=0.05, min_samples_leaf=200, random_state=0
+    )
     est.fit(x[:n], y[:n])
     coverage = np.mean(y[n:] <= est.predict(x[n:]))
     assert abs(coverage - alpha) <= 0.02, coverage
@@ -81,8 +83,9 @@ def test_quantile_coverage_on_held_out_rows(alpha):
 def test_absolute_error_beats_squared_on_heavy_tails():
     y = X[:, 0] + rng.standard_t(df=1.5, size=2 * N)
     mae = {
-        loss: np.mean(np.abs(y[N:] - RGBMRegressor(loss=loss, n_estimators=100, random_state=0)
-                             .fit(X[:N], y[:N]).predict(X[N:])))
+        loss: np.mean(
+            np.abs(y[N:] - RGBMRegressor(loss=loss, n_estimators=100, random_state=0).fit(X[:N], y[:N]).predict(X[N:]))
+        )
         for loss in ("absolute_error", "squared")
     }
     assert mae["absolute_error"] < mae["squared"]

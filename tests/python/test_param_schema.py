@@ -1,5 +1,6 @@
 """The core's parameter schema against what the estimators accept, default
 and document, and against the README's parameter table."""
+
 import inspect
 import json
 import os

@@ -1,4 +1,5 @@
 """rgbm_rs.plotting: what is drawn matches the model, and bad arguments fail clearly."""
+
 import json
 import types
 
@@ -253,8 +254,14 @@ def test_tree_names_precision_and_axes(clf):
 def _flat_tree(feature, threshold, default_left, left, right, leaf_value):
     m = len(feature)
     return dict(
-        feature=feature, threshold=threshold, default_left=default_left, left=left, right=right,
-        gain=[1.0] * m, count=[10.0] * m, leaf_value=leaf_value,
+        feature=feature,
+        threshold=threshold,
+        default_left=default_left,
+        left=left,
+        right=right,
+        gain=[1.0] * m,
+        count=[10.0] * m,
+        leaf_value=leaf_value,
     )
 
 
@@ -359,4 +366,3 @@ def test_selection_comparison_bad_arguments(runs, data):
     fig, ax = plt.subplots()
     with pytest.raises(ValueError, match="two Axes"):
         plot_selection_comparison(runs, ax=[ax])
-

@@ -1,4 +1,5 @@
 """rgbm_rs.plotting without matplotlib: importing it works, plotting says what to install."""
+
 import ast
 import sys
 from pathlib import Path

@@ -1,4 +1,5 @@
 """The README's Python examples run as written (in order, one namespace)."""
+
 import os
 import re
 

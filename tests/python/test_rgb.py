@@ -1,4 +1,5 @@
 """RGB through the scikit-learn estimators."""
+
 import json
 
 import numpy as np
@@ -27,8 +28,16 @@ def test_rgb_regressor_custom_grid_and_determinism():
     X = rng.normal(size=(800, 4))
     y = X[:, 0] - 2 * X[:, 1] * X[:, 2] + 0.1 * rng.normal(size=800)
     fits = [
-        RGBMRegressor(booster="rgb", n_estimators=30, max_depth=None, rgb_nodes=[1, 3, 7], rgb_lambdas=[0.5, 5.0],
-                      rgb_candidates=3, random_state=1, n_jobs=n).fit(X, y)
+        RGBMRegressor(
+            booster="rgb",
+            n_estimators=30,
+            max_depth=None,
+            rgb_nodes=[1, 3, 7],
+            rgb_lambdas=[0.5, 5.0],
+            rgb_candidates=3,
+            random_state=1,
+            n_jobs=n,
+        ).fit(X, y)
         for n in (1, 2)
     ]
     assert json.dumps(fits[0]._to_document()["model"]["trees"]) == json.dumps(fits[1]._to_document()["model"]["trees"])

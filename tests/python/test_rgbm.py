@@ -1,4 +1,5 @@
 """RGBM options through the scikit-learn estimators."""
+
 import json
 
 import numpy as np
@@ -42,7 +43,9 @@ def test_user_groups_and_random_splits(wide):
 def test_selection_is_reproducible_for_any_thread_count(wide, scope, selection, size):
     X, y = wide
     fits = [
-        RGBMRegressor(n_estimators=10, selection=selection, selection_size=size, selection_scope=scope, random_state=4, n_jobs=n).fit(X, y)
+        RGBMRegressor(
+            n_estimators=10, selection=selection, selection_size=size, selection_scope=scope, random_state=4, n_jobs=n
+        ).fit(X, y)
         for n in (1, 2)
     ]
     trees = [json.dumps(f._to_document()["model"]["trees"]) for f in fits]
@@ -53,8 +56,16 @@ def test_constant_step_decreases_logistic_training_loss(wide):
     X, y = wide
     labels = (y > np.median(y)).astype(int)
     clf = RGBMClassifier(
-        n_estimators=40, step="constant", leaf="gradient", gain="gradient", logistic_reg=1e-4,
-        selection="groups", selection_size=4, init="zero", record_train_loss=True, random_state=0,
+        n_estimators=40,
+        step="constant",
+        leaf="gradient",
+        gain="gradient",
+        logistic_reg=1e-4,
+        selection="groups",
+        selection_size=4,
+        init="zero",
+        record_train_loss=True,
+        random_state=0,
     ).fit(X, labels)
     loss = clf.training_log_["train_loss"]
     assert all(b <= a + 1e-12 for a, b in zip(loss, loss[1:]))

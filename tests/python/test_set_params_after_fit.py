@@ -1,6 +1,7 @@
 """A fitted estimator predicts from what it was fitted with: set_params after
 fit changes the constructor parameters (scikit-learn's convention: they apply
 to the next fit), never the fitted model."""
+
 import numpy as np
 import pytest
 
@@ -28,8 +29,15 @@ def _outputs(m, X):
         lambda: RGBMRegressor(n_estimators=20, shrink_rate=0.1).fit(X, y),
         lambda: RGBMRegressor(n_estimators=20, loss="gaussian", langevin=True, random_state=0).fit(X, y),
         lambda: RGBMClassifier(n_estimators=20, loss="exponential", shrink_rate=0.2).fit(X, yb),
-        lambda: RGBMClassifier(n_estimators=20, loss="sla01", sla_scale=0.5, gain="gradient", leaf="gradient",
-                               langevin=True, random_state=0).fit(X, yb),
+        lambda: RGBMClassifier(
+            n_estimators=20,
+            loss="sla01",
+            sla_scale=0.5,
+            gain="gradient",
+            leaf="gradient",
+            langevin=True,
+            random_state=0,
+        ).fit(X, yb),
     ],
     ids=["squared_shrink", "gaussian_sglb", "exponential_shrink", "sla01_sglb"],
 )

@@ -1,4 +1,5 @@
 """SGLB options through the scikit-learn estimators."""
+
 import json
 
 import numpy as np
@@ -28,8 +29,16 @@ def test_staged_predictions_are_the_models_after_each_round(data):
 def test_sla01_with_langevin(data):
     X, y = data
     clf = RGBMClassifier(
-        n_estimators=100, loss="sla01", sla_scale=0.1, gain="gradient", leaf="gradient", langevin=True,
-        temperature=1e3, max_depth=1, max_bins=5, random_state=0,
+        n_estimators=100,
+        loss="sla01",
+        sla_scale=0.1,
+        gain="gradient",
+        leaf="gradient",
+        langevin=True,
+        temperature=1e3,
+        max_depth=1,
+        max_bins=5,
+        random_state=0,
     ).fit(X, y)
     proba = clf.predict_proba(X)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
@@ -38,7 +47,10 @@ def test_sla01_with_langevin(data):
     np.testing.assert_array_equal(clf.predict(X), clf.classes_[(raw > 0).astype(int)])
 
 
-@pytest.mark.parametrize("extra", [{}, {"subsample": 0.5}, {"selection": "groups", "selection_size": 2}, {"max_depth": None, "max_leaves": 6}])
+@pytest.mark.parametrize(
+    "extra",
+    [{}, {"subsample": 0.5}, {"selection": "groups", "selection_size": 2}, {"max_depth": None, "max_leaves": 6}],
+)
 def test_langevin_is_reproducible_and_seeded(data, extra):
     X, y = data
     fits = [RGBMClassifier(n_estimators=8, langevin=True, random_state=3, n_jobs=n, **extra).fit(X, y) for n in (1, 2)]
@@ -114,8 +126,18 @@ def test_sla01_splits_are_not_blocked_by_negative_hessians():
         X += [[a, b]] * (n0 + n1)
         y += [0] * n0 + [1] * n1
     X, y = np.array(X, float), np.array(y)
-    kw = dict(loss="sla01", sla_scale=0.1, gain="gradient", leaf="gradient", max_depth=1, learning_rate=0.1,
-              init="zero", min_samples_leaf=1, min_child_weight=0.0, n_jobs=1)
+    kw = dict(
+        loss="sla01",
+        sla_scale=0.1,
+        gain="gradient",
+        leaf="gradient",
+        max_depth=1,
+        learning_rate=0.1,
+        init="zero",
+        min_samples_leaf=1,
+        min_child_weight=0.0,
+        n_jobs=1,
+    )
     clf = RGBMClassifier(n_estimators=2, **kw).fit(X, y)
     trees = json.loads(clf._booster.to_json())["trees"]
     assert trees[1]["feature"] == [0]

@@ -1,4 +1,5 @@
 """scikit-learn's own estimator checks."""
+
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from rgbm_rs import RGBMClassifier, RGBMRegressor

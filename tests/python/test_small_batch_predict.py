@@ -1,5 +1,6 @@
 """Small numpy batches skip scikit-learn's input checks (they cost more than
 predicting one row); the shortcut must not change any result, message or warning."""
+
 import numpy as np
 import pytest
 

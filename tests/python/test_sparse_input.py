@@ -70,8 +70,15 @@ def test_sparse_regressor_fit_equals_dense_fit(shape, density, dtype):
 def test_sparse_classifier_fit_equals_dense_fit(n_classes):
     X, y = _data(600, 12, 0.08, seed=n_classes)
     labels = np.digitize(y, np.quantile(y, np.linspace(0, 1, n_classes + 1)[1:-1]))
-    params = dict(n_estimators=12, max_leaves=7, max_depth=None, subsample=0.8, random_state=3,
-                  validation_fraction=0.2, early_stopping_rounds=5)
+    params = dict(
+        n_estimators=12,
+        max_leaves=7,
+        max_depth=None,
+        subsample=0.8,
+        random_state=3,
+        validation_fraction=0.2,
+        early_stopping_rounds=5,
+    )
     dense = RGBMClassifier(**params).fit(X, labels)
     model = RGBMClassifier(**params).fit(sp.csr_array(X), labels)
     _same_model(dense, model)
@@ -100,9 +107,13 @@ def test_duplicates_and_unsorted_indices_are_summed_without_touching_the_input()
     coo = sp.coo_array(X)
     # Each entry split into two halves: scipy sums duplicates.
     half = coo.data / 2
-    dup = sp.coo_array((np.concatenate([half, half])[::-1],
-                        (np.concatenate([coo.row, coo.row])[::-1], np.concatenate([coo.col, coo.col])[::-1])),
-                       shape=X.shape).tocsr()
+    dup = sp.coo_array(
+        (
+            np.concatenate([half, half])[::-1],
+            (np.concatenate([coo.row, coo.row])[::-1], np.concatenate([coo.col, coo.col])[::-1]),
+        ),
+        shape=X.shape,
+    ).tocsr()
     before = dup.data.copy()
     model = RGBMRegressor(n_estimators=5, random_state=0).fit(dup, y)
     assert np.array_equal(dup.data, before, equal_nan=True)

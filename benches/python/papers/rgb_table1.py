@@ -92,24 +92,40 @@ def load(name):
         return d.iloc[:, :-1].to_numpy(float), d.iloc[:, -1].to_numpy(int)
     if name in ("ocr17", "ocr49"):
         a, b = int(name[3]), int(name[4])
-        d = np.vstack([
-            pd.read_csv(os.path.join(DATA, "optdigits", f), header=None).to_numpy()
-            for f in ("optdigits.tra", "optdigits.tes")
-        ])
+        d = np.vstack(
+            [
+                pd.read_csv(os.path.join(DATA, "optdigits", f), header=None).to_numpy()
+                for f in ("optdigits.tra", "optdigits.tes")
+            ]
+        )
         d = d[(d[:, -1] == a) | (d[:, -1] == b)]
         return d[:, :-1].astype(float), (d[:, -1] == b).astype(int)
     raise ValueError(name)
 
 
 def make_rgb(beta, args, seed):
-    return RGBMClassifier(booster="rgb", n_estimators=args.rounds, rgb_candidates=args.rgb_candidates,
-                          rgb_beta=beta, max_depth=None, min_samples_leaf=1,
-                          random_state=seed, n_jobs=args.n_jobs)
+    return RGBMClassifier(
+        booster="rgb",
+        n_estimators=args.rounds,
+        rgb_candidates=args.rgb_candidates,
+        rgb_beta=beta,
+        max_depth=None,
+        min_samples_leaf=1,
+        random_state=seed,
+        n_jobs=args.n_jobs,
+    )
 
 
 def make_xgb(p, args, seed):
-    return xgb.XGBClassifier(n_estimators=args.rounds, objective="binary:logistic", tree_method="hist",
-                             n_jobs=args.n_jobs, random_state=seed, verbosity=0, **p)
+    return xgb.XGBClassifier(
+        n_estimators=args.rounds,
+        objective="binary:logistic",
+        tree_method="hist",
+        n_jobs=args.n_jobs,
+        random_state=seed,
+        verbosity=0,
+        **p,
+    )
 
 
 def err(model, X, y):
@@ -128,8 +144,12 @@ def cv_select(factory, params, X, y, folds):
 
 def run_dataset(name, args, grid):
     X, y = load(name)
-    xgb_params = [dict(reg_lambda=lam, max_depth=d, learning_rate=r)
-                  for lam in grid["reg_lambda"] for d in grid["max_depth"] for r in grid["learning_rate"]]
+    xgb_params = [
+        dict(reg_lambda=lam, max_depth=d, learning_rate=r)
+        for lam in grid["reg_lambda"]
+        for d in grid["max_depth"]
+        for r in grid["learning_rate"]
+    ]
     rows = []
     for s in range(args.splits):
         t0 = time.time()
@@ -143,11 +163,26 @@ def run_dataset(name, args, grid):
         e_xgb = err(make_xgb(p, args, s).fit(Xtr, ytr), Xte, yte)
         t3 = time.time()
         nodes = sorted(rgb.rgb_family_counts_.items(), key=lambda kv: -kv[1])[:3]
-        rows.append(dict(split=s, rgb=e_rgb, xgb=e_xgb, beta=beta, xgb_params=p,
-                         cv_rgb=cv_rgb, cv_xgb=cv_xgb, t_rgb=t2 - t0, t_xgb=t3 - t2, top_families=nodes))
-        print(f"  {name} split {s}: n_train={len(ytr)} n_test={len(yte)} RGB {100*e_rgb:.2f}% (beta={beta}, "
-              f"cv {100*cv_rgb:.2f}%, {t2-t0:.1f}s) | XGB {100*e_xgb:.2f}% ({p}, cv {100*cv_xgb:.2f}%, "
-              f"{t3-t2:.1f}s) | top RGB families {nodes}", flush=True)
+        rows.append(
+            dict(
+                split=s,
+                rgb=e_rgb,
+                xgb=e_xgb,
+                beta=beta,
+                xgb_params=p,
+                cv_rgb=cv_rgb,
+                cv_xgb=cv_xgb,
+                t_rgb=t2 - t0,
+                t_xgb=t3 - t2,
+                top_families=nodes,
+            )
+        )
+        print(
+            f"  {name} split {s}: n_train={len(ytr)} n_test={len(yte)} RGB {100 * e_rgb:.2f}% (beta={beta}, "
+            f"cv {100 * cv_rgb:.2f}%, {t2 - t0:.1f}s) | XGB {100 * e_xgb:.2f}% ({p}, cv {100 * cv_xgb:.2f}%, "
+            f"{t3 - t2:.1f}s) | top RGB families {nodes}",
+            flush=True,
+        )
     return X.shape, rows
 
 
@@ -158,37 +193,62 @@ def summarize(name, shape, rows):
         p = float(stats.ttest_rel(r, g, alternative="less").pvalue)
     else:
         p = float("nan")
+
     def sd(a):
         return float(np.std(a, ddof=1)) if len(a) > 1 else float("nan")
-    return dict(name=name, shape=shape, rgb_m=r.mean(), rgb_s=sd(r), xgb_m=g.mean(), xgb_s=sd(g), p=p,
-                betas=[x["beta"] for x in rows], wins=int(np.sum(r < g)), ties=int(np.sum(r == g)),
-                t_rgb=sum(x["t_rgb"] for x in rows), t_xgb=sum(x["t_xgb"] for x in rows))
+
+    return dict(
+        name=name,
+        shape=shape,
+        rgb_m=r.mean(),
+        rgb_s=sd(r),
+        xgb_m=g.mean(),
+        xgb_s=sd(g),
+        p=p,
+        betas=[x["beta"] for x in rows],
+        wins=int(np.sum(r < g)),
+        ties=int(np.sum(r == g)),
+        t_rgb=sum(x["t_rgb"] for x in rows),
+        t_xgb=sum(x["t_xgb"] for x in rows),
+    )
 
 
 def table(summ, args, grid, cmd, date, total):
     L = []
     L.append("## RGB vs XGBoost, Table 1 protocol (Cortes, Mohri & Storcheus 2019)\n")
     L.append(f"- command: `{cmd}`")
-    L.append(f"- date: {date}; total wall time {total/60:.1f} min")
-    L.append(f"- {args.splits} random stratified train/test splits (paper: 10), test fraction {args.test_size}, "
-             f"T = {args.rounds}, logistic loss, 5-fold stratified CV on the training part for both methods")
-    L.append(f"- RGB: 49 families (library default grid), S = {args.rgb_candidates}, beta in {BETAS}, "
-             "max_depth=None, min_samples_leaf=1, "
-             f"n_jobs={args.n_jobs}")
+    L.append(f"- date: {date}; total wall time {total / 60:.1f} min")
+    L.append(
+        f"- {args.splits} random stratified train/test splits (paper: 10), test fraction {args.test_size}, "
+        f"T = {args.rounds}, logistic loss, 5-fold stratified CV on the training part for both methods"
+    )
+    L.append(
+        f"- RGB: 49 families (library default grid), S = {args.rgb_candidates}, beta in {BETAS}, "
+        "max_depth=None, min_samples_leaf=1, "
+        f"n_jobs={args.n_jobs}"
+    )
     n = np.prod([len(v) for v in grid.values()])
-    L.append(f"- XGBoost {xgb.__version__} (hist, nthread {args.n_jobs}): grid `{args.xgb_grid}` = {n} points: "
-             + ", ".join(f"{k} {v}" for k, v in grid.items()))
-    L.append("- p: one-tailed paired t-test over splits, H1: RGB error < XGBoost error. "
-             "Paper signif. column = level printed in Table 1.\n")
-    L.append("| dataset | m x d | RGB mean (std) | XGB mean (std) | p (ours) | RGB wins/ties | betas chosen "
-             "| paper RGB | paper GB | paper signif. | time RGB / XGB (s) |")
+    L.append(
+        f"- XGBoost {xgb.__version__} (hist, nthread {args.n_jobs}): grid `{args.xgb_grid}` = {n} points: "
+        + ", ".join(f"{k} {v}" for k, v in grid.items())
+    )
+    L.append(
+        "- p: one-tailed paired t-test over splits, H1: RGB error < XGBoost error. "
+        "Paper signif. column = level printed in Table 1.\n"
+    )
+    L.append(
+        "| dataset | m x d | RGB mean (std) | XGB mean (std) | p (ours) | RGB wins/ties | betas chosen "
+        "| paper RGB | paper GB | paper signif. | time RGB / XGB (s) |"
+    )
     L.append("|---|---|---|---|---|---|---|---|---|---|---|")
     for s in summ:
         P = PAPER[s["name"]]
-        L.append(f"| {s['name']} | {s['shape'][0]} x {s['shape'][1]} | {s['rgb_m']:.2f} ({s['rgb_s']:.2f}) | "
-                 f"{s['xgb_m']:.2f} ({s['xgb_s']:.2f}) | {s['p']:.3f} | {s['wins']}/{s['ties']} of {args.splits} | "
-                 f"{s['betas']} | {P[0]:.2f} ({P[1]:.2f}) | {P[2]:.2f} ({P[3]:.2f}) | {P[4]} | "
-                 f"{s['t_rgb']:.0f} / {s['t_xgb']:.0f} |")
+        L.append(
+            f"| {s['name']} | {s['shape'][0]} x {s['shape'][1]} | {s['rgb_m']:.2f} ({s['rgb_s']:.2f}) | "
+            f"{s['xgb_m']:.2f} ({s['xgb_s']:.2f}) | {s['p']:.3f} | {s['wins']}/{s['ties']} of {args.splits} | "
+            f"{s['betas']} | {P[0]:.2f} ({P[1]:.2f}) | {P[2]:.2f} ({P[3]:.2f}) | {P[4]} | "
+            f"{s['t_rgb']:.0f} / {s['t_xgb']:.0f} |"
+        )
     return "\n".join(L) + "\n"
 
 
@@ -201,8 +261,7 @@ def main():
     ap.add_argument("--rgb-candidates", type=int, default=4)
     ap.add_argument("--xgb-grid", choices=sorted(XGB_GRIDS), default="paper")
     ap.add_argument("--write-md", default=None)
-    ap.add_argument("--n-jobs", type=int, default=1,
-                    help="threads for rgbm_rs and XGBoost (default 1)")
+    ap.add_argument("--n-jobs", type=int, default=1, help="threads for rgbm_rs and XGBoost (default 1)")
     args = ap.parse_args()
     grid = XGB_GRIDS[args.xgb_grid]
     cmd = "python " + " ".join(sys.argv)

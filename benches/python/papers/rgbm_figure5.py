@@ -62,6 +62,7 @@ Usage::
         [--rounds 200] [--timing-reps 3] [--gap 1e-3] [--split-seed 40] [--seed 0] \
         [--max-rounds N] [--data-dir ../shared/data]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -199,11 +200,21 @@ def run_one(task, Xtr, ytr, Xte, yte, t, n_rounds, timing_reps, seed):
     else:
         final_plain = float(test_loss[-1])
     return dict(
-        t=int(t), rounds=n_done, budget=n_rounds, p=p,
-        seconds=sec, cum_time=np.cumsum(sec), seconds_rec=sec_rec,
+        t=int(t),
+        rounds=n_done,
+        budget=n_rounds,
+        p=p,
+        seconds=sec,
+        cum_time=np.cumsum(sec),
+        seconds_rec=sec_rec,
         passes=np.arange(1, n_done + 1) * t / p,
-        train_loss=train_loss, test_loss=test_loss, test_err=test_err,
-        fit_wall=float(np.median(walls)), fit_wall_rec=wall_rec, staged_s=staged_s, final_plain_test_loss=final_plain,
+        train_loss=train_loss,
+        test_loss=test_loss,
+        test_err=test_err,
+        fit_wall=float(np.median(walls)),
+        fit_wall_rec=wall_rec,
+        staged_s=staged_s,
+        final_plain_test_loss=final_plain,
         features_searched=np.asarray(log["features_searched"]),
     )
 
@@ -235,7 +246,9 @@ def plot_dataset(name, task, runs, best, png_path):
     if t_max > 2.0 * t_gbm:
         for row in range(2):
             axes[row, 0].set_xlim(0.0, 2.0 * t_gbm)
-        axes[0, 0].set_title(f"time axis cut at 2x GBM's total time ({2.0 * t_gbm:.3g} s); longest run {t_max:.3g} s", fontsize=9)
+        axes[0, 0].set_title(
+            f"time axis cut at 2x GBM's total time ({2.0 * t_gbm:.3g} s); longest run {t_max:.3g} s", fontsize=9
+        )
     gaps = np.concatenate([r["train_loss"] - best for r in runs])
     gaps = gaps[gaps > 0]
     if len(gaps):
@@ -249,13 +262,15 @@ def plot_dataset(name, task, runs, best, png_path):
             axes[row, col].set_xlabel("cumulative time (s, n_jobs=1)" if col == 0 else "passes = rounds * t / p")
             axes[row, col].grid(True, which="both", alpha=0.3)
     # test loss axes: clip the first rounds from f0 = 0 so the interesting part is visible
-    finals = np.concatenate([r["test_loss"][len(r["test_loss"]) // 20:] for r in runs])
+    finals = np.concatenate([r["test_loss"][len(r["test_loss"]) // 20 :] for r in runs])
     lo, hi = float(np.min(finals)), float(np.max(finals))
     pad = 0.1 * (hi - lo + 1e-12)
     for col in range(2):
         axes[1, col].set_ylim(lo - pad, hi + pad)
     axes[0, 0].legend(fontsize=8)
-    fig.suptitle(f"RGBM Figure 5 protocol: {name} (n_train = {runs[0]['n_train']}, p = {p}); best train loss = {best:.6g}")
+    fig.suptitle(
+        f"RGBM Figure 5 protocol: {name} (n_train = {runs[0]['n_train']}, p = {p}); best train loss = {best:.6g}"
+    )
     fig.tight_layout()
     fig.savefig(png_path, dpi=110)
     plt.close(fig)
@@ -286,7 +301,7 @@ def dataset_table(name, task, runs, best, gap):
     lines = [
         f"Level A = final training loss of GBM (t = p = {p}) after its {gbm['rounds']} rounds = {level_a:.6g}. "
         f"Level B = best training loss over all runs + {gap:g} = {level_b:.6g}. "
-        f"\"loss @ GBM time\" = training loss of each run after {t_gbm:.3g} s, the time GBM takes for its whole budget.",
+        f'"loss @ GBM time" = training loss of each run after {t_gbm:.3g} s, the time GBM takes for its whole budget.',
         "",
         f"| t | rounds | time s (total) | time to A (s) | passes to A | {obj_name} @ A | {err_name} @ A | time to B (s) | passes to B | train loss @ GBM time | final train loss | final {final_name} | final {err_name} | min {err_name} (round) |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
@@ -299,12 +314,21 @@ def dataset_table(name, task, runs, best, gap):
         loss_at_gbm_time = float(r["train_loss"][min(max(k, 0), r["rounds"] - 1)]) if k >= 0 else None
         imin = int(np.argmin(r["test_err"]))
         row = dict(
-            t=r["t"], rounds=r["rounds"], total=float(r["cum_time"][-1]),
-            ta=None if ia is None else float(r["cum_time"][ia]), pa=None if ia is None else float(r["passes"][ia]),
-            tla=None if ia is None else float(r["test_loss"][ia]), tea=None if ia is None else float(r["test_err"][ia]),
-            tb=None if ib is None else float(r["cum_time"][ib]), pb=None if ib is None else float(r["passes"][ib]),
-            lgt=loss_at_gbm_time, ftl=float(r["train_loss"][-1]), fte=float(r["test_loss"][-1]),
-            fer=float(r["test_err"][-1]), mer=float(r["test_err"][imin]), imer=imin + 1,
+            t=r["t"],
+            rounds=r["rounds"],
+            total=float(r["cum_time"][-1]),
+            ta=None if ia is None else float(r["cum_time"][ia]),
+            pa=None if ia is None else float(r["passes"][ia]),
+            tla=None if ia is None else float(r["test_loss"][ia]),
+            tea=None if ia is None else float(r["test_err"][ia]),
+            tb=None if ib is None else float(r["cum_time"][ib]),
+            pb=None if ib is None else float(r["passes"][ib]),
+            lgt=loss_at_gbm_time,
+            ftl=float(r["train_loss"][-1]),
+            fte=float(r["test_loss"][-1]),
+            fer=float(r["test_err"][-1]),
+            mer=float(r["test_err"][imin]),
+            imer=imin + 1,
             final_logloss=float(r["final_plain_test_loss"]),
         )
         rows.append(row)
@@ -342,7 +366,9 @@ def verdict(name, task, runs, rows, level_a):
 
 def git_rev():
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip()
+        return subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
+        ).stdout.strip()
     except OSError:
         return "?"
 
@@ -350,8 +376,12 @@ def git_rev():
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--datasets", nargs="+", default=["a9a", "colon-cancer", "california"])
-    ap.add_argument("--rounds", type=int, default=200, help="budget T of t = p (default 200, as in the reference README)")
-    ap.add_argument("--rounds-for", action="append", default=[], metavar="NAME=T", help="per-dataset T, e.g. california=1000")
+    ap.add_argument(
+        "--rounds", type=int, default=200, help="budget T of t = p (default 200, as in the reference README)"
+    )
+    ap.add_argument(
+        "--rounds-for", action="append", default=[], metavar="NAME=T", help="per-dataset T, e.g. california=1000"
+    )
     ap.add_argument("--timing-reps", type=int, default=3)
     ap.add_argument("--gap", type=float, default=1e-3, help="level B = best training loss + GAP")
     ap.add_argument("--split-seed", type=int, default=40)
@@ -413,43 +443,55 @@ def main(argv=None):
         md.append("")
         md.append(
             "Per-round time (median over rounds, ms; timed fits without / with `record_train_loss`): "
-            + "; ".join(f"t = {r['t']}: {1e3 * np.median(r['seconds']):.3g} / {1e3 * np.median(r['seconds_rec']):.3g}" for r in runs)
+            + "; ".join(
+                f"t = {r['t']}: {1e3 * np.median(r['seconds']):.3g} / {1e3 * np.median(r['seconds_rec']):.3g}"
+                for r in runs
+            )
             + "."
         )
         md.append("")
-        md.append(f"![{name}]({os.path.relpath(png, os.path.dirname(os.path.abspath(args.write_md)) if args.write_md else REPO)})")
+        md.append(
+            f"![{name}]({os.path.relpath(png, os.path.dirname(os.path.abspath(args.write_md)) if args.write_md else REPO)})"
+        )
         md.append("")
         verdicts.append(verdict(name, task, runs, rows, level_a))
     total = time.perf_counter() - start
     load1 = os.getloadavg()
-    cmd = "python " + " ".join(shlex.quote(a) for a in [os.path.relpath(os.path.abspath(sys.argv[0]), REPO)] + sys.argv[1:])
-    head = [
-        "# RGBM (Lu & Mazumder), Figure 5 protocol",
-        "",
-        f"- Date: {_dt.datetime.now(_dt.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}",
-        f"- Command (from the repo root): `{cmd}`",
-        f"- rgbm_rs revision: {git_rev()} (working tree, may include uncommitted changes)",
-        f"- Settings: stumps (`max_depth=1`), `max_bins=100`, `step=\"constant\"` (1/sigma: 3.9984 logistic, 1 squared), "
-        f"`gain=\"gradient\", leaf=\"gradient\"`, `init=\"zero\"`, `min_samples_leaf=1, min_child_weight=0`, "
-        f"`selection=\"groups\", selection_size=t`, `random_state={args.seed}`, split `random_state={args.split_seed}` (80/20), "
-        f"**`n_jobs=1`**. t grid int(p^(k/4)), k = 4..0 (duplicates dropped); budget of t = p: T = {args.rounds} rounds"
-        + "".join(f" ({k}: {v})" for k, v in rounds_for.items()) + "; "
-        "the k-th grid value gets T * p^(k/4) rounds (T * p^(1/4) per grid step), so each run scans about T * p features"
-        + ("" if args.max_rounds is None else f"; cap {args.max_rounds} rounds")
-        + ".",
-        f"- Time axis: cumulative `training_log_[\"seconds\"]` of fits with `record_train_loss=False`, element-wise median of "
-        f"{args.timing_reps} fits (the loss-recording fit, same seed and same stumps, adds the loss evaluation to every round). "
-        f"Binning and Python overhead are outside the per-round times.",
-        f"- Machine: 2 cores, shared; load average {load0[0]:.2f} at start, {load1[0]:.2f} at end (other jobs were running). "
-        f"Total runtime {total / 60:.1f} min.",
-        "- Test loss = the training objective on the test rows (regularized logistic / squared loss /2) in the plots; "
-        "the tables' final test loss for classification is the plain log-loss (no ridge term).",
-        "",
-        "## Verdict: \"a medium t reaches a given training loss in less time than t = p, with no loss in test error\"",
-        "",
-        "Checked at level A (GBM's own final training loss); \"no loss\" = test error/MSE at that point within 1% of GBM's.",
-        "",
-    ] + verdicts + [""]
+    cmd = "python " + " ".join(
+        shlex.quote(a) for a in [os.path.relpath(os.path.abspath(sys.argv[0]), REPO)] + sys.argv[1:]
+    )
+    head = (
+        [
+            "# RGBM (Lu & Mazumder), Figure 5 protocol",
+            "",
+            f"- Date: {_dt.datetime.now(_dt.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}",
+            f"- Command (from the repo root): `{cmd}`",
+            f"- rgbm_rs revision: {git_rev()} (working tree, may include uncommitted changes)",
+            f'- Settings: stumps (`max_depth=1`), `max_bins=100`, `step="constant"` (1/sigma: 3.9984 logistic, 1 squared), '
+            f'`gain="gradient", leaf="gradient"`, `init="zero"`, `min_samples_leaf=1, min_child_weight=0`, '
+            f'`selection="groups", selection_size=t`, `random_state={args.seed}`, split `random_state={args.split_seed}` (80/20), '
+            f"**`n_jobs=1`**. t grid int(p^(k/4)), k = 4..0 (duplicates dropped); budget of t = p: T = {args.rounds} rounds"
+            + "".join(f" ({k}: {v})" for k, v in rounds_for.items())
+            + "; "
+            "the k-th grid value gets T * p^(k/4) rounds (T * p^(1/4) per grid step), so each run scans about T * p features"
+            + ("" if args.max_rounds is None else f"; cap {args.max_rounds} rounds")
+            + ".",
+            f'- Time axis: cumulative `training_log_["seconds"]` of fits with `record_train_loss=False`, element-wise median of '
+            f"{args.timing_reps} fits (the loss-recording fit, same seed and same stumps, adds the loss evaluation to every round). "
+            f"Binning and Python overhead are outside the per-round times.",
+            f"- Machine: 2 cores, shared; load average {load0[0]:.2f} at start, {load1[0]:.2f} at end (other jobs were running). "
+            f"Total runtime {total / 60:.1f} min.",
+            "- Test loss = the training objective on the test rows (regularized logistic / squared loss /2) in the plots; "
+            "the tables' final test loss for classification is the plain log-loss (no ridge term).",
+            "",
+            '## Verdict: "a medium t reaches a given training loss in less time than t = p, with no loss in test error"',
+            "",
+            "Checked at level A (GBM's own final training loss); \"no loss\" = test error/MSE at that point within 1% of GBM's.",
+            "",
+        ]
+        + verdicts
+        + [""]
+    )
     text = "\n".join(head + md)
     print(text)
     if args.write_md:

@@ -93,6 +93,7 @@ Usage::
         [--cb-folds N] [--skip-adult] [--skip-catboost] [--reference] [--write-md PATH] \
         [--data-dir ../shared/data]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -148,8 +149,12 @@ def md_table(header, rows) -> str:
 
 def git_commit() -> str:
     try:
-        c = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO, capture_output=True, text=True).stdout.strip()
+        c = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO, capture_output=True, text=True
+        ).stdout.strip()
         return c + (" (with uncommitted changes)" if dirty else "")
     except Exception:  # noqa: BLE001
         return "unknown"
@@ -198,7 +203,10 @@ METHODS = {
     "SLA + SGLB": (dict(SLA, **SGLB), True),
     "SLA + GB + shrinkage only (gamma=1e-3, no noise)": (dict(SLA, shrink_rate=GAMMA), False),
     "SLA + SGLB + subsample 0.5": (dict(SLA, subsample=SGB_SUBSAMPLE, **SGLB), False),
-    "SLA + SGLB, beta/N normalisation (temperature=1)": (dict(SLA, langevin=True, temperature=BETA / N_TRAIN, shrink_rate=GAMMA), False),
+    "SLA + SGLB, beta/N normalisation (temperature=1)": (
+        dict(SLA, langevin=True, temperature=BETA / N_TRAIN, shrink_rate=GAMMA),
+        False,
+    ),
 }
 REF = "SLA + SGLB"
 
@@ -225,7 +233,9 @@ def _greedy_thresholds(x, max_bins=6):
     return np.asarray(th)
 
 
-def reference_sla(X, y, Xt, yt, iterations, cps, subsample=1.0, temperature=None, shrink_rate=0.0, seed=0, hessian_check=False):
+def reference_sla(
+    X, y, Xt, yt, iterations, cps, subsample=1.0, temperature=None, shrink_rate=0.0, seed=0, hessian_check=False
+):
     """SLA stumps with gradient gain and leaves, written from the paper's Algorithm 2.
 
     Same bins, gain G^2/W, leaves -lr*G/W, noise scale sqrt(2/(lr*beta)) and shrinkage as
@@ -291,7 +301,9 @@ REFERENCE = {
     "numpy reference, no hessian check: SLA + GB": dict(),
     "numpy reference, no hessian check: SLA + SGB": dict(subsample=SGB_SUBSAMPLE),
     "numpy reference, no hessian check: SLA + SGLB": dict(temperature=BETA, shrink_rate=GAMMA),
-    "numpy reference, with rgbm_rs's hessian check: SLA + SGLB": dict(temperature=BETA, shrink_rate=GAMMA, hessian_check=True),
+    "numpy reference, with rgbm_rs's hessian check: SLA + SGLB": dict(
+        temperature=BETA, shrink_rate=GAMMA, hessian_check=True
+    ),
 }
 
 
@@ -324,15 +336,19 @@ def run_table1(args):
                     j += 1
             if staged[m][k, -1] != err[m][k]:
                 raise RuntimeError(f"{m}, fold {k}: the last staged prediction differs from predict()")
-        for m in names[len(METHODS):]:
+        for m in names[len(METHODS) :]:
             t = time.perf_counter()
-            staged[m][k], ns = reference_sla(X, y, Xt, yt, args.iterations, cps, seed=args.seed * 1_000_003 + k, **REFERENCE[m])
+            staged[m][k], ns = reference_sla(
+                X, y, Xt, yt, args.iterations, cps, seed=args.seed * 1_000_003 + k, **REFERENCE[m]
+            )
             fit_s[m][k] = time.perf_counter() - t
             err[m][k] = staged[m][k, -1]
             no_split_rounds[m] += ns
         if (k + 1) % 10 == 0 or k + 1 == args.folds:
             log(f"  table 1: {k + 1}/{args.folds} folds, {time.perf_counter() - t0:.0f}s")
-    return dict(err=err, staged=staged, cps=cps, fit_s=fit_s, no_split_rounds=no_split_rounds, seconds=time.perf_counter() - t0)
+    return dict(
+        err=err, staged=staged, cps=cps, fit_s=fit_s, no_split_rounds=no_split_rounds, seconds=time.perf_counter() - t0
+    )
 
 
 def table1_md(res, args) -> str:
@@ -349,17 +365,28 @@ def table1_md(res, args) -> str:
             p_txt = fmt_p(stats.ttest_rel(e, ref).pvalue)
             d = e - ref
             d_txt = f"{d.mean():+.4f} ± {d.std(ddof=1) / np.sqrt(len(d)):.4f}"
-        rows.append([
-            m if in_paper else f"*{m}* (extra)",
-            f"{e.mean():.4f}",
-            f"{e.std(ddof=1) / np.sqrt(len(e)):.4f}",
-            "–" if paper is None else f"{paper:.3f}",
-            d_txt,
-            p_txt,
-            "–" if paper_p is None else paper_p if in_paper else "–",
-            f"{np.median(res['fit_s'][m]) * 1e3:.0f}",
-        ])
-    header = ["method", "test 0-1 loss (mean)", "SE", "paper", "diff. vs SLA+SGLB (mean ± SE)", "p vs SLA+SGLB (ttest_rel)", "paper p", "fit ms (median)"]
+        rows.append(
+            [
+                m if in_paper else f"*{m}* (extra)",
+                f"{e.mean():.4f}",
+                f"{e.std(ddof=1) / np.sqrt(len(e)):.4f}",
+                "–" if paper is None else f"{paper:.3f}",
+                d_txt,
+                p_txt,
+                "–" if paper_p is None else paper_p if in_paper else "–",
+                f"{np.median(res['fit_s'][m]) * 1e3:.0f}",
+            ]
+        )
+    header = [
+        "method",
+        "test 0-1 loss (mean)",
+        "SE",
+        "paper",
+        "diff. vs SLA+SGLB (mean ± SE)",
+        "p vs SLA+SGLB (ttest_rel)",
+        "paper p",
+        "fit ms (median)",
+    ]
     out = [md_table(header, rows)]
     # The paper's ordering claims.
     e = {m: err[m].mean() for m in METHODS}
@@ -367,14 +394,31 @@ def table1_md(res, args) -> str:
     claims = [
         ("SLA + SGLB < SLA + GB", e["SLA + SGLB"] < e["SLA + GB"], stats.ttest_rel(err["SLA + GB"], ref).pvalue),
         ("SLA + SGLB < SLA + SGB", e["SLA + SGLB"] < e["SLA + SGB"], stats.ttest_rel(err["SLA + SGB"], ref).pvalue),
-        ("SLA + SGLB < Logloss + GB", e["SLA + SGLB"] < e["Logloss + GB"], stats.ttest_rel(err["Logloss + GB"], ref).pvalue),
-        ("SLA + SGB < SLA + GB", e["SLA + SGB"] < e["SLA + GB"], stats.ttest_rel(err["SLA + GB"], err["SLA + SGB"]).pvalue),
-        ("SLA + GB < Logloss + GB", e["SLA + GB"] < e["Logloss + GB"], stats.ttest_rel(err["Logloss + GB"], err["SLA + GB"]).pvalue),
+        (
+            "SLA + SGLB < Logloss + GB",
+            e["SLA + SGLB"] < e["Logloss + GB"],
+            stats.ttest_rel(err["Logloss + GB"], ref).pvalue,
+        ),
+        (
+            "SLA + SGB < SLA + GB",
+            e["SLA + SGB"] < e["SLA + GB"],
+            stats.ttest_rel(err["SLA + GB"], err["SLA + SGB"]).pvalue,
+        ),
+        (
+            "SLA + GB < Logloss + GB",
+            e["SLA + GB"] < e["Logloss + GB"],
+            stats.ttest_rel(err["Logloss + GB"], err["SLA + GB"]).pvalue,
+        ),
     ]
     out.append("")
     out.append("The paper's claims (the order Logloss+GB > SLA+GB > SLA+SGB > SLA+SGLB in test 0-1 loss):")
     out.append("")
-    out.append(md_table(["claim", "holds in the means?", "two-sided paired p"], [[c, "yes" if ok else "**no**", fmt_p(p)] for c, ok, p in claims]))
+    out.append(
+        md_table(
+            ["claim", "holds in the means?", "two-sided paired p"],
+            [[c, "yes" if ok else "**no**", fmt_p(p)] for c, ok, p in claims],
+        )
+    )
     ranked = sorted(order, key=lambda m: e[m])
     out.append("")
     out.append("Observed order (best first): " + " < ".join(f"{m} ({e[m]:.4f})" for m in ranked) + ".")
@@ -391,7 +435,13 @@ def table1_md(res, args) -> str:
     rows = []
     for j, c in enumerate(cps):
         s = res["staged"]
-        rows.append([f"T={c}"] + [fmt_p(stats.ttest_rel(s[m][:, j], s[REF][:, j]).pvalue) for m in ("Logloss + GB", "SLA + GB", "SLA + SGB")])
+        rows.append(
+            [f"T={c}"]
+            + [
+                fmt_p(stats.ttest_rel(s[m][:, j], s[REF][:, j]).pvalue)
+                for m in ("Logloss + GB", "SLA + GB", "SLA + SGB")
+            ]
+        )
     out.append("")
     out.append("Paired p-values against SLA + SGLB at each checkpoint:")
     out.append("")
@@ -399,13 +449,16 @@ def table1_md(res, args) -> str:
     bad = {m: n for m, n in res["no_split_rounds"].items() if n}
     if bad:
         out.append("")
-        out.append(f"Rounds that grew no split (a single-leaf tree), out of {args.folds * args.iterations} per method: "
-                   + ", ".join(f"{m}: {n}" for m, n in bad.items()) + ". "
-                   "With the SLA loss the hessian is negative on misclassified rows. Before commit 52fb219 rgbm_rs "
-                   "rejected any split with a child whose hessian sum was below min_child_weight even with "
-                   "gain='gradient' (now the check applies to Newton formulas only); a round in which every "
-                   "candidate is rejected grows a single leaf. The numpy reference rows (--reference) keep that "
-                   "check, to show its effect.")
+        out.append(
+            f"Rounds that grew no split (a single-leaf tree), out of {args.folds * args.iterations} per method: "
+            + ", ".join(f"{m}: {n}" for m, n in bad.items())
+            + ". "
+            "With the SLA loss the hessian is negative on misclassified rows. Before commit 52fb219 rgbm_rs "
+            "rejected any split with a child whose hessian sum was below min_child_weight even with "
+            "gain='gradient' (now the check applies to Newton formulas only); a round in which every "
+            "candidate is rejected grows a single leaf. The numpy reference rows (--reference) keep that "
+            "check, to show its effect."
+        )
     return "\n".join(out)
 
 
@@ -441,7 +494,12 @@ def catboost_model(iterations: int, seed: int, langevin: bool):
 def to_codes(X, Xt):
     """Integer bin codes 0..5 at the training quantiles 1/6..5/6 (the same for both libraries)."""
     edges = [np.quantile(X[:, j], np.arange(1, 6) / 6) for j in range(X.shape[1])]
-    enc = lambda A: np.column_stack([np.searchsorted(edges[j], A[:, j], side="left") for j in range(A.shape[1])]).astype(np.float64)  # noqa: E731
+
+    def enc(A):
+        return np.column_stack([np.searchsorted(edges[j], A[:, j], side="left") for j in range(A.shape[1])]).astype(
+            np.float64
+        )
+
     return enc(X), enc(Xt)
 
 
@@ -483,50 +541,104 @@ def run_catboost(args):
             fit_s[(lab, borders)][k] = time.perf_counter() - t
             err[(lab, borders)][k] = np.mean(est.predict(At).astype(np.int64) != yt)
             if borders == "matched" and not lang:
-                raw[lib] = est.decision_function(At) if lib == "rgbm" else est.predict(At, prediction_type="RawFormulaVal")
+                raw[lib] = (
+                    est.decision_function(At) if lib == "rgbm" else est.predict(At, prediction_type="RawFormulaVal")
+                )
             if lib == "cb" and lab not in resolved:
                 allp = est.get_all_params()
-                keys = ("border_count", "feature_border_type", "bootstrap_type", "score_function", "leaf_estimation_method",
-                        "leaf_estimation_backtracking", "boosting_type", "boost_from_average", "random_strength", "l2_leaf_reg",
-                        "langevin", "diffusion_temperature", "model_shrink_rate", "model_shrink_mode", "depth", "learning_rate", "iterations")
+                keys = (
+                    "border_count",
+                    "feature_border_type",
+                    "bootstrap_type",
+                    "score_function",
+                    "leaf_estimation_method",
+                    "leaf_estimation_backtracking",
+                    "boosting_type",
+                    "boost_from_average",
+                    "random_strength",
+                    "l2_leaf_reg",
+                    "langevin",
+                    "diffusion_temperature",
+                    "model_shrink_rate",
+                    "model_shrink_mode",
+                    "depth",
+                    "learning_rate",
+                    "iterations",
+                )
                 resolved[lab] = {key: allp.get(key) for key in keys}
         max_gb_diff = max(max_gb_diff, float(np.max(np.abs(raw["rgbm"] - raw["cb"]))))
         if (k + 1) % 10 == 0 or k + 1 == n:
             log(f"  CatBoost cross-check: {k + 1}/{n} folds, {time.perf_counter() - t0:.0f}s")
-    return dict(err=err, fit_s=fit_s, n=n, max_gb_diff=max_gb_diff, resolved=resolved, version=catboost.__version__, seconds=time.perf_counter() - t0)
+    return dict(
+        err=err,
+        fit_s=fit_s,
+        n=n,
+        max_gb_diff=max_gb_diff,
+        resolved=resolved,
+        version=catboost.__version__,
+        seconds=time.perf_counter() - t0,
+    )
 
 
 def catboost_md(res) -> str:
     err, fit_s = res["err"], res["fit_s"]
     rows = []
-    for borders, title in (("own", "own borders (rgbm_rs quantile bins / CatBoost GreedyLogSum)"), ("matched", "matched borders (same integer codes)")):
+    for borders, title in (
+        ("own", "own borders (rgbm_rs quantile bins / CatBoost GreedyLogSum)"),
+        ("matched", "matched borders (same integer codes)"),
+    ):
         for lab in ("GB", "SGLB"):
             r, c = err[(f"rgbm_rs {lab}", borders)], err[(f"CatBoost {lab}", borders)]
             tr, tc = fit_s[(f"rgbm_rs {lab}", borders)], fit_s[(f"CatBoost {lab}", borders)]
-            rows.append([
-                title, f"Logloss + {lab}",
-                f"{r.mean():.4f} ± {r.std(ddof=1) / np.sqrt(len(r)):.4f}",
-                f"{c.mean():.4f} ± {c.std(ddof=1) / np.sqrt(len(c)):.4f}",
-                fmt_p(stats.ttest_rel(r, c).pvalue),
-                f"{np.median(tr) * 1e3:.0f} / {tr.mean() * 1e3:.0f}",
-                f"{np.median(tc) * 1e3:.0f} / {tc.mean() * 1e3:.0f}",
-                f"{np.median(tc) / np.median(tr):.1f}x",
-            ])
-    out = [md_table(["borders", "method", "rgbm_rs 0-1 loss (mean ± SE)", "CatBoost 0-1 loss (mean ± SE)", "p (rgbm vs CatBoost, paired)",
-                     "rgbm_rs fit ms (median / mean)", "CatBoost fit ms (median / mean)", "CatBoost / rgbm_rs time"], rows)]
+            rows.append(
+                [
+                    title,
+                    f"Logloss + {lab}",
+                    f"{r.mean():.4f} ± {r.std(ddof=1) / np.sqrt(len(r)):.4f}",
+                    f"{c.mean():.4f} ± {c.std(ddof=1) / np.sqrt(len(c)):.4f}",
+                    fmt_p(stats.ttest_rel(r, c).pvalue),
+                    f"{np.median(tr) * 1e3:.0f} / {tr.mean() * 1e3:.0f}",
+                    f"{np.median(tc) * 1e3:.0f} / {tc.mean() * 1e3:.0f}",
+                    f"{np.median(tc) / np.median(tr):.1f}x",
+                ]
+            )
+    out = [
+        md_table(
+            [
+                "borders",
+                "method",
+                "rgbm_rs 0-1 loss (mean ± SE)",
+                "CatBoost 0-1 loss (mean ± SE)",
+                "p (rgbm vs CatBoost, paired)",
+                "rgbm_rs fit ms (median / mean)",
+                "CatBoost fit ms (median / mean)",
+                "CatBoost / rgbm_rs time",
+            ],
+            rows,
+        )
+    ]
     rows = []
     for borders in ("own", "matched"):
         for lib in ("rgbm_rs", "CatBoost"):
             g, s = err[(f"{lib} GB", borders)], err[(f"{lib} SGLB", borders)]
             d = s - g
-            rows.append([borders, lib, f"{d.mean():+.4f} ± {d.std(ddof=1) / np.sqrt(len(d)):.4f}", fmt_p(stats.ttest_rel(s, g).pvalue)])
+            rows.append(
+                [
+                    borders,
+                    lib,
+                    f"{d.mean():+.4f} ± {d.std(ddof=1) / np.sqrt(len(d)):.4f}",
+                    fmt_p(stats.ttest_rel(s, g).pvalue),
+                ]
+            )
     out.append("")
     out.append("Effect of SGLB within each library (Logloss; SGLB minus GB, paired over folds):")
     out.append("")
     out.append(md_table(["borders", "library", "SGLB − GB 0-1 loss (mean ± SE)", "p"], rows))
     out.append("")
-    out.append(f"Matched borders, plain GB: largest |rgbm_rs − CatBoost| raw test score over all folds = {res['max_gb_diff']:.2e} "
-               "(CatBoost stores leaf values as float32; the two GB runs are the same algorithm if this is ~1e-6 and the 0-1 losses coincide).")
+    out.append(
+        f"Matched borders, plain GB: largest |rgbm_rs − CatBoost| raw test score over all folds = {res['max_gb_diff']:.2e} "
+        "(CatBoost stores leaf values as float32; the two GB runs are the same algorithm if this is ~1e-6 and the 0-1 losses coincide)."
+    )
     out.append("")
     out.append(f"CatBoost {res['version']}, resolved parameters:")
     out.append("")
@@ -536,15 +648,32 @@ def catboost_md(res) -> str:
 
 
 # ---------------------------------------------------------------- part 2 (Adult)
-ADULT_COLS = ["age", "workclass", "fnlwgt", "education", "education_num", "marital_status", "occupation", "relationship",
-              "race", "sex", "capital_gain", "capital_loss", "hours_per_week", "native_country", "income"]
+ADULT_COLS = [
+    "age",
+    "workclass",
+    "fnlwgt",
+    "education",
+    "education_num",
+    "marital_status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "capital_gain",
+    "capital_loss",
+    "hours_per_week",
+    "native_country",
+    "income",
+]
 
 
 def load_adult(data_dir: str):
     import pandas as pd
 
-    frames = [pd.read_csv(os.path.join(data_dir, "adult", f), header=None, names=ADULT_COLS, skipinitialspace=True)
-              for f in ("adult-train.csv", "adult-test.csv")]
+    frames = [
+        pd.read_csv(os.path.join(data_dir, "adult", f), header=None, names=ADULT_COLS, skipinitialspace=True)
+        for f in ("adult-train.csv", "adult-test.csv")
+    ]
     d = pd.concat(frames, ignore_index=True).dropna(subset=["income"])
     y = d.pop("income").str.rstrip(".").map({"<=50K": 0, ">50K": 1})
     if y.isna().any():
@@ -585,18 +714,20 @@ def run_adult(args):
     rng = np.random.default_rng([args.seed, 2])
     perm = rng.permutation(len(y))
     n_tr, n_va = int(round(0.65 * len(y))), int(round(0.15 * len(y)))
-    tr, va, te = perm[:n_tr], perm[n_tr:n_tr + n_va], perm[n_tr + n_va:]
+    tr, va, te = perm[:n_tr], perm[n_tr : n_tr + n_va], perm[n_tr + n_va :]
     Xtr, ytr, Xva, yva, Xte, yte = X[tr], y[tr], X[va], y[va], X[te], y[te]
     draws = []
     for _ in range(args.adult_draws):
-        draws.append(dict(
-            lr=float(10 ** rng.uniform(-2, 0)),
-            depth=int(rng.integers(6, 11)),
-            l2=float(10 ** rng.uniform(-1, 1)),
-            subsample=max(float(rng.uniform(0, 1)), 1e-3),
-            shrink_rate=float(10 ** rng.uniform(-5, -2)),
-            temperature=float(10 ** rng.uniform(2, 5)),
-        ))
+        draws.append(
+            dict(
+                lr=float(10 ** rng.uniform(-2, 0)),
+                depth=int(rng.integers(6, 11)),
+                l2=float(10 ** rng.uniform(-1, 1)),
+                subsample=max(float(rng.uniform(0, 1)), 1e-3),
+                shrink_rate=float(10 ** rng.uniform(-5, -2)),
+                temperature=float(10 ** rng.uniform(2, 5)),
+            )
+        )
     t0 = time.perf_counter()
     search = {m: [] for m in ("SGB", "SGLB")}
     best = {}
@@ -610,14 +741,20 @@ def run_adult(args):
             search[m].append(dict(draw=i, val=ve, iters=it, fit_s=fs, **p))
             if m not in best or ve < best[m]["val"]:
                 best[m] = dict(draw=i, val=ve, iters=it, est=est, params=p)
-        log(f"  Adult search: {i + 1}/{len(draws)} draws, {time.perf_counter() - t0:.0f}s "
-            f"(best val SGB {best['SGB']['val']:.4f}, SGLB {best['SGLB']['val']:.4f})")
+        log(
+            f"  Adult search: {i + 1}/{len(draws)} draws, {time.perf_counter() - t0:.0f}s "
+            f"(best val SGB {best['SGB']['val']:.4f}, SGLB {best['SGLB']['val']:.4f})"
+        )
     loss_rows = {}
     for m in ("SGB", "SGLB"):
         pred = predict_at(best[m]["est"], Xte, best[m]["iters"])
         loss_rows[m] = (pred != yte).astype(np.float64)
         best[m]["test"] = float(loss_rows[m].mean())
-    p_rows = stats.ttest_rel(loss_rows["SGB"], loss_rows["SGLB"]).pvalue if np.any(loss_rows["SGB"] != loss_rows["SGLB"]) else 1.0
+    p_rows = (
+        stats.ttest_rel(loss_rows["SGB"], loss_rows["SGLB"]).pvalue
+        if np.any(loss_rows["SGB"] != loss_rows["SGLB"])
+        else 1.0
+    )
     # Refit the two selected configurations with further seeds.
     seed_err = {m: [] for m in ("SGB", "SGLB")}
     for s in range(args.adult_seeds):
@@ -631,58 +768,137 @@ def run_adult(args):
     p_seeds = stats.ttest_rel(seed_err["SGB"], seed_err["SGLB"]).pvalue if args.adult_seeds >= 2 else float("nan")
     for m in best:
         best[m].pop("est")
-    return dict(shape=X.shape, n=(len(tr), len(va), len(te)), draws=draws, search=search, best=best, p_rows=p_rows,
-                seed_err=seed_err, p_seeds=p_seeds, seconds=time.perf_counter() - t0)
+    return dict(
+        shape=X.shape,
+        n=(len(tr), len(va), len(te)),
+        draws=draws,
+        search=search,
+        best=best,
+        p_rows=p_rows,
+        seed_err=seed_err,
+        p_seeds=p_seeds,
+        seconds=time.perf_counter() - t0,
+    )
 
 
 def adult_md(res, args) -> str:
     b = res["best"]
-    out = [f"Data: {res['shape'][0]} rows x {res['shape'][1]} columns (one-hot); train / validation / test = "
-           f"{res['n'][0]} / {res['n'][1]} / {res['n'][2]}.", ""]
-    rows = [[
-        "SGB", f"{100 * b['SGB']['test']:.2f}", f"{PAPER_ADULT[0]}", f"{100 * b['SGB']['val']:.2f}", b["SGB"]["iters"],
-        f"lr={b['SGB']['params']['lr']:.3g}, depth={b['SGB']['params']['depth']}, l2={b['SGB']['params']['l2']:.3g}, subsample={b['SGB']['params']['subsample']:.2f}",
-    ], [
-        "SGLB", f"{100 * b['SGLB']['test']:.2f}", f"{PAPER_ADULT[1]}", f"{100 * b['SGLB']['val']:.2f}", b["SGLB"]["iters"],
-        f"lr={b['SGLB']['params']['lr']:.3g}, depth={b['SGLB']['params']['depth']}, gamma={b['SGLB']['params']['shrink_rate']:.3g}, beta={b['SGLB']['params']['temperature']:.3g}",
-    ]]
-    out.append(md_table(["method", "test 0-1 loss %", "paper %", "validation 0-1 loss %", "trees (best on validation)", "selected parameters"], rows))
+    out = [
+        f"Data: {res['shape'][0]} rows x {res['shape'][1]} columns (one-hot); train / validation / test = "
+        f"{res['n'][0]} / {res['n'][1]} / {res['n'][2]}.",
+        "",
+    ]
+    rows = [
+        [
+            "SGB",
+            f"{100 * b['SGB']['test']:.2f}",
+            f"{PAPER_ADULT[0]}",
+            f"{100 * b['SGB']['val']:.2f}",
+            b["SGB"]["iters"],
+            f"lr={b['SGB']['params']['lr']:.3g}, depth={b['SGB']['params']['depth']}, l2={b['SGB']['params']['l2']:.3g}, subsample={b['SGB']['params']['subsample']:.2f}",
+        ],
+        [
+            "SGLB",
+            f"{100 * b['SGLB']['test']:.2f}",
+            f"{PAPER_ADULT[1]}",
+            f"{100 * b['SGLB']['val']:.2f}",
+            b["SGLB"]["iters"],
+            f"lr={b['SGLB']['params']['lr']:.3g}, depth={b['SGLB']['params']['depth']}, gamma={b['SGLB']['params']['shrink_rate']:.3g}, beta={b['SGLB']['params']['temperature']:.3g}",
+        ],
+    ]
+    out.append(
+        md_table(
+            [
+                "method",
+                "test 0-1 loss %",
+                "paper %",
+                "validation 0-1 loss %",
+                "trees (best on validation)",
+                "selected parameters",
+            ],
+            rows,
+        )
+    )
     out.append("")
-    out.append(f"- paired t-test over the {res['n'][2]} test rows (per-row 0-1 losses of the two selected models): p = {fmt_p(res['p_rows'])} (paper: p = {PAPER_ADULT[2]}).")
+    out.append(
+        f"- paired t-test over the {res['n'][2]} test rows (per-row 0-1 losses of the two selected models): p = {fmt_p(res['p_rows'])} (paper: p = {PAPER_ADULT[2]})."
+    )
     se = res["seed_err"]
     if len(se["SGB"]):
         d = se["SGB"] - se["SGLB"]
-        out.append(f"- the selected configurations refitted with {len(d)} further seeds: SGB {100 * se['SGB'].mean():.2f}% "
-                   f"(range {100 * se['SGB'].min():.2f}–{100 * se['SGB'].max():.2f}), SGLB {100 * se['SGLB'].mean():.2f}% "
-                   f"(range {100 * se['SGLB'].min():.2f}–{100 * se['SGLB'].max():.2f}); SGB − SGLB = {100 * d.mean():+.2f} points, "
-                   f"paired t-test over seeds p = {fmt_p(res['p_seeds'])}.")
+        out.append(
+            f"- the selected configurations refitted with {len(d)} further seeds: SGB {100 * se['SGB'].mean():.2f}% "
+            f"(range {100 * se['SGB'].min():.2f}–{100 * se['SGB'].max():.2f}), SGLB {100 * se['SGLB'].mean():.2f}% "
+            f"(range {100 * se['SGLB'].min():.2f}–{100 * se['SGLB'].max():.2f}); SGB − SGLB = {100 * d.mean():+.2f} points, "
+            f"paired t-test over seeds p = {fmt_p(res['p_seeds'])}."
+        )
     out.append("")
     out.append("All random-search draws (validation 0-1 loss % at the best truncation / trees):")
     out.append("")
     rows = []
     for s_sgb, s_sglb in zip(res["search"]["SGB"], res["search"]["SGLB"]):
-        rows.append([s_sgb["draw"], f"{s_sgb['lr']:.3g}", s_sgb["depth"], f"{s_sgb['l2']:.3g}", f"{s_sgb['subsample']:.2f}",
-                     f"{100 * s_sgb['val']:.2f} / {s_sgb['iters']}", f"{s_sgb['fit_s']:.1f}",
-                     f"{s_sglb['shrink_rate']:.2g}", f"{s_sglb['temperature']:.3g}", f"{100 * s_sglb['val']:.2f} / {s_sglb['iters']}", f"{s_sglb['fit_s']:.1f}"])
-    out.append(md_table(["draw", "lr", "depth", "SGB l2", "SGB subsample", "SGB val % / trees", "SGB fit s",
-                         "SGLB gamma", "SGLB beta", "SGLB val % / trees", "SGLB fit s"], rows))
+        rows.append(
+            [
+                s_sgb["draw"],
+                f"{s_sgb['lr']:.3g}",
+                s_sgb["depth"],
+                f"{s_sgb['l2']:.3g}",
+                f"{s_sgb['subsample']:.2f}",
+                f"{100 * s_sgb['val']:.2f} / {s_sgb['iters']}",
+                f"{s_sgb['fit_s']:.1f}",
+                f"{s_sglb['shrink_rate']:.2g}",
+                f"{s_sglb['temperature']:.3g}",
+                f"{100 * s_sglb['val']:.2f} / {s_sglb['iters']}",
+                f"{s_sglb['fit_s']:.1f}",
+            ]
+        )
+    out.append(
+        md_table(
+            [
+                "draw",
+                "lr",
+                "depth",
+                "SGB l2",
+                "SGB subsample",
+                "SGB val % / trees",
+                "SGB fit s",
+                "SGLB gamma",
+                "SGLB beta",
+                "SGLB val % / trees",
+                "SGLB fit s",
+            ],
+            rows,
+        )
+    )
     return "\n".join(out)
 
 
 # ---------------------------------------------------------------- main
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--folds", type=int, default=100, help="synthetic folds (paper: 100)")
-    ap.add_argument("--iterations", type=int, default=1000, help="boosting rounds on the synthetic task (not stated in the paper; CatBoost's default)")
+    ap.add_argument(
+        "--iterations",
+        type=int,
+        default=1000,
+        help="boosting rounds on the synthetic task (not stated in the paper; CatBoost's default)",
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--cb-folds", type=int, default=None, help="folds for the CatBoost cross-check (default: --folds)")
     ap.add_argument("--skip-catboost", action="store_true")
     ap.add_argument("--skip-adult", action="store_true")
     ap.add_argument("--adult-draws", type=int, default=10, help="random-search draws per method (paper: 200)")
     ap.add_argument("--adult-trees", type=int, default=300, help="maximum trees on Adult (paper: 1000)")
-    ap.add_argument("--adult-seeds", type=int, default=5, help="refits of each selected configuration with further seeds")
-    ap.add_argument("--reference", action="store_true",
-                    help="add numpy reference SLA stump boosters (with and without rgbm_rs's hessian check) to table 1 (~2 min)")
+    ap.add_argument(
+        "--adult-seeds", type=int, default=5, help="refits of each selected configuration with further seeds"
+    )
+    ap.add_argument(
+        "--reference",
+        action="store_true",
+        help="add numpy reference SLA stump boosters (with and without rgbm_rs's hessian check) to table 1 (~2 min)",
+    )
     ap.add_argument("--data-dir", default=DEFAULT_DATA_DIR)
     ap.add_argument("--write-md", default=None, metavar="PATH", help="write the results as markdown")
     args = ap.parse_args(argv)
@@ -696,19 +912,29 @@ def main(argv=None):
 
     log(f"Part 1: Table 1, {args.folds} folds x {len(table1_methods(args))} methods, {args.iterations} rounds")
     t1 = run_table1(args)
-    sections.append(("1. Table 1: synthetic data, SLA (0-1 loss) optimisation",
-                     f"{args.folds} folds x ({N_TRAIN} train + {N_TEST} test rows), {args.iterations} rounds of stumps, "
-                     f"learning rate {LR}, varsigma {SLA_SCALE}, beta {BETA:g}, gamma {GAMMA:g}, SGB subsample {SGB_SUBSAMPLE}. "
-                     f"Part 1 took {t1['seconds']:.0f}s.\n\n" + table1_md(t1, args)))
+    sections.append(
+        (
+            "1. Table 1: synthetic data, SLA (0-1 loss) optimisation",
+            f"{args.folds} folds x ({N_TRAIN} train + {N_TEST} test rows), {args.iterations} rounds of stumps, "
+            f"learning rate {LR}, varsigma {SLA_SCALE}, beta {BETA:g}, gamma {GAMMA:g}, SGB subsample {SGB_SUBSAMPLE}. "
+            f"Part 1 took {t1['seconds']:.0f}s.\n\n" + table1_md(t1, args),
+        )
+    )
     log(sections[-1][1])
 
     if not args.skip_adult:
-        log(f"Part 2: Adult, {args.adult_draws} draws per method, <= {args.adult_trees} trees, {args.adult_seeds} refit seeds")
+        log(
+            f"Part 2: Adult, {args.adult_draws} draws per method, <= {args.adult_trees} trees, {args.adult_seeds} refit seeds"
+        )
         ad = run_adult(args)
-        sections.append(("2. Table 2, Adult row: SLA, SGB vs SGLB",
-                         f"Random search with {args.adult_draws} draws per method (paper: 200), at most {args.adult_trees} trees "
-                         f"(paper: 1000), learning rate log-uniform on [1e-2, 1] (paper: [1e-5, 1]); the other ranges as in the paper. "
-                         f"Part 2 took {ad['seconds']:.0f}s.\n\n" + adult_md(ad, args)))
+        sections.append(
+            (
+                "2. Table 2, Adult row: SLA, SGB vs SGLB",
+                f"Random search with {args.adult_draws} draws per method (paper: 200), at most {args.adult_trees} trees "
+                f"(paper: 1000), learning rate log-uniform on [1e-2, 1] (paper: [1e-5, 1]); the other ranges as in the paper. "
+                f"Part 2 took {ad['seconds']:.0f}s.\n\n" + adult_md(ad, args),
+            )
+        )
         log(sections[-1][1])
 
     if not args.skip_catboost:
@@ -720,17 +946,24 @@ def main(argv=None):
             n_cb = args.cb_folds if args.cb_folds is not None else args.folds
             log(f"Part 3: CatBoost cross-check, {n_cb} folds")
             cb = run_catboost(args)
-            sections.append(("3. CatBoost cross-check on the synthetic task (Logloss for both)",
-                             f"{cb['n']} folds (the same data as part 1), {args.iterations} rounds, stumps, border count 5, "
-                             f"learning rate {LR}; SGLB: diffusion_temperature {BETA:g}, model_shrink_rate {GAMMA:g}. "
-                             f"CatBoost has no smoothed 0-1 loss, so both libraries minimise Logloss here. Part 3 took {cb['seconds']:.0f}s.\n\n"
-                             + catboost_md(cb)))
+            sections.append(
+                (
+                    "3. CatBoost cross-check on the synthetic task (Logloss for both)",
+                    f"{cb['n']} folds (the same data as part 1), {args.iterations} rounds, stumps, border count 5, "
+                    f"learning rate {LR}; SGLB: diffusion_temperature {BETA:g}, model_shrink_rate {GAMMA:g}. "
+                    f"CatBoost has no smoothed 0-1 loss, so both libraries minimise Logloss here. Part 3 took {cb['seconds']:.0f}s.\n\n"
+                    + catboost_md(cb),
+                )
+            )
             log(sections[-1][1])
 
     total = time.perf_counter() - t_all
     log(f"total {total:.0f}s")
     if args.write_md:
-        cmd = "python " + " ".join(shlex.quote(a) for a in [os.path.relpath(os.path.abspath(__file__), REPO)] + (sys.argv[1:] if argv is None else list(argv)))
+        cmd = "python " + " ".join(
+            shlex.quote(a)
+            for a in [os.path.relpath(os.path.abspath(__file__), REPO)] + (sys.argv[1:] if argv is None else list(argv))
+        )
         head = [
             "# SGLB (Ustimenko & Prokhorenkova, ICML 2021): Table 1, Adult (Table 2) and a CatBoost cross-check",
             "",

@@ -58,6 +58,7 @@ of the paper's Theorem 1, recomputed from the leaf's rows) are detected,
 printed with the tail of the loss curve and listed in the markdown report,
 as are trees that stopped before J leaves.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -413,8 +414,16 @@ def markdown_table(rows: list[list[str]]) -> str:
 
 def git_revision() -> str:
     try:
-        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO_ROOT, capture_output=True, text=True, check=True).stdout.strip()
+        rev = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
         return rev + (" (with uncommitted changes)" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
@@ -453,8 +462,18 @@ def plot(runs: list[Run], datasets: list[str], info: dict[str, DatasetInfo], n_i
             if paper is not None and paper <= n_iter:
                 ax.plot([paper], [TARGET], marker="v", ms=8, mfc="none", mew=1.5, color=color, ls="none")
             elif paper is not None:  # beyond the plotted range: mark it on the right edge
-                ax.plot([n_iter], [TARGET], marker=">", ms=8, mfc="none", mew=1.5, color=color, ls="none", clip_on=False)
-                ax.annotate(f"paper {paper}", xy=(n_iter, TARGET), xytext=(-4, 7), textcoords="offset points", ha="right", fontsize=8, color=color)
+                ax.plot(
+                    [n_iter], [TARGET], marker=">", ms=8, mfc="none", mew=1.5, color=color, ls="none", clip_on=False
+                )
+                ax.annotate(
+                    f"paper {paper}",
+                    xy=(n_iter, TARGET),
+                    xytext=(-4, 7),
+                    textcoords="offset points",
+                    ha="right",
+                    fontsize=8,
+                    color=color,
+                )
         ax.axhline(TARGET, color="grey", lw=0.8, ls=":")
         ax.plot([], [], marker="v", mfc="none", color="grey", ls="none", label="paper T' (Table 2)")
         ax.set_yscale("log")
@@ -483,12 +502,11 @@ def write_markdown(path: Path, args, rows, runs, info: dict[str, DatasetInfo], c
         f"- Command: `{command}`",
         f"- rgbm_rs revision: {git_revision()}",
         f"- Settings: J = {J_LEAVES} leaves (best-first, `max_depth=None, max_leaves={J_LEAVES}`), "
-        f"nu = {NU}, clamp rho = {RHO}, `init=\"zero\"`, logistic loss, `min_samples_leaf=1`, "
+        f'nu = {NU}, clamp rho = {RHO}, `init="zero"`, logistic loss, `min_samples_leaf=1`, '
         f"`min_child_weight=0`, `max_bins` = distinct values of the widest feature (exact), {args.n_iter} trees, `random_state=0`.",
         f"- Measure: first iteration T' at which the TOTAL training loss sum log(1+exp(-y f)) is below {TARGET:g} "
         "(computed from `staged_decision_function`, log-odds f).",
-        f"- Data (`--uci-split {args.uci_split}`): "
-        + "; ".join(f"{d.name}: {d.describe()}" for d in info.values()),
+        f"- Data (`--uci-split {args.uci_split}`): " + "; ".join(f"{d.name}: {d.describe()}" for d in info.values()),
         "",
         markdown_table(rows),
         "",
@@ -549,15 +567,26 @@ def write_markdown(path: Path, args, rows, runs, info: dict[str, DatasetInfo], c
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--datasets", nargs="+", default=list(PAPER_T), choices=list(PAPER_T))
     parser.add_argument("--n-iter", type=int, default=1000, help="trees per run (the paper's cap T = 1000)")
-    parser.add_argument("--uci-split", choices=["train", "train+test"], default="train", help="UCI files used for optdigits and pendigits")
-    parser.add_argument("--no-f-scale", action="store_true", help="skip GBoost with the paper's F-scale step (learning_rate 0.4)")
+    parser.add_argument(
+        "--uci-split",
+        choices=["train", "train+test"],
+        default="train",
+        help="UCI files used for optdigits and pendigits",
+    )
+    parser.add_argument(
+        "--no-f-scale", action="store_true", help="skip GBoost with the paper's F-scale step (learning_rate 0.4)"
+    )
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
     parser.add_argument("--n-jobs", type=int, default=None, help="threads for rgbm_rs (default: all cores)")
     parser.add_argument("--png", type=Path, default=Path("bench_out/sun_convergence.png"))
-    parser.add_argument("--write-md", type=Path, default=None, metavar="PATH", help="also write the results as markdown")
+    parser.add_argument(
+        "--write-md", type=Path, default=None, metavar="PATH", help="also write the results as markdown"
+    )
     parser.add_argument("--tail", type=int, default=8, help="loss-curve points printed for runs with anomalies")
     args = parser.parse_args(argv)
 
@@ -568,7 +597,9 @@ def main(argv=None) -> int:
     info: dict[str, DatasetInfo] = {}
     for name in args.datasets:
         X, y, source = load_dataset(name, args.data_dir, args.uci_split)
-        d = DatasetInfo(name, source, X.shape[0], X.shape[1], int((y == 0).sum()), int((y == 1).sum()), exact_max_bins(X))
+        d = DatasetInfo(
+            name, source, X.shape[0], X.shape[1], int((y == 0).sum()), int((y == 1).sum()), exact_max_bins(X)
+        )
         info[name] = d
         print(f"== {PAPER_ID[name]} {name}: {d.describe()}")
         for method in methods:
