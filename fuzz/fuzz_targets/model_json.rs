@@ -9,6 +9,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use rgbm_rs::cancel::Cancel;
 use rgbm_rs::model::ImportanceKind;
 use rgbm_rs::{DenseMatrix, Model};
 
@@ -56,11 +57,11 @@ fn exercise(model: &Model) {
 
     // The virtual ensemble needs 2 rounds per member; asking with too few
     // rounds (or too few members) must be an error, not a panic.
-    let _ = model.virtual_ensemble(&x, 2);
-    let _ = model.virtual_ensemble(&x32, 3);
-    let _ = model.virtual_ensemble(&x, 1);
-    let _ = model.virtual_ensemble(&x, usize::MAX / 2 + 1); // 2·n overflows usize
-    let _ = model.virtual_ensemble(&x, usize::MAX);
+    let _ = model.virtual_ensemble(&x, 2, &Cancel::never());
+    let _ = model.virtual_ensemble(&x32, 3, &Cancel::never());
+    let _ = model.virtual_ensemble(&x, 1, &Cancel::never());
+    let _ = model.virtual_ensemble(&x, usize::MAX / 2 + 1, &Cancel::never()); // 2·n overflows usize
+    let _ = model.virtual_ensemble(&x, usize::MAX, &Cancel::never());
 
     for n in [0, 1, model.n_rounds(), model.n_rounds() + 1, usize::MAX] {
         if let Ok(t) = model.truncated(n) {
