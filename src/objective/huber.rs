@@ -1,4 +1,5 @@
 use super::PointLoss;
+use super::quantile::weighted_quantile;
 
 /// Huber loss with threshold δ; σ = 1.
 ///
@@ -35,17 +36,7 @@ impl PointLoss for Huber {
     }
     /// The weighted median, from which Newton/IRLS refines to the Huber minimiser.
     fn start(&self, y: &[f64], w: Option<&[f64]>) -> f64 {
-        let mut idx: Vec<usize> = (0..y.len()).collect();
-        idx.sort_by(|&a, &b| y[a].total_cmp(&y[b]));
-        let total: f64 = w.map_or(y.len() as f64, |w| w.iter().sum());
-        let mut acc = 0.0;
-        for &i in &idx {
-            acc += w.map_or(1.0, |w| w[i]);
-            if acc >= 0.5 * total {
-                return y[i];
-            }
-        }
-        0.0
+        weighted_quantile(y, |i| w.map_or(1.0, |w| w[i]), 0.5).unwrap_or(0.0)
     }
 }
 
