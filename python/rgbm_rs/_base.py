@@ -133,6 +133,17 @@ def _init_rows(values, n_rows, what):
     return a
 
 
+def _eval_pairs(eval_set):
+    """eval_set as a list of (X, y) pairs (one bare pair is accepted)."""
+    if isinstance(eval_set, tuple) and len(eval_set) == 2:
+        eval_set = [eval_set]
+    if not isinstance(eval_set, (list, tuple)) or not all(
+        isinstance(e, (list, tuple)) and len(e) == 2 for e in eval_set
+    ):
+        raise TypeError("eval_set must be a list of (X, y) pairs")
+    return list(eval_set)
+
+
 def _as_booster(init_model, cls):
     """The core model of init_model (a Booster, a fitted estimator of the
     same class, or the path of a saved one) and its classes, if known."""
@@ -248,12 +259,7 @@ class RGBMBase(BaseEstimator):
                 raise ValueError("sample_weight of the training part (after validation_fraction) sums to zero")
 
         elif eval_set is not None:
-            if isinstance(eval_set, tuple) and len(eval_set) == 2:
-                eval_set = [eval_set]
-            if not isinstance(eval_set, (list, tuple)) or not all(
-                isinstance(e, (list, tuple)) and len(e) == 2 for e in eval_set
-            ):
-                raise TypeError("eval_set must be a list of (X, y) pairs")
+            eval_set = _eval_pairs(eval_set)
             if eval_names is not None and (isinstance(eval_names, str) or len(eval_names) != len(eval_set)):
                 raise ValueError(f"eval_names must be a list of {len(eval_set)} names, one per eval_set entry")
             if eval_sample_weight is not None and len(eval_sample_weight) != len(eval_set):
@@ -366,7 +372,7 @@ class RGBMBase(BaseEstimator):
             # Continue from the model's raw scores, on the training rows and on every eval set.
             init = start.predict_raw(native_matrix(X)) + (0.0 if init is None else init)
             if eval_set is not None:
-                pairs = [eval_set] if isinstance(eval_set, tuple) and len(eval_set) == 2 else list(eval_set)
+                pairs = _eval_pairs(eval_set)
                 given = [None] * len(pairs) if eval_init_score is None else list(eval_init_score)
                 if len(given) != len(pairs):
                     raise ValueError(f"eval_init_score must be a list of {len(pairs)} score arrays (or None)")
