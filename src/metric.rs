@@ -137,7 +137,7 @@ mod tests {
         // Two rows, class-major scores: row 0 argmax 2, row 1 argmax 0.
         let f = [0.0, 1.0, 0.5, 0.0, 2.0, 0.5];
         assert_eq!(Metric::MultiError.evaluate(&sm, &[2.0, 1.0], &f, None), 0.5);
-        assert!(Metric::L2.check_loss(Loss::Logistic).is_err());
-        assert!(Metric::Auc.check_loss(Loss::Sla01).is_ok());
+        assert!(Metric::L2.check_loss(Loss::Logistic, None).is_err());
+        assert!(Metric::Auc.check_loss(Loss::Sla01, None).is_ok());
     }
 }

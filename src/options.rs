@@ -29,6 +29,11 @@ pub enum Loss {
     Gamma,
     /// Tweedie amounts with exact zeros, log link.
     Tweedie,
+    /// A loss known only through the per-row gradients and hessians a
+    /// training `Monitor` supplies each round (in Python, a callable). It
+    /// has no value, no σ and no link: the fit starts from 0, predictions
+    /// are raw scores. Regression without `n_classes`, else K classes.
+    Custom,
 }
 
 impl Loss {
@@ -37,9 +42,10 @@ impl Loss {
         matches!(self, Loss::Logistic | Loss::Exponential | Loss::Sla01)
     }
 
-    /// Losses of real-valued targets (the regressor's).
+    /// Losses of real-valued targets (the regressor's; a custom loss's
+    /// task depends on `n_classes`).
     pub fn is_regression(self) -> bool {
-        !self.is_binary() && self != Loss::Softmax
+        !self.is_binary() && !matches!(self, Loss::Softmax | Loss::Custom)
     }
 
     /// Whether the loss is σ-smooth in the score for a known σ (given its
@@ -212,22 +218,23 @@ impl Metric {
         Metric::Tweedie,
     ];
 
-    /// The metrics that apply to `loss` (those `check_loss` accepts), its
-    /// default first.
-    pub fn for_loss(loss: Loss) -> Vec<Metric> {
+    /// The metrics that apply to `loss` with `n_classes` (those
+    /// `check_loss` accepts), its default first.
+    pub fn for_loss(loss: Loss, n_classes: Option<usize>) -> Vec<Metric> {
         let default = Self::default_for(loss);
-        std::iter::once(default)
+        default
+            .into_iter()
             .chain(
                 Self::ALL
                     .into_iter()
-                    .filter(|&m| m != default && m.check_loss(loss).is_ok()),
+                    .filter(|&m| Some(m) != default && m.check_loss(loss, n_classes).is_ok()),
             )
             .collect()
     }
 
-    /// The metric recorded when the user names none.
-    pub fn default_for(loss: Loss) -> Metric {
-        match loss {
+    /// The metric recorded when the user names none (a custom loss has none).
+    pub fn default_for(loss: Loss) -> Option<Metric> {
+        Some(match loss {
             Loss::Squared => Metric::L2,
             Loss::Huber => Metric::Huber,
             Loss::Logistic => Metric::Logloss,
@@ -240,7 +247,8 @@ impl Metric {
             Loss::Poisson => Metric::Poisson,
             Loss::Gamma => Metric::Gamma,
             Loss::Tweedie => Metric::Tweedie,
-        }
+            Loss::Custom => return None,
+        })
     }
 
     pub fn higher_is_better(self) -> bool {
@@ -248,8 +256,16 @@ impl Metric {
     }
 
     /// Refuses metrics that do not apply to the training loss's predictions.
-    pub fn check_loss(self, loss: Loss) -> Result<()> {
+    /// A custom loss has no link, so only metrics of raw scores apply: of
+    /// the score itself (regression), of its sign or ranks (two classes),
+    /// of the largest score (more classes).
+    pub fn check_loss(self, loss: Loss, n_classes: Option<usize>) -> Result<()> {
         let ok = match self {
+            _ if loss == Loss::Custom => match n_classes {
+                None => matches!(self, Metric::L2 | Metric::Rmse | Metric::Mae),
+                Some(2) => matches!(self, Metric::Error | Metric::Auc),
+                Some(_) => self == Metric::MultiError,
+            },
             // Of the predicted mean: with loss = gaussian the first score
             // block, with a log link e^f.
             Metric::L2 | Metric::Rmse | Metric::Mae => loss.is_regression(),

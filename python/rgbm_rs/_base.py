@@ -14,7 +14,7 @@ from sklearn.base import BaseEstimator
 from sklearn.model_selection import train_test_split
 from sklearn.utils.validation import check_is_fitted
 
-from . import _core, _model_file
+from . import _core, _custom, _model_file
 from ._progress import Progress
 from ._validation import (
     as_float_list,
@@ -107,20 +107,37 @@ def categorical_indices(est):
     return sorted(out)
 
 
-def _metric_names(eval_metric, native_loss):
-    """The requested metrics as a list of names, checked against the loss."""
+def _metric_list(eval_metric):
+    """eval_metric as a list of names and functions (None: the loss's default)."""
     if eval_metric is None:
         return None
-    allowed = _core.metrics_for(native_loss)
-    names = [eval_metric] if isinstance(eval_metric, str) else list(eval_metric)
-    if not names:
+    metrics = [eval_metric] if isinstance(eval_metric, str) or callable(eval_metric) else list(eval_metric)
+    if not metrics:
         raise ValueError("eval_metric must name at least one metric, or be None for the loss's default")
+    return metrics
+
+
+def _metric_names(eval_metric, native_loss, n_classes=None):
+    """The built-in metrics requested, checked against the loss: None for
+    the loss's default, [] when only functions are requested."""
+    metrics = _metric_list(eval_metric)
+    if metrics is None:
+        return None
+    allowed = _core.metrics_for(native_loss, n_classes)
+    names = [m for m in metrics if not callable(m)]
     for m in names:
         if not isinstance(m, str) or m not in allowed:
-            raise ValueError(f"eval_metric {m!r} is not available for this loss; choose from {list(allowed)}")
+            raise ValueError(
+                f"eval_metric {m!r} is not available for this loss; choose from {list(allowed)} or pass a function"
+            )
     if len(set(names)) != len(names):
         raise ValueError(f"eval_metric names a metric twice: {names}")
     return names
+
+
+def _metric_functions(eval_metric):
+    """The functions among the requested metrics."""
+    return [m for m in _metric_list(eval_metric) or [] if callable(m)]
 
 
 def _init_rows(values, n_rows, what):
@@ -215,10 +232,10 @@ class RGBMBase(BaseEstimator):
             "init": self.init,
             "random_state": seed,
             "n_jobs": resolve_n_jobs(self.n_jobs),
-            "eval_metric": _metric_names(self.eval_metric, native_loss),
             "early_stopping_rounds": None if self.early_stopping_rounds is None else int(self.early_stopping_rounds),
         }
         p.update(self._loss_params(native_loss))
+        p["eval_metric"] = _metric_names(self.eval_metric, native_loss, p.get("n_classes"))
         return p
 
     def _eval_sets(
@@ -360,6 +377,8 @@ class RGBMBase(BaseEstimator):
         eval_init_score=None,
         init_model=None,
     ):
+        if native_loss == "custom":
+            _custom.check_loss(self.loss)
         start, n_rounds = self._start(init_model, native_loss)
         if start is not None and n_rounds == 0:
             self.__dict__.update(self._previous)  # warm start, nothing to add
@@ -387,11 +406,22 @@ class RGBMBase(BaseEstimator):
         for cb in callbacks:
             if not callable(cb):
                 raise TypeError(f"callbacks must be callables taking a CallbackEnv, got {type(cb).__name__}")
-        params = json.dumps(self._native_params(seed, native_loss, n_rounds))
+        native = self._native_params(seed, native_loss, n_rounds)
+        params = json.dumps(native)
+        k = native.get("n_classes") or 1
+        n_outputs = k if k > 2 else 1  # one score per row for two classes
+        loss_fn = _custom.loss_hook(self.loss, y_float, n_outputs) if native_loss == "custom" else None
+        metric_fns = _metric_functions(self.eval_metric)
+        metrics_fn = None
+        if metric_fns and sets:
+            pairs = [(ye, we) for _, _, ye, we, _ in sets]
+            metrics_fn = _custom.metrics_hook(metric_fns, pairs, n_outputs, native["eval_metric"])
         progress = Progress(self, callbacks, n_rounds) if (callbacks or self.verbose) else None
         try:
             native_sets = [(name, native_matrix(Xe), ye, we, ie) for name, Xe, ye, we, ie in sets]
-            booster = _core.Booster.train(params, native_matrix(X), y_float, w, native_sets or None, progress, init)
+            booster = _core.Booster.train(
+                params, native_matrix(X), y_float, w, native_sets or None, progress, init, loss_fn, metrics_fn
+            )
         finally:
             if progress is not None:
                 progress.close()
@@ -513,7 +543,7 @@ class RGBMBase(BaseEstimator):
 
     def _model_losses(self):
         """The losses a model of this estimator may have."""
-        return self._parameter_constraints["loss"][0].options
+        return self._parameter_constraints["loss"][0].options | {"custom"}
 
     def save_model(self, path) -> None:
         """Write the fitted estimator as JSON (read it back with :func:`load_model`).

@@ -17,8 +17,9 @@ FORMAT_VERSION: Final[int]
 #: The package version (Cargo.toml's).
 __version__: Final[str]
 
-def metrics_for(loss: str) -> list[str]:
-    """The evaluation metrics that apply to ``loss``, its default first."""
+def metrics_for(loss: str, n_classes: int | None = None) -> list[str]:
+    """The evaluation metrics that apply to ``loss`` (with ``n_classes`` for
+    a custom loss's task), its default first."""
 
 def param_schema() -> str:
     """Every training parameter as JSON: a list of objects with ``name``,
@@ -61,6 +62,8 @@ class Booster:
         eval_sets: list[_EvalSet] | None = None,
         callback: _Callback | None = None,
         init_score: _Vector | None = None,
+        objective: Callable[[NDArray[np.float64]], tuple[NDArray[np.float64], NDArray[np.float64]]] | None = None,
+        metrics: Callable[[int, NDArray[np.float64]], list[tuple[str, float, bool]]] | None = None,
     ) -> Booster:
         """Trains a model. ``params_json`` holds BoosterParams (unknown keys are
         errors); ``eval_sets`` is a list of (name, X, y, sample_weight or None)
@@ -68,6 +71,10 @@ class Booster:
         every round with results [(set, metric, value, higher_is_better)] and
         stops training by returning True. ``init_score`` (class-major, n ×
         n_outputs) starts the fit from those raw scores, with base score 0.
+        With loss "custom", ``objective(raw)`` returns (grad, hess) at the
+        class-major raw scores; ``metrics(set, raw)`` returns evaluation set
+        ``set``'s [(name, value, higher_is_better)], recorded after the
+        built-in metrics.
 
         Raises ValueError for invalid parameters or data, TypeError for wrong
         array types, KeyboardInterrupt on Ctrl-C, and re-raises any exception

@@ -9,7 +9,10 @@ ValueError naming the field at fault.
 Besides JSON's own types, the document holds pandas category values of a
 few kinds as tagged objects (``{"interval": ...}``, ``{"timestamp": ...}``,
 ``{"timedelta": ...}``, ``{"period": ...}``, ``{"float": "inf"}``) so that
-``pd.cut`` bins and datetime categories survive a round trip.
+``pd.cut`` bins and datetime categories survive a round trip, and a loss or
+metric function as ``{"function": "module.name"}``: functions are not saved,
+so the loaded estimator holds a ``SavedFunction`` of that name, which
+predicts as before but must be replaced to fit again.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import os
 import numpy as np
 
 from . import _core
+from ._custom import SavedFunction, function_name
 from ._files import replace_atomically
 from ._validation import fitted_categories, set_categories
 
@@ -86,13 +90,14 @@ def _plain(v):
 
 
 def _plain_param(name, value):
-    """A hyperparameter as JSON (NumPy scalars and arrays as Python numbers and lists)."""
+    """A hyperparameter as JSON (NumPy scalars and arrays as Python numbers
+    and lists, functions by name)."""
     if isinstance(value, np.ndarray):
         value = value.tolist()
     elif isinstance(value, (list, tuple)):
-        value = [_plain(v.tolist() if isinstance(v, np.ndarray) else v) for v in value]
+        value = [_plain_function(_plain(v.tolist() if isinstance(v, np.ndarray) else v)) for v in value]
     else:
-        value = _plain(value)
+        value = _plain_function(_plain(value))
     try:
         json.dumps(value, allow_nan=False)
     except TypeError:
@@ -103,6 +108,23 @@ def _plain_param(name, value):
     except ValueError:
         raise ValueError(f"cannot save the parameter {name}={value!r}: it is not a finite number") from None
     return value
+
+
+def _plain_function(v):
+    return {"function": function_name(v)} if callable(v) else v
+
+
+def _params_from_json(params):
+    """The saved hyperparameters, with functions as ``SavedFunction``."""
+
+    def read(v):
+        if isinstance(v, dict) and set(v) == {"function"}:
+            if not isinstance(v["function"], str):
+                raise _Invalid(f"params: a function is recorded by its name, not {v['function']!r}")
+            return SavedFunction(v["function"])
+        return v
+
+    return {k: [read(x) for x in v] if isinstance(v, list) else read(v) for k, v in params.items()}
 
 
 def _categories_to_json(est):
@@ -221,7 +243,7 @@ def _estimator(doc, estimators):
         if not isinstance(doc.get(part), dict):
             raise _Invalid(f"'{part}' must be an object")
     try:
-        est = cls(**doc["params"])
+        est = cls(**_params_from_json(doc["params"]))
         est._validate_params()
     except (TypeError, ValueError) as e:
         raise _Invalid(f"params: {e}") from None

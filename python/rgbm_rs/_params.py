@@ -47,10 +47,11 @@ PYTHON_ONLY = {
         "hold out this share of the training rows (stratified for classifiers) as evaluation set `validation`",
     ),
     "eval_metric": (
-        [str, list, tuple, None],
+        [str, callable, list, tuple, None],
         None,
-        "a name or list of names",
-        "metrics on evaluation sets, the first one for early stopping; None = the loss's default",
+        "names and functions",
+        "metrics on evaluation sets (built-in names first, then functions), the first one for early stopping; "
+        "None = the loss's default",
     ),
     "importance_type": (
         [StrOptions({"gain", "split"})],
@@ -131,6 +132,8 @@ def constraints(skip=(), loss=None):
             out[name] = PYTHON_ONLY[name][0]
         else:
             out[name] = _core_constraint(spec, loss if name == "loss" else None)
+    if "loss" in out:
+        out["loss"] = out["loss"] + [callable]  # a custom loss: core loss "custom"
     for name, (constraint, *_rest) in PYTHON_ONLY.items():
         if name not in skip:
             out[name] = constraint
@@ -187,7 +190,7 @@ def markdown_table():
         else:
             default, values, doc = spec["default"], _values(spec), spec["doc"]
         if name == "loss":
-            values = "regressor: {}; classifier: {}".format(
+            values = "regressor: {}; classifier: {}; either: a function `(y_true, raw_score) -> (grad, hess)`".format(
                 " \\| ".join(f"`{o}`" for o in REGRESSION_LOSSES),
                 " \\| ".join(f"`{o}`" for o in CLASSIFICATION_LOSSES),
             )

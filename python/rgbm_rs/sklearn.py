@@ -60,8 +60,8 @@ class RGBMRegressor(RegressorMixin, RGBMBase):
     min_data_per_group : int or None, default=None
         Categories with fewer rows in a node stay on the default side;
         None = 100.
-    loss : {"squared", "huber", "gaussian", "absolute_error", "quantile", "poisson", "gamma", "tweedie"}, \
-default="squared"
+    loss : {"squared", "huber", "gaussian", "absolute_error", "quantile", "poisson", "gamma", "tweedie"} \
+or callable, default="squared"
         "gaussian" fits a mean and a standard deviation per row by the
         Gaussian negative log-likelihood (two trees per round; Fisher-scoring
         Newton steps); ``predict(X, return_std=True)`` returns both.
@@ -69,7 +69,15 @@ default="squared"
         then set every leaf to the weighted median / ``alpha``-quantile of
         its rows' residuals. "poisson" (counts >= 0), "gamma" (targets > 0)
         and "tweedie" (targets >= 0) model log E[y]: raw scores are logs,
-        ``predict`` returns exp of them.
+        ``predict`` returns exp of them. A function ``loss(y_true,
+        raw_score) -> (grad, hess)`` (LightGBM's ``objective``) gives each
+        row's unweighted gradient and hessian at the raw scores, arrays of
+        shape (n,) (or (n, n_classes) with more than two classes); sample
+        weights are applied for it. The fit then starts from 0 and predicts
+        raw scores (the classifier: labels from the largest score, or score
+        > 0 for two classes; no ``predict_proba``). Rules that need the
+        loss's value or smoothness (``step="line_search"`` or
+        ``"constant"``, ``booster="rgb"``, ``record_train_loss``) refuse it.
     huber_delta : float, default=1.0
         Threshold δ of the Huber loss.
     alpha : float in (0, 1) or None, default=None
@@ -142,12 +150,18 @@ default="squared"
         Hold out this fraction of the training rows (stratified for
         classifiers, drawn from ``random_state``) as the evaluation set
         "validation". Not combinable with ``eval_set``.
-    eval_metric : str, list of str or None, default=None
+    eval_metric : str, callable, list of them or None, default=None
         Metrics recorded on every evaluation set after every round, in
         ``evals_result_``; None = the loss itself. Regression: "l2", "rmse",
         "mae" ("huber" too with the Huber loss); binary: "logloss", "error",
         "auc" (and the training loss's own name); multiclass: "multi_logloss",
-        "multi_error". Early stopping watches the first one. "auc" needs
+        "multi_error"; with a custom loss only those of raw scores ("l2",
+        "rmse", "mae"; "error", "auc"; "multi_error"). A function
+        ``metric(y_true, raw_score[, weight]) -> (name, value,
+        higher_is_better)`` (or a list of such tuples) is called with each
+        evaluation set's labels, raw scores and ``eval_sample_weight``.
+        Built-in names are evaluated first, then functions, each in the
+        order given; early stopping watches the first. "auc" needs
         both classes (with positive weight) in every evaluation set, else
         fit raises ValueError (AUC is undefined for one class).
     importance_type : {"gain", "split"}, default="gain"
@@ -324,7 +338,7 @@ default="squared"
                 X,
                 y,
                 sample_weight,
-                self.loss,
+                "custom" if callable(self.loss) else self.loss,
                 eval_set,
                 eval_names,
                 eval_sample_weight,
@@ -426,14 +440,15 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
     Takes the parameters of :class:`RGBMRegressor`, with classification
     losses instead of regression ones:
 
-    loss : {"logistic", "exponential", "sla01"}, default="logistic"
+    loss : {"logistic", "exponential", "sla01"} or callable, default="logistic"
         Binomial deviance; AdaBoost's exponential loss (probabilities are
         then sigmoid(2f)); or SGLB's smoothed 0-1 loss 1 - sigmoid(y f / sla_scale)
         (needs ``gain="gradient", leaf="gradient"``; probabilities sigmoid(f / sla_scale);
         starts from 0 since the 0-1 loss has no finite optimal constant).
         With more than two classes, "logistic" means the softmax
         (multinomial) loss: one tree per class per round; the other losses
-        are binary only.
+        are binary only. A function is a custom loss as for the regressor,
+        on the class indices 0..n_classes-1 (see ``classes_``).
     sla_scale : float, default=0.1
         The smoothing scale of ``loss="sla01"``.
     logistic_reg : float, default=0.0
@@ -525,6 +540,8 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         return by_class if w is None else w * by_class
 
     def _native_loss(self, n_classes):
+        if callable(self.loss):
+            return "custom"
         if n_classes <= 2:
             return self.loss
         if self.loss != "logistic":
@@ -544,7 +561,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
     def _loss_params(self, native_loss):
         if self.clamp is not None and self.loss != "logistic":
             raise ValueError(f"clamp applies to loss='logistic' only, not loss={self.loss!r}")
-        if native_loss == "softmax":
+        if native_loss in ("softmax", "custom"):
             return {"n_classes": len(self.classes_)}
         return {
             "logistic_reg": float(self.logistic_reg),

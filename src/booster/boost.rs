@@ -13,12 +13,11 @@ use crate::data::matrix::{AsMatrix, Element, Matrix};
 use crate::error::{Result, RgbmError};
 use crate::model::Model;
 use crate::objective::Objective;
-use crate::options::Metric;
 use crate::params::{BoosterKind, BoosterParams};
 use crate::threads::{WarmWorkers, with_cached_threads};
 use crate::tree::Tree;
 
-use super::eval::{BeforeRound, EarlyStopping, EvalHistory, EvalResult, EvalSet, Monitor};
+use super::eval::{BeforeRound, EarlyStopping, EvalHistory, EvalSet, Monitor};
 use super::fit::{Fit, Problem};
 use super::rgb::RgbState;
 use super::weights;
@@ -225,13 +224,8 @@ fn train_in_pool<T: Element>(
         &cancel,
     )?;
     let (mut fit, cfg) = Fit::new(problem, &data, weight_unit, eval_sets, &cancel)?;
-    let mut early = params.early_stopping_rounds.map(|r| {
-        let metric = params
-            .eval_metric
-            .as_ref()
-            .map_or(Metric::default_for(params.loss), |m| m[0]);
-        EarlyStopping::new(r, metric.higher_is_better())
-    });
+    // Made at the first results: the watched metric may be the monitor's.
+    let mut early: Option<EarlyStopping> = None;
     let rgb = if params.booster == BoosterKind::Rgb {
         Some(RgbState::new(params, &data, cfg, cancel.clone())?)
     } else {
@@ -243,18 +237,29 @@ fn train_in_pool<T: Element>(
         // Until the round ends (not during the hook, which may run Python).
         let _warm = WarmWorkers::start();
         let started = Instant::now();
-        fit.compute_gradients();
+        fit.compute_gradients(monitor)?;
         fit.subsample_rows(round);
         let entry = match &rgb {
-            Some(rgb) => fit.rgb_round(rgb, round)?,
+            Some(rgb) => fit.rgb_round(rgb, round, monitor)?,
             None => fit.boost_round(round)?,
         };
         // A cancelled grower returns a partial tree: never let it into a model.
         cancel.check()?;
-        let results = fit.log_and_evaluate(entry, started);
-        let early_stop = early
-            .as_mut()
-            .is_some_and(|es| should_stop_early(es, params, round, &results));
+        let results = fit.log_and_evaluate(entry, started, monitor)?;
+        let early_stop = match params.early_stopping_rounds {
+            Some(patience) => {
+                let watched = fit.watched(&results).ok_or_else(|| {
+                    RgbmError::param(
+                        "early_stopping_rounds",
+                        "early stopping needs a metric, and a custom loss has no default one: name one in eval_metric",
+                    )
+                })?;
+                early
+                    .get_or_insert_with(|| EarlyStopping::new(patience, watched.higher_is_better))
+                    .update(round, watched.value)
+            }
+            None => false,
+        };
         let user_stop = monitor.after_round(round, &results)?;
         if early_stop || user_stop {
             break;
@@ -262,18 +267,4 @@ fn train_in_pool<T: Element>(
     }
     let best_iteration = early.as_ref().and_then(|es| es.best_round());
     Ok(fit.into_trained(best_iteration))
-}
-
-/// Early stopping watches the first metric of the last set.
-fn should_stop_early(
-    early: &mut EarlyStopping,
-    params: &BoosterParams,
-    round: usize,
-    results: &[EvalResult],
-) -> bool {
-    if results.is_empty() {
-        return false;
-    }
-    let n_metrics = params.eval_metric.as_ref().map_or(1, |m| m.len());
-    early.update(round, results[results.len() - n_metrics].value)
 }

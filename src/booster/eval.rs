@@ -32,7 +32,7 @@ pub struct EvalSet<'a, T: Element> {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct EvalResult {
     pub set: String,
-    pub metric: &'static str,
+    pub metric: String,
     pub value: f64,
     pub higher_is_better: bool,
 }
@@ -41,7 +41,7 @@ pub struct EvalResult {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct EvalHistory {
     pub set: String,
-    pub metric: &'static str,
+    pub metric: String,
     pub values: Vec<f64>,
 }
 
@@ -58,6 +58,21 @@ pub trait Monitor: Send {
     }
     fn after_round(&mut self, _round: usize, _results: &[EvalResult]) -> Result<bool> {
         Ok(false)
+    }
+    /// `loss = custom`: the unweighted per-row (gradient, hessian) at the
+    /// raw `scores` (class-major blocks of the training rows, like `out`);
+    /// the core applies the sample weights.
+    fn custom_gradients(&mut self, _scores: &[f64], _out: &mut [[f64; 2]]) -> Result<()> {
+        Err(RgbmError::param(
+            "loss",
+            "loss='custom' needs a training monitor that supplies the gradients",
+        ))
+    }
+    /// The monitor's own metrics (name, value, higher is better) of
+    /// evaluation set `set` at its raw `scores` (class-major), recorded
+    /// after the built-in ones; the same names every round.
+    fn custom_metrics(&mut self, _set: usize, _scores: &[f64]) -> Result<Vec<(String, f64, bool)>> {
+        Ok(Vec::new())
     }
 }
 
@@ -97,7 +112,7 @@ impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
         let metrics = params
             .eval_metric
             .clone()
-            .unwrap_or_else(|| vec![Metric::default_for(params.loss)]);
+            .unwrap_or_else(|| Metric::default_for(params.loss).into_iter().collect());
         for set in sets {
             let what =
                 |msg: String| RgbmError::Shape(format!("evaluation set {:?}: {msg}", set.name));
@@ -177,22 +192,12 @@ impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
                 v
             })
             .collect();
-        let histories = sets
-            .iter()
-            .flat_map(|s| {
-                metrics.iter().map(|m| EvalHistory {
-                    set: s.name.clone(),
-                    metric: m.name(),
-                    values: Vec::new(),
-                })
-            })
-            .collect();
         Ok(Evaluator {
             sets,
             metrics,
             scores,
             weights,
-            histories,
+            histories: Vec::new(),
         })
     }
 
@@ -224,25 +229,89 @@ impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
     }
 
     /// Evaluates every metric on every set, appends them to the histories
-    /// and returns them (set-major, metrics in the configured order).
-    pub fn record(&mut self, objective: &Objective) -> Vec<EvalResult> {
+    /// and returns them: set-major, per set the built-in metrics in the
+    /// configured order, then the monitor's own.
+    pub fn record(
+        &mut self,
+        objective: &Objective,
+        monitor: &mut dyn Monitor,
+    ) -> Result<Vec<EvalResult>> {
         let mut out = Vec::with_capacity(self.histories.len());
-        for ((set, scores), rescaled) in self.sets.iter().zip(&self.scores).zip(&self.weights) {
+        let mut per_set = Vec::with_capacity(self.sets.len());
+        let sets = self.sets.iter().zip(&self.scores).zip(&self.weights);
+        for (i, ((set, scores), rescaled)) in sets.enumerate() {
+            let before = out.len();
             let w = rescaled.as_deref().or(set.w);
             for &m in &self.metrics {
                 let value = m.evaluate(objective, set.y, scores, w);
                 out.push(EvalResult {
                     set: set.name.clone(),
-                    metric: m.name(),
+                    metric: m.name().to_string(),
                     value,
                     higher_is_better: m.higher_is_better(),
                 });
             }
+            for (metric, value, higher_is_better) in monitor.custom_metrics(i, scores)? {
+                out.push(EvalResult {
+                    set: set.name.clone(),
+                    metric,
+                    value,
+                    higher_is_better,
+                });
+            }
+            per_set.push(out.len() - before);
+        }
+        if per_set.windows(2).any(|p| p[0] != p[1]) {
+            return Err(RgbmError::param(
+                "eval_metric",
+                "a metric function returned a different number of metrics on different evaluation sets",
+            ));
+        }
+        if self.histories.is_empty() {
+            self.histories = out
+                .iter()
+                .map(|r| EvalHistory {
+                    set: r.set.clone(),
+                    metric: r.metric.clone(),
+                    values: Vec::new(),
+                })
+                .collect();
+        }
+        let same = |h: &EvalHistory, r: &EvalResult| h.set == r.set && h.metric == r.metric;
+        if out.len() != self.histories.len()
+            || !self.histories.iter().zip(&out).all(|(h, r)| same(h, r))
+        {
+            let names = |it: &mut dyn Iterator<Item = (&str, &str)>| {
+                it.map(|(s, m)| format!("{s}:{m}")).collect::<Vec<_>>()
+            };
+            return Err(RgbmError::param(
+                "eval_metric",
+                format!(
+                    "the metrics changed between rounds: {:?} after {:?}; a metric function must return the same name every round",
+                    names(&mut out.iter().map(|r| (r.set.as_str(), r.metric.as_str()))),
+                    names(
+                        &mut self
+                            .histories
+                            .iter()
+                            .map(|h| (h.set.as_str(), h.metric.as_str()))
+                    ),
+                ),
+            ));
         }
         for (h, r) in self.histories.iter_mut().zip(&out) {
             h.values.push(r.value);
         }
-        out
+        Ok(out)
+    }
+
+    /// Of the results of one round, the first metric of the last set (which
+    /// early stopping watches); None when no metric is recorded.
+    pub fn watched<'r>(&self, results: &'r [EvalResult]) -> Option<&'r EvalResult> {
+        let per_set = results.len() / self.sets.len().max(1);
+        results
+            .len()
+            .checked_sub(per_set)
+            .and_then(|i| results.get(i))
     }
 }
 

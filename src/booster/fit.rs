@@ -13,14 +13,14 @@ use crate::error::{Result, RgbmError};
 use crate::histogram::Gradients;
 use crate::model::{Model, check_log_std_leaves, format_version_for};
 use crate::objective::Objective;
-use crate::params::{BoosterParams, Init, Loss, Step};
+use crate::params::{BoosterParams, Init, Loss, Mode, Step};
 use crate::rng::{Purpose, stream};
 use crate::split::SplitRule;
 use crate::tree::grower::GrownTree;
 use crate::tree::{GrowerConfig, Tree};
 
 use super::boost::{RoundLog, Trained};
-use super::eval::{EvalResult, EvalSet, Evaluator};
+use super::eval::{EvalResult, EvalSet, Evaluator, Monitor};
 use super::learner::WeakLearner;
 use super::rgb::RgbState;
 use super::scores::add_tree_to_rows;
@@ -150,10 +150,28 @@ impl<'a, T: Element> Fit<'a, T> {
         Ok((fit, cfg))
     }
 
-    /// The per-row gradients and hessians of the loss at the current scores.
-    pub(super) fn compute_gradients(&mut self) {
+    /// The per-row gradients and hessians of the loss at the current
+    /// scores; a custom loss's from the monitor, checked and weighted here.
+    pub(super) fn compute_gradients(&mut self, monitor: &mut dyn Monitor) -> Result<()> {
         let p = self.p;
-        p.objective.gradients(p.y, &self.scores, p.w, &mut self.gh);
+        let Objective::Custom(custom) = p.objective else {
+            p.objective.gradients(p.y, &self.scores, p.w, &mut self.gh);
+            return Ok(());
+        };
+        monitor.custom_gradients(&self.scores, &mut self.gh)?;
+        let newton = p.params.gain == Mode::Newton || p.params.leaf == Mode::Newton;
+        custom
+            .check_gradients(&self.gh, newton)
+            .map_err(|e| RgbmError::param("loss", e))?;
+        if let Some(w) = p.w {
+            for block in self.gh.chunks_mut(self.n) {
+                block.iter_mut().zip(w).for_each(|([g, h], &wi)| {
+                    *g *= wi;
+                    *h *= wi;
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The round's rows: all of them, or a Bernoulli(`subsample`) draw.
@@ -291,13 +309,18 @@ impl<'a, T: Element> Fit<'a, T> {
     /// a single output this is the round's gradient); every step then
     /// minimises the σ-smooth upper bound of the loss and the loss never
     /// increases.
-    pub(super) fn rgb_round(&mut self, rgb: &RgbState, round: usize) -> Result<RoundLog> {
+    pub(super) fn rgb_round(
+        &mut self,
+        rgb: &RgbState,
+        round: usize,
+        monitor: &mut dyn Monitor,
+    ) -> Result<RoundLog> {
         let (p, n, k_out) = (self.p, self.n, self.k_out);
         let mut families = Vec::with_capacity(k_out);
         let mut entry = None;
         for class in 0..k_out {
             if class > 0 {
-                self.compute_gradients();
+                self.compute_gradients(monitor)?;
             }
             let block = class * n..(class + 1) * n;
             let grads = p.gradients(&self.gh[block.clone()]);
@@ -342,7 +365,8 @@ impl<'a, T: Element> Fit<'a, T> {
         &mut self,
         entry: RoundLog,
         started: Instant,
-    ) -> Vec<EvalResult> {
+        monitor: &mut dyn Monitor,
+    ) -> Result<Vec<EvalResult>> {
         let p = self.p;
         let train_loss = p
             .params
@@ -354,10 +378,15 @@ impl<'a, T: Element> Fit<'a, T> {
             ..entry
         });
         if self.evaluator.is_empty() {
-            Vec::new()
+            Ok(Vec::new())
         } else {
-            self.evaluator.record(p.objective)
+            self.evaluator.record(p.objective, monitor)
         }
+    }
+
+    /// The result early stopping watches (see [`Evaluator::watched`]).
+    pub(super) fn watched<'r>(&self, results: &'r [EvalResult]) -> Option<&'r EvalResult> {
+        self.evaluator.watched(results)
     }
 
     /// The model: with early stopping, the trees up to the best round; with

@@ -1,5 +1,6 @@
 //! Losses behind one `PointLoss` trait: per-row value, gradient, hessian,
 //! the smoothness constant σ and a closed-form starting constant.
+mod custom;
 mod exponential;
 mod gaussian;
 mod huber;
@@ -12,6 +13,7 @@ mod squared;
 
 use rayon::prelude::*;
 
+pub use custom::Custom;
 pub use exponential::Exponential;
 pub use gaussian::Gaussian;
 pub use huber::Huber;
@@ -57,12 +59,15 @@ pub enum Objective {
     Poisson(Poisson),
     Gamma(Gamma),
     Tweedie(Tweedie),
+    /// Gradients from the training monitor (see `custom`).
+    Custom(Custom),
 }
 
 /// Runs `$body` with `$o` bound to the point loss; `$multi` handles the
-/// multi-output losses (softmax, gaussian), which share method names.
+/// multi-output losses (softmax, gaussian), which share method names, and
+/// `$custom` the custom loss, which the core cannot evaluate.
 macro_rules! dispatch {
-    ($self:expr, $o:ident => $body:expr, $s:ident => $multi:expr) => {
+    ($self:expr, $o:ident => $body:expr, $s:ident => $multi:expr, $c:pat => $custom:expr) => {
         match $self {
             Objective::Squared($o) => $body,
             Objective::Huber($o) => $body,
@@ -76,6 +81,7 @@ macro_rules! dispatch {
             Objective::Tweedie($o) => $body,
             Objective::Softmax($s) => $multi,
             Objective::Gaussian($s) => $multi,
+            Objective::Custom($c) => $custom,
         }
     };
 }
@@ -193,6 +199,9 @@ impl Objective {
             Loss::Tweedie => Objective::Tweedie(Tweedie {
                 power: p.tweedie_power(),
             }),
+            Loss::Custom => Objective::Custom(Custom {
+                n_classes: p.n_classes,
+            }),
         }
     }
 
@@ -202,13 +211,13 @@ impl Objective {
         if self.is_binary() {
             return None;
         }
-        dispatch!(self, o => Some(o.transform(f)), _s => None)
+        dispatch!(self, o => Some(o.transform(f)), _s => None, c => c.n_classes.is_none().then_some(f))
     }
 
     /// The predicted mean of raw score `f` (the first score block of a
     /// multi-output loss), on which l2, rmse and mae are measured.
     pub fn mean_of(&self, f: f64) -> f64 {
-        dispatch!(self, o => o.transform(f), _s => f)
+        dispatch!(self, o => o.transform(f), _s => f, _ => f)
     }
 
     /// Whether leaves are re-estimated from residuals after growth.
@@ -257,11 +266,11 @@ impl Objective {
 
     /// Scores per row: K for softmax, 2 for gaussian, else 1.
     pub fn n_outputs(&self) -> usize {
-        dispatch!(self, _o => 1, s => s.n_outputs())
+        dispatch!(self, _o => 1, s => s.n_outputs(), c => c.n_outputs())
     }
 
     pub fn smoothness(&self) -> Option<f64> {
-        dispatch!(self, o => o.smoothness(), s => s.smoothness())
+        dispatch!(self, o => o.smoothness(), s => s.smoothness(), _ => None)
     }
 
     /// Probability of class 1 for a binary loss's raw score (its link).
@@ -343,16 +352,25 @@ impl Objective {
                 y[i]
             )));
         }
-        if let Objective::Softmax(s) = self {
-            let k_out = s.n_classes as f64;
+        let classes = match self {
+            Objective::Softmax(s) => Some(s.n_classes),
+            Objective::Custom(c) => c.n_classes,
+            _ => None,
+        };
+        if let Some(k) = classes {
+            let k_out = k as f64;
             if let Some(i) = y
                 .iter()
                 .position(|&v| !(v >= 0.0 && v < k_out && v.fract() == 0.0))
             {
                 return Err(RgbmError::InvalidLabel(format!(
-                    "softmax needs class indices 0..{} (n_classes = {}), got {} at index {i}",
-                    s.n_classes - 1,
-                    s.n_classes,
+                    "{} needs class indices 0..{} (n_classes = {k}), got {} at index {i}",
+                    if matches!(self, Objective::Softmax(_)) {
+                        "softmax"
+                    } else {
+                        "the custom classification loss"
+                    },
+                    k - 1,
                     y[i]
                 )));
             }
@@ -366,7 +384,10 @@ impl Objective {
 
     /// The regressor's losses: real-valued targets.
     fn is_regression(&self) -> bool {
-        !self.is_binary() && !matches!(self, Objective::Softmax(_))
+        match self {
+            Objective::Custom(c) => c.n_classes.is_none(),
+            _ => !self.is_binary() && !matches!(self, Objective::Softmax(_)),
+        }
     }
 
     /// Regression targets that vary, but by less than this, are refused:
@@ -446,26 +467,32 @@ impl Objective {
                 let rows = c * CHUNK..c * CHUNK + chunk.len();
                 point_gradients(o, &y[rows.clone()], &f[rows.clone()], w.map(|w| &w[rows]), chunk);
             })
-        }, s => s.gradients(y, f, w, out))
+        }, s => s.gradients(y, f, w, out),
+        // The monitor supplies these (`Fit::compute_gradients`); NaN keeps
+        // any other use from passing for a model (the fit's finiteness
+        // check refuses it).
+        _ => out.iter_mut().for_each(|gh| *gh = [f64::NAN; 2]))
     }
 
     /// Σ w ℓ(y, f) / Σ w.
     pub fn mean_loss(&self, y: &[f64], f: &[f64], w: Option<&[f64]>) -> f64 {
         let n = y.len();
-        let total = dispatch!(self, o => weighted_sum(n, w, |i| o.value(y[i], f[i])), s => weighted_sum(n, w, |i| s.row_value(y[i], f, n, i)));
+        let total = dispatch!(self, o => weighted_sum(n, w, |i| o.value(y[i], f[i])), s => weighted_sum(n, w, |i| s.row_value(y[i], f, n, i)),
+            // No value (validation refuses recording it).
+            _ => f64::NAN);
         let wsum = w.map_or(n as f64, |w| w.iter().sum());
         total / wsum
     }
 
     /// The starting score of each output for `init="optimal"`.
     pub fn initial_scores(&self, y: &[f64], w: Option<&[f64]>) -> Vec<f64> {
-        dispatch!(self, _o => vec![self.optimal_constant(y, w)], s => s.optimal_constants(y, w))
+        dispatch!(self, _o => vec![self.optimal_constant(y, w)], s => s.optimal_constants(y, w), c => vec![0.0; c.n_outputs()])
     }
 
     /// argmin_c Σ w ℓ(y, c) of a single-output loss: safeguarded Newton from
     /// the loss's closed-form start.
     fn optimal_constant(&self, y: &[f64], w: Option<&[f64]>) -> f64 {
-        let start = dispatch!(self, o => o.start(y, w), _s => 0.0);
+        let start = dispatch!(self, o => o.start(y, w), _s => 0.0, _ => 0.0);
         if self.renews_leaves() {
             // The weighted quantile is the exact minimiser; Newton steps on
             // a piecewise-linear loss would only add rounding.
@@ -499,12 +526,17 @@ impl Objective {
                 weighted_sums_with(n, w, || vec![0.0; s.n_outputs()], |p, i| {
                     s.row_directional(y[i], base, dir, rho, n, i, p)
                 })
-            })
+            }, _ => (f64::NAN, f64::NAN))
         };
         let loss_at = |rho: f64| -> f64 {
             dispatch!(self, o => weighted_sum(n, w, |i| o.value(y[i], base[i] + rho * dir[i])),
-                s => weighted_sum(n, w, |i| s.value_of(y[i], |k| base[k * n + i] + rho * dir[k * n + i])))
+                s => weighted_sum(n, w, |i| s.value_of(y[i], |k| base[k * n + i] + rho * dir[k * n + i])),
+                _ => f64::NAN)
         };
+        if let Objective::Custom(_) = self {
+            // No value to minimise (validation refuses the line search).
+            return f64::NAN;
+        }
         {
             let mut rho = start;
             let mut current = loss_at(rho);

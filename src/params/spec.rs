@@ -52,7 +52,8 @@ pub enum Values {
     PositiveList,
     /// A partition of the features: a list of lists of feature indices.
     FeatureGroups,
-    /// A non-empty list of metric names (checked against the loss).
+    /// A list of metric names (checked against the loss); empty evaluates
+    /// no built-in metric, only a training monitor's own (Python callables).
     Metrics,
 }
 
@@ -189,14 +190,15 @@ pub const PARAMS: &[ParamSpec] = &[
                 "poisson",
                 "gamma",
                 "tweedie",
+                "custom",
             ],
         },
-        "the training loss",
+        "the training loss (custom: per-row gradients from a function)",
     ),
     maybe(
         "n_classes",
         int(2, MAX_CLASSES as u64),
-        "classes of loss='softmax'",
+        "classes of loss='softmax' (or of a custom classification loss)",
     ),
     spec(
         "logistic_reg",
@@ -416,7 +418,7 @@ fn expected(spec: &ParamSpec) -> String {
         }
         Values::PositiveList => "a non-empty list of finite numbers > 0".into(),
         Values::FeatureGroups => "a list of lists of feature indices".into(),
-        Values::Metrics => "a non-empty list of metric names".into(),
+        Values::Metrics => "a list of metric names".into(),
     };
     if spec.optional {
         format!("must be {base} or None")
@@ -472,9 +474,7 @@ fn value_ok(values: Values, v: &Value) -> bool {
                 .iter()
                 .all(|g| g.as_array().is_some_and(|m| m.iter().all(Value::is_u64)))
         }),
-        Values::Metrics => v
-            .as_array()
-            .is_some_and(|a| !a.is_empty() && a.iter().all(Value::is_string)),
+        Values::Metrics => v.as_array().is_some_and(|a| a.iter().all(Value::is_string)),
     }
 }
 
@@ -625,13 +625,6 @@ mod tests {
                     ..Default::default()
                 },
                 "`selection_size`: must be a count >= 1 or a fraction in (0, 1] or None, got a non-finite number",
-            ),
-            (
-                BoosterParams {
-                    eval_metric: Some(vec![]),
-                    ..Default::default()
-                },
-                "`eval_metric`: must be a non-empty list of metric names or None, got []",
             ),
         ];
         for (p, want) in cases {

@@ -87,15 +87,24 @@ impl BoosterParams {
                 },
             )?;
         }
+        if self.loss == Loss::Custom {
+            // Rules that need the loss's value: refused, not approximated.
+            check(self.step != Step::LineSearch, "step", || {
+                "step='line_search' minimises the loss's value, which a custom loss does not give; use step='shrinkage'".to_string()
+            })?;
+            check(!self.record_train_loss, "record_train_loss", || {
+                "a custom loss has no value to record; evaluate a metric on the training data instead".to_string()
+            })?;
+        }
         match (self.loss, self.n_classes) {
             (Loss::Softmax, None) => Err(RgbmError::param(
                 "n_classes",
                 "loss='softmax' needs n_classes",
             )),
-            (Loss::Softmax, Some(_)) | (_, None) => Ok(()),
+            (Loss::Softmax | Loss::Custom, Some(_)) | (_, None) => Ok(()),
             (_, Some(_)) => Err(RgbmError::param(
                 "n_classes",
-                "n_classes is used by loss='softmax' only",
+                "n_classes is used by loss='softmax' (or a custom loss) only",
             )),
         }
     }
@@ -252,7 +261,7 @@ impl BoosterParams {
 
     fn check_evaluation(&self) -> Result<()> {
         for m in self.eval_metric.iter().flatten() {
-            m.check_loss(self.loss)?;
+            m.check_loss(self.loss, self.n_classes)?;
         }
         Ok(())
     }

@@ -14,7 +14,7 @@ use crate::data::matrix::{Element, Matrix as CoreMatrix};
 use crate::error::{Result as CoreResult, RgbmError};
 use crate::model::{ImportanceKind, Model};
 use crate::objective::Gaussian;
-use crate::params::BoosterParams;
+use crate::params::{BoosterParams, Loss};
 use crate::threads::with_cached_threads;
 use crate::tree::predict::SEQUENTIAL_MAX_ROWS;
 
@@ -28,12 +28,29 @@ pub struct PyBooster {
     best_iteration: Option<usize>,
 }
 
-/// Stops at Ctrl-C and calls the Python callback after every round.
+/// Stops at Ctrl-C, calls the Python callback after every round, and the
+/// custom loss and metrics. Each holds the GIL only for its call.
 struct PyMonitor<'a> {
     cancel: Cancel,
     callback: Option<Py<PyAny>>,
+    /// `objective(raw) -> (grad, hess)`: float64 vectors, class-major like `raw`.
+    objective: Option<Py<PyAny>>,
+    /// `metrics(set_index, raw) -> [(name, value, higher_is_better)]`.
+    metrics: Option<Py<PyAny>>,
     /// The exception a callback raised, re-raised after training.
     failure: &'a Mutex<Option<PyErr>>,
+}
+
+impl PyMonitor<'_> {
+    /// Keeps the exception `e` to re-raise unchanged after training, and
+    /// stops training with its text.
+    fn fail(&self, e: PyErr) -> RgbmError {
+        let text = e.to_string();
+        if let Ok(mut slot) = self.failure.lock() {
+            *slot = Some(e);
+        }
+        RgbmError::Callback(text)
+    }
 }
 
 impl Monitor for PyMonitor<'_> {
@@ -50,23 +67,70 @@ impl Monitor for PyMonitor<'_> {
             return Ok(false);
         };
         Python::attach(|py| {
-            let items: Vec<(String, &str, f64, bool)> = results
+            let items: Vec<(&str, &str, f64, bool)> = results
                 .iter()
-                .map(|r| (r.set.clone(), r.metric, r.value, r.higher_is_better))
+                .map(|r| {
+                    (
+                        r.set.as_str(),
+                        r.metric.as_str(),
+                        r.value,
+                        r.higher_is_better,
+                    )
+                })
                 .collect();
-            match callback
+            callback
                 .call1(py, (round, items))
                 .and_then(|v| v.is_truthy(py))
-            {
-                Ok(stop) => Ok(stop),
-                Err(e) => {
-                    let text = e.to_string();
-                    if let Ok(mut slot) = self.failure.lock() {
-                        *slot = Some(e);
-                    }
-                    Err(RgbmError::Callback(text))
-                }
+                .map_err(|e| self.fail(e))
+        })
+    }
+
+    fn custom_gradients(&mut self, scores: &[f64], out: &mut [[f64; 2]]) -> CoreResult<()> {
+        let Some(objective) = &self.objective else {
+            return Err(RgbmError::param(
+                "loss",
+                "loss='custom' needs a loss function",
+            ));
+        };
+        Python::attach(|py| {
+            let returned = objective
+                .call1(py, (PyArray1::from_slice(py, scores),))
+                .and_then(|r| r.extract::<(PyReadonlyArray1<f64>, PyReadonlyArray1<f64>)>(py))
+                .map_err(|e| self.fail(e))?;
+            let (g, h) = (returned.0.as_slice(), returned.1.as_slice());
+            let (Ok(g), Ok(h)) = (g, h) else {
+                return Err(RgbmError::Shape(
+                    "the loss function's arrays must be contiguous".into(),
+                ));
+            };
+            if g.len() != out.len() || h.len() != out.len() {
+                return Err(RgbmError::Shape(format!(
+                    "the loss function returned {} gradients and {} hessians for {} scores",
+                    g.len(),
+                    h.len(),
+                    out.len()
+                )));
             }
+            out.iter_mut()
+                .zip(g.iter().zip(h))
+                .for_each(|(o, (&g, &h))| *o = [g, h]);
+            Ok(())
+        })
+    }
+
+    fn custom_metrics(
+        &mut self,
+        set: usize,
+        scores: &[f64],
+    ) -> CoreResult<Vec<(String, f64, bool)>> {
+        let Some(metrics) = &self.metrics else {
+            return Ok(Vec::new());
+        };
+        Python::attach(|py| {
+            metrics
+                .call1(py, (set, PyArray1::from_slice(py, scores)))
+                .and_then(|r| r.extract(py))
+                .map_err(|e| self.fail(e))
         })
     }
 }
@@ -176,9 +240,11 @@ impl PyBooster {
     /// errors); `eval_sets` is a list of (name, X, y, sample_weight or None)
     /// with X of the training dtype; `callback(round, results)` runs after
     /// every round with results [(set, metric, value, higher_is_better)] and
-    /// stops training by returning True.
+    /// stops training by returning True. With loss "custom", `objective(raw)`
+    /// returns (grad, hess) at the class-major raw scores; `metrics(set,
+    /// raw)` returns an evaluation set's [(name, value, higher_is_better)].
     #[staticmethod]
-    #[pyo3(signature = (params_json, x, y, sample_weight=None, eval_sets=None, callback=None, init_score=None))]
+    #[pyo3(signature = (params_json, x, y, sample_weight=None, eval_sets=None, callback=None, init_score=None, objective=None, metrics=None))]
     #[allow(clippy::too_many_arguments)]
     fn train(
         py: Python<'_>,
@@ -189,6 +255,8 @@ impl PyBooster {
         eval_sets: Option<&Bound<'_, PyAny>>,
         callback: Option<Py<PyAny>>,
         init_score: Option<&Bound<'_, PyAny>>,
+        objective: Option<Py<PyAny>>,
+        metrics: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
         let params = BoosterParams::from_json(params_json).map_err(to_py)?;
         let x = Matrix::extract(x)?;
@@ -208,18 +276,20 @@ impl PyBooster {
             None => None,
         };
         let failure = Mutex::new(None);
+        let monitor = |cancel| PyMonitor {
+            cancel,
+            callback,
+            objective,
+            metrics,
+            failure: &failure,
+        };
         let result = if x.is_f32() {
             let m = x
                 .core_f32()
                 .ok_or_else(|| PyTypeError::new_err("X must be float32"))??;
             let evals = eval_views(&sets, Matrix::core_f32)?;
             run_interruptible(py, |cancel| {
-                let mut monitor = PyMonitor {
-                    cancel,
-                    callback,
-                    failure: &failure,
-                };
-                train_from(&params, &m, ys, ws, inits, &evals, &mut monitor)
+                train_from(&params, &m, ys, ws, inits, &evals, &mut monitor(cancel))
             })
         } else {
             let m = x
@@ -227,12 +297,7 @@ impl PyBooster {
                 .ok_or_else(|| PyTypeError::new_err("X must be float64"))??;
             let evals = eval_views(&sets, Matrix::core_f64)?;
             run_interruptible(py, |cancel| {
-                let mut monitor = PyMonitor {
-                    cancel,
-                    callback,
-                    failure: &failure,
-                };
-                train_from(&params, &m, ys, ws, inits, &evals, &mut monitor)
+                train_from(&params, &m, ys, ws, inits, &evals, &mut monitor(cancel))
             })
         };
         if let Some(e) = failure.lock().ok().and_then(|mut slot| slot.take()) {
@@ -479,10 +544,17 @@ impl PyBooster {
             .objective()
             .class_probabilities(&values)
             .ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "the {:?} loss has no class probabilities",
-                    self.model.params.loss
-                ))
+                PyValueError::new_err(if self.model.params.loss == Loss::Custom {
+                    "the model was fitted with a custom loss, which has no link from raw scores \
+                     to probabilities: use decision_function for the raw scores and apply the \
+                     loss's own link"
+                        .to_string()
+                } else {
+                    format!(
+                        "the {:?} loss has no class probabilities",
+                        self.model.params.loss
+                    )
+                })
             })?;
         if k == 1 {
             shape.push(2);

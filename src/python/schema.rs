@@ -5,12 +5,14 @@ use pyo3::prelude::*;
 use crate::options::Metric;
 use crate::params::Loss;
 
-/// The evaluation metrics that apply to a loss, its default first.
+/// The evaluation metrics that apply to a loss (with `n_classes` for a
+/// custom loss's task), its default first.
 #[pyfunction]
-pub fn metrics_for(loss: &str) -> PyResult<Vec<&'static str>> {
+#[pyo3(signature = (loss, n_classes=None))]
+pub fn metrics_for(loss: &str, n_classes: Option<usize>) -> PyResult<Vec<&'static str>> {
     let loss: Loss = serde_json::from_value(serde_json::Value::String(loss.to_string()))
         .map_err(|_| PyValueError::new_err(format!("unknown loss {loss:?}")))?;
-    Ok(Metric::for_loss(loss)
+    Ok(Metric::for_loss(loss, n_classes)
         .into_iter()
         .map(Metric::name)
         .collect())

@@ -521,6 +521,7 @@ CLASSIFIER_PARAMS = [
     # unknown option strings
     ({"loss": "bogus"}, "'loss' parameter"),
     ({"loss": "softmax"}, "'loss' parameter"),
+    ({"loss": "custom"}, "'loss' parameter"),
     ({"loss": None}, "'loss' parameter"),
     ({"gain": "bogus"}, "'gain' parameter"),
     ({"leaf": "bogus"}, "'leaf' parameter"),
@@ -552,6 +553,10 @@ def test_invalid_classifier_parameter(data, params, fragment):
         ({"huber_delta": float("inf"), "loss": "huber"}, "huber_delta"),
         ({"huber_delta": float("nan"), "loss": "huber"}, "huber_delta"),
         ({"loss": "bogus"}, "'loss' parameter"),
+        ({"loss": "custom"}, "'loss' parameter"),
+        ({"loss": lambda y, f: (f - y, np.ones_like(f)), "eval_metric": "huber"}, "eval_metric 'huber'"),
+        ({"loss": lambda y, f: (f - y, np.ones_like(f)), "step": "line_search"}, "line_search"),
+        ({"eval_metric": ["l2", 3]}, "eval_metric 3 is not available"),
         ({"loss": "gaussian", "booster": "rgb"}, "loss"),
         ({"loss": "gaussian", "step": "constant", "leaf": "gradient"}, "step='constant' needs a smooth loss"),
         ({"eval_metric": "logloss"}, "eval_metric 'logloss' is not available"),
