@@ -7,7 +7,7 @@ use crate::cancel::Cancel;
 use crate::data::matrix::{AsMatrix, Element, Matrix};
 use crate::error::{Result, RgbmError};
 use crate::objective::{Gaussian, Objective};
-use crate::params::{BoosterParams, Loss};
+use crate::params::{BoosterKind, BoosterParams, Loss, RgbStep};
 use crate::tree::Tree;
 use crate::tree::predict::add_tree_outputs_multi;
 use crate::tree::tree::MAX_ABS_VALUE;
@@ -366,10 +366,14 @@ impl Model {
     pub fn from_json(text: &str) -> Result<Model> {
         // The error names the field it happened in (e.g. `trees[3].feature[0]`).
         let mut de = serde_json::Deserializer::from_str(text);
-        let model: Model = serde_path_to_error::deserialize(&mut de)
+        let mut model: Model = serde_path_to_error::deserialize(&mut de)
             .map_err(|e| RgbmError::ModelFormat(describe(&e)))?;
         de.end()
             .map_err(|e| RgbmError::ModelFormat(e.to_string()))?;
+        if model.params.booster == BoosterKind::Rgb {
+            // RGB files without a step rule predate the choice: the exact step made them.
+            model.params.rgb_step.get_or_insert(RgbStep::Exact);
+        }
         model.validate()?;
         Ok(model)
     }

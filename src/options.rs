@@ -105,6 +105,30 @@ pub enum BoosterKind {
     Rgb,
 }
 
+/// RGB's coordinate step along a candidate h (Cortes, Mohri & Storcheus
+/// 2019, Algorithm 1 lines 7–8: α = −∇_k L / C_k).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RgbStep {
+    /// The paper's experiments: C_k = λ_k · σ (Lemma 4's bound with σ =
+    /// max C_Φ), so the family's radius sets the step length.
+    Lipschitz,
+    /// C_k = σ · mean(h²) (Lemma 3's constant computed on the candidate):
+    /// the exact minimiser of the σ-smooth upper bound, which undoes the
+    /// projection's scale, so λ_k only bounds the leaves' shape.
+    Exact,
+}
+
+/// How RGB's candidates pay for their family's complexity Ω_k.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RgbPenalty {
+    /// Algorithm 1 line 6: loss after the step + β·Ω_k.
+    PerCandidate,
+    /// Eq. 7's objective: loss after the step + β·|α|·Ω_k.
+    Weighted,
+}
+
 /// RGBM's weak-learner selection rule (Lu & Mazumder, section 1.2.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

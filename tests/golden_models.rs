@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use rgbm_rs::params::{
-    BoosterKind, BoosterParams, Loss, Mode, Selection, SelectionScope, SelectionSize, Step,
+    BoosterKind, BoosterParams, Loss, Mode, RgbStep, Selection, SelectionScope, SelectionSize, Step,
 };
 use rgbm_rs::{DenseMatrix, train};
 
@@ -110,6 +110,7 @@ fn configs() -> Vec<(&'static str, BoosterParams)> {
             BoosterParams {
                 booster: BoosterKind::Rgb,
                 rgb_candidates: 3,
+                rgb_step: Some(RgbStep::Exact),
                 ..logistic.clone()
             },
         ),

@@ -1,8 +1,9 @@
 //! RGB: family draws, projection, coordinate step, SRM choice.
 mod common;
 
+use rgbm_rs::booster::rgb::coordinate_step;
 use rgbm_rs::booster::train_logged;
-use rgbm_rs::params::{BoosterKind, BoosterParams, Init, Loss};
+use rgbm_rs::params::{BoosterKind, BoosterParams, Init, Loss, RgbPenalty, RgbStep};
 use rgbm_rs::{DenseMatrix, train};
 
 fn rgb() -> BoosterParams {
@@ -27,6 +28,7 @@ fn one_unbounded_family_takes_the_exact_coordinate_step() {
         rgb_lambdas: Some(vec![1e9]),
         rgb_beta: 0.0,
         init: Init::Zero,
+        rgb_step: Some(RgbStep::Exact),
         ..rgb()
     };
     let model = train(&params, &m, &y, None, &mut |_| Ok(())).unwrap();
@@ -158,6 +160,16 @@ fn rgb_refuses_what_it_cannot_do() {
             rgb_nodes: Some(vec![2]),
             ..rgb()
         },
+        BoosterParams {
+            booster: BoosterKind::Gbm,
+            rgb_step: Some(RgbStep::Exact),
+            ..rgb()
+        },
+        BoosterParams {
+            booster: BoosterKind::Gbm,
+            rgb_penalty: Some(RgbPenalty::Weighted),
+            ..rgb()
+        },
     ] {
         assert!(p.validate().is_err(), "{p:?}");
     }
@@ -186,6 +198,7 @@ fn multiclass_rgb_takes_one_coordinate_step_per_class() {
         n_classes: Some(3),
         record_train_loss: true,
         rgb_beta: 0.01,
+        rgb_step: Some(RgbStep::Exact),
         ..rgb()
     };
     let t = train_logged(&params, &m, &y, None, &mut |_| Ok(())).unwrap();
@@ -230,4 +243,139 @@ fn multiclass_rgb_takes_one_coordinate_step_per_class() {
     )
     .unwrap();
     assert_eq!(one.trees, two.trees);
+}
+
+#[test]
+fn the_step_rules_match_their_closed_forms() {
+    // Σ g h = 0.5 + 2 + 1 = 3.5 over 3 rows; Σ h² = 1 + 4 + 0.25 = 5.25.
+    let gh = [[0.5, 1.0], [-1.0, 1.0], [2.0, 1.0]];
+    let h = [1.0, -2.0, 0.5];
+    let lip = coordinate_step(RgbStep::Lipschitz, &gh, &h, None, 0.5, 0.25).unwrap();
+    assert!((lip - -(3.5 / 3.0) / (0.5 * 0.25)).abs() < 1e-15, "{lip}");
+    let exact = coordinate_step(RgbStep::Exact, &gh, &h, None, 0.5, 0.25).unwrap();
+    assert!((exact - -3.5 / (0.25 * 5.25)).abs() < 1e-15, "{exact}");
+    // Weights: gh already carries them; the mean gradient divides by Σw = 4.
+    let w = [1.0, 2.0, 1.0];
+    let lip = coordinate_step(RgbStep::Lipschitz, &gh, &h, Some(&w), 2.0, 1.0).unwrap();
+    assert!((lip - -(3.5 / 4.0) / 2.0).abs() < 1e-15, "{lip}");
+    let exact = coordinate_step(RgbStep::Exact, &gh, &h, Some(&w), 2.0, 1.0).unwrap();
+    assert!((exact - -3.5 / (1.0 + 8.0 + 0.25)).abs() < 1e-15, "{exact}");
+}
+
+#[test]
+fn lambda_sets_the_step_under_the_lipschitz_rule_only() {
+    let x = common::features(800, 4, 9);
+    let y = common::binary(&x, 4, 10);
+    let m = DenseMatrix::row_major(&x, y.len(), 4).unwrap();
+    let predict = |rule: RgbStep, lambda: f64| {
+        let p = BoosterParams {
+            loss: Loss::Logistic,
+            rgb_lambdas: Some(vec![lambda]),
+            rgb_step: Some(rule),
+            ..rgb()
+        };
+        let model = train(&p, &m, &y, None, &mut |_| Ok(())).unwrap();
+        model.predict_raw(&m, None).unwrap()
+    };
+    let gap = |a: &[f64], b: &[f64]| {
+        a.iter()
+            .zip(b)
+            .map(|(u, v)| (u - v).abs())
+            .fold(0.0, f64::max)
+    };
+    // The exact step undoes the projection's scale: λ changes nothing.
+    let (e_small, e_large) = (predict(RgbStep::Exact, 0.001), predict(RgbStep::Exact, 4.0));
+    assert!(
+        gap(&e_small, &e_large) < 1e-9,
+        "{}",
+        gap(&e_small, &e_large)
+    );
+    // The paper's step is 1/(λσ) times the gradient: λ = 4 moves 4000x less per
+    // unit gradient than λ = 0.001 would, after its leaves are 4000x longer.
+    let (l_small, l_large) = (
+        predict(RgbStep::Lipschitz, 0.001),
+        predict(RgbStep::Lipschitz, 4.0),
+    );
+    assert!(gap(&l_small, &l_large) > 0.1, "{}", gap(&l_small, &l_large));
+}
+
+/// The Lipschitz step minimises an upper bound of the loss when C_k = λσ
+/// bounds σ·mean(h²), which holds whenever λ ≤ 1 (projected leaves have
+/// |h| ≤ λ, so mean(h²) ≤ λ² ≤ λ): the training loss never rises then.
+#[test]
+fn lipschitz_steps_never_raise_the_loss_for_radii_up_to_one() {
+    let x = common::features(700, 4, 11);
+    let y = common::binary(&x, 4, 12);
+    let m = DenseMatrix::row_major(&x, y.len(), 4).unwrap();
+    for seed in 0..4 {
+        let p = BoosterParams {
+            loss: Loss::Logistic,
+            rgb_lambdas: Some(vec![0.01, 0.1, 0.5, 1.0]),
+            record_train_loss: true,
+            init: Init::Zero,
+            random_state: seed,
+            n_estimators: 30,
+            ..rgb()
+        };
+        let t = train_logged(&p, &m, &y, None, &mut |_| Ok(())).unwrap();
+        let losses: Vec<f64> = t.log.iter().map(|l| l.train_loss.unwrap()).collect();
+        assert!(
+            losses.windows(2).all(|w| w[1] <= w[0] + 1e-12),
+            "{losses:?}"
+        );
+        assert!(losses.last() < losses.first(), "{losses:?}");
+    }
+}
+
+#[test]
+fn the_weighted_penalty_scales_omega_by_the_step() {
+    let x = common::features(800, 5, 13);
+    let y = common::regression(&x, 5, 14);
+    let m = DenseMatrix::row_major(&x, y.len(), 5).unwrap();
+    let fit = |penalty: RgbPenalty, beta: f64| {
+        let p = BoosterParams {
+            rgb_penalty: Some(penalty),
+            rgb_beta: beta,
+            rgb_candidates: 6,
+            ..rgb()
+        };
+        train(&p, &m, &y, None, &mut |_| Ok(())).unwrap().trees
+    };
+    // Without a penalty the two rules agree; with one they choose differently.
+    assert_eq!(
+        fit(RgbPenalty::PerCandidate, 0.0),
+        fit(RgbPenalty::Weighted, 0.0)
+    );
+    assert_ne!(
+        fit(RgbPenalty::PerCandidate, 1.0),
+        fit(RgbPenalty::Weighted, 1.0)
+    );
+}
+
+#[test]
+fn a_model_records_its_rgb_rules_and_old_files_read_as_exact() {
+    let x = common::features(300, 3, 15);
+    let y = common::regression(&x, 3, 16);
+    let m = DenseMatrix::row_major(&x, y.len(), 3).unwrap();
+    let model = train(
+        &BoosterParams {
+            n_estimators: 2,
+            ..rgb()
+        },
+        &m,
+        &y,
+        None,
+        &mut |_| Ok(()),
+    )
+    .unwrap();
+    assert_eq!(model.params.rgb_step, Some(RgbStep::Lipschitz));
+    assert_eq!(model.params.rgb_penalty, Some(RgbPenalty::PerCandidate));
+    let text = model.to_json().unwrap();
+    let old = text
+        .replace(r#""rgb_step":"lipschitz","#, "")
+        .replace(r#""rgb_penalty":"per_candidate","#, "");
+    assert_ne!(old, text);
+    let loaded = rgbm_rs::Model::from_json(&old).unwrap();
+    assert_eq!(loaded.params.rgb_step, Some(RgbStep::Exact));
+    assert_eq!(loaded.trees, model.trees);
 }

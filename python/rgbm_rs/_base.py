@@ -226,6 +226,8 @@ class RGBMBase(BaseEstimator):
             "rgb_beta": float(self.rgb_beta),
             "rgb_nodes": None if self.rgb_nodes is None else as_int_list(self.rgb_nodes, "rgb_nodes"),
             "rgb_lambdas": None if self.rgb_lambdas is None else as_float_list(self.rgb_lambdas, "rgb_lambdas"),
+            "rgb_step": self.rgb_step,
+            "rgb_penalty": self.rgb_penalty,
             "langevin": bool(self.langevin),
             "temperature": float(self.temperature),
             "shrink_rate": None if self.shrink_rate is None else float(self.shrink_rate),

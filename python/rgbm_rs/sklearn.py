@@ -118,9 +118,9 @@ or callable, default="squared"
         ``rgb_candidates`` families (n internal nodes, leaf L2 radius lambda)
         with probability proportional to lambda, grows the best tree of each,
         projects its leaves onto the lambda ball, takes the coordinate step
-        alpha = -<g, h> / (sigma |h|^2) (``learning_rate`` is not used) and
-        keeps the candidate with the lowest training loss + ``rgb_beta`` *
-        complexity. ``max_depth`` still caps the trees (use None to let the
+        (``rgb_step``; ``learning_rate`` is not used) and keeps the candidate
+        with the lowest training loss + ``rgb_beta`` * complexity
+        (``rgb_penalty``). ``max_depth`` still caps the trees (use None to let the
         families decide). After fit, ``rgb_family_counts_`` counts the chosen
         (nodes, lambda) families.
     rgb_candidates : int, default=4
@@ -128,6 +128,19 @@ or callable, default="squared"
     rgb_nodes, rgb_lambdas : list or None
         The family grid; None = the paper's n in {2, ..., 256} and
         lambda in {0.001, ..., 4}.
+    rgb_step : {"lipschitz", "exact"} or None, default=None
+        The coordinate step alpha = -mean(g h) / C: "lipschitz" (None; the
+        paper's experiments) takes C = lambda * sigma, so the family's
+        radius sets the step length; it is a descent step when mean(h^2) <=
+        lambda, always so for lambda <= 1 (a projected leaf is at most
+        lambda), not necessarily for larger radii. "exact" takes C = sigma *
+        mean(h^2), the minimiser of the sigma-smooth bound along h: it never
+        raises the loss, but undoes the projection's scale, so lambda then
+        only shapes the leaves.
+    rgb_penalty : {"per_candidate", "weighted"} or None, default=None
+        How a candidate pays for its family's complexity Omega:
+        "per_candidate" (None; Algorithm 1) adds ``rgb_beta`` * Omega,
+        "weighted" (the objective of Eq. 7) ``rgb_beta`` * |alpha| * Omega.
     langevin : bool, default=False
         SGLB (Ustimenko & Prokhorenkova 2021): Gaussian noise of per-row scale
         sqrt(2 / (learning_rate * temperature)) on the gradients that choose
@@ -241,6 +254,8 @@ or callable, default="squared"
         rgb_beta=0.1,
         rgb_nodes=None,
         rgb_lambdas=None,
+        rgb_step=None,
+        rgb_penalty=None,
         langevin=False,
         temperature=1e4,
         shrink_rate=None,
@@ -505,6 +520,8 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         rgb_beta=0.1,
         rgb_nodes=None,
         rgb_lambdas=None,
+        rgb_step=None,
+        rgb_penalty=None,
         langevin=False,
         temperature=1e4,
         shrink_rate=None,

@@ -13,7 +13,7 @@ use crate::error::{Result, RgbmError};
 use crate::histogram::Gradients;
 use crate::model::{Model, check_log_std_leaves, format_version_for};
 use crate::objective::Objective;
-use crate::params::{BoosterParams, Init, Loss, Mode, Step};
+use crate::params::{BoosterKind, BoosterParams, Init, Loss, Mode, RgbPenalty, RgbStep, Step};
 use crate::rng::{Purpose, stream};
 use crate::split::SplitRule;
 use crate::tree::grower::GrownTree;
@@ -398,9 +398,15 @@ impl<'a, T: Element> Fit<'a, T> {
         if self.q != 1.0 {
             sglb::fold_shrinkage(&mut self.trees, self.k_out, self.q);
         }
+        let mut params = self.p.params.clone();
+        if params.booster == BoosterKind::Rgb {
+            // A model says which rule made it (files without one predate the choice).
+            params.rgb_step.get_or_insert(RgbStep::Lipschitz);
+            params.rgb_penalty.get_or_insert(RgbPenalty::PerCandidate);
+        }
         let model = Model {
             format_version: format_version_for(&self.trees),
-            params: self.p.params.clone(),
+            params,
             n_features: self.p.x.n_cols(),
             n_outputs: self.k_out,
             base_score: self.base_score,

@@ -4,8 +4,10 @@
 //! Family k = H(n_k, λ_k): trees with at most n_k internal nodes and leaf
 //! vector ‖w‖₂ ≤ λ_k. Each round draws S families with p_k ∝ λ_k, grows the
 //! best tree of each on the current gradients, projects its leaves onto the
-//! λ_k ball, takes the coordinate step α = −⟨g, h⟩/(σ‖h‖²) and keeps the
-//! candidate with the lowest training loss + β·Ω_k.
+//! λ_k ball, takes the coordinate step α = −∇_k L / C_k and keeps the
+//! candidate with the lowest training loss + β·Ω_k (or + β·|α|·Ω_k, Eq. 7).
+//! The paper's experiments bound C_k by λ_k·σ (`RgbStep::Lipschitz`), so λ
+//! sets the step; `RgbStep::Exact` uses the candidate's own σ·mean(h²).
 use std::sync::Mutex;
 
 use rand::RngExt;
@@ -18,7 +20,7 @@ use crate::data::matrix::{Element, Matrix};
 use crate::error::{Result, RgbmError};
 use crate::histogram::Gradients;
 use crate::objective::Objective;
-use crate::params::BoosterParams;
+use crate::params::{BoosterParams, RgbPenalty, RgbStep};
 use crate::rng::{Purpose, stream};
 use crate::selection::Candidates;
 use crate::tree::predict::add_tree_outputs;
@@ -107,32 +109,53 @@ pub fn project_l2(w: &mut [f64], radius: f64) {
     }
 }
 
-/// The coordinate step α = −Σ g_i h_i / (σ Σ w_i h_i²) along h, from per-row
-/// (weighted) gradients `gh` and weights `w`.
-pub fn coordinate_step(gh: &[[f64; 2]], h: &[f64], w: Option<&[f64]>, sigma: f64) -> Result<f64> {
+/// The coordinate step α along h from per-row (weighted) gradients `gh`
+/// and weights `w`: α = −∇_k L / C_k with ∇_k L = Σ g_i h_i / Σ w_i and
+/// C_k = λσ (`Lipschitz`, the paper's bound) or σ·Σ w_i h_i² / Σ w_i
+/// (`Exact`, the curvature bound of the candidate itself).
+pub fn coordinate_step(
+    rule: RgbStep,
+    gh: &[[f64; 2]],
+    h: &[f64],
+    w: Option<&[f64]>,
+    lambda: f64,
+    sigma: f64,
+) -> Result<f64> {
     const CHUNK: usize = 16 * 1024;
-    let parts: Vec<(f64, f64)> = h
+    let parts: Vec<[f64; 3]> = h
         .par_chunks(CHUNK)
         .enumerate()
         .map(|(c, hc)| {
-            let mut num = 0.0;
-            let mut den = 0.0;
+            let mut sums = [0.0; 3];
             for (k, &hi) in hc.iter().enumerate() {
                 let i = c * CHUNK + k;
-                num += gh[i][0] * hi;
-                den += w.map_or(1.0, |w| w[i]) * hi * hi;
+                let wi = w.map_or(1.0, |w| w[i]);
+                sums[0] += gh[i][0] * hi;
+                sums[1] += wi * hi * hi;
+                sums[2] += wi;
             }
-            (num, den)
+            sums
         })
         .collect();
-    let (num, den) = parts.iter().fold((0.0, 0.0), |a, p| (a.0 + p.0, a.1 + p.1));
+    let [num, h2, wsum] = parts
+        .iter()
+        .fold([0.0; 3], |a, p| [a[0] + p[0], a[1] + p[1], a[2] + p[2]]);
     if !(sigma > 0.0) {
         return Err(RgbmError::param(
             "loss",
             "RGB needs a smoothness constant sigma > 0",
         ));
     }
-    Ok(if den > 0.0 { -num / (sigma * den) } else { 0.0 })
+    // (The exact step's 1/Σw factors cancel; dividing once keeps its rounding.)
+    let (gradient, curvature) = match rule {
+        RgbStep::Lipschitz => (num / wsum, lambda * sigma),
+        RgbStep::Exact => (num, sigma * h2),
+    };
+    Ok(if curvature > 0.0 && wsum > 0.0 {
+        -gradient / curvature
+    } else {
+        0.0
+    })
 }
 
 /// RGB's per-fit state: the family grid and one grower per candidate.
@@ -213,6 +236,8 @@ impl<'a> RgbState<'a> {
         let sigma = objective
             .smoothness()
             .ok_or_else(|| RgbmError::param("loss", "RGB needs a smooth loss"))?;
+        let step_rule = params.rgb_step.unwrap_or(RgbStep::Lipschitz);
+        let penalty_rule = params.rgb_penalty.unwrap_or(RgbPenalty::PerCandidate);
         let drawn = self.draw_families(params.random_state, stream_id);
         let all_features = Candidates::all(self.n_features);
         // `scores` holds every output's block; candidates move block `class` only.
@@ -241,14 +266,18 @@ impl<'a> RgbState<'a> {
                 } else {
                     add_tree_outputs(std::slice::from_ref(&tree), x, &mut h);
                 }
-                let alpha = coordinate_step(grads.gh, &h, w, sigma)?;
+                let lambda = self.families.lambdas[k];
+                let alpha = coordinate_step(step_rule, grads.gh, &h, w, lambda, sigma)?;
                 let mut moved = scores.to_vec();
                 moved[block.clone()]
                     .par_iter_mut()
                     .zip(&h)
                     .for_each(|(s, hi)| *s += alpha * hi);
-                let score =
-                    objective.mean_loss(y, &moved, w) + params.rgb_beta * self.families.omega[k];
+                let penalty = match penalty_rule {
+                    RgbPenalty::PerCandidate => self.families.omega[k],
+                    RgbPenalty::Weighted => alpha.abs() * self.families.omega[k],
+                };
+                let score = objective.mean_loss(y, &moved, w) + params.rgb_beta * penalty;
                 tree.leaf_value.iter_mut().for_each(|v| *v *= alpha);
                 Ok((
                     score,

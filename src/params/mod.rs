@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, RgbmError};
 pub use crate::options::{
-    BoosterKind, Init, Loss, Metric, Mode, Selection, SelectionScope, SelectionSize, Step,
+    BoosterKind, Init, Loss, Metric, Mode, RgbPenalty, RgbStep, Selection, SelectionScope,
+    SelectionSize, Step,
 };
 pub use spec::{MAX_CATEGORY, MAX_EXACT_INT, MAX_ROUNDS, PARAMS, ParamSpec, Values, schema_json};
 
@@ -91,6 +92,14 @@ pub struct BoosterParams {
     pub rgb_nodes: Option<Vec<usize>>,
     /// RGB: leaf-vector L2 radii λ_k of the family grid (None = the paper's 0.001..4).
     pub rgb_lambdas: Option<Vec<f64>>,
+    /// RGB: the coordinate step (None = `lipschitz`). A trained RGB model
+    /// records the rule it used; RGB files without it predate the choice
+    /// and used `exact` (`Model::from_json` says so).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rgb_step: Option<RgbStep>,
+    /// RGB: how Ω_k enters the candidate choice (None = `per_candidate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rgb_penalty: Option<RgbPenalty>,
     /// SGLB: Gaussian noise in split choice and leaf values (Ustimenko & Prokhorenkova 2021).
     pub langevin: bool,
     /// SGLB's inverse diffusion temperature β (CatBoost's normalisation).
@@ -147,6 +156,8 @@ impl Default for BoosterParams {
             rgb_beta: 0.1,
             rgb_nodes: None,
             rgb_lambdas: None,
+            rgb_step: None,
+            rgb_penalty: None,
             langevin: false,
             temperature: 1e4,
             shrink_rate: None,

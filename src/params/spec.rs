@@ -327,6 +327,20 @@ pub const PARAMS: &[ParamSpec] = &[
         Values::PositiveList,
         "RGB: leaf L2 radii of the families; None = 0.001..4",
     ),
+    maybe(
+        "rgb_step",
+        Values::Choice {
+            options: &["lipschitz", "exact"],
+        },
+        "RGB: step 1/C_k with C_k = λ_k·σ (the paper's) or σ·mean(h²); None = lipschitz",
+    ),
+    maybe(
+        "rgb_penalty",
+        Values::Choice {
+            options: &["per_candidate", "weighted"],
+        },
+        "RGB: candidate score loss + β·Ω_k (Algorithm 1) or + β·|α|·Ω_k (Eq. 7); None = per_candidate",
+    ),
     spec(
         "langevin",
         Values::Bool,
@@ -549,6 +563,8 @@ mod tests {
             max_cat_threshold: Some(32),
             cat_smooth: Some(10.0),
             min_data_per_group: Some(100),
+            rgb_step: Some(crate::options::RgbStep::Exact),
+            rgb_penalty: Some(crate::options::RgbPenalty::Weighted),
             ..Default::default()
         };
         let defaults = serde_json::to_value(every).unwrap();

@@ -219,9 +219,15 @@ impl BoosterParams {
     fn check_rgb(&self) -> Result<()> {
         if self.booster != BoosterKind::Rgb {
             return check(
-                self.rgb_nodes.is_none() && self.rgb_lambdas.is_none(),
+                self.rgb_nodes.is_none()
+                    && self.rgb_lambdas.is_none()
+                    && self.rgb_step.is_none()
+                    && self.rgb_penalty.is_none(),
                 "rgb_nodes",
-                || "rgb_nodes / rgb_lambdas are used by booster='rgb' only".to_string(),
+                || {
+                    "rgb_nodes / rgb_lambdas / rgb_step / rgb_penalty are used by booster='rgb' only"
+                        .to_string()
+                },
             );
         }
         let refuse =

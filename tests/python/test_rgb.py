@@ -30,7 +30,7 @@ def test_rgb_regressor_custom_grid_and_determinism():
     fits = [
         RGBMRegressor(
             booster="rgb",
-            n_estimators=30,
+            n_estimators=60,
             max_depth=None,
             rgb_nodes=[1, 3, 7],
             rgb_lambdas=[0.5, 5.0],
@@ -57,6 +57,10 @@ def test_rgb_regressor_custom_grid_and_determinism():
         ({"booster": "rgb", "langevin": True}, "langevin"),
         ({"booster": "rgb", "max_leaves": 8}, "max_leaves"),
         ({"rgb_nodes": [2]}, "rgb_nodes"),
+        ({"rgb_step": "exact"}, "rgb_step"),
+        ({"rgb_penalty": "weighted"}, "rgb_penalty"),
+        ({"booster": "rgb", "rgb_step": "nesterov"}, "rgb_step"),
+        ({"booster": "rgb", "rgb_penalty": "eq7"}, "rgb_penalty"),
     ],
 )
 def test_invalid_rgb_parameters(params, fragment):
@@ -65,3 +69,20 @@ def test_invalid_rgb_parameters(params, fragment):
     y = (X[:, 0] > 0).astype(int)
     with pytest.raises(ValueError, match=fragment):
         RGBMClassifier(n_estimators=2, **params).fit(X, y)
+
+
+def test_lambda_acts_through_the_lipschitz_step_and_the_model_says_so(tmp_path):
+    X, y = load_breast_cancer(return_X_y=True)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+
+    def fit(step, lam):
+        return RGBMClassifier(
+            booster="rgb", rgb_step=step, rgb_lambdas=[lam], n_estimators=20, max_depth=None, random_state=0
+        ).fit(X, y)
+
+    exact = [fit("exact", lam).decision_function(X) for lam in (0.01, 1.0)]
+    np.testing.assert_allclose(exact[0], exact[1], rtol=0, atol=1e-9)
+    lipschitz = [fit(None, lam) for lam in (0.01, 1.0)]
+    assert np.abs(lipschitz[0].decision_function(X) - lipschitz[1].decision_function(X)).max() > 0.1
+    params = json.loads(lipschitz[0].get_booster().params_json())
+    assert (params["rgb_step"], params["rgb_penalty"]) == ("lipschitz", "per_candidate")
