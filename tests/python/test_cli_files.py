@@ -4,6 +4,7 @@ In-process (``rgbm_rs.cli.main``) so that faults can be injected; a few
 cases run as real processes.
 """
 
+import importlib.util
 import json
 import os
 import re
@@ -261,7 +262,8 @@ def test_readme_command_line_examples_run(tmp_path, monkeypatch, capsys):
         for line in block.splitlines()
         if line.startswith("rgbm ")
     ]
-    assert [c[1] for c in commands] == ["demo", "train", "predict"]
+    assert [c[1] for c in commands] == ["demo", "train", "predict", "export"]
+    has_onnx = importlib.util.find_spec("onnx") is not None
     monkeypatch.chdir(tmp_path)
     rng = np.random.default_rng(0)
     for name, n in (("train.csv", 200), ("test.csv", 50)):
@@ -274,11 +276,15 @@ def test_readme_command_line_examples_run(tmp_path, monkeypatch, capsys):
         if argv[1] == "demo":  # run in full by test_cli.py::test_demo_runs_all_methods
             assert cli.build_parser().parse_args(argv[1:]).func is cli.cmd_demo
             continue
+        if argv[1] == "export" and not has_onnx:  # an optional dependency
+            assert cli.build_parser().parse_args(argv[1:]).func is cli.cmd_export
+            continue
         assert main(argv[1:]) == 0, (argv, capsys.readouterr().err)
     est = load_model("model.json")
     assert est.n_estimators_ == 300 and est.max_depth == 4
     header, rows = read_predictions("preds.csv")
     assert header == "proba_no,proba_yes" and len(rows) == 50
+    assert not has_onnx or Path("model.onnx").stat().st_size > 0
 
 
 # --------------------------------------------------------------------------- never lose a file
