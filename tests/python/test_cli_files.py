@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rgbm_rs import RGBMClassifier, _cli_data, _cli_predict, cli, load_model
+from rgbm_rs import RGBMClassifier, RGBMRegressor, _cli_data, _cli_predict, cli, load_model
 from rgbm_rs.cli import main
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -470,3 +470,42 @@ def test_predict_to_dev_stdout_through_a_pipe(files):
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0] == "prediction" and len(lines) == 301
+
+
+# --------------------------------------------------------------------------- export
+
+NEEDS_ONNX = pytest.mark.skipif(importlib.util.find_spec("onnx") is None, reason="onnx is not installed")
+
+
+@pytest.fixture
+def export_files(tmp_path, monkeypatch):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 3))
+    RGBMRegressor(n_estimators=2).fit(X, X[:, 0]).save_model(tmp_path / "m.json")
+    (tmp_path / "other.json").write_text("{}")
+    doc = json.loads((tmp_path / "m.json").read_text())
+    doc["model"]["base_score"] = [1e39]  # loads (within ±1e200), beyond float32
+    (tmp_path / "big.json").write_text(json.dumps(doc))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "argv,code,text",
+    [
+        (["export", "m.json", "o.onnx"], 2, "--format"),
+        (["export", "--format", "pmml", "m.json", "o.onnx"], 2, "invalid choice"),
+        (["export", "--format", "onnx", "missing.json", "o.onnx"], 1, "no such file"),
+        (["export", "--format", "onnx", "other.json", "o.onnx"], 1, "not an rgbm_rs model"),
+        (["export", "--format", "onnx", "m.json", "m.json"], 2, "same file"),
+        (["export", "--format", "onnx", "m.json", "big.json"], 1, "refusing to write an ONNX model over"),
+        (["export", "--format", "onnx", "m.json", "no/dir/o.onnx"], 1, "does not exist"),
+        pytest.param(["export", "--format", "onnx", "big.json", "o.onnx"], 1, "float32", marks=NEEDS_ONNX),
+    ],
+)
+def test_export_errors_are_one_line_and_write_nothing(export_files, capsys, argv, code, text):
+    before = {p.name: p.read_bytes() for p in export_files.iterdir()}
+    status, err = run(argv, capsys)
+    assert status == code, err
+    one_error(err, text)
+    assert {p.name: p.read_bytes() for p in export_files.iterdir()} == before

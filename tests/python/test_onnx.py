@@ -20,7 +20,6 @@ ort = pytest.importorskip("onnxruntime")
 
 from rgbm_rs import RGBMClassifier, RGBMRegressor, _core, load_model, to_onnx  # noqa: E402
 from rgbm_rs._onnx import float32_at_most  # noqa: E402
-from rgbm_rs.cli import main  # noqa: E402
 
 TOL = dict(rtol=1e-5, atol=1e-5)
 
@@ -90,6 +89,17 @@ def test_model_shrinkage_is_exported_as_predict_applies_it(data):
     est = RGBMRegressor(langevin=True, shrink_rate=0.05, n_estimators=100, random_state=0).fit(X, y)
     assert est.get_booster().shrink_factor < 1
     np.testing.assert_allclose(run(to_onnx(est), X)[0][:, 0], est.predict(X.astype(np.float32)), **TOL)
+
+
+def test_rgb_and_continued_models(data):
+    X, y = data
+    X32 = X.astype(np.float32)
+    rgb = RGBMClassifier(booster="rgb", max_depth=None, n_estimators=30, random_state=0)
+    rgb.fit(X, np.digitize(y, [-1, 1]))
+    np.testing.assert_allclose(run(to_onnx(rgb), X)[1], rgb.predict_proba(X32), **TOL)
+    first = RGBMRegressor(n_estimators=20, random_state=0).fit(X, y)
+    more = RGBMRegressor(n_estimators=20, random_state=0).fit(X, y, init_model=first)
+    np.testing.assert_allclose(run(to_onnx(more), X)[0][:, 0], more.predict(X32), **TOL)
 
 
 def decided(margin):
@@ -368,42 +378,3 @@ def test_cli_export_round_trip(tmp_path, data):
     np.testing.assert_allclose(proba, est.predict_proba(X32), **TOL)
     keep = decided(est.decision_function(X32))
     assert (label[keep] == est.predict(X32)[keep]).all()
-
-
-@pytest.fixture
-def cli_files(tmp_path, data):
-    X, y = data
-    RGBMRegressor(n_estimators=2).fit(X, y).save_model(tmp_path / "m.json")
-    (tmp_path / "other.json").write_text("{}")
-    big = RGBMRegressor(n_estimators=2).fit(X, y)
-    doc = json.loads(big.get_booster().to_json())
-    doc["base_score"] = [1e39]
-    big._booster = _core.Booster.from_json(json.dumps(doc))
-    big.save_model(tmp_path / "big.json")
-    return tmp_path
-
-
-@pytest.mark.parametrize(
-    "argv,code,text",
-    [
-        (["export", "m.json", "o.onnx"], 2, "--format"),
-        (["export", "--format", "pmml", "m.json", "o.onnx"], 2, "invalid choice"),
-        (["export", "--format", "onnx", "missing.json", "o.onnx"], 1, "no such file"),
-        (["export", "--format", "onnx", "other.json", "o.onnx"], 1, "not an rgbm_rs model"),
-        (["export", "--format", "onnx", "m.json", "m.json"], 2, "same file"),
-        (["export", "--format", "onnx", "m.json", "big.json"], 1, "refusing to write an ONNX model over"),
-        (["export", "--format", "onnx", "m.json", "no/dir/o.onnx"], 1, "does not exist"),
-        (["export", "--format", "onnx", "big.json", "o.onnx"], 1, "float32"),
-    ],
-)
-def test_cli_export_errors_are_one_line(cli_files, monkeypatch, capsys, argv, code, text):
-    monkeypatch.chdir(cli_files)
-    try:
-        status = main(argv)
-    except SystemExit as e:  # argparse's usage errors
-        status = e.code
-    err = capsys.readouterr().err
-    assert status == code, err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("rgbm: error: ") and text in lines[0], err
-    assert not (cli_files / "o.onnx").exists()
