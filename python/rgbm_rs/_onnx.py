@@ -17,8 +17,8 @@ features as their codes (what ``predict`` takes in a plain array). A
 threshold t is written as the largest float32 ≤ t, so every float32 input is
 routed exactly as ``predict`` routes it. Threshold-only models use
 ``TreeEnsembleRegressor`` (ai.onnx.ml opset 3); models with category-set
-splits use ``TreeEnsemble`` (ai.onnx.ml opset 5) and its ``BRANCH_MEMBER``
-nodes, fed the categorical columns with every value that is not an integer
+splits use ``TreeEnsemble`` (ai.onnx.ml opset 5; onnxruntime >= 1.20) and
+its ``BRANCH_MEMBER`` nodes, fed the categorical columns with every value that is not an integer
 code replaced by NaN (onnxruntime truncates 1.5 to code 1; ``predict`` sends
 it to the default side).
 """

@@ -12,6 +12,7 @@ import sys
 
 import numpy as np
 import pytest
+from packaging.version import Version
 from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LinearRegression
 
@@ -22,6 +23,10 @@ from rgbm_rs import RGBMClassifier, RGBMRegressor, _core, load_model, to_onnx  #
 from rgbm_rs._onnx import float32_at_most  # noqa: E402
 
 TOL = dict(rtol=1e-5, atol=1e-5)
+# Category sets need ai.onnx.ml opset 5 (TreeEnsemble), which onnxruntime runs from 1.20.
+TREE_ENSEMBLE_5 = pytest.mark.skipif(
+    Version(ort.__version__) < Version("1.20"), reason="onnxruntime < 1.20 has no ai.onnx.ml TreeEnsemble"
+)
 
 
 def run(model, X):
@@ -256,6 +261,7 @@ def odd_codes(X, rng):
     return X
 
 
+@TREE_ENSEMBLE_5
 def test_category_sets_route_exactly():
     X, y = categorical_data()
     est = RGBMRegressor(
@@ -272,6 +278,7 @@ def test_category_sets_route_exactly():
     assert (est.predict(X32) == oracle).all()
 
 
+@TREE_ENSEMBLE_5
 def test_categorical_models_match_predict():
     X, y = categorical_data()
     X32 = odd_codes(X, np.random.default_rng(2)).astype(np.float32)
@@ -283,7 +290,7 @@ def test_categorical_models_match_predict():
     np.testing.assert_allclose(proba, clf.predict_proba(X32), **TOL)
 
 
-@pytest.mark.parametrize("categorical", [None, [0]])
+@pytest.mark.parametrize("categorical", [None, pytest.param([0], marks=TREE_ENSEMBLE_5)])
 def test_single_leaf_trees(categorical):
     X, y = categorical_data(n=300)
     est = RGBMRegressor(categorical_features=categorical, n_estimators=3, min_samples_leaf=300).fit(X, y)
@@ -291,6 +298,7 @@ def test_single_leaf_trees(categorical):
     np.testing.assert_allclose(run(to_onnx(est), X)[0][:, 0], est.predict(X), **TOL)
 
 
+@TREE_ENSEMBLE_5
 def test_pandas_categories_are_codes_and_names_are_recorded():
     pd = pytest.importorskip("pandas")
     rng = np.random.default_rng(0)
