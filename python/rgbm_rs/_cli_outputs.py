@@ -45,9 +45,7 @@ def check_model_output(path: str) -> None:
         )
 
 
-def check_predictions_output(path: str) -> None:
-    """``predict --out``: never replace a model file with predictions."""
+def check_not_a_model(path: str, what: str) -> None:
+    """``predict --out``, ``export``'s OUT: never replace a model file with ``what`` (predictions, an export)."""
     if os.path.isfile(path) and _holds_model(path):
-        raise CLIError(
-            f"refusing to write predictions over {path!r}: it is an rgbm_rs model file (choose another name)"
-        )
+        raise CLIError(f"refusing to write {what} over {path!r}: it is an rgbm_rs model file (choose another name)")

@@ -6,11 +6,11 @@ import csv
 import sys
 import warnings
 
-from ._cli_outputs import check_predictions_output, check_writable
+from ._cli_outputs import check_not_a_model, check_writable
 from ._cli_report import CLIError, UsageError, score_line
 
 
-def _load_model(path):
+def load_model_file(path):
     """The estimator in the model file, and the libsvm index base stored with it (or None)."""
     from . import load_model
 
@@ -140,8 +140,8 @@ def cmd_predict(args, report) -> int:
         report.stream = sys.stderr
     else:
         check_writable(args.out, "output file", [("--model", args.model), ("--data", args.data)])
-        check_predictions_output(args.out)
-    est, libsvm_base = _load_model(args.model)
+        check_not_a_model(args.out, "predictions")
+    est, libsvm_base = load_model_file(args.model)
     is_classifier = hasattr(est, "classes_")
     if args.proba and not is_classifier:
         raise CLIError(f"--proba needs a classifier, but {args.model!r} holds a regressor ({type(est).__name__})")

@@ -6,6 +6,8 @@ train
     Fit an estimator on a CSV or libsvm file and save it as JSON.
 predict
     Load a saved model and write its predictions for a data file as CSV.
+export
+    Write a saved model as ONNX (needs the onnx package).
 demo
     Compare plain GBM, RGBM, SGLB and RGB on data bundled with scikit-learn.
 
@@ -20,7 +22,7 @@ everything else; no traceback is shown (``--verbose`` shows one for
 unexpected internal errors).
 
 This module parses the command line; each command is carried out by its own
-module (``_cli_train``, ``_cli_predict``, ``_cli_demo``), which read data with
+module (``_cli_train``, ``_cli_predict``, ``_cli_export``, ``_cli_demo``), which read data with
 ``_cli_data``, check output paths with ``_cli_outputs`` and report to the
 user through ``_cli_report``.
 """
@@ -35,6 +37,7 @@ import traceback
 
 from . import __version__
 from ._cli_demo import cmd_demo
+from ._cli_export import cmd_export
 from ._cli_predict import cmd_predict
 from ._cli_report import PROG, CLIError, Reporter, one_line, one_line_warnings
 from ._cli_train import cmd_train
@@ -93,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     Returns
     -------
     argparse.ArgumentParser
-        With sub-commands ``train``, ``predict`` and ``demo``; the chosen
+        With sub-commands ``train``, ``predict``, ``export`` and ``demo``; the chosen
         command's handler is ``args.func``.
     """
     parser = _ArgumentParser(
@@ -105,7 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("-q", "--quiet", action="store_true", help="print only errors and warnings")
     common.add_argument("-v", "--verbose", action="store_true", help="show a traceback on unexpected internal errors")
     sub = parser.add_subparsers(
-        dest="command", required=True, metavar="{train,predict,demo}", parser_class=_ArgumentParser
+        dest="command", required=True, metavar="{train,predict,export,demo}", parser_class=_ArgumentParser
     )
 
     train = sub.add_parser(
@@ -195,6 +198,21 @@ def build_parser() -> argparse.ArgumentParser:
         "(needed only for models saved without one)",
     )
     predict.set_defaults(func=cmd_predict)
+
+    export = sub.add_parser(
+        "export",
+        parents=[common],
+        help="write a saved model as ONNX",
+        description=(
+            "Load a model saved by 'rgbm train' (or save_model) and write it as an ONNX model "
+            "(needs the onnx package). The graph takes X, float32 (n, n_features), NaN = missing, "
+            "and outputs what predict and predict_proba return."
+        ),
+    )
+    export.add_argument("--format", required=True, choices=("onnx",), help="the format to write")
+    export.add_argument("model", metavar="MODEL", help="model file")
+    export.add_argument("out", metavar="OUT", help="where to write the exported model")
+    export.set_defaults(func=cmd_export)
 
     demo = sub.add_parser(
         "demo",

@@ -4,6 +4,7 @@ In-process (``rgbm_rs.cli.main``) so that faults can be injected; a few
 cases run as real processes.
 """
 
+import importlib.util
 import json
 import os
 import re
@@ -16,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rgbm_rs import RGBMClassifier, _cli_data, _cli_predict, cli, load_model
+from rgbm_rs import RGBMClassifier, RGBMRegressor, _cli_data, _cli_predict, cli, load_model
 from rgbm_rs.cli import main
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -261,7 +262,8 @@ def test_readme_command_line_examples_run(tmp_path, monkeypatch, capsys):
         for line in block.splitlines()
         if line.startswith("rgbm ")
     ]
-    assert [c[1] for c in commands] == ["demo", "train", "predict"]
+    assert [c[1] for c in commands] == ["demo", "train", "predict", "export"]
+    has_onnx = importlib.util.find_spec("onnx") is not None
     monkeypatch.chdir(tmp_path)
     rng = np.random.default_rng(0)
     for name, n in (("train.csv", 200), ("test.csv", 50)):
@@ -274,11 +276,15 @@ def test_readme_command_line_examples_run(tmp_path, monkeypatch, capsys):
         if argv[1] == "demo":  # run in full by test_cli.py::test_demo_runs_all_methods
             assert cli.build_parser().parse_args(argv[1:]).func is cli.cmd_demo
             continue
+        if argv[1] == "export" and not has_onnx:  # an optional dependency
+            assert cli.build_parser().parse_args(argv[1:]).func is cli.cmd_export
+            continue
         assert main(argv[1:]) == 0, (argv, capsys.readouterr().err)
     est = load_model("model.json")
     assert est.n_estimators_ == 300 and est.max_depth == 4
     header, rows = read_predictions("preds.csv")
     assert header == "proba_no,proba_yes" and len(rows) == 50
+    assert not has_onnx or Path("model.onnx").stat().st_size > 0
 
 
 # --------------------------------------------------------------------------- never lose a file
@@ -464,3 +470,42 @@ def test_predict_to_dev_stdout_through_a_pipe(files):
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0] == "prediction" and len(lines) == 301
+
+
+# --------------------------------------------------------------------------- export
+
+NEEDS_ONNX = pytest.mark.skipif(importlib.util.find_spec("onnx") is None, reason="onnx is not installed")
+
+
+@pytest.fixture
+def export_files(tmp_path, monkeypatch):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 3))
+    RGBMRegressor(n_estimators=2).fit(X, X[:, 0]).save_model(tmp_path / "m.json")
+    (tmp_path / "other.json").write_text("{}")
+    doc = json.loads((tmp_path / "m.json").read_text())
+    doc["model"]["base_score"] = [1e39]  # loads (within ±1e200), beyond float32
+    (tmp_path / "big.json").write_text(json.dumps(doc))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "argv,code,text",
+    [
+        (["export", "m.json", "o.onnx"], 2, "--format"),
+        (["export", "--format", "pmml", "m.json", "o.onnx"], 2, "invalid choice"),
+        (["export", "--format", "onnx", "missing.json", "o.onnx"], 1, "no such file"),
+        (["export", "--format", "onnx", "other.json", "o.onnx"], 1, "not an rgbm_rs model"),
+        (["export", "--format", "onnx", "m.json", "m.json"], 2, "same file"),
+        (["export", "--format", "onnx", "m.json", "big.json"], 1, "refusing to write an ONNX model over"),
+        (["export", "--format", "onnx", "m.json", "no/dir/o.onnx"], 1, "does not exist"),
+        pytest.param(["export", "--format", "onnx", "big.json", "o.onnx"], 1, "float32", marks=NEEDS_ONNX),
+    ],
+)
+def test_export_errors_are_one_line_and_write_nothing(export_files, capsys, argv, code, text):
+    before = {p.name: p.read_bytes() for p in export_files.iterdir()}
+    status, err = run(argv, capsys)
+    assert status == code, err
+    one_error(err, text)
+    assert {p.name: p.read_bytes() for p in export_files.iterdir()} == before

@@ -1,0 +1,381 @@
+"""ONNX export of fitted estimators (needs the ``onnx`` package).
+
+The trees become one ``ai.onnx.ml`` tree-ensemble node that computes the raw
+scores (base score + trees, what ``decision_function`` returns); the loss's
+link follows as standard ONNX operators, so the graph's outputs are those of
+``predict`` / ``predict_proba``:
+
+* regressor: ``variable``, float (n, 1): the raw score, or ``Exp`` of it for
+  the log-link losses (poisson, gamma, tweedie); the mean of a gaussian model;
+* classifier: ``label`` (n,), the class from ``classes_``, and
+  ``probabilities``, float (n, n_classes): sigmoid of the scaled score for the
+  binary losses (f, 2f or f / sla_scale), softmax for more classes. Labels are
+  taken from the raw scores as ``predict`` takes them (score > 0, argmax).
+
+The input is ``X``, float32 (n, n_features), NaN = missing, categorical
+features as their codes (what ``predict`` takes in a plain array). A
+threshold t is written as the largest float32 ≤ t, so every float32 input is
+routed exactly as ``predict`` routes it. Threshold-only models use
+``TreeEnsembleRegressor`` (ai.onnx.ml opset 3); models with category-set
+splits use ``TreeEnsemble`` (ai.onnx.ml opset 5; onnxruntime >= 1.20) and
+its ``BRANCH_MEMBER`` nodes, fed the categorical columns with every value that is not an integer
+code replaced by NaN (onnxruntime truncates 1.5 to code 1; ``predict`` sends
+it to the default side).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import TYPE_CHECKING
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+if TYPE_CHECKING:
+    import onnx
+
+__all__ = ["to_onnx"]
+
+#: Opsets: (default domain, ai.onnx.ml) for threshold-only and categorical models.
+_OPSETS = {False: (17, 3), True: (21, 5)}
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+#: The link of each loss: (kind, scale). Booster.class_probabilities and
+#: Booster.response compute the same in the core; the tests compare the two.
+_IDENTITY = ("identity", 1.0)
+_LINKS = {
+    "squared": _IDENTITY,
+    "huber": _IDENTITY,
+    "absolute_error": _IDENTITY,
+    "quantile": _IDENTITY,
+    "gaussian": _IDENTITY,  # predict returns the mean output only
+    "poisson": ("exp", 1.0),
+    "gamma": ("exp", 1.0),
+    "tweedie": ("exp", 1.0),
+    "logistic": ("sigmoid", 1.0),
+    "exponential": ("sigmoid", 2.0),
+    "softmax": ("softmax", 1.0),
+}
+
+
+def _import_onnx():
+    try:
+        import onnx
+    except ImportError:
+        raise ImportError("to_onnx needs the onnx package: pip install onnx") from None
+    return onnx
+
+
+def float32_at_most(t: np.ndarray) -> np.ndarray:
+    """The largest float32 ≤ t for each t (−inf if none): ``v <= result`` exactly when ``float64(v) <= t``."""
+    t = np.asarray(t, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        near = t.astype(np.float32)
+    above = near.astype(np.float64) > t
+    near[above] = np.nextafter(near[above], np.float32(-np.inf))
+    return near
+
+
+def _link(booster, loss: str) -> tuple[str, float]:
+    if loss == "sla01":
+        return "sigmoid", 1.0 / json.loads(booster.params_json())["sla_scale"]
+    if loss not in _LINKS:
+        raise ValueError(f"to_onnx cannot export a model trained with loss {loss!r}")
+    return _LINKS[loss]
+
+
+def _as_float32(values, what: str) -> list:
+    """Leaf values or base scores as float32 (rounded), refusing those beyond its range."""
+    a = np.asarray(values, dtype=np.float64)
+    if a.size and not np.abs(a).max() <= _FLOAT32_MAX:
+        raise ValueError(
+            f"the model has a {what} of {a[np.abs(a).argmax()]:g}, beyond the float32 range ONNX "
+            "tree ensembles compute in: it cannot be exported exactly"
+        )
+    return a.astype(np.float32).tolist()
+
+
+class _Tree:
+    """One exported tree: per internal node (feature, float32 split, category
+    codes or None, NaN-goes-true flag, true child, false child) in the model's
+    child references (c >= 0 node, c < 0 leaf ~c), and its leaf values."""
+
+    def __init__(self, tree: dict, output: int, cat_column: dict):
+        self.output = output
+        self.leaves = tree["leaf_value"]
+        self.nodes = []
+        m = len(tree["feature"])
+        splits = float32_at_most([np.nan if v is None else v for v in tree["threshold"]])
+        sets = tree.get("categories") or [[]] * m
+        for i in range(m):
+            left, right, default_left = tree["left"][i], tree["right"][i], bool(tree["default_left"][i])
+            codes = _codes(sets[i])
+            if codes:
+                # Member codes leave the default side; everything else (NaN included) follows it.
+                away, stay = (right, left) if default_left else (left, right)
+                self.nodes.append((cat_column[tree["feature"][i]], 0.0, codes, 0, away, stay))
+            else:
+                self.nodes.append((int(tree["feature"][i]), float(splits[i]), None, int(default_left), left, right))
+
+
+def _codes(words: list) -> list:
+    """The category codes of a bitset of 32-bit words."""
+    return [32 * w + b for w, word in enumerate(words) for b in range(32) if word >> b & 1]
+
+
+def _node_id(c: int, m: int) -> int:
+    """TreeEnsembleRegressor's id of child reference c in a tree of m internal nodes."""
+    return c if c >= 0 else m + ~c
+
+
+def _regressor_node(helper, trees: list, x: str, out: str, n_targets: int, base: list):
+    """TreeEnsembleRegressor: per tree, node ids 0..m-1 the internal nodes, m.. the leaves."""
+    a: dict = {k: [] for k in ("treeids", "nodeids", "featureids", "values", "modes", "true", "false", "missing")}
+    targets: dict = {k: [] for k in ("treeids", "nodeids", "ids", "weights")}
+    for t, tree in enumerate(trees):
+        m = len(tree.nodes)
+        rows = [(f, s, "BRANCH_LEQ", _node_id(yes, m), _node_id(no, m), miss) for f, s, _, miss, yes, no in tree.nodes]
+        rows += [(0, 0.0, "LEAF", 0, 0, 0)] * len(tree.leaves)
+        for i, (f, s, mode, yes, no, miss) in enumerate(rows):
+            for key, v in zip(a, (t, i, f, s, mode, yes, no, miss)):
+                a[key].append(v)
+        for li, v in enumerate(tree.leaves):
+            for key, item in zip(targets, (t, m + li, tree.output, v)):
+                targets[key].append(item)
+    return helper.make_node(
+        "TreeEnsembleRegressor",
+        [x],
+        [out],
+        domain="ai.onnx.ml",
+        n_targets=n_targets,
+        aggregate_function="SUM",
+        post_transform="NONE",
+        base_values=_as_float32(base, "base score"),
+        nodes_treeids=a["treeids"],
+        nodes_nodeids=a["nodeids"],
+        nodes_featureids=a["featureids"],
+        nodes_values=a["values"],
+        nodes_modes=a["modes"],
+        nodes_truenodeids=a["true"],
+        nodes_falsenodeids=a["false"],
+        nodes_missing_value_tracks_true=a["missing"],
+        target_treeids=targets["treeids"],
+        target_nodeids=targets["nodeids"],
+        target_ids=targets["ids"],
+        target_weights=_as_float32(targets["weights"], "leaf value"),
+    )
+
+
+def _ensemble_node(helper, numpy_helper, trees: list, x: str, out: str, n_targets: int):
+    """TreeEnsemble (ai.onnx.ml opset 5): nodes and leaves numbered across trees; no base score."""
+    a: dict = {k: [] for k in ("features", "splits", "modes", "true", "true_leaf", "false", "false_leaf", "missing")}
+    roots, members, leaf_targets, leaf_weights = [], [], [], []
+    for tree in trees:
+        node0, leaf0 = len(a["features"]), len(leaf_weights)
+        roots.append(node0)
+        leaf_weights.extend(tree.leaves)
+        leaf_targets.extend([tree.output] * len(tree.leaves))
+        # A single-leaf tree has no node to be its root: one whose two branches reach the leaf.
+        nodes = tree.nodes or [(0, 0.0, None, 0, -1, -1)]
+        for f, s, codes, miss, yes, no in nodes:
+            if codes is not None:
+                members.extend([*codes, np.nan])
+            row = (f, s, 0 if codes is None else 6)  # BRANCH_LEQ, BRANCH_MEMBER
+            row += (node0 + yes if yes >= 0 else leaf0 + ~yes, int(yes < 0))
+            row += (node0 + no if no >= 0 else leaf0 + ~no, int(no < 0), miss)
+            for key, v in zip(a, row):
+                a[key].append(v)
+    extra = {}
+    if members:
+        extra["membership_values"] = numpy_helper.from_array(np.asarray(members, dtype=np.float32))
+    return helper.make_node(
+        "TreeEnsemble",
+        [x],
+        [out],
+        domain="ai.onnx.ml",
+        n_targets=n_targets,
+        aggregate_function=1,  # SUM
+        post_transform=0,  # NONE
+        tree_roots=roots,
+        nodes_featureids=a["features"],
+        nodes_splits=numpy_helper.from_array(np.asarray(a["splits"], dtype=np.float32)),
+        nodes_modes=numpy_helper.from_array(np.asarray(a["modes"], dtype=np.uint8)),
+        nodes_truenodeids=a["true"],
+        nodes_trueleafs=a["true_leaf"],
+        nodes_falsenodeids=a["false"],
+        nodes_falseleafs=a["false_leaf"],
+        nodes_missing_value_tracks_true=a["missing"],
+        leaf_targetids=leaf_targets,
+        leaf_weights=numpy_helper.from_array(np.asarray(_as_float32(leaf_weights, "leaf value"), dtype=np.float32)),
+        **extra,
+    )
+
+
+class _Graph:
+    """Nodes and constants of the graph being built."""
+
+    def __init__(self, onnx):
+        self.onnx = onnx
+        self.nodes: list = []
+        self.constants: list = []
+
+    def const(self, name: str, value) -> str:
+        self.constants.append(self.onnx.numpy_helper.from_array(np.asarray(value), name))
+        return name
+
+    def op(self, op_type: str, inputs: list, output: str, **attrs) -> str:
+        self.nodes.append(self.onnx.helper.make_node(op_type, inputs, [output], **attrs))
+        return output
+
+
+def _clean_categories(g: _Graph, x: str, columns: list, max_code: int) -> str:
+    """X followed by its categorical columns with every value that is not an
+    integer code in [0, max_code] replaced by NaN (the default side)."""
+    cats = g.op("Gather", [x, g.const("cat_columns", np.asarray(columns, np.int64))], "cat_values", axis=1)
+    whole = g.op("Equal", [g.op("Floor", [cats], "cat_floor"), cats], "cat_is_integer")
+    low = g.op("GreaterOrEqual", [cats, g.const("cat_lowest", np.float32(0))], "cat_above_0")
+    high = g.op("LessOrEqual", [cats, g.const("cat_highest", np.float32(max_code))], "cat_below_max")
+    ok = g.op("And", [g.op("And", [whole, low], "cat_whole_above_0"), high], "cat_is_code")
+    clean = g.op("Where", [ok, cats, g.const("nan", np.float32(np.nan))], "cat_codes")
+    return g.op("Concat", [x, clean], "X_with_codes", axis=1)
+
+
+def _label_tensor(classes: np.ndarray):
+    """classes_ as the constant the label is gathered from, and its ONNX element type name."""
+    kind = classes.dtype.kind
+    if kind in "iu":
+        if kind == "u" and classes.max() > np.iinfo(np.int64).max:
+            raise ValueError("classes_ holds integers beyond int64: ONNX labels cannot hold them")
+        return classes.astype(np.int64), "INT64"
+    if kind == "b":
+        return classes, "BOOL"
+    if kind == "f":
+        return classes.astype(np.float64), "DOUBLE"
+    if kind == "U" or (kind == "O" and all(isinstance(c, str) for c in classes)):
+        return classes.astype(object), "STRING"
+    kinds = sorted({type(c).__name__ for c in classes.tolist()})
+    raise ValueError(f"classes_ of type {kinds} cannot be ONNX labels (integers, booleans, floats or strings can)")
+
+
+def _raw_scores(g: _Graph, trees: list, cat_features: list, base: list, k: int) -> str:
+    """The raw scores (n, k): base score + trees."""
+    helper = g.onnx.helper
+    if not cat_features:
+        g.nodes.append(_regressor_node(helper, trees, "X", "raw", k, base))
+        return "raw"
+    max_code = max(codes[-1] for t in trees for _, _, codes, *_ in t.nodes if codes)
+    x = _clean_categories(g, "X", cat_features, max_code)
+    g.nodes.append(_ensemble_node(helper, g.onnx.numpy_helper, trees, x, "tree_sums", k))
+    base32 = np.asarray([_as_float32(base, "base score")], np.float32)
+    return g.op("Add", ["tree_sums", g.const("base_score", base32)], "raw")
+
+
+def _regression_output(g: _Graph, raw: str, kind: str) -> list:
+    """``variable`` (n, 1): the raw score, or its exp for a log link."""
+    g.op("Exp" if kind == "exp" else "Identity", [raw], "variable")
+    return [g.onnx.helper.make_tensor_value_info("variable", g.onnx.TensorProto.FLOAT, [None, 1])]
+
+
+def _classifier_outputs(g: _Graph, raw: str, kind: str, scale: float, classes: np.ndarray) -> list:
+    """``label`` (n,) from the raw scores as predict takes it, ``probabilities`` (n, n_classes)."""
+    helper, TensorProto = g.onnx.helper, g.onnx.TensorProto
+    labels, label_type = _label_tensor(classes)
+    if kind == "softmax":
+        g.op("Softmax", [raw], "probabilities", axis=1)
+        index = g.op("ArgMax", [raw], "class_index", axis=1, keepdims=0)  # the first of ties, as numpy
+    else:
+        z = g.op("Mul", [raw, g.const("link_scale", np.float32(scale))], "scaled") if scale != 1.0 else raw
+        p = g.op("Sigmoid", [z], "p_positive")
+        q = g.op("Sub", [g.const("one", np.float32(1)), p], "p_negative")
+        g.op("Concat", [q, p], "probabilities", axis=1)
+        positive = g.op("Greater", [raw, g.const("zero", np.float32(0))], "positive")
+        as_int = g.op("Cast", [positive], "positive_int", to=TensorProto.INT64)
+        index = g.op("Reshape", [as_int, g.const("flat", np.asarray([-1], np.int64))], "class_index")
+    g.op("Gather", [g.const("classes", labels), index], "label", axis=0)
+    return [
+        helper.make_tensor_value_info("label", getattr(TensorProto, label_type), [None]),
+        helper.make_tensor_value_info("probabilities", TensorProto.FLOAT, [None, len(labels)]),
+    ]
+
+
+def to_onnx(estimator, path: str | os.PathLike | None = None) -> onnx.ModelProto:
+    """The fitted estimator as an ONNX model (needs the ``onnx`` package).
+
+    Parameters
+    ----------
+    estimator : RGBMRegressor or RGBMClassifier
+        A fitted estimator.
+    path : str or os.PathLike, optional
+        Also write the model there (to a temporary name, then renamed, as
+        :meth:`~rgbm_rs.RGBMRegressor.save_model` does).
+
+    Returns
+    -------
+    onnx.ModelProto
+        Input ``X``: float32 (n, n_features), NaN = missing, categorical
+        features as codes. A regressor outputs ``variable`` (n, 1), what
+        ``predict`` returns; a classifier ``label`` (n,) and
+        ``probabilities`` (n, n_classes), what ``predict`` and
+        ``predict_proba`` return. For float32 input the trees decide
+        exactly as ``predict``; scores are summed in float32.
+
+    Raises
+    ------
+    sklearn.exceptions.NotFittedError
+        If the estimator is not fitted.
+    TypeError
+        If ``estimator`` is not an rgbm_rs estimator.
+    ValueError
+        If the model cannot be expressed exactly (leaf values beyond the
+        float32 range, labels ONNX cannot hold).
+    """
+    from . import __version__
+    from .sklearn import RGBMClassifier, RGBMRegressor
+
+    if not isinstance(estimator, (RGBMRegressor, RGBMClassifier)):
+        raise TypeError(f"to_onnx exports a fitted RGBMRegressor or RGBMClassifier, got {type(estimator).__name__}")
+    check_is_fitted(estimator, "_booster")
+    if path is not None and not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
+    onnx = _import_onnx()
+    helper, TensorProto = onnx.helper, onnx.TensorProto
+    booster = estimator._booster
+    doc = json.loads(booster.to_json())
+    loss = doc["params"]["loss"]
+    kind, scale = _link(booster, loss)
+    k, base, trees = booster.n_outputs, list(booster.base_score), doc["trees"]
+    if loss == "gaussian":  # predict returns the mean: output 0's trees
+        k, base, trees = 1, base[:1], trees[0::2]
+    cat_features = sorted({t["feature"][i] for t in trees for i, s in enumerate(t.get("categories", [])) if any(s)})
+    n = booster.n_features
+    cat_column = {j: n + c for c, j in enumerate(cat_features)}
+    exported = [_Tree(t, i % k, cat_column) for i, t in enumerate(trees)]
+
+    g = _Graph(onnx)
+    raw = _raw_scores(g, exported, cat_features, base, k)
+    if kind in ("identity", "exp"):
+        outputs = _regression_output(g, raw, kind)
+    else:
+        outputs = _classifier_outputs(g, raw, kind, scale, np.asarray(estimator.classes_))
+    graph = helper.make_graph(
+        g.nodes,
+        f"rgbm_rs_{type(estimator).__name__}",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [None, n])],
+        outputs,
+        initializer=g.constants,
+    )
+    main, ml = _OPSETS[bool(cat_features)]
+    opsets = [helper.make_opsetid("", main), helper.make_opsetid("ai.onnx.ml", ml)]
+    model = helper.make_model(graph, opset_imports=opsets, producer_name="rgbm_rs", producer_version=__version__)
+    model.ir_version = helper.find_min_ir_version_for(opsets)
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is not None:
+        helper.set_model_props(model, {"feature_names": json.dumps([str(v) for v in names])})
+    onnx.checker.check_model(model)
+    if path is not None:
+        from ._files import replace_atomically
+
+        with replace_atomically(path, "wb") as f:
+            f.write(model.SerializeToString())
+    return model
