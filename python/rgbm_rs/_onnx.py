@@ -80,6 +80,13 @@ def float32_at_most(t: np.ndarray) -> np.ndarray:
 def _link(booster, loss: str) -> tuple[str, float]:
     if loss == "sla01":
         return "sigmoid", 1.0 / json.loads(booster.params_json())["sla_scale"]
+    if loss == "custom":
+        if json.loads(booster.params_json()).get("n_classes") is None:
+            return _IDENTITY  # a custom regression loss predicts raw scores
+        raise ValueError(
+            "to_onnx cannot export a classifier fitted with a custom loss: it has no link from raw scores "
+            "to probabilities"
+        )
     if loss not in _LINKS:
         raise ValueError(f"to_onnx cannot export a model trained with loss {loss!r}")
     return _LINKS[loss]

@@ -271,3 +271,18 @@ def test_a_custom_model_continues_with_the_same_function(binary):
     first = RGBMClassifier(loss=logistic, n_estimators=7).fit(X, y)
     both = RGBMClassifier(loss=logistic, n_estimators=5).fit(X, y, init_model=first)
     np.testing.assert_allclose(both.decision_function(X), once.decision_function(X), rtol=0, atol=1e-10)
+
+
+def test_onnx_exports_a_custom_regressor_and_refuses_a_custom_classifier(regression, binary):
+    onnxruntime = pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnx")
+    from rgbm_rs import to_onnx
+
+    X, y = regression
+    reg = RGBMRegressor(loss=squared, n_estimators=10).fit(X, y)
+    session = onnxruntime.InferenceSession(to_onnx(reg).SerializeToString())
+    (out,) = session.run(None, {session.get_inputs()[0].name: X.astype(np.float32)})
+    np.testing.assert_allclose(out.ravel(), reg.predict(X.astype(np.float32)), rtol=1e-5, atol=1e-4)
+    Xb, yb = binary
+    with pytest.raises(ValueError, match="custom loss"):
+        to_onnx(RGBMClassifier(loss=logistic, n_estimators=3).fit(Xb, yb))
