@@ -105,6 +105,19 @@ pub enum BoosterKind {
     Rgb,
 }
 
+/// Which parts of a round see only the `subsample` rows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SubsampleFor {
+    /// The whole tree: split search and leaf values (Friedman's stochastic
+    /// gradient boosting, LightGBM's bagging).
+    #[default]
+    Tree,
+    /// The split search only; leaf values (and SGLB's leaf noise) come from
+    /// every row (CatBoost's Bernoulli bootstrap).
+    Split,
+}
+
 /// RGB's coordinate step along a candidate h (Cortes, Mohri & Storcheus
 /// 2019, Algorithm 1 lines 7–8: α = −∇_k L / C_k).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -92,6 +92,11 @@ or callable, default="squared"
     subsample : float, default=1.0
         Fraction of rows drawn (without replacement, per row) for each tree;
         a draw that picks no row takes one row at random.
+    subsample_for : {"tree", "split"} or None, default=None
+        What the drawn rows decide: the whole tree ("tree", None; Friedman's
+        stochastic gradient boosting, LightGBM's bagging), or only its
+        splits ("split"), the leaf values (and SGLB's leaf noise) then
+        coming from every row, as in CatBoost's Bernoulli bootstrap.
     step : {"shrinkage", "constant", "line_search"}, default="shrinkage"
         How each tree u is added: ``learning_rate * u``; RGBM's principled
         ``u / sigma`` (needs ``leaf="gradient"`` and a smooth loss; ignores
@@ -147,6 +152,10 @@ or callable, default="squared"
         each tree's structure, and independent noise on its leaf values
         (of variance c^2 / (H + reg_lambda) for Newton leaves, so it needs
         ``min_child_weight > 0`` or ``reg_lambda > 0``).
+    langevin_split_noise : bool or None, default=None
+        With ``langevin=True``: False keeps the split choice noise-free, so
+        only the leaf values are noisy (what CatBoost's implementation ends
+        up doing); None = True, the paper's algorithm.
     temperature : float, default=1e4
         SGLB's inverse diffusion temperature beta (CatBoost's normalisation:
         the paper's beta divided by the number of rows).
@@ -243,6 +252,7 @@ or callable, default="squared"
         gain="newton",
         leaf="newton",
         subsample=1.0,
+        subsample_for=None,
         step="shrinkage",
         selection="full",
         selection_size=None,
@@ -257,6 +267,7 @@ or callable, default="squared"
         rgb_step=None,
         rgb_penalty=None,
         langevin=False,
+        langevin_split_noise=None,
         temperature=1e4,
         shrink_rate=None,
         init="optimal",
@@ -509,6 +520,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         gain="newton",
         leaf="newton",
         subsample=1.0,
+        subsample_for=None,
         step="shrinkage",
         selection="full",
         selection_size=None,
@@ -523,6 +535,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         rgb_step=None,
         rgb_penalty=None,
         langevin=False,
+        langevin_split_noise=None,
         temperature=1e4,
         shrink_rate=None,
         init="optimal",

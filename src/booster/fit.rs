@@ -13,17 +13,19 @@ use crate::error::{Result, RgbmError};
 use crate::histogram::Gradients;
 use crate::model::{Model, check_log_std_leaves, format_version_for};
 use crate::objective::Objective;
-use crate::params::{BoosterKind, BoosterParams, Init, Loss, Mode, RgbPenalty, RgbStep, Step};
+use crate::params::{
+    BoosterKind, BoosterParams, Init, Loss, Mode, RgbPenalty, RgbStep, Step, SubsampleFor,
+};
 use crate::rng::{Purpose, stream};
 use crate::split::SplitRule;
-use crate::tree::grower::GrownTree;
+use crate::tree::grower::{GrownTree, sum_rows};
 use crate::tree::{GrowerConfig, Tree};
 
 use super::boost::{RoundLog, Trained};
 use super::eval::{EvalResult, EvalSet, Evaluator, Monitor};
 use super::learner::WeakLearner;
 use super::rgb::RgbState;
-use super::scores::add_tree_to_rows;
+use super::scores::{add_tree_to_rows, rows_by_leaf};
 use super::{sglb, step};
 
 /// What a fit is given: the options, the loss and the training data.
@@ -63,6 +65,8 @@ pub(super) struct Fit<'a, T: Element> {
     /// The round's rows (all, or a subsample), reordered by every tree grown.
     rows: Vec<u32>,
     all_rows: bool,
+    /// `subsample_for = split`: every row, grouped by the current tree's leaves.
+    leaf_rows: Vec<u32>,
     learner: WeakLearner<'a>,
     rule: SplitRule,
     /// Line search only: the round's trees' raw output u on every row.
@@ -137,6 +141,7 @@ impl<'a, T: Element> Fit<'a, T> {
             gh,
             rows,
             all_rows: true,
+            leaf_rows: Vec::new(),
             learner,
             rule: cfg.rule,
             dir,
@@ -205,11 +210,11 @@ impl<'a, T: Element> Fit<'a, T> {
         for class in 0..k_out {
             // Per-tree random streams: (round, class) → one index; equals the round for single-output losses.
             let stream_id = (round * k_out + class) as u64;
-            let (grown, searched) = self.grow_tree(class, stream_id)?;
+            let (grown, searched, every_row) = self.grow_tree(class, stream_id)?;
             if class == 0 {
                 features_searched = searched;
             }
-            let tree = self.add_tree(class, grown, fixed);
+            let tree = self.add_tree(class, grown, every_row, fixed);
             round_trees.push(tree);
         }
         // The line search steps along all K trees at once.
@@ -245,39 +250,72 @@ impl<'a, T: Element> Fit<'a, T> {
     /// Output `class`'s tree, grown on the round's rows. SGLB chooses the
     /// structure on noisy gradients and draws noisy leaf values from the
     /// clean ones; losses without a step length re-estimate the leaves.
-    fn grow_tree(&mut self, class: usize, stream_id: u64) -> Result<(GrownTree, Option<usize>)> {
+    /// Also says whether the leaf ranges index `leaf_rows` (every row)
+    /// rather than the round's rows.
+    fn grow_tree(
+        &mut self,
+        class: usize,
+        stream_id: u64,
+    ) -> Result<(GrownTree, Option<usize>, bool)> {
         let (p, n) = (self.p, self.n);
         let seed = p.params.random_state;
         let gh = &self.gh[class * n..(class + 1) * n];
         let structure = match &mut self.langevin {
-            Some(langevin) => langevin.structure_gradients(gh, seed, stream_id),
-            None => gh,
+            Some(langevin) if p.params.langevin_split_noise() => {
+                langevin.structure_gradients(gh, seed, stream_id)
+            }
+            _ => gh,
         };
         let grads = p.gradients(structure);
         let (mut grown, searched) =
             self.learner
                 .grow(p.params, &grads, &mut self.rows, self.all_rows, stream_id)?;
+        // Leaves from every row when the subsample chose the splits only.
+        let every_row = p.params.subsample_for() == SubsampleFor::Split && !self.all_rows;
+        if every_row {
+            self.leaf_rows = rows_by_leaf(&grown.tree, p.x, &mut grown.leaf_ranges)?;
+            let clean = p.gradients(gh);
+            grown.tree.leaf_value = grown
+                .leaf_ranges
+                .iter()
+                .map(|&(s, e)| {
+                    self.rule
+                        .leaf_value(&sum_rows(&self.leaf_rows[s..e], &clean))
+                })
+                .collect();
+        }
+        let rows = if every_row {
+            &self.leaf_rows
+        } else {
+            &self.rows
+        };
         if let Some(langevin) = &self.langevin {
             let (clean, ranges) = (p.gradients(gh), &grown.leaf_ranges);
             grown.tree.leaf_value =
-                langevin.leaf_values(&clean, &self.rows, ranges, &self.rule, seed, stream_id);
+                langevin.leaf_values(&clean, rows, ranges, &self.rule, seed, stream_id);
         }
         // Absolute error and quantile: leaves from the residuals' quantiles.
         p.objective.renew_leaves(
             p.y,
             &self.scores[class * n..(class + 1) * n],
             p.w,
-            &self.rows,
+            rows,
             &grown.leaf_ranges,
             &mut grown.tree.leaf_value,
         );
-        Ok((grown, searched))
+        Ok((grown, searched, every_row))
     }
 
     /// Step and score update for output `class`'s tree: a fixed step scales
     /// it and adds it to the scores; for the line search, its raw output
     /// becomes the output's block of the direction u.
-    fn add_tree(&mut self, class: usize, grown: GrownTree, fixed: Option<f64>) -> Tree {
+    fn add_tree(
+        &mut self,
+        class: usize,
+        grown: GrownTree,
+        every_row: bool,
+        fixed: Option<f64>,
+    ) -> Tree {
         let mut tree = grown.tree;
         let block = class * self.n..(class + 1) * self.n;
         let out = match fixed {
@@ -291,14 +329,19 @@ impl<'a, T: Element> Fit<'a, T> {
                 dir
             }
         };
-        let (rows, ranges) = (&self.rows, &grown.leaf_ranges);
+        let (rows, all_rows) = if every_row {
+            (&self.leaf_rows, true)
+        } else {
+            (&self.rows, self.all_rows)
+        };
+        let ranges = &grown.leaf_ranges;
         add_tree_to_rows(
             out,
             &tree,
             &tree.leaf_value,
             rows,
             ranges,
-            self.all_rows,
+            all_rows,
             self.p.x,
         );
         tree

@@ -1,7 +1,9 @@
 //! Adding a tree's leaf values to per-row scores.
 use rayon::prelude::*;
 
+use crate::alloc::filled_vec;
 use crate::data::matrix::{Element, Matrix};
+use crate::error::Result;
 use crate::tree::Tree;
 
 /// A raw pointer that may be shared between threads writing disjoint rows.
@@ -52,4 +54,33 @@ pub(super) fn add_tree_to_rows<T: Element>(
             .enumerate()
             .for_each(|(i, s)| *s += values[tree.leaf_index(|j| x.get(i, j))]);
     }
+}
+
+/// Every row of `x`, grouped by the leaf of `tree` it falls in (each leaf's
+/// rows in increasing order); `ranges` becomes each leaf's span.
+pub(super) fn rows_by_leaf<T: Element>(
+    tree: &Tree,
+    x: &Matrix<T>,
+    ranges: &mut Vec<(usize, usize)>,
+) -> Result<Vec<u32>> {
+    let mut leaves: Vec<u32> = filled_vec(x.n_rows(), 0, "the rows' leaves")?;
+    leaves
+        .par_iter_mut()
+        .enumerate()
+        .for_each(|(i, l)| *l = tree.leaf_index(|j| x.get(i, j)) as u32);
+    let mut next = vec![0usize; tree.leaf_value.len() + 1];
+    for &l in &leaves {
+        next[l as usize + 1] += 1;
+    }
+    for k in 1..next.len() {
+        next[k] += next[k - 1];
+    }
+    ranges.clear();
+    ranges.extend(next.windows(2).map(|w| (w[0], w[1])));
+    let mut rows: Vec<u32> = filled_vec(leaves.len(), 0, "the rows by leaf")?;
+    for (i, &l) in leaves.iter().enumerate() {
+        rows[next[l as usize]] = i as u32;
+        next[l as usize] += 1;
+    }
+    Ok(rows)
 }

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Result, RgbmError};
 pub use crate::options::{
     BoosterKind, Init, Loss, Metric, Mode, RgbPenalty, RgbStep, Selection, SelectionScope,
-    SelectionSize, Step,
+    SelectionSize, Step, SubsampleFor,
 };
 pub use spec::{MAX_CATEGORY, MAX_EXACT_INT, MAX_ROUNDS, PARAMS, ParamSpec, Values, schema_json};
 
@@ -75,6 +75,10 @@ pub struct BoosterParams {
     /// Each row is in a round's sample with this probability; an empty draw
     /// takes one row at random.
     pub subsample: f64,
+    /// Whether the subsample chooses the splits only or the leaf values too
+    /// (None = both, `tree`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subsample_for: Option<SubsampleFor>,
     pub step: Step,
     pub selection: Selection,
     pub selection_size: Option<SelectionSize>,
@@ -102,6 +106,11 @@ pub struct BoosterParams {
     pub rgb_penalty: Option<RgbPenalty>,
     /// SGLB: Gaussian noise in split choice and leaf values (Ustimenko & Prokhorenkova 2021).
     pub langevin: bool,
+    /// SGLB: noise in the gradients that choose the splits too (false: leaf
+    /// noise only, which is what CatBoost's implementation ends up doing).
+    /// None = true.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub langevin_split_noise: Option<bool>,
     /// SGLB's inverse diffusion temperature β (CatBoost's normalisation).
     pub temperature: f64,
     /// Model shrink rate γ: F ← b + (1 − γ·ν)(F − b) + tree. None = 1e-3 with langevin, else 0.
@@ -145,6 +154,7 @@ impl Default for BoosterParams {
             gain: Mode::Newton,
             leaf: Mode::Newton,
             subsample: 1.0,
+            subsample_for: None,
             step: Step::Shrinkage,
             selection: Selection::Full,
             selection_size: None,
@@ -159,6 +169,7 @@ impl Default for BoosterParams {
             rgb_step: None,
             rgb_penalty: None,
             langevin: false,
+            langevin_split_noise: None,
             temperature: 1e4,
             shrink_rate: None,
             init: Init::Optimal,
@@ -171,6 +182,16 @@ impl Default for BoosterParams {
 }
 
 impl BoosterParams {
+    /// `subsample_for`, None meaning `tree`.
+    pub fn subsample_for(&self) -> SubsampleFor {
+        self.subsample_for.unwrap_or_default()
+    }
+
+    /// `langevin_split_noise`, None meaning true.
+    pub fn langevin_split_noise(&self) -> bool {
+        self.langevin_split_noise.unwrap_or(true)
+    }
+
     /// Parse from JSON, rejecting unknown keys, then validate.
     pub fn from_json(text: &str) -> Result<Self> {
         let mut de = serde_json::Deserializer::from_str(text);

@@ -261,6 +261,13 @@ pub const PARAMS: &[ParamSpec] = &[
         },
         "probability that a row is in a round's sample",
     ),
+    maybe(
+        "subsample_for",
+        Values::Choice {
+            options: &["tree", "split"],
+        },
+        "the subsample chooses the splits and leaf values, or the splits only (leaves from every row); None = tree",
+    ),
     spec(
         "step",
         Values::Choice {
@@ -345,6 +352,11 @@ pub const PARAMS: &[ParamSpec] = &[
         "langevin",
         Values::Bool,
         "SGLB: Gaussian noise in split choice and leaf values",
+    ),
+    maybe(
+        "langevin_split_noise",
+        Values::Bool,
+        "SGLB: noise in the gradients that choose the splits too (False: leaf noise only); None = True",
     ),
     spec(
         "temperature",
@@ -563,6 +575,8 @@ mod tests {
             max_cat_threshold: Some(32),
             cat_smooth: Some(10.0),
             min_data_per_group: Some(100),
+            subsample_for: Some(crate::options::SubsampleFor::Split),
+            langevin_split_noise: Some(false),
             rgb_step: Some(crate::options::RgbStep::Exact),
             rgb_penalty: Some(crate::options::RgbPenalty::Weighted),
             ..Default::default()

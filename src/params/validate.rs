@@ -2,7 +2,7 @@
 //! then the rules that relate parameters, one function per family.
 use super::BoosterParams;
 use crate::error::{Result, RgbmError};
-use crate::options::{BoosterKind, Loss, Mode, Selection, SelectionScope, Step};
+use crate::options::{BoosterKind, Loss, Mode, Selection, SelectionScope, Step, SubsampleFor};
 
 fn check(ok: bool, name: &str, reason: impl FnOnce() -> String) -> Result<()> {
     if ok {
@@ -187,7 +187,9 @@ impl BoosterParams {
     /// SGLB: Langevin noise in split choice and leaf values.
     fn check_sglb(&self) -> Result<()> {
         if !self.langevin {
-            return Ok(());
+            return check(self.langevin_split_noise(), "langevin_split_noise", || {
+                "langevin_split_noise=False applies to langevin=True only".to_string()
+            });
         }
         let c = crate::booster::sglb::noise_scale(self.learning_rate, self.temperature);
         check(c.is_finite(), "temperature", || {
@@ -243,6 +245,12 @@ impl BoosterParams {
         }
         if self.langevin {
             return refuse("langevin", "Langevin noise is not defined for RGB");
+        }
+        if self.subsample_for() != SubsampleFor::Tree {
+            return refuse(
+                "subsample_for",
+                "the coordinate step uses every row already; use subsample_for='tree'",
+            );
         }
         if self.max_leaves.is_some() {
             return refuse(

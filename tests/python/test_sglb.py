@@ -141,3 +141,29 @@ def test_sla01_splits_are_not_blocked_by_negative_hessians():
     clf = RGBMClassifier(n_estimators=2, **kw).fit(X, y)
     trees = json.loads(clf._booster.to_json())["trees"]
     assert trees[1]["feature"] == [0]
+
+
+def test_leaf_noise_only_keeps_the_clean_splits_and_split_subsampling_uses_every_row():
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(1500, 6, random_state=3)
+    plain = RGBMClassifier(n_estimators=1, random_state=2).fit(X, y).dump_model()["trees"][0]["tree"]
+    noisy = RGBMClassifier(n_estimators=1, random_state=2, langevin=True, langevin_split_noise=False).fit(X, y)
+    noisy = noisy.dump_model()["trees"][0]["tree"]
+
+    def splits(node):
+        if "leaf_index" in node:
+            return []
+        return [(node["split_feature"], node["threshold"])] + splits(node["left"]) + splits(node["right"])
+
+    def leaves(node):
+        return [node["value"]] if "leaf_index" in node else leaves(node["left"]) + leaves(node["right"])
+
+    assert splits(plain) == splits(noisy) and leaves(plain) != leaves(noisy)
+    # subsample_for="split": the same splits as "tree", leaves from every row.
+    fits = {
+        s: RGBMRegressor(n_estimators=1, subsample=0.3, subsample_for=s, random_state=1).fit(X, y.astype(float))
+        for s in ("tree", "split")
+    }
+    trees = {s: f.dump_model()["trees"][0]["tree"] for s, f in fits.items()}
+    assert splits(trees["tree"]) == splits(trees["split"]) and leaves(trees["tree"]) != leaves(trees["split"])
