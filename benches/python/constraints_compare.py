@@ -15,13 +15,12 @@ between the constraints markers in BENCHMARKS.md.
 
 import argparse
 import os
-import re
 import subprocess
 import time
 
 import lightgbm as lgb
 import numpy as np
-from objectives_compare import ROOT, ROUNDS, california, cpu_model, fit_both
+from objectives_compare import ROOT, ROUNDS, california, cpu_model, fit_both, write_md
 
 MONOTONE = [1, 0, 0, 0, 0, -1, 0, 0]
 SETS = [[0, 1, 2, 3], [4, 5], [6, 7]]
@@ -83,18 +82,7 @@ def main():
     table = header + "\n".join(rows)
     print(table)
     if args.write_md:
-        with open(args.write_md, encoding="utf-8") as f:
-            text = f.read()
-        new, count = re.subn(
-            r"(<!-- constraints: start -->\n).*?(<!-- constraints: end -->)",
-            lambda m: m.group(1) + table + "\n" + m.group(2),
-            text,
-            flags=re.S,
-        )
-        if count != 1:
-            raise SystemExit(f"{args.write_md} has no constraints markers")
-        with open(args.write_md, "w", encoding="utf-8") as f:
-            f.write(new)
+        write_md(args.write_md, "constraints", table)
 
 
 if __name__ == "__main__":

@@ -157,18 +157,23 @@ def main():
     table = header + "\n".join(rows)
     print(table)
     if args.write_md:
-        with open(args.write_md, encoding="utf-8") as f:
-            text = f.read()
-        new, count = re.subn(
-            r"(<!-- objectives: start -->\n).*?(<!-- objectives: end -->)",
-            lambda m: m.group(1) + table + "\n" + m.group(2),
-            text,
-            flags=re.S,
-        )
-        if count != 1:
-            raise SystemExit(f"{args.write_md} has no objectives markers")
-        with open(args.write_md, "w", encoding="utf-8") as f:
-            f.write(new)
+        write_md(args.write_md, "objectives", table)
+
+
+def write_md(path, marker, table):
+    """Replace the table between ``<!-- marker: start -->`` and ``<!-- marker: end -->`` in ``path``."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    new, count = re.subn(
+        rf"(<!-- {marker}: start -->\n).*?(<!-- {marker}: end -->)",
+        lambda m: m.group(1) + table + "\n" + m.group(2),
+        text,
+        flags=re.S,
+    )
+    if count != 1:
+        raise SystemExit(f"{path} has no {marker} markers")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(new)
 
 
 if __name__ == "__main__":

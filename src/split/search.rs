@@ -430,20 +430,7 @@ pub fn best_split(
         }
         let allowed = cands.allowed.as_ref().map(|a| &a[k][..]);
         let thresholds = &data.mapper.features[j].thresholds;
-        scan_feature(
-            h,
-            thresholds,
-            total,
-            parent_score,
-            j,
-            rule,
-            allowed,
-            counts,
-            mono,
-        )
-        .unwrap_or_else(|NeedsCounts| {
-            let exact = feature_row_counts(data, j, rows);
-            let h = HistSlice { count: &exact, ..h };
+        let scan = |h: HistSlice<'_>, counts: RowCounts| {
             scan_feature(
                 h,
                 thresholds,
@@ -452,10 +439,14 @@ pub fn best_split(
                 j,
                 rule,
                 allowed,
-                RowCounts::Exact,
+                counts,
                 mono,
             )
-            .unwrap_or_else(|NeedsCounts| unreachable!("exact counts decide"))
+        };
+        scan(h, counts).unwrap_or_else(|NeedsCounts| {
+            let exact = feature_row_counts(data, j, rows);
+            scan(HistSlice { count: &exact, ..h }, RowCounts::Exact)
+                .unwrap_or_else(|NeedsCounts| unreachable!("exact counts decide"))
         })
     };
     let bins: usize = features
