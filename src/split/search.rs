@@ -111,7 +111,7 @@ pub struct NeedsCounts;
 /// its missing-value direction when the node has no missing rows
 /// (`default_by_rows`): the caller fills them in from the partition.
 #[allow(clippy::too_many_arguments)]
-fn scan_feature(
+fn scan_feature<const MONOTONE: bool>(
     hist: HistSlice,
     thresholds: &[f64],
     total: &BinStats,
@@ -184,7 +184,12 @@ fn scan_feature(
             if allowed.is_some_and(|a| !a[b]) {
                 continue;
             }
-            if let Some(gain) = split_gain(rule, parent_score, &left, &right, mono) {
+            // Unconstrained scans compile without the constrained branch.
+            let gain = match mono {
+                Some(m) if MONOTONE => rule.monotone_gain_but_rows(parent_score, &left, &right, m),
+                _ => rule.gain_but_rows(parent_score, &left, &right),
+            };
+            if let Some(gain) = gain {
                 if left_ok == Enough::Unknown || right_ok == Enough::Unknown {
                     undecided_max = undecided_max.max(gain);
                     continue;
@@ -430,8 +435,19 @@ pub fn best_split(
         }
         let allowed = cands.allowed.as_ref().map(|a| &a[k][..]);
         let thresholds = &data.mapper.features[j].thresholds;
-        let scan = |h: HistSlice<'_>, counts: RowCounts| {
-            scan_feature(
+        let scan = |h: HistSlice<'_>, counts: RowCounts| match mono {
+            None => scan_feature::<false>(
+                h,
+                thresholds,
+                total,
+                parent_score,
+                j,
+                rule,
+                allowed,
+                counts,
+                None,
+            ),
+            Some(_) => scan_feature::<true>(
                 h,
                 thresholds,
                 total,
@@ -441,7 +457,7 @@ pub fn best_split(
                 allowed,
                 counts,
                 mono,
-            )
+            ),
         };
         scan(h, counts).unwrap_or_else(|NeedsCounts| {
             let exact = feature_row_counts(data, j, rows);
@@ -539,7 +555,7 @@ mod tests {
             }
             let thresholds: Vec<f64> = (0..n_bins_value - 1).map(|t| t as f64 + 0.5).collect();
             let r = rule();
-            let got = scan_feature(
+            let got = scan_feature::<false>(
                 Histogram::from_stats(&hist).view(),
                 &thresholds,
                 &total,
