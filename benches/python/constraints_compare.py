@@ -15,12 +15,11 @@ between the constraints markers in BENCHMARKS.md.
 
 import argparse
 import os
-import subprocess
 import time
 
 import lightgbm as lgb
 import numpy as np
-from objectives_compare import ROOT, ROUNDS, california, cpu_model, fit_both, write_md
+from objectives_compare import ROUNDS, california, cpu_model, fit_both, head_commit, time_cell, write_md
 
 MONOTONE = [1, 0, 0, 0, 0, -1, 0, 0]
 SETS = [[0, 1, 2, 3], [4, 5], [6, 7]]
@@ -62,14 +61,9 @@ def main():
     for name, ours_kw, theirs_kw in cases():
         times, preds, y_te = fit_both(data, ours_kw, theirs_kw, args.reps)
         rmse = {k: float(np.sqrt(np.mean((p - y_te) ** 2))) for k, p in preds.items()}
-        rows.append(
-            f"| {name} | {rmse['rgbm_rs']:.4f} | {rmse['LightGBM']:.4f} | "
-            f"{times['rgbm_rs']:.2f} s / {times['LightGBM']:.2f} s = {times['rgbm_rs'] / times['LightGBM']:.2f}× |"
-        )
+        rows.append(f"| {name} | {rmse['rgbm_rs']:.4f} | {rmse['LightGBM']:.4f} | {time_cell(times)} |")
         print(rows[-1], flush=True)
-    commit = subprocess.run(
-        ["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
-    ).stdout.strip()
+    commit = head_commit()
     header = (
         f"- Machine: {cpu_model()}, {os.cpu_count()} CPUs; "
         f"commit {commit}; LightGBM {lgb.__version__}; California housing 15,480 / 5,160 rows; "

@@ -138,14 +138,9 @@ def main():
         times, preds, y_te = fit_both(data, ours_kw, theirs_kw, args.reps)
         s = {k: score(y_te, p) for k, p in preds.items()}
         fmt = (lambda v: v) if isinstance(s["rgbm_rs"], str) else (lambda v: f"{v:.4f}")
-        rows.append(
-            f"| {name} | {measure} | {fmt(s['rgbm_rs'])} | {fmt(s['LightGBM'])} | "
-            f"{times['rgbm_rs']:.2f} s / {times['LightGBM']:.2f} s = {times['rgbm_rs'] / times['LightGBM']:.2f}× |"
-        )
+        rows.append(f"| {name} | {measure} | {fmt(s['rgbm_rs'])} | {fmt(s['LightGBM'])} | {time_cell(times)} |")
         print(rows[-1], flush=True)
-    commit = subprocess.run(
-        ["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
-    ).stdout.strip()
+    commit = head_commit()
     header = (
         f"- Machine: {cpu_model()}, {os.cpu_count()} CPUs; "
         f"commit {commit}; LightGBM {lgb.__version__}; {ROUNDS} rounds, medians of {args.reps} interleaved "
@@ -158,6 +153,18 @@ def main():
     print(table)
     if args.write_md:
         write_md(args.write_md, "objectives", table)
+
+
+def head_commit():
+    """The repository's current commit, short form."""
+    return subprocess.run(
+        ["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+
+
+def time_cell(times):
+    """Median fit times of both libraries and their ratio, for a table cell."""
+    return f"{times['rgbm_rs']:.2f} s / {times['LightGBM']:.2f} s = {times['rgbm_rs'] / times['LightGBM']:.2f}×"
 
 
 def write_md(path, marker, table):
