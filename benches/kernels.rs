@@ -160,6 +160,7 @@ fn kernels(c: &mut Criterion) {
                 &rule,
                 RowCounts::Exact,
                 &every_row,
+                None,
             )
         })
     });

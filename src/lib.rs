@@ -36,6 +36,7 @@ macro_rules! dispatch_avx2 {
 pub mod alloc;
 pub mod booster;
 pub mod cancel;
+pub mod constraints;
 pub mod data;
 pub mod error;
 pub mod histogram;

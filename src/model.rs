@@ -426,6 +426,9 @@ impl Model {
                 other => other,
             })?;
         }
+        // The constraints a fit would have refused for this width.
+        crate::constraints::TreeConstraints::new(&self.params, self.n_features)
+            .map_err(|e| RgbmError::ModelFormat(e.to_string()))?;
         let categorical = self.params.categorical();
         if let Some(&j) = categorical.iter().find(|&&j| j >= self.n_features) {
             return Err(RgbmError::ModelFormat(format!(

@@ -26,6 +26,18 @@ impl Candidates {
             allowed: None,
         }
     }
+
+    /// The candidates on the features `keep` marks (with their thresholds).
+    pub fn restricted_to(&self, keep: &[bool]) -> Candidates {
+        let picked = || (0..self.features.len()).filter(|&k| keep[self.features[k]]);
+        Candidates {
+            features: picked().map(|k| self.features[k]).collect(),
+            allowed: self
+                .allowed
+                .as_ref()
+                .map(|a| picked().map(|k| a[k].clone()).collect()),
+        }
+    }
 }
 
 /// Draws candidate sets for one dataset.

@@ -138,14 +138,9 @@ def main():
         times, preds, y_te = fit_both(data, ours_kw, theirs_kw, args.reps)
         s = {k: score(y_te, p) for k, p in preds.items()}
         fmt = (lambda v: v) if isinstance(s["rgbm_rs"], str) else (lambda v: f"{v:.4f}")
-        rows.append(
-            f"| {name} | {measure} | {fmt(s['rgbm_rs'])} | {fmt(s['LightGBM'])} | "
-            f"{times['rgbm_rs']:.2f} s / {times['LightGBM']:.2f} s = {times['rgbm_rs'] / times['LightGBM']:.2f}× |"
-        )
+        rows.append(f"| {name} | {measure} | {fmt(s['rgbm_rs'])} | {fmt(s['LightGBM'])} | {time_cell(times)} |")
         print(rows[-1], flush=True)
-    commit = subprocess.run(
-        ["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
-    ).stdout.strip()
+    commit = head_commit()
     header = (
         f"- Machine: {cpu_model()}, {os.cpu_count()} CPUs; "
         f"commit {commit}; LightGBM {lgb.__version__}; {ROUNDS} rounds, medians of {args.reps} interleaved "
@@ -157,18 +152,35 @@ def main():
     table = header + "\n".join(rows)
     print(table)
     if args.write_md:
-        with open(args.write_md, encoding="utf-8") as f:
-            text = f.read()
-        new, count = re.subn(
-            r"(<!-- objectives: start -->\n).*?(<!-- objectives: end -->)",
-            lambda m: m.group(1) + table + "\n" + m.group(2),
-            text,
-            flags=re.S,
-        )
-        if count != 1:
-            raise SystemExit(f"{args.write_md} has no objectives markers")
-        with open(args.write_md, "w", encoding="utf-8") as f:
-            f.write(new)
+        write_md(args.write_md, "objectives", table)
+
+
+def head_commit():
+    """The repository's current commit, short form."""
+    return subprocess.run(
+        ["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+
+
+def time_cell(times):
+    """Median fit times of both libraries and their ratio, for a table cell."""
+    return f"{times['rgbm_rs']:.2f} s / {times['LightGBM']:.2f} s = {times['rgbm_rs'] / times['LightGBM']:.2f}×"
+
+
+def write_md(path, marker, table):
+    """Replace the table between ``<!-- marker: start -->`` and ``<!-- marker: end -->`` in ``path``."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    new, count = re.subn(
+        rf"(<!-- {marker}: start -->\n).*?(<!-- {marker}: end -->)",
+        lambda m: m.group(1) + table + "\n" + m.group(2),
+        text,
+        flags=re.S,
+    )
+    if count != 1:
+        raise SystemExit(f"{path} has no {marker} markers")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(new)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core, _custom, _model_file
+from ._constraints import check_monotone_numeric, feature_position, interaction_sets, monotone_directions
 from ._progress import Progress
 from ._validation import (
     as_float_list,
@@ -91,17 +92,9 @@ def categorical_indices(est):
     names = getattr(est, "feature_names_in_", None)
     out = []
     for v in items:
-        if isinstance(v, str):
-            if names is None or v not in list(names):
-                raise ValueError(f"categorical_features: {v!r} is not a feature name of X")
-            out.append(list(names).index(v))
-        elif isinstance(v, (Integral, np.integer)) and not isinstance(v, (bool, np.bool_)):
-            j = int(v)
-            if not -n <= j < n:
-                raise ValueError(f"categorical_features: index {j} is out of range for {n} features")
-            out.append(j % n)
-        else:
+        if not isinstance(v, (str, Integral, np.integer)) or isinstance(v, (bool, np.bool_)):
             raise ValueError(f"categorical_features: expected feature indices, names or a boolean mask, got {v!r}")
+        out.append(feature_position(v, names, n, "categorical_features"))
     if len(set(out)) != len(out):
         raise ValueError("categorical_features: lists a feature more than once")
     return sorted(out)
@@ -196,6 +189,9 @@ class RGBMBase(BaseEstimator):
                 f"max_leaves={self.max_leaves} cannot be reached with max_depth={self.max_depth} "
                 f"(at most {2**self.max_depth} leaves)"
             )
+        categorical = categorical_indices(self)
+        monotone = monotone_directions(self)
+        check_monotone_numeric(monotone, categorical, getattr(self, "feature_names_in_", None))
         p = {
             "n_estimators": int(self.n_estimators if n_rounds is None else n_rounds),
             "learning_rate": float(self.learning_rate),
@@ -206,11 +202,13 @@ class RGBMBase(BaseEstimator):
             "min_child_weight": float(self.min_child_weight),
             "reg_lambda": float(self.reg_lambda),
             "min_split_gain": float(self.min_split_gain),
-            "categorical_features": categorical_indices(self),
+            "categorical_features": categorical,
             "max_cat_to_onehot": None if self.max_cat_to_onehot is None else int(self.max_cat_to_onehot),
             "max_cat_threshold": None if self.max_cat_threshold is None else int(self.max_cat_threshold),
             "cat_smooth": None if self.cat_smooth is None else float(self.cat_smooth),
             "min_data_per_group": None if self.min_data_per_group is None else int(self.min_data_per_group),
+            "monotone_constraints": monotone,
+            "interaction_constraints": interaction_sets(self),
             "loss": native_loss,
             "gain": self.gain,
             "leaf": self.leaf,

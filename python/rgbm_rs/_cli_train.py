@@ -79,6 +79,24 @@ def _collect_params(args) -> dict:
     return params
 
 
+def _named_constraints(params: dict, names) -> dict:
+    """Constraints given by CSV column name, as positions (the estimator is
+    fitted on a plain array); names that are not columns are left for the
+    estimator to refuse."""
+    if names is None:
+        return params
+    pos = {n: j for j, n in enumerate(names)}
+    at = lambda v: pos.get(v, v) if isinstance(v, str) else v  # noqa: E731
+    out = dict(params)
+    mono = params.get("monotone_constraints")
+    if isinstance(mono, dict):
+        out["monotone_constraints"] = {at(k): d for k, d in mono.items()}
+    sets = params.get("interaction_constraints")
+    if isinstance(sets, list) and all(isinstance(s, list) for s in sets):
+        out["interaction_constraints"] = [[at(v) for v in s] for s in sets]
+    return out
+
+
 def _make_estimator(task: str, params: dict, seed: int):
     """Construct the estimator; unknown parameter names are a one-line error."""
     from . import RGBMClassifier, RGBMRegressor
@@ -143,7 +161,7 @@ def cmd_train(args, report) -> int:
         y = data.class_labels(y)
     elif y.dtype.kind not in "fiu":
         raise CLIError("the target is not numeric: use --task classification (or auto) for labels")
-    est = _make_estimator(task, params, args.seed)
+    est = _make_estimator(task, _named_constraints(params, names), args.seed)
     report.info(f"task: {task} ({why}) -> {type(est).__name__}")
 
     X_train, y_train, X_test, y_test = X, y, None, None

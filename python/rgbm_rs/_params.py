@@ -40,6 +40,18 @@ PYTHON_ONLY = {
         "`auto`, indices, names, boolean mask or None",
         "features split by category sets: `auto` = the frame's categorical columns; None = none",
     ),
+    "monotone_constraints": (
+        [list, tuple, np.ndarray, dict, None],
+        None,
+        "list of -1/0/1 per feature, dict by feature name, or None",
+        "raw scores non-increasing (-1), free (0) or non-decreasing (1) in each numeric feature",
+    ),
+    "interaction_constraints": (
+        [list, tuple, None],
+        None,
+        "list of lists of feature indices or names, or None",
+        "each root-to-leaf path splits on features of one set (a feature in no set: on its own)",
+    ),
     "validation_fraction": (
         [Interval(Real, 0, 1, closed="neither"), None],
         None,

@@ -60,6 +60,17 @@ class RGBMRegressor(RegressorMixin, RGBMBase):
     min_data_per_group : int or None, default=None
         Categories with fewer rows in a node stay on the default side;
         None = 100.
+    monotone_constraints : list of {-1, 0, 1}, dict or None, default=None
+        Per feature: the raw scores (every output's: each class score, the
+        gaussian mean and log standard deviation) are non-increasing (-1),
+        free (0) or non-decreasing (1) in it, by construction (LightGBM's
+        "basic" method: bounds on leaf values). A list has one entry per
+        feature; a dict maps column names (or positions) to directions.
+        Numeric features only.
+    interaction_constraints : list of lists of int or str, or None, default=None
+        Sets of features allowed to interact: every root-to-leaf path splits
+        on features of one set only (XGBoost's rule); a feature in no set
+        may split a path only on its own. Positions or column names.
     loss : {"squared", "huber", "gaussian", "absolute_error", "quantile", "poisson", "gamma", "tweedie"} \
 or callable, default="squared"
         "gaussian" fits a mean and a standard deviation per row by the
@@ -245,6 +256,8 @@ or callable, default="squared"
         max_cat_threshold=None,
         cat_smooth=None,
         min_data_per_group=None,
+        monotone_constraints=None,
+        interaction_constraints=None,
         loss="squared",
         huber_delta=1.0,
         alpha=None,
@@ -513,6 +526,8 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         max_cat_threshold=None,
         cat_smooth=None,
         min_data_per_group=None,
+        monotone_constraints=None,
+        interaction_constraints=None,
         loss="logistic",
         logistic_reg=0.0,
         clamp=None,

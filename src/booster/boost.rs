@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use crate::constraints::TreeConstraints;
 use crate::data::BinnedDataset;
 use crate::data::matrix::{AsMatrix, Element, Matrix};
 use crate::error::{Result, RgbmError};
@@ -215,6 +216,7 @@ fn train_in_pool<T: Element>(
 ) -> Result<Trained> {
     let (params, x, w) = (problem.params, problem.x, problem.w);
     let cancel = monitor.cancel();
+    let constraints = TreeConstraints::new(params, x.n_cols())?;
     let data = BinnedDataset::from_weighted_matrix(
         x,
         params.max_bins,
@@ -223,11 +225,24 @@ fn train_in_pool<T: Element>(
         params.categorical(),
         &cancel,
     )?;
-    let (mut fit, cfg) = Fit::new(problem, &data, weight_unit, eval_sets, &cancel)?;
+    let (mut fit, cfg) = Fit::new(
+        problem,
+        &data,
+        weight_unit,
+        eval_sets,
+        &constraints,
+        &cancel,
+    )?;
     // Made at the first results: the watched metric may be the monitor's.
     let mut early: Option<EarlyStopping> = None;
     let rgb = if params.booster == BoosterKind::Rgb {
-        Some(RgbState::new(params, &data, cfg, cancel.clone())?)
+        Some(RgbState::new(
+            params,
+            &data,
+            cfg,
+            &constraints,
+            cancel.clone(),
+        )?)
     } else {
         None
     };

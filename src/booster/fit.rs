@@ -7,6 +7,8 @@ use rand::RngExt;
 
 use crate::alloc::{filled_vec, with_capacity};
 use crate::cancel::Cancel;
+use crate::constraints::TreeConstraints;
+use crate::constraints::monotone::{clip_leaves, rebound};
 use crate::data::BinnedDataset;
 use crate::data::matrix::{Element, Matrix};
 use crate::error::{Result, RgbmError};
@@ -69,6 +71,7 @@ pub(super) struct Fit<'a, T: Element> {
     leaf_rows: Vec<u32>,
     learner: WeakLearner<'a>,
     rule: SplitRule,
+    constraints: &'a TreeConstraints,
     /// Line search only: the round's trees' raw output u on every row.
     dir: Vec<f64>,
     langevin: Option<sglb::Langevin>,
@@ -88,6 +91,7 @@ impl<'a, T: Element> Fit<'a, T> {
         data: &'a BinnedDataset,
         weight_unit: f64,
         eval_sets: &'a [EvalSet<'a, T>],
+        constraints: &'a TreeConstraints,
         cancel: &Cancel,
     ) -> Result<(Self, GrowerConfig)> {
         let (params, objective) = (p.params, p.objective);
@@ -125,7 +129,7 @@ impl<'a, T: Element> Fit<'a, T> {
             // histograms beats recounting each categorical feature per node.
             exact_counts: !params.categorical().is_empty(),
         };
-        let learner = WeakLearner::new(params, data, cfg, cancel)?;
+        let learner = WeakLearner::new(params, data, cfg, constraints, cancel)?;
         let dir = if params.step == Step::LineSearch {
             filled_vec(len, 0.0, "the line-search direction")?
         } else {
@@ -144,6 +148,7 @@ impl<'a, T: Element> Fit<'a, T> {
             leaf_rows: Vec::new(),
             learner,
             rule: cfg.rule,
+            constraints,
             dir,
             langevin,
             q: params.shrink_factor(),
@@ -303,7 +308,28 @@ impl<'a, T: Element> Fit<'a, T> {
             &grown.leaf_ranges,
             &mut grown.tree.leaf_value,
         );
+        self.keep_monotone(&mut grown);
         Ok((grown, searched, every_row))
+    }
+
+    /// Monotone constraints on leaf values set after growth: SGLB's noisy
+    /// values are clipped to the grower's intervals; residual quantiles (in
+    /// other units than the gradient sums the intervals came from) get
+    /// intervals of their own.
+    fn keep_monotone(&self, grown: &mut GrownTree) {
+        if !self.constraints.has_monotone() {
+            return;
+        }
+        if self.p.objective.renews_leaves() {
+            let rows: Vec<f64> = grown
+                .leaf_ranges
+                .iter()
+                .map(|&(a, b)| (b - a) as f64)
+                .collect();
+            rebound(&mut grown.tree, &self.constraints.monotone, &rows);
+        } else {
+            clip_leaves(&mut grown.tree.leaf_value, &grown.leaf_bounds);
+        }
     }
 
     /// Step and score update for output `class`'s tree: a fixed step scales

@@ -1,6 +1,7 @@
 //! The weak learner of a round: a tree grown on the features that RGBM's
 //! random selection offers.
 use crate::cancel::Cancel;
+use crate::constraints::TreeConstraints;
 use crate::data::BinnedDataset;
 use crate::error::Result;
 use crate::histogram::Gradients;
@@ -24,9 +25,10 @@ impl<'a> WeakLearner<'a> {
         params: &BoosterParams,
         data: &'a BinnedDataset,
         cfg: GrowerConfig,
+        constraints: &'a TreeConstraints,
         cancel: &Cancel,
     ) -> Result<Self> {
-        let mut grower = TreeGrower::new(data, cfg)?;
+        let mut grower = TreeGrower::constrained(data, cfg, constraints)?;
         grower.set_cancel(cancel.clone());
         Ok(WeakLearner {
             grower,

@@ -15,6 +15,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
 use crate::cancel::Cancel;
+use crate::constraints::TreeConstraints;
 use crate::data::BinnedDataset;
 use crate::data::matrix::{Element, Matrix};
 use crate::error::{Result, RgbmError};
@@ -163,6 +164,9 @@ pub(crate) struct RgbState<'a> {
     families: Families,
     growers: Vec<Mutex<TreeGrower<'a>>>,
     n_features: usize,
+    /// Monotone constraints: a negative coordinate step would reverse the
+    /// trees' order, so the step is taken on α ≥ 0 only.
+    monotone: bool,
 }
 
 /// The candidate RGB keeps for one output in a round.
@@ -190,12 +194,13 @@ impl<'a> RgbState<'a> {
         params: &BoosterParams,
         data: &'a BinnedDataset,
         cfg: GrowerConfig,
+        constraints: &'a TreeConstraints,
         cancel: Cancel,
     ) -> Result<RgbState<'a>> {
         let families = Families::new(params, data.n_features(), data.n_rows);
         let growers = (0..params.rgb_candidates)
             .map(|_| {
-                let mut grower = TreeGrower::new(data, cfg)?;
+                let mut grower = TreeGrower::constrained(data, cfg, constraints)?;
                 grower.set_cancel(cancel.clone());
                 Ok(Mutex::new(grower))
             })
@@ -204,6 +209,7 @@ impl<'a> RgbState<'a> {
             families,
             growers,
             n_features: data.n_features(),
+            monotone: constraints.has_monotone(),
         })
     }
 
@@ -259,6 +265,7 @@ impl<'a> RgbState<'a> {
                     NodeSelection::Tree(&all_features),
                 )?;
                 let mut tree = grown.tree;
+                // A positive scaling: it keeps a monotone tree's order.
                 project_l2(&mut tree.leaf_value, self.families.lambdas[k]);
                 let mut h = vec![0.0; n];
                 if all_rows {
@@ -267,7 +274,12 @@ impl<'a> RgbState<'a> {
                     add_tree_outputs(std::slice::from_ref(&tree), x, &mut h);
                 }
                 let lambda = self.families.lambdas[k];
-                let alpha = coordinate_step(step_rule, grads.gh, &h, w, lambda, sigma)?;
+                let mut alpha = coordinate_step(step_rule, grads.gh, &h, w, lambda, sigma)?;
+                if self.monotone {
+                    // The bound is a convex quadratic in α: its minimum over
+                    // α ≥ 0 is max(α*, 0).
+                    alpha = alpha.max(0.0);
+                }
                 let mut moved = scores.to_vec();
                 moved[block.clone()]
                     .par_iter_mut()

@@ -59,7 +59,12 @@ pub(crate) fn line_search(
     dir: &[f64],
     trees: &mut [Tree],
 ) -> Result<f64> {
-    let s = step_scale(params, objective, y, scores, w, dir)?;
+    let mut s = step_scale(params, objective, y, scores, w, dir)?;
+    if params.has_monotone() {
+        // A negative step would reverse monotone trees. The loss is convex
+        // along the direction, so its minimum over s ≥ 0 is max(s*, 0).
+        s = s.max(0.0);
+    }
     scores
         .par_iter_mut()
         .zip(dir)

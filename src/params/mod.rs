@@ -54,6 +54,17 @@ pub struct BoosterParams {
     /// sorted-scan split; None = 100.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub min_data_per_group: Option<usize>,
+    /// −1, 0 or +1 per feature: every output's raw score is non-increasing,
+    /// free, or non-decreasing in that feature (numeric features only; the
+    /// length must equal the number of features). Unset fields are not
+    /// written, so unconstrained models keep their files byte for byte.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub monotone_constraints: Option<Vec<i8>>,
+    /// Sets of features that may interact: every root-to-leaf path uses
+    /// features of one set only (XGBoost's rule; a feature in no set may
+    /// only split a path on its own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interaction_constraints: Option<Vec<Vec<usize>>>,
     pub loss: Loss,
     /// Classes K of `loss = softmax` (labels 0..K−1); unset for other losses.
     pub n_classes: Option<usize>,
@@ -143,6 +154,8 @@ impl Default for BoosterParams {
             max_cat_threshold: None,
             cat_smooth: None,
             min_data_per_group: None,
+            monotone_constraints: None,
+            interaction_constraints: None,
             loss: Loss::Squared,
             n_classes: None,
             logistic_reg: 0.0,
@@ -228,6 +241,16 @@ impl BoosterParams {
     /// The categorical features (none when unset).
     pub fn categorical(&self) -> &[usize] {
         self.categorical_features.as_deref().unwrap_or(&[])
+    }
+
+    /// The monotone directions (none when unset).
+    pub fn monotone(&self) -> &[i8] {
+        self.monotone_constraints.as_deref().unwrap_or(&[])
+    }
+
+    /// Whether some feature has a monotone constraint.
+    pub fn has_monotone(&self) -> bool {
+        self.monotone().iter().any(|&d| d != 0)
     }
 
     /// Whether trees grow best-first (leaf-limited) rather than depth-wise.

@@ -52,6 +52,10 @@ pub enum Values {
     PositiveList,
     /// A partition of the features: a list of lists of feature indices.
     FeatureGroups,
+    /// A non-empty list of −1, 0 and 1 (one per feature).
+    Directions,
+    /// A non-empty list of non-empty lists of feature indices.
+    FeatureSets,
     /// A list of metric names (checked against the loss); empty evaluates
     /// no built-in metric, only a training monitor's own (Python callables).
     Metrics,
@@ -173,6 +177,16 @@ pub const PARAMS: &[ParamSpec] = &[
         "min_data_per_group",
         int(1, MAX_EXACT_INT),
         "categories with fewer rows in a node stay on the default side; None = 100",
+    ),
+    maybe(
+        "monotone_constraints",
+        Values::Directions,
+        "per feature: -1 / 0 / 1 = scores non-increasing / free / non-decreasing in it",
+    ),
+    maybe(
+        "interaction_constraints",
+        Values::FeatureSets,
+        "sets of features that may share a root-to-leaf path",
     ),
     spec(
         "loss",
@@ -444,6 +458,8 @@ fn expected(spec: &ParamSpec) -> String {
         }
         Values::PositiveList => "a non-empty list of finite numbers > 0".into(),
         Values::FeatureGroups => "a list of lists of feature indices".into(),
+        Values::Directions => "a non-empty list of -1, 0 and 1".into(),
+        Values::FeatureSets => "a non-empty list of non-empty lists of feature indices".into(),
         Values::Metrics => "a list of metric names".into(),
     };
     if spec.optional {
@@ -499,6 +515,19 @@ fn value_ok(values: Values, v: &Value) -> bool {
             groups
                 .iter()
                 .all(|g| g.as_array().is_some_and(|m| m.iter().all(Value::is_u64)))
+        }),
+        Values::Directions => v.as_array().is_some_and(|a| {
+            !a.is_empty()
+                && a.iter()
+                    .all(|x| x.as_i64().is_some_and(|d| (-1..=1).contains(&d)))
+        }),
+        Values::FeatureSets => v.as_array().is_some_and(|sets| {
+            !sets.is_empty()
+                && sets.iter().all(|s| {
+                    s.as_array().is_some_and(|m| {
+                        !m.is_empty() && m.iter().all(|x| int_ok(x, 0, MAX_EXACT_INT))
+                    })
+                })
         }),
         Values::Metrics => v.as_array().is_some_and(|a| a.iter().all(Value::is_string)),
     }
@@ -579,6 +608,8 @@ mod tests {
             langevin_split_noise: Some(false),
             rgb_step: Some(crate::options::RgbStep::Exact),
             rgb_penalty: Some(crate::options::RgbPenalty::Weighted),
+            monotone_constraints: Some(vec![1]),
+            interaction_constraints: Some(vec![vec![0]]),
             ..Default::default()
         };
         let defaults = serde_json::to_value(every).unwrap();

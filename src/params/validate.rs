@@ -20,6 +20,7 @@ impl BoosterParams {
     pub fn validate(&self) -> Result<()> {
         super::spec::check_bounds(self)?;
         self.check_tree()?;
+        self.check_constraints()?;
         self.check_loss()?;
         self.check_selection()?;
         self.check_step()?;
@@ -43,6 +44,33 @@ impl BoosterParams {
             "max_depth",
             || "max_depth=None needs max_leaves to bound the tree".to_string(),
         )
+    }
+
+    /// Monotone and interaction constraints, as far as they can be judged
+    /// without the data (their lengths and indices are checked at fit).
+    fn check_constraints(&self) -> Result<()> {
+        if let Some(&j) = self
+            .categorical()
+            .iter()
+            .find(|&&j| self.monotone().get(j).is_some_and(|&d| d != 0))
+        {
+            return Err(RgbmError::param(
+                "monotone_constraints",
+                format!(
+                    "feature {j} is categorical: monotone constraints apply to numeric features only"
+                ),
+            ));
+        }
+        for (k, set) in self.interaction_constraints.iter().flatten().enumerate() {
+            let mut sorted = set.clone();
+            sorted.sort_unstable();
+            check(
+                sorted.windows(2).all(|w| w[0] != w[1]),
+                "interaction_constraints",
+                || format!("set {k} lists a feature more than once"),
+            )?;
+        }
+        Ok(())
     }
 
     fn check_loss(&self) -> Result<()> {
@@ -332,6 +360,20 @@ mod tests {
                 r#"{"loss": "absolute_error", "langevin": true}"#,
                 "quantiles",
             ),
+            (r#"{"monotone_constraints": [1, 2]}"#, "-1, 0 and 1"),
+            (r#"{"monotone_constraints": []}"#, "non-empty"),
+            (
+                r#"{"monotone_constraints": [0, -1], "categorical_features": [1]}"#,
+                "numeric features only",
+            ),
+            (
+                r#"{"interaction_constraints": [[0], []]}"#,
+                "non-empty lists",
+            ),
+            (
+                r#"{"interaction_constraints": [[0, 1, 0]]}"#,
+                "more than once",
+            ),
         ];
         for (json, want) in bad {
             let e = BoosterParams::from_json(json).unwrap_err().to_string();
@@ -345,6 +387,8 @@ mod tests {
             r#"{"step": "constant", "leaf": "gradient"}"#,
             r#"{"booster": "rgb", "max_depth": null, "rgb_nodes": [2, 4]}"#,
             r#"{"loss": "quantile", "alpha": 0.1}"#,
+            r#"{"monotone_constraints": [1, 0, -1], "categorical_features": [1]}"#,
+            r#"{"interaction_constraints": [[0, 1], [1, 2]]}"#,
             r#"{"loss": "tweedie", "tweedie_variance_power": 1.2, "langevin": true}"#,
         ];
         for json in good {

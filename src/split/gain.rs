@@ -1,5 +1,6 @@
 //! Pure formulas for node scores, split gain and leaf values
 //! (Sun, Zhang & Zhou 2014, eqs. 11-16; ALGORITHMS.md section 2).
+use crate::constraints::{Bounds, MonotoneSplit};
 use crate::histogram::BinStats;
 use crate::params::{BoosterParams, Mode};
 
@@ -141,7 +142,12 @@ impl SplitRule {
         if !self.child_ok_but_rows(left) || !self.child_ok_but_rows(right) {
             return None;
         }
-        let children = self.score(left) + self.score(right);
+        self.accept(parent_score, self.score(left) + self.score(right))
+    }
+
+    /// The gain of children scoring `children` in all, if it counts.
+    #[inline(always)]
+    fn accept(&self, parent_score: f64, children: f64) -> Option<f64> {
         let gain = children - parent_score;
         // Cancellation leaves ~1e-16 relative noise; do not split on it.
         if gain > self.min_split_gain && gain > 1e-10 * children {
@@ -149,6 +155,49 @@ impl SplitRule {
         } else {
             None
         }
+    }
+
+    /// The score of a node whose value is held in `bounds`: G²/D when its
+    /// best value −G/D lies inside, else −(2G·w + D·w²) at the clipped w
+    /// (the loss reduction the clipped value achieves).
+    #[inline]
+    pub fn bounded_score(&self, s: &BinStats, bounds: Bounds) -> f64 {
+        let d = Self::denominator(self.gain, s, self.lambda);
+        if !(d > TINY) {
+            return 0.0;
+        }
+        let w = -s.g / d;
+        if w >= bounds.lo && w <= bounds.hi {
+            s.g * s.g / d
+        } else {
+            let w = bounds.clip(w);
+            -(2.0 * s.g * w + d * w * w)
+        }
+    }
+
+    /// `gain_but_rows` under a monotone constraint: refused when the
+    /// children's clipped leaf values are out of the feature's order, and
+    /// measured with the children's values clipped to the node's bounds.
+    #[inline]
+    pub fn monotone_gain_but_rows(
+        &self,
+        parent_score: f64,
+        left: &BinStats,
+        right: &BinStats,
+        m: MonotoneSplit,
+    ) -> Option<f64> {
+        if !self.child_ok_but_rows(left) || !self.child_ok_but_rows(right) {
+            return None;
+        }
+        let (wl, wr) = (
+            m.bounds.clip(self.leaf_value(left)),
+            m.bounds.clip(self.leaf_value(right)),
+        );
+        if (m.direction > 0 && wl > wr) || (m.direction < 0 && wl < wr) {
+            return None;
+        }
+        let children = self.bounded_score(left, m.bounds) + self.bounded_score(right, m.bounds);
+        self.accept(parent_score, children)
     }
 
     /// Leaf value −G/(H+λ) (Newton) or −G/(W+λ) (gradient), before shrinkage.
@@ -214,6 +263,33 @@ mod tests {
         assert!(r.gain(r.score(&parent), &l, &rr).is_some());
         let newton = rule(Mode::Newton, Mode::Newton);
         assert!(newton.gain(newton.score(&parent), &l, &rr).is_none());
+    }
+
+    /// Closed forms of the constrained gain: out-of-order children are
+    /// refused, clipped children score what their clipped value achieves.
+    #[test]
+    fn monotone_gain_refuses_disorder_and_clips() {
+        let r = rule(Mode::Newton, Mode::Newton);
+        let st = |g: f64, h: f64| BinStats { g, h, w: h, n: h };
+        // Left value −(−3)/(2+1) = 1, right −3/3 = −1: decreasing.
+        let (l, rr) = (st(-3.0, 2.0), st(3.0, 2.0));
+        let parent = r.score(&st(0.0, 4.0));
+        let free = |direction| MonotoneSplit {
+            direction,
+            bounds: Bounds::FREE,
+        };
+        assert!(r.monotone_gain_but_rows(parent, &l, &rr, free(1)).is_none());
+        let dec = r.monotone_gain_but_rows(parent, &l, &rr, free(-1)).unwrap();
+        assert_eq!(Some(dec), r.gain_but_rows(parent, &l, &rr));
+        // Bounds [0, 0.5]: left clipped to 0.5 scores −(2·(−3)·0.5 + 3·0.25),
+        // right clipped to 0 scores 0.
+        let m = MonotoneSplit {
+            direction: -1,
+            bounds: Bounds { lo: 0.0, hi: 0.5 },
+        };
+        let got = r.monotone_gain_but_rows(parent, &l, &rr, m).unwrap();
+        assert!((got - (3.0 - 0.75)).abs() < 1e-15, "{got}");
+        assert_eq!(r.bounded_score(&l, Bounds::FREE), r.score(&l));
     }
 
     #[test]

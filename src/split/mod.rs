@@ -3,4 +3,4 @@ pub mod gain;
 pub mod search;
 
 pub use gain::SplitRule;
-pub use search::{RowCounts, SplitCandidate, best_split};
+pub use search::{NodeMonotone, RowCounts, SplitCandidate, best_split};

@@ -3,6 +3,7 @@
 use rayon::prelude::*;
 
 use super::gain::SplitRule;
+use crate::constraints::{Bounds, MonotoneSplit};
 use crate::data::BinnedDataset;
 use crate::data::dataset::{BinCode, BinCodes};
 use crate::histogram::{BinStats, HistSlice, Histogram};
@@ -42,6 +43,41 @@ pub enum RowCounts {
     Bounded { h_min: f64, h_max: f64, slack: f64 },
 }
 
+/// A node's monotone constraints: every feature's direction and the node's
+/// bounds on leaf values.
+#[derive(Clone, Copy, Debug)]
+pub struct NodeMonotone<'c> {
+    pub directions: &'c [i8],
+    pub bounds: Bounds,
+}
+
+impl NodeMonotone<'_> {
+    /// What constrains a split on feature `j`; `None` when nothing does (a
+    /// free feature in a node with free bounds searches as unconstrained).
+    fn for_feature(&self, j: usize) -> Option<MonotoneSplit> {
+        let direction = self.directions[j];
+        (direction != 0 || !self.bounds.is_free()).then_some(MonotoneSplit {
+            direction,
+            bounds: self.bounds,
+        })
+    }
+}
+
+/// `rule.gain_but_rows`, or its monotone form when a constraint applies.
+#[inline(always)]
+fn split_gain(
+    rule: &SplitRule,
+    parent_score: f64,
+    left: &BinStats,
+    right: &BinStats,
+    mono: Option<MonotoneSplit>,
+) -> Option<f64> {
+    match mono {
+        None => rule.gain_but_rows(parent_score, left, right),
+        Some(m) => rule.monotone_gain_but_rows(parent_score, left, right, m),
+    }
+}
+
 /// What a bounded count says about `n ≥ min` for a side with hessian sum `h`.
 #[derive(Clone, Copy, PartialEq)]
 enum Enough {
@@ -75,7 +111,7 @@ pub struct NeedsCounts;
 /// its missing-value direction when the node has no missing rows
 /// (`default_by_rows`): the caller fills them in from the partition.
 #[allow(clippy::too_many_arguments)]
-fn scan_feature(
+fn scan_feature<const MONOTONE: bool>(
     hist: HistSlice,
     thresholds: &[f64],
     total: &BinStats,
@@ -84,6 +120,7 @@ fn scan_feature(
     rule: &SplitRule,
     allowed: Option<&[bool]>,
     counts: RowCounts,
+    mono: Option<MonotoneSplit>,
 ) -> Result<Option<SplitCandidate>, NeedsCounts> {
     let n_value_bins = thresholds.len() + 1;
     let missing = hist.stats(n_value_bins);
@@ -147,7 +184,12 @@ fn scan_feature(
             if allowed.is_some_and(|a| !a[b]) {
                 continue;
             }
-            if let Some(gain) = rule.gain_but_rows(parent_score, &left, &right) {
+            // Unconstrained scans compile without the constrained branch.
+            let gain = match mono {
+                Some(m) if MONOTONE => rule.monotone_gain_but_rows(parent_score, &left, &right, m),
+                _ => rule.gain_but_rows(parent_score, &left, &right),
+            };
+            if let Some(gain) = gain {
                 if left_ok == Enough::Unknown || right_ok == Enough::Unknown {
                     undecided_max = undecided_max.max(gain);
                     continue;
@@ -233,6 +275,7 @@ fn scan_categorical(
     parent_score: f64,
     feature: usize,
     rule: &SplitRule,
+    mono: Option<MonotoneSplit>,
 ) -> Option<SplitCandidate> {
     let missing_bin = n_value_bins;
     let mut items: Vec<(usize, BinStats)> = (0..n_value_bins)
@@ -263,7 +306,10 @@ fn scan_categorical(
     };
     let mut consider = |set: &BinStats, k: usize, suffix: bool| {
         let rest = total.sub(set);
-        if let Some(gain) = rule.gain(parent_score, set, &rest)
+        let rows_ok = set.n >= rule.min_samples_leaf && rest.n >= rule.min_samples_leaf;
+        if let Some(gain) = rows_ok
+            .then(|| split_gain(rule, parent_score, set, &rest, mono))
+            .flatten()
             && best.is_none_or(|(b, _, _)| clearly_better(gain, b, parent_score))
         {
             best = Some((gain, k, suffix));
@@ -354,6 +400,7 @@ const PARALLEL_MIN_BINS: usize = 4 * 1024;
 /// Best split of a node among the candidates; ties go to the earlier feature.
 /// `rows` are the node's rows: with bounded counts, a feature the bounds
 /// cannot decide has its rows counted from them.
+#[allow(clippy::too_many_arguments)]
 pub fn best_split(
     data: &BinnedDataset,
     hist: &Histogram,
@@ -362,12 +409,17 @@ pub fn best_split(
     rule: &SplitRule,
     counts: RowCounts,
     rows: &[u32],
+    mono: Option<NodeMonotone>,
 ) -> Option<SplitCandidate> {
-    let parent_score = rule.score(total);
+    let parent_score = match mono {
+        Some(m) if !m.bounds.is_free() => rule.bounded_score(total, m.bounds),
+        _ => rule.score(total),
+    };
     let features = &cands.features;
     let one = |(k, &j): (usize, &usize)| {
         let h = hist.slice(data.bin_offsets[j]..data.bin_offsets[j + 1]);
         let fb = &data.mapper.features[j];
+        let mono = mono.and_then(|m| m.for_feature(j));
         if fb.is_categorical() {
             // Category sets need each bin's row count (`min_data_per_group`,
             // and the sides' sizes are not bounded by a running sum).
@@ -379,27 +431,39 @@ pub fn best_split(
                     HistSlice { count: &exact, ..h }
                 }
             };
-            return scan_categorical(h, fb.n_value_bins(), total, parent_score, j, rule);
+            return scan_categorical(h, fb.n_value_bins(), total, parent_score, j, rule, mono);
         }
         let allowed = cands.allowed.as_ref().map(|a| &a[k][..]);
         let thresholds = &data.mapper.features[j].thresholds;
-        scan_feature(h, thresholds, total, parent_score, j, rule, allowed, counts).unwrap_or_else(
-            |NeedsCounts| {
-                let exact = feature_row_counts(data, j, rows);
-                let h = HistSlice { count: &exact, ..h };
-                scan_feature(
-                    h,
-                    thresholds,
-                    total,
-                    parent_score,
-                    j,
-                    rule,
-                    allowed,
-                    RowCounts::Exact,
-                )
+        let scan = |h: HistSlice<'_>, counts: RowCounts| match mono {
+            None => scan_feature::<false>(
+                h,
+                thresholds,
+                total,
+                parent_score,
+                j,
+                rule,
+                allowed,
+                counts,
+                None,
+            ),
+            Some(_) => scan_feature::<true>(
+                h,
+                thresholds,
+                total,
+                parent_score,
+                j,
+                rule,
+                allowed,
+                counts,
+                mono,
+            ),
+        };
+        scan(h, counts).unwrap_or_else(|NeedsCounts| {
+            let exact = feature_row_counts(data, j, rows);
+            scan(HistSlice { count: &exact, ..h }, RowCounts::Exact)
                 .unwrap_or_else(|NeedsCounts| unreachable!("exact counts decide"))
-            },
-        )
+        })
     };
     let bins: usize = features
         .iter()
@@ -491,7 +555,7 @@ mod tests {
             }
             let thresholds: Vec<f64> = (0..n_bins_value - 1).map(|t| t as f64 + 0.5).collect();
             let r = rule();
-            let got = scan_feature(
+            let got = scan_feature::<false>(
                 Histogram::from_stats(&hist).view(),
                 &thresholds,
                 &total,
@@ -500,6 +564,7 @@ mod tests {
                 &r,
                 None,
                 RowCounts::Exact,
+                None,
             )
             .unwrap_or_else(|NeedsCounts| unreachable!("exact counts decide"));
             let mut want: Option<(f64, usize, bool)> = None;
@@ -604,6 +669,7 @@ mod tests {
                 parent,
                 0,
                 &r,
+                None,
             );
             let items: Vec<usize> = (0..=k).filter(|&b| hist[b].n > 0.0).collect();
             let mut want: Option<f64> = None;
@@ -678,6 +744,7 @@ mod tests {
                 parent,
                 0,
                 &r,
+                None,
             ) else {
                 continue;
             };

@@ -189,6 +189,19 @@ def test_regression_round_trip_and_hold_out(tmp_path, reg_csv):
     assert 0 < rmse < np.std(y)
 
 
+def test_constraints_by_column_name(tmp_path, reg_csv, monkeypatch):
+    path, X, y = reg_csv
+    monkeypatch.chdir(tmp_path)
+    args = ["train", "--data", str(path), "--target", "y", "--model", "m.json", "--quiet", "n_estimators=20"]
+    named = ['monotone_constraints={"x0": 1, "x1": -1}', 'interaction_constraints=[["x0", "x1"], ["x2"]]']
+    assert main([*args, *named]) == 0
+    ref = RGBMRegressor(
+        n_estimators=20, monotone_constraints=[1, -1, 0], interaction_constraints=[[0, 1], [2]], random_state=0
+    ).fit(X, y)
+    np.testing.assert_array_equal(load_model("m.json").predict(X), ref.predict(X))
+    assert main([*args, 'monotone_constraints={"nope": 1}']) == 1
+
+
 def test_libsvm_round_trip(tmp_path):
     rng = np.random.default_rng(2)
     X = rng.normal(size=(200, 6))

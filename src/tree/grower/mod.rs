@@ -2,6 +2,7 @@
 //! level by level, to `max_depth`) or best-first (the leaf with the largest
 //! gain, until `max_leaves`). Rows live in one index buffer; each open leaf
 //! owns a contiguous range of it.
+use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -14,13 +15,16 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::alloc::{filled_vec, reserve_one, with_capacity};
 use crate::cancel::Cancel;
+use crate::constraints::interaction::with_feature;
+use crate::constraints::monotone::clip_leaves;
+use crate::constraints::{Bounds, NO_CONSTRAINTS, TreeConstraints};
 use crate::error::{Result, RgbmError};
 use crate::histogram::{
     BinStats, BuildScratch, Gradients, Histogram, HistogramPool, build, subtract_features_into,
 };
 use crate::params::Mode;
 use crate::selection::{Candidates, Selector};
-use crate::split::{RowCounts, SplitCandidate, SplitRule, best_split};
+use crate::split::{NodeMonotone, RowCounts, SplitCandidate, SplitRule, best_split};
 
 /// Which splits a tree may use (RGBM's candidate set J).
 pub enum NodeSelection<'s> {
@@ -69,6 +73,11 @@ struct OpenLeaf {
     order: usize,
     /// Node scope only: this leaf's own candidate set.
     cands: Option<Candidates>,
+    /// Monotone constraints: the interval the leaf's value must stay in.
+    bounds: Bounds,
+    /// Interaction constraints: the features split on along the path to
+    /// this leaf, sorted (empty without interaction constraints).
+    used: Vec<u32>,
 }
 
 /// A grown tree (leaf values unscaled) and the row range of each leaf in the
@@ -76,6 +85,9 @@ struct OpenLeaf {
 pub struct GrownTree {
     pub tree: Tree,
     pub leaf_ranges: Vec<(usize, usize)>,
+    /// With monotone constraints, each leaf's interval (its value is within
+    /// it; values set later must be clipped to it); empty otherwise.
+    pub leaf_bounds: Vec<Bounds>,
 }
 
 /// Reusable buffers for growing many trees on one dataset.
@@ -93,6 +105,7 @@ pub struct TreeGrower<'a> {
     /// Open leaves holding a histogram, and how many may.
     kept: usize,
     max_kept: usize,
+    constraints: &'a TreeConstraints,
 }
 
 /// (Σg, Σh, Σw, n) over `rows`: fixed chunks summed in order, so the result
@@ -123,6 +136,16 @@ pub fn sum_rows(rows: &[u32], grads: &Gradients) -> BinStats {
 impl<'a> TreeGrower<'a> {
     /// Fails with `OutOfMemory` if its O(n) scratch buffers cannot be allocated.
     pub fn new(data: &'a BinnedDataset, cfg: GrowerConfig) -> Result<Self> {
+        Self::constrained(data, cfg, &NO_CONSTRAINTS)
+    }
+
+    /// A grower whose trees obey `constraints` (monotone directions and
+    /// bounds, interaction sets).
+    pub fn constrained(
+        data: &'a BinnedDataset,
+        cfg: GrowerConfig,
+        constraints: &'a TreeConstraints,
+    ) -> Result<Self> {
         Ok(TreeGrower {
             data,
             cfg,
@@ -133,6 +156,7 @@ impl<'a> TreeGrower<'a> {
             cancel: Cancel::never(),
             kept: 0,
             max_kept: (KEPT_HISTOGRAMS_BYTES / Histogram::bytes(data.total_bins()).max(1)).max(2),
+            constraints,
         })
     }
 
@@ -179,6 +203,10 @@ impl<'a> TreeGrower<'a> {
 
     /// Best split of `leaf` (rows `rows`) from its histogram `hist`.
     fn find_best(&self, leaf: &mut OpenLeaf, hist: &Histogram, cands: &Candidates, rows: &[u32]) {
+        let mono = self.constraints.has_monotone().then(|| NodeMonotone {
+            directions: &self.constraints.monotone,
+            bounds: leaf.bounds,
+        });
         leaf.best = best_split(
             self.data,
             hist,
@@ -187,10 +215,25 @@ impl<'a> TreeGrower<'a> {
             &self.cfg.rule,
             self.counts,
             rows,
+            mono,
         );
         if let Some(b) = &leaf.best {
             let fb = &self.data.mapper.features[b.feature];
             leaf.best_missing = hist.stats(self.data.bin_offsets[b.feature] + fb.missing_bin());
+        }
+    }
+
+    /// The candidates a node whose path split on `used` may search: `cands`
+    /// less the features its interaction constraints exclude.
+    fn node_candidates<'c>(&self, cands: &'c Candidates, used: &[u32]) -> Cow<'c, Candidates> {
+        match self
+            .constraints
+            .interactions
+            .as_ref()
+            .and_then(|c| c.allowed(used))
+        {
+            None => Cow::Borrowed(cands),
+            Some(allowed) => Cow::Owned(cands.restricted_to(&allowed)),
         }
     }
 
@@ -300,6 +343,8 @@ impl<'a> TreeGrower<'a> {
             parent: None,
             order: 0,
             cands: Self::node_cands(&mut selection),
+            bounds: Bounds::FREE,
+            used: Vec::new(),
         };
         if self.can_split(0, &total) {
             let cands = root.cands.take();
@@ -371,6 +416,7 @@ impl<'a> TreeGrower<'a> {
                 .map(|l| sum_rows(&rows_ref[l.start..l.end], grads)),
         );
         let mut leaf_ranges = with_capacity(leaves.len(), "the leaf ranges")?;
+        let mut leaf_bounds = Vec::new();
         tree.leaf_value = with_capacity(leaves.len(), "the leaf values")?;
         for (k, leaf) in leaves.iter().enumerate() {
             if let Some((p, is_left)) = leaf.parent {
@@ -384,7 +430,15 @@ impl<'a> TreeGrower<'a> {
             tree.leaf_value.push(self.cfg.rule.leaf_value(&exact[k]));
             leaf_ranges.push((leaf.start, leaf.end));
         }
-        Ok(GrownTree { tree, leaf_ranges })
+        if self.constraints.has_monotone() {
+            leaf_bounds = leaves.iter().map(|l| l.bounds).collect();
+            clip_leaves(&mut tree.leaf_value, &leaf_bounds);
+        }
+        Ok(GrownTree {
+            tree,
+            leaf_ranges,
+            leaf_bounds,
+        })
     }
 
     /// Queue entry of the open leaf `leaves[index]`; the largest is split
@@ -490,7 +544,25 @@ impl<'a> TreeGrower<'a> {
         }
         let mid = leaf.start + n_left;
         let depth = leaf.depth + 1;
-        let child = |start, end, total, is_left, order| OpenLeaf {
+        // Monotone constraints: the children's intervals meet at the
+        // midpoint of their values (as the search judged them: clipped).
+        let (left_bounds, right_bounds) = if self.constraints.has_monotone() {
+            let rule = &self.cfg.rule;
+            let b = leaf.bounds;
+            b.split(
+                self.constraints.direction(cand.feature),
+                b.clip(rule.leaf_value(&cand.left)),
+                b.clip(rule.leaf_value(&cand.right)),
+            )
+        } else {
+            (Bounds::FREE, Bounds::FREE)
+        };
+        let used = if self.constraints.interactions.is_some() {
+            with_feature(&leaf.used, cand.feature as u32)
+        } else {
+            Vec::new()
+        };
+        let child = |start, end, total, is_left, order, bounds| OpenLeaf {
             start,
             end,
             depth,
@@ -501,9 +573,11 @@ impl<'a> TreeGrower<'a> {
             parent: Some((node, is_left)),
             order,
             cands: None,
+            bounds,
+            used: used.clone(),
         };
-        let mut left = child(leaf.start, mid, cand.left, true, *created);
-        let mut right = child(mid, leaf.end, cand.right, false, *created + 1);
+        let mut left = child(leaf.start, mid, cand.left, true, *created, left_bounds);
+        let mut right = child(mid, leaf.end, cand.right, false, *created + 1, right_bounds);
         *created += 2;
         let parent_hist = self.take_kept(leaf);
 
@@ -516,8 +590,11 @@ impl<'a> TreeGrower<'a> {
             for c in [&mut left, &mut right] {
                 if self.can_split(depth, &c.total) {
                     // Drawn even for final leaves, so later draws stay the same.
-                    let cands = Self::node_cands(selection).expect("node scope draws");
-                    if last {
+                    let drawn = Self::node_cands(selection).expect("node scope draws");
+                    // Interaction constraints narrow the draw; a node left
+                    // with no candidate stays a leaf.
+                    let cands = self.node_candidates(&drawn, &used).into_owned();
+                    if last || cands.features.is_empty() {
                         continue;
                     }
                     let c_rows = &rows[c.start..c.end];
@@ -529,7 +606,11 @@ impl<'a> TreeGrower<'a> {
             }
             return Ok((left, right));
         }
-        let cands = tree_cands(selection);
+        // Both children share the path's features, and so their candidates:
+        // the tree's set, less what interaction constraints exclude (a subset
+        // of the parent's, so its histogram still covers them).
+        let cands = self.node_candidates(tree_cands(selection), &used);
+        let cands = &*cands;
         // Build only the smaller child's histogram; the larger one is parent −
         // smaller (or built too when the parent kept none), and neither is
         // built when it cannot be split further.
@@ -539,8 +620,9 @@ impl<'a> TreeGrower<'a> {
         } else {
             (&mut right, &mut left)
         };
-        let small_splits = !last && self.can_split(depth, &small.total);
-        let large_splits = !last && self.can_split(depth, &large.total);
+        let searchable = !last && !cands.features.is_empty();
+        let small_splits = searchable && self.can_split(depth, &small.total);
+        let large_splits = searchable && self.can_split(depth, &large.total);
         let node_hist = |this: &mut Self, leaf: &OpenLeaf| {
             this.histogram(
                 &rows[leaf.start..leaf.end],
