@@ -191,3 +191,23 @@ def test_a_model_file_with_constraints_that_do_not_fit_is_refused():
     doc["params"]["monotone_constraints"] = [1, 0]
     with pytest.raises(ValueError, match="monotone_constraints"):
         _core.Booster.from_json(json.dumps(doc))
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"subsample": 0.3, "subsample_for": "split"},
+        {"subsample": 0.5, "subsample_for": "split", "langevin": True, "langevin_split_noise": False},
+    ],
+)
+def test_leaves_from_every_row_stay_within_the_bounds(extra):
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(2000, 3))
+    y = 3 * X[:, 0] - X[:, 1] + np.sin(8 * X[:, 2]) + rng.normal(0, 0.5, 2000)
+    m = RGBMRegressor(n_estimators=40, monotone_constraints=[1, -1, 0], temperature=1e2, **extra).fit(X, y)
+    grid = np.linspace(0, 1, 60)
+    for row in X[:100]:
+        for j, sign in ((0, 1), (1, -1)):
+            g = np.tile(row, (60, 1))
+            g[:, j] = grid
+            assert np.all(sign * np.diff(m.predict(g)) >= 0)
