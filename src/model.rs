@@ -9,7 +9,7 @@ use crate::error::{Result, RgbmError};
 use crate::objective::{Gaussian, Objective};
 use crate::params::{BoosterParams, Loss};
 use crate::tree::Tree;
-use crate::tree::predict::add_tree_outputs_multi;
+use crate::tree::predict::{add_tree_outputs_multi, leaf_indices};
 use crate::tree::tree::MAX_ABS_VALUE;
 
 /// Version 2 added multi-output models (`n_outputs`, one base score per
@@ -177,6 +177,24 @@ impl Model {
             &mut out,
             cancel,
         )?;
+        Ok(out)
+    }
+
+    /// The leaf index each row reaches in every tree, row-major (n_rows ×
+    /// n_trees; tree r·K + k is round r's tree of output k).
+    pub fn predict_leaves_cancellable<T: Element>(
+        &self,
+        x: &impl AsMatrix<T>,
+        cancel: &Cancel,
+    ) -> Result<Vec<u32>> {
+        let x = &x.as_matrix();
+        self.check_features(x)?;
+        let len = x
+            .n_rows()
+            .checked_mul(self.trees.len())
+            .ok_or_else(|| RgbmError::Shape("n_rows * n_trees overflows".into()))?;
+        let mut out = filled_vec(len, 0u32, "the leaf indices")?;
+        leaf_indices(&self.trees, x, &mut out, cancel)?;
         Ok(out)
     }
 

@@ -335,7 +335,7 @@ default="squared"
                 init_model,
             )
 
-    def predict(self, X, return_std=False):
+    def predict(self, X, return_std=False, pred_leaf=False):
         """Predicted values.
 
         Parameters
@@ -345,12 +345,18 @@ default="squared"
 
         return_std : bool, default=False
             Also return the predicted standard deviation (``loss="gaussian"`` only).
+        pred_leaf : bool, default=False
+            Return the leaf index of every row in every tree instead
+            (LightGBM's name; the same as :meth:`apply`).
 
         Returns
         -------
         ndarray of shape (n_samples,)
-            The predicted mean; with ``return_std`` a pair (mean, std).
+            The predicted mean; with ``return_std`` a pair (mean, std); with
+            ``pred_leaf`` the int32 array of :meth:`apply`.
         """
+        if self._predict_kind(return_std=return_std, pred_leaf=pred_leaf) == "pred_leaf":
+            return self.apply(X)
         raw = self._raw(X)
         if return_std:
             if raw.ndim != 2:
@@ -669,19 +675,26 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         """
         return self._proba_from_raw(self._raw(X))
 
-    def predict(self, X):
+    def predict(self, X, pred_leaf=False):
         """Predicted labels.
 
         Parameters
         ----------
         X : array-like or data frame of shape (n_samples, n_features)
             NaN means missing; a data frame must have the columns seen in fit.
+        pred_leaf : bool, default=False
+            Return the leaf index of every row in every tree instead
+            (LightGBM's name; the same as :meth:`apply`).
 
         Returns
         -------
         ndarray of shape (n_samples,)
-            Labels from ``classes_``.
+            Labels from ``classes_``; with ``pred_leaf`` the int32 array of
+            :meth:`apply`: (n_samples, n_rounds) for two classes,
+            (n_samples, n_rounds, n_classes) for more.
         """
+        if self._predict_kind(pred_leaf=pred_leaf) == "pred_leaf":
+            return self.apply(X)
         return self._labels_from_raw(self._raw(X))
 
     def staged_decision_function(self, X):

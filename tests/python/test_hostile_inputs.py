@@ -678,6 +678,49 @@ def test_numpy_int_n_members(sglb, data):
 
 
 # ---------------------------------------------------------------------------
+# predict's alternative outputs: pred_leaf, return_std
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kwargs,exc,fragment",
+    [
+        (dict(pred_leaf=True, return_std=True), ValueError, "return_std and pred_leaf cannot be combined"),
+        (dict(pred_leaf=1), TypeError, "pred_leaf must be a bool, got int"),
+        (dict(pred_leaf="yes"), TypeError, "pred_leaf must be a bool, got str"),
+        (dict(pred_leaf=None), TypeError, "pred_leaf must be a bool, got NoneType"),
+        (dict(return_std=np.array([True])), TypeError, "return_std must be a bool, got ndarray"),
+    ],
+)
+def test_bad_regressor_predict_options(sglb, data, kwargs, exc, fragment):
+    with pytest.raises(exc, match=fragment):
+        sglb[0].predict(data[0], **kwargs)
+
+
+@pytest.mark.parametrize(
+    "kwargs,exc,fragment",
+    [
+        (dict(pred_leaf=1.0), TypeError, "pred_leaf must be a bool, got float"),
+        (dict(pred_leaf=[True]), TypeError, "pred_leaf must be a bool, got list"),
+    ],
+)
+def test_bad_classifier_predict_options(sglb, data, kwargs, exc, fragment):
+    with pytest.raises(exc, match=fragment):
+        sglb[1].predict(data[0], **kwargs)
+
+
+def test_apply_checks_x_as_predict_does(sglb, data):
+    X = data[0]
+    with pytest.raises(ValueError, match="X has 2 features"):
+        sglb[0].apply(X[:, :2])
+    bad = X.copy()
+    bad[3, 1] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        sglb[1].apply(bad)
+    np.testing.assert_array_equal(sglb[1].predict(X, pred_leaf=np.bool_(True)), sglb[1].apply(X))
+
+
+# ---------------------------------------------------------------------------
 # load_model on broken or hostile files
 # ---------------------------------------------------------------------------
 
