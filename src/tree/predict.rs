@@ -493,6 +493,7 @@ mod tests {
             gain: vec![1.0; 3],
             count: vec![1.0; 3],
             leaf_value: vec![1.0, 2.0, 3.0, 4.0],
+            leaf_count: Vec::new(),
             categories: Vec::new(),
         };
         let balanced = Tree {
@@ -504,6 +505,7 @@ mod tests {
             gain: vec![1.0; 3],
             count: vec![1.0; 3],
             leaf_value: vec![-0.5, 0.25, 8.0, -16.0],
+            leaf_count: Vec::new(),
             categories: Vec::new(),
         };
         let stump = Tree {

@@ -893,6 +893,10 @@ def test_broken_document_structure(docs, mdir, edit, fragment):
         (lambda d: d.update(best_iteration=-1), "best_iteration -1 is not a round"),
         (lambda d: d.update(feature_names_in=["a"]), "1 feature names for 3 features"),
         (lambda d: d.update(categories=[1, 2, 3]), "categories must be a list of 3"),
+        (_set_tree("leaf_count", 0, -1.0), "leaf 0 has leaf_count -1"),
+        (lambda d: d["model"]["trees"][0]["leaf_count"].pop(), "tree array `leaf_count` has length 3, expected 4"),
+        (lambda d: d["model"]["trees"][0]["leaf_count"].__setitem__(0, 1e308), "node .* has count .* children cover"),
+        (lambda d: d["model"]["trees"][0]["leaf_count"].__setitem__(1, "3"), "leaf_count"),
     ],
     ids=[
         "self_loop",
@@ -921,6 +925,10 @@ def test_broken_document_structure(docs, mdir, edit, fragment):
         "best_iteration_negative",
         "feature_names_len",
         "categories",
+        "leaf_count_negative",
+        "leaf_count_short",
+        "leaf_count_sum",
+        "leaf_count_string",
     ],
 )
 def test_broken_regressor_model(docs, mdir, edit, fragment):

@@ -372,6 +372,7 @@ impl<'a> TreeGrower<'a> {
         );
         let mut leaf_ranges = with_capacity(leaves.len(), "the leaf ranges")?;
         tree.leaf_value = with_capacity(leaves.len(), "the leaf values")?;
+        tree.leaf_count = with_capacity(leaves.len(), "the leaf values")?;
         for (k, leaf) in leaves.iter().enumerate() {
             if let Some((p, is_left)) = leaf.parent {
                 let slot = if is_left {
@@ -382,6 +383,7 @@ impl<'a> TreeGrower<'a> {
                 *slot = !(k as i32);
             }
             tree.leaf_value.push(self.cfg.rule.leaf_value(&exact[k]));
+            tree.leaf_count.push((leaf.end - leaf.start) as f64);
             leaf_ranges.push((leaf.start, leaf.end));
         }
         Ok(GrownTree { tree, leaf_ranges })
