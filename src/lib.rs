@@ -38,6 +38,7 @@ pub mod booster;
 pub mod cancel;
 pub mod data;
 pub mod error;
+pub mod explain;
 pub mod histogram;
 pub mod metric;
 pub mod model;

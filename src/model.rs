@@ -6,6 +6,7 @@ use crate::alloc::{filled_vec, with_capacity};
 use crate::cancel::Cancel;
 use crate::data::matrix::{AsMatrix, Element, Matrix};
 use crate::error::{Result, RgbmError};
+use crate::explain::contributions;
 use crate::objective::{Gaussian, Objective};
 use crate::params::{BoosterParams, Loss};
 use crate::tree::Tree;
@@ -196,6 +197,19 @@ impl Model {
         let mut out = filled_vec(len, 0u32, "the leaf indices")?;
         leaf_indices(&self.trees, x, &mut out, cancel)?;
         Ok(out)
+    }
+
+    /// SHAP values of the raw scores (see `explain::contributions`): row-major
+    /// n_rows × n_outputs·(n_features + 1), each output's feature
+    /// contributions followed by its expected raw score.
+    pub fn predict_contributions_cancellable<T: Element>(
+        &self,
+        x: &impl AsMatrix<T>,
+        cancel: &Cancel,
+    ) -> Result<Vec<f64>> {
+        let x = &x.as_matrix();
+        self.check_features(x)?;
+        contributions(&self.trees, &self.base_score, x, cancel)
     }
 
     /// Virtual ensemble of an SGLB chain (as CatBoost's

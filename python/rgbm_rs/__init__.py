@@ -5,12 +5,14 @@ Estimators follow scikit-learn conventions::
     from rgbm_rs import RGBMClassifier, RGBMRegressor, load_model
 
 Submodules: :mod:`rgbm_rs.callback` (callbacks for ``fit``),
-:mod:`rgbm_rs.plotting` (matplotlib plots, optional).
+:mod:`rgbm_rs.plotting` (matplotlib plots, optional). :func:`to_shap` gives
+a fitted model to the ``shap`` package's ``TreeExplainer``.
 """
 
 from . import callback
 from ._core import FORMAT_VERSION, __version__
 from ._introspect import dump_model, tree_to_dict, trees_to_dataframe
+from ._shap import to_shap
 from .callback import early_stopping, log_evaluation, record_evaluation
 from .sklearn import RGBMClassifier, RGBMRegressor, load_model
 
@@ -25,6 +27,7 @@ __all__ = [
     "dump_model",
     "tree_to_dict",
     "trees_to_dataframe",
+    "to_shap",
     "FORMAT_VERSION",
     "__version__",
 ]

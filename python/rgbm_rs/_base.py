@@ -460,6 +460,11 @@ class RGBMBase(BaseEstimator):
         k = self._booster.n_outputs
         return leaves if k == 1 else leaves.reshape(leaves.shape[0], -1, k)
 
+    def _contributions(self, X):
+        """SHAP values of the raw scores: (n, n_outputs * (n_features + 1))."""
+        check_is_fitted(self, "_booster")
+        return self._booster.predict_contrib(native_matrix(check_X(self, X)))
+
     def _predict_kind(self, **flags):
         """Which one of predict's boolean options is set (None for plain predictions)."""
         for name, value in flags.items():

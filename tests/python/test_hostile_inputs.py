@@ -678,7 +678,7 @@ def test_numpy_int_n_members(sglb, data):
 
 
 # ---------------------------------------------------------------------------
-# predict's alternative outputs: pred_leaf, return_std
+# predict's alternative outputs: pred_leaf, pred_contrib, return_std
 # ---------------------------------------------------------------------------
 
 
@@ -686,6 +686,15 @@ def test_numpy_int_n_members(sglb, data):
     "kwargs,exc,fragment",
     [
         (dict(pred_leaf=True, return_std=True), ValueError, "return_std and pred_leaf cannot be combined"),
+        (dict(pred_leaf=True, pred_contrib=True), ValueError, "pred_leaf and pred_contrib cannot be combined"),
+        (dict(return_std=True, pred_contrib=True), ValueError, "return_std and pred_contrib cannot be combined"),
+        (
+            dict(return_std=True, pred_leaf=True, pred_contrib=True),
+            ValueError,
+            "return_std and pred_leaf and pred_contrib cannot be combined",
+        ),
+        (dict(pred_contrib="True"), TypeError, "pred_contrib must be a bool, got str"),
+        (dict(pred_contrib=0), TypeError, "pred_contrib must be a bool, got int"),
         (dict(pred_leaf=1), TypeError, "pred_leaf must be a bool, got int"),
         (dict(pred_leaf="yes"), TypeError, "pred_leaf must be a bool, got str"),
         (dict(pred_leaf=None), TypeError, "pred_leaf must be a bool, got NoneType"),
@@ -702,6 +711,8 @@ def test_bad_regressor_predict_options(sglb, data, kwargs, exc, fragment):
     [
         (dict(pred_leaf=1.0), TypeError, "pred_leaf must be a bool, got float"),
         (dict(pred_leaf=[True]), TypeError, "pred_leaf must be a bool, got list"),
+        (dict(pred_leaf=True, pred_contrib=True), ValueError, "pred_leaf and pred_contrib cannot be combined"),
+        (dict(pred_contrib=np.float64(1.0)), TypeError, "pred_contrib must be a bool, got float64"),
     ],
 )
 def test_bad_classifier_predict_options(sglb, data, kwargs, exc, fragment):
@@ -718,6 +729,21 @@ def test_apply_checks_x_as_predict_does(sglb, data):
     with pytest.raises(ValueError, match="infinity"):
         sglb[1].apply(bad)
     np.testing.assert_array_equal(sglb[1].predict(X, pred_leaf=np.bool_(True)), sglb[1].apply(X))
+    with pytest.raises(ValueError, match="X has 4 features"):
+        sglb[0].predict(np.hstack([X, X[:, :1]]), pred_contrib=True)
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        sglb[0].predict(bad, pred_contrib=True)
+
+
+def test_to_shap_needs_a_fitted_estimator():
+    from sklearn.exceptions import NotFittedError
+
+    import rgbm_rs
+
+    with pytest.raises(NotFittedError):
+        rgbm_rs.to_shap(RGBMRegressor())
+    with pytest.raises((TypeError, NotFittedError)):
+        rgbm_rs.to_shap("model.json")
 
 
 # ---------------------------------------------------------------------------
