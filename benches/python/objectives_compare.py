@@ -13,13 +13,12 @@ BENCHMARKS.md.
 
 import argparse
 import os
-import platform
-import re
 import subprocess
 import time
 
 import lightgbm as lgb
 import numpy as np
+from _report import cpu_model, write_between_markers
 from sklearn.metrics import mean_pinball_loss, mean_tweedie_deviance
 from sklearn.model_selection import train_test_split
 
@@ -95,17 +94,6 @@ def cases():
         )
 
 
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.machine()
-
-
 def fit_both(data, ours_kw, theirs_kw, reps):
     x_tr, x_te, y_tr, y_te = data
     times = {"rgbm_rs": [], "LightGBM": []}
@@ -157,18 +145,7 @@ def main():
     table = header + "\n".join(rows)
     print(table)
     if args.write_md:
-        with open(args.write_md, encoding="utf-8") as f:
-            text = f.read()
-        new, count = re.subn(
-            r"(<!-- objectives: start -->\n).*?(<!-- objectives: end -->)",
-            lambda m: m.group(1) + table + "\n" + m.group(2),
-            text,
-            flags=re.S,
-        )
-        if count != 1:
-            raise SystemExit(f"{args.write_md} has no objectives markers")
-        with open(args.write_md, "w", encoding="utf-8") as f:
-            f.write(new)
+        write_between_markers(args.write_md, "objectives", table)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ const BLOCK: usize = 64;
 /// Rows run in parallel blocks (up to `SEQUENTIAL_MAX_ROWS` rows on the
 /// calling thread), each row summing its trees in order, so the result
 /// does not depend on the thread count. Stops with `Interrupted` once
-/// `cancel` is set (polled per block).
+/// `cancel` is set (polled per row).
 pub fn contributions<T: Element>(
     trees: &[Tree],
     base: &[f64],
@@ -58,12 +58,13 @@ pub fn contributions<T: Element>(
     let block = |(buf, scratch): &mut (Vec<T>, Result<Scratch>),
                  (b, chunk): (usize, &mut [f64])|
      -> Result<()> {
-        if cancel.is_set() {
-            return Err(RgbmError::Interrupted);
-        }
         let scratch = scratch.as_mut().map_err(|e| e.clone())?;
         let rows = x.row_block(b * BLOCK, chunk.len() / width, buf);
         for (row, out) in rows.chunks_exact(p).zip(chunk.chunks_exact_mut(width)) {
+            // Per row: a row of thousands of deep trees takes milliseconds.
+            if cancel.is_set() {
+                return Err(RgbmError::Interrupted);
+            }
             for (i, t) in shap.iter().enumerate() {
                 let class = (i % k) * (p + 1);
                 t.add_contributions(|j| row[j].to_f64(), &mut out[class..class + p], scratch);

@@ -54,6 +54,8 @@ pub struct Scratch {
     /// Length of the path at each depth.
     len: Vec<usize>,
     visits: Vec<Visit>,
+    /// 1/k for k = 0..=width (index 0 unused).
+    inv: Vec<f64>,
 }
 
 impl Scratch {
@@ -68,6 +70,7 @@ impl Scratch {
             path: filled_vec(cells, PathElement::default(), "the TreeSHAP paths")?,
             len: filled_vec(levels, 0, "the TreeSHAP paths")?,
             visits: Vec::with_capacity(2 * levels),
+            inv: (0..=need.width).map(|k| 1.0 / k as f64).collect(),
         })
     }
 }
@@ -199,13 +202,13 @@ impl<'a> ShapTree<'a> {
                 n
             };
             let path = &mut s.path[here..here + width];
-            extend(path, len, v.zero, v.one, v.feature);
+            extend(path, len, v.zero, v.one, v.feature, &s.inv);
             let len = len + 1;
             if v.child < 0 {
                 let value = tree.leaf_value[!v.child as usize];
                 for i in 1..len {
                     let e = path[i];
-                    let w = unwound_sum(&path[..len], i);
+                    let w = unwound_sum(&path[..len], i, &s.inv);
                     phi[e.feature as usize] += w * (e.one - e.zero) * value;
                 }
                 continue;
@@ -224,7 +227,7 @@ impl<'a> ShapTree<'a> {
             let mut len = len;
             if let Some(k) = (1..len).find(|&k| path[k].feature == feature) {
                 (zero, one) = (path[k].zero, path[k].one);
-                unwind(&mut path[..len], k);
+                unwind(&mut path[..len], k, &s.inv);
                 len -= 1;
             }
             s.len[v.level] = len;
@@ -267,35 +270,42 @@ impl<'a> ShapTree<'a> {
 /// Appends an element to the path of `len` elements and updates the
 /// subset weights: a subset of size i of the longer path either leaves the
 /// new feature out (weight × zero × (len − i)/(len + 1)) or holds it (the
-/// size i − 1 weight × one × i/(len + 1)).
-fn extend(path: &mut [PathElement], len: usize, zero: f64, one: f64, feature: u32) {
+/// size i − 1 weight × one × i/(len + 1)). `inv[k]` is 1/k: the weights
+/// are updated O(depth²) times per leaf, where divisions were most of the
+/// time.
+fn extend(path: &mut [PathElement], len: usize, zero: f64, one: f64, feature: u32, inv: &[f64]) {
     path[len] = PathElement {
         feature,
         zero,
         one,
         weight: if len == 0 { 1.0 } else { 0.0 },
     };
-    let n = (len + 1) as f64;
+    let inv_n = inv[len + 1];
     for i in (0..len).rev() {
-        path[i + 1].weight += one * path[i].weight * ((i + 1) as f64 / n);
-        path[i].weight = zero * path[i].weight * ((len - i) as f64 / n);
+        path[i + 1].weight += one * path[i].weight * ((i + 1) as f64 * inv_n);
+        path[i].weight = zero * path[i].weight * ((len - i) as f64 * inv_n);
     }
 }
 
 /// Removes element `k` from the path: inverts `extend` for its fractions,
-/// from the largest subset size down, and closes the gap.
-fn unwind(path: &mut [PathElement], k: usize) {
+/// from the largest subset size down, and closes the gap. `one` is 0 or 1
+/// (a product of 0s and 1s), so it never divides.
+fn unwind(path: &mut [PathElement], k: usize, inv: &[f64]) {
     let last = path.len() - 1;
     let PathElement { zero, one, .. } = path[k];
     let n = (last + 1) as f64;
-    let mut next = path[last].weight;
-    for j in (0..last).rev() {
-        if one != 0.0 {
+    let inv_n = inv[last + 1];
+    if one != 0.0 {
+        let mut next = path[last].weight;
+        for j in (0..last).rev() {
             let w = path[j].weight;
-            path[j].weight = next * n / ((j + 1) as f64 * one);
-            next = w - path[j].weight * zero * ((last - j) as f64 / n);
-        } else {
-            path[j].weight = path[j].weight * n / (zero * (last - j) as f64);
+            path[j].weight = next * n * inv[j + 1];
+            next = w - path[j].weight * zero * ((last - j) as f64 * inv_n);
+        }
+    } else {
+        let scale = n / zero;
+        for j in (0..last).rev() {
+            path[j].weight *= scale * inv[last - j];
         }
     }
     for j in k..last {
@@ -309,20 +319,24 @@ fn unwind(path: &mut [PathElement], k: usize) {
 
 /// Σ of the subset weights the path would have with element `k` unwound,
 /// without changing it.
-fn unwound_sum(path: &[PathElement], k: usize) -> f64 {
+fn unwound_sum(path: &[PathElement], k: usize, inv: &[f64]) -> f64 {
     let last = path.len() - 1;
     let PathElement { zero, one, .. } = path[k];
     let n = (last + 1) as f64;
-    let mut next = path[last].weight;
+    let inv_n = inv[last + 1];
     let mut total = 0.0;
-    for j in (0..last).rev() {
-        if one != 0.0 {
-            let w = next * n / ((j + 1) as f64 * one);
+    if one != 0.0 {
+        let mut next = path[last].weight;
+        for j in (0..last).rev() {
+            let w = next * n * inv[j + 1];
             total += w;
-            next = path[j].weight - w * zero * ((last - j) as f64 / n);
-        } else {
-            total += path[j].weight * n / (zero * (last - j) as f64);
+            next = path[j].weight - w * zero * ((last - j) as f64 * inv_n);
         }
+    } else {
+        for j in (0..last).rev() {
+            total += path[j].weight * inv[last - j];
+        }
+        total *= n / zero;
     }
     total
 }
@@ -402,14 +416,19 @@ mod tests {
 
     #[test]
     fn unwind_inverts_extend() {
-        let mut path = [PathElement::default(); 4];
-        extend(&mut path, 0, 1.0, 1.0, NO_FEATURE);
-        extend(&mut path, 1, 0.3, 1.0, 0);
-        let before: Vec<f64> = path[..2].iter().map(|e| e.weight).collect();
-        extend(&mut path, 2, 0.6, 0.0, 1);
-        unwind(&mut path[..3], 2);
-        for (e, w) in path[..2].iter().zip(before) {
-            assert!((e.weight - w).abs() < 1e-15);
+        let inv: Vec<f64> = (0..5).map(|k| 1.0 / k as f64).collect();
+        for one in [0.0, 1.0] {
+            let mut path = [PathElement::default(); 4];
+            extend(&mut path, 0, 1.0, 1.0, NO_FEATURE, &inv);
+            extend(&mut path, 1, 0.3, 1.0, 0, &inv);
+            let before: Vec<f64> = path[..2].iter().map(|e| e.weight).collect();
+            extend(&mut path, 2, 0.6, one, 1, &inv);
+            let sum = unwound_sum(&path[..3], 2, &inv);
+            unwind(&mut path[..3], 2, &inv);
+            for (e, w) in path[..2].iter().zip(&before) {
+                assert!((e.weight - w).abs() < 1e-15);
+            }
+            assert!((sum - before.iter().sum::<f64>()).abs() < 1e-15);
         }
     }
 
