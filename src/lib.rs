@@ -39,6 +39,7 @@ pub mod cancel;
 pub mod constraints;
 pub mod data;
 pub mod error;
+pub mod explain;
 pub mod histogram;
 pub mod metric;
 pub mod model;

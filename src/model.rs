@@ -6,10 +6,11 @@ use crate::alloc::{filled_vec, with_capacity};
 use crate::cancel::Cancel;
 use crate::data::matrix::{AsMatrix, Element, Matrix};
 use crate::error::{Result, RgbmError};
+use crate::explain::contributions;
 use crate::objective::{Gaussian, Objective};
 use crate::params::{BoosterKind, BoosterParams, Loss, RgbStep};
 use crate::tree::Tree;
-use crate::tree::predict::add_tree_outputs_multi;
+use crate::tree::predict::{add_tree_outputs_multi, leaf_indices};
 use crate::tree::tree::MAX_ABS_VALUE;
 
 /// Version 2 added multi-output models (`n_outputs`, one base score per
@@ -178,6 +179,37 @@ impl Model {
             cancel,
         )?;
         Ok(out)
+    }
+
+    /// The leaf index each row reaches in every tree, row-major (n_rows ×
+    /// n_trees; tree r·K + k is round r's tree of output k).
+    pub fn predict_leaves_cancellable<T: Element>(
+        &self,
+        x: &impl AsMatrix<T>,
+        cancel: &Cancel,
+    ) -> Result<Vec<u32>> {
+        let x = &x.as_matrix();
+        self.check_features(x)?;
+        let len = x
+            .n_rows()
+            .checked_mul(self.trees.len())
+            .ok_or_else(|| RgbmError::Shape("n_rows * n_trees overflows".into()))?;
+        let mut out = filled_vec(len, 0u32, "the leaf indices")?;
+        leaf_indices(&self.trees, x, &mut out, cancel)?;
+        Ok(out)
+    }
+
+    /// SHAP values of the raw scores (see `explain::contributions`): row-major
+    /// n_rows × n_outputs·(n_features + 1), each output's feature
+    /// contributions followed by its expected raw score.
+    pub fn predict_contributions_cancellable<T: Element>(
+        &self,
+        x: &impl AsMatrix<T>,
+        cancel: &Cancel,
+    ) -> Result<Vec<f64>> {
+        let x = &x.as_matrix();
+        self.check_features(x)?;
+        contributions(&self.trees, &self.base_score, x, cancel)
     }
 
     /// Virtual ensemble of an SGLB chain (as CatBoost's

@@ -19,7 +19,8 @@ import time
 
 import lightgbm as lgb
 import numpy as np
-from objectives_compare import ROUNDS, california, cpu_model, fit_both, head_commit, time_cell, write_md
+from _report import cpu_model, write_between_markers
+from objectives_compare import ROUNDS, california, fit_both, head_commit, time_cell
 
 MONOTONE = [1, 0, 0, 0, 0, -1, 0, 0]
 SETS = [[0, 1, 2, 3], [4, 5], [6, 7]]
@@ -76,7 +77,7 @@ def main():
     table = header + "\n".join(rows)
     print(table)
     if args.write_md:
-        write_md(args.write_md, "constraints", table)
+        write_between_markers(args.write_md, "constraints", table)
 
 
 if __name__ == "__main__":

@@ -13,13 +13,12 @@ BENCHMARKS.md.
 
 import argparse
 import os
-import platform
-import re
 import subprocess
 import time
 
 import lightgbm as lgb
 import numpy as np
+from _report import cpu_model, write_between_markers
 from sklearn.metrics import mean_pinball_loss, mean_tweedie_deviance
 from sklearn.model_selection import train_test_split
 
@@ -95,17 +94,6 @@ def cases():
         )
 
 
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.machine()
-
-
 def fit_both(data, ours_kw, theirs_kw, reps):
     x_tr, x_te, y_tr, y_te = data
     times = {"rgbm_rs": [], "LightGBM": []}
@@ -152,7 +140,7 @@ def main():
     table = header + "\n".join(rows)
     print(table)
     if args.write_md:
-        write_md(args.write_md, "objectives", table)
+        write_between_markers(args.write_md, "objectives", table)
 
 
 def head_commit():
@@ -165,22 +153,6 @@ def head_commit():
 def time_cell(times):
     """Median fit times of both libraries and their ratio, for a table cell."""
     return f"{times['rgbm_rs']:.2f} s / {times['LightGBM']:.2f} s = {times['rgbm_rs'] / times['LightGBM']:.2f}×"
-
-
-def write_md(path, marker, table):
-    """Replace the table between ``<!-- marker: start -->`` and ``<!-- marker: end -->`` in ``path``."""
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    new, count = re.subn(
-        rf"(<!-- {marker}: start -->\n).*?(<!-- {marker}: end -->)",
-        lambda m: m.group(1) + table + "\n" + m.group(2),
-        text,
-        flags=re.S,
-    )
-    if count != 1:
-        raise SystemExit(f"{path} has no {marker} markers")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(new)
 
 
 if __name__ == "__main__":

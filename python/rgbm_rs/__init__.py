@@ -6,13 +6,15 @@ Estimators follow scikit-learn conventions::
 
 Submodules: :mod:`rgbm_rs.callback` (callbacks for ``fit``),
 :mod:`rgbm_rs.plotting` (matplotlib plots, optional); :func:`to_onnx`
-exports a fitted estimator as ONNX (needs the onnx package).
+exports a fitted estimator as ONNX (needs the onnx package); :func:`to_shap`
+gives a fitted model to the ``shap`` package's ``TreeExplainer``.
 """
 
 from . import callback
 from ._core import FORMAT_VERSION, __version__
 from ._introspect import dump_model, tree_to_dict, trees_to_dataframe
 from ._onnx import to_onnx
+from ._shap import to_shap
 from .callback import early_stopping, log_evaluation, record_evaluation
 from .sklearn import RGBMClassifier, RGBMRegressor, load_model
 
@@ -28,6 +30,7 @@ __all__ = [
     "tree_to_dict",
     "trees_to_dataframe",
     "to_onnx",
+    "to_shap",
     "FORMAT_VERSION",
     "__version__",
 ]

@@ -468,6 +468,45 @@ class RGBMBase(BaseEstimator):
         check_is_fitted(self, "_booster")
         return self._booster.predict_raw(native_matrix(check_X(self, X)))
 
+    def apply(self, X):
+        """The leaf each row reaches in every tree (scikit-learn's ``apply``).
+
+        Leaves are numbered as in the model's trees (``leaf_value`` indices,
+        the ``leaf_index`` of :meth:`dump_model`). All trees of the fitted
+        model are used, as :meth:`predict` does (after early stopping the
+        model holds the rounds up to ``best_iteration_``).
+
+        Parameters
+        ----------
+        X : array-like or data frame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of int32
+            Shape (n_samples, n_rounds) for one-output models; (n_samples,
+            n_rounds, n_outputs) for multiclass and ``loss="gaussian"``
+            models, entry [i, r, k] being round r's tree of output k.
+        """
+        check_is_fitted(self, "_booster")
+        leaves = self._booster.predict_leaf(native_matrix(check_X(self, X)))
+        k = self._booster.n_outputs
+        return leaves if k == 1 else leaves.reshape(leaves.shape[0], -1, k)
+
+    def _contributions(self, X):
+        """SHAP values of the raw scores: (n, n_outputs * (n_features + 1))."""
+        check_is_fitted(self, "_booster")
+        return self._booster.predict_contrib(native_matrix(check_X(self, X)))
+
+    def _predict_kind(self, **flags):
+        """Which one of predict's boolean options is set (None for plain predictions)."""
+        for name, value in flags.items():
+            if not isinstance(value, (bool, np.bool_)):
+                raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
+        asked = [name for name, value in flags.items() if value]
+        if len(asked) > 1:
+            raise ValueError(f"{' and '.join(asked)} cannot be combined: ask for one output at a time")
+        return asked[0] if asked else None
+
     def _fitted_loss(self) -> str:
         """The loss the model was fitted with (set_params after fit does not change the model)."""
         return json.loads(self._booster.params_json())["loss"]

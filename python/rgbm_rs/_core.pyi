@@ -108,6 +108,14 @@ class Booster:
         """Sum of the outputs of trees start..end (tree indices, not rounds; no
         base score), shaped like :meth:`predict_raw`."""
 
+    def predict_leaf(self, x: _Matrix) -> NDArray[np.int32]:
+        """The leaf each row reaches in every tree: shape (n, n_trees), tree
+        r·K + k being round r's tree of output k."""
+
+    def predict_contrib(self, x: _Matrix) -> NDArray[np.float64]:
+        """SHAP values of the raw scores: shape (n, n_outputs·(n_features + 1)),
+        per output the feature contributions and then the expected raw score."""
+
     def virtual_ensemble(self, x: _Matrix, n_members: int) -> NDArray[np.float64]:
         """Raw scores of the virtual-ensemble members: shape (members, n), or
         (members, n, n_outputs) for multi-output models."""

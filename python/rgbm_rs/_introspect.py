@@ -107,7 +107,18 @@ def _check_tree(tree):
     n_leaves = len(tree["leaf_value"])
     if n_leaves != m + 1:
         raise ValueError(f"a tree with {m} internal nodes must have {m + 1} leaves, this one has {n_leaves}")
+    covers = tree.get("leaf_count") or []
+    if covers and len(covers) != n_leaves:
+        raise ValueError(
+            f"tree array 'leaf_count' has {len(covers)} entries, expected {n_leaves} (one per leaf) or none"
+        )
     return m, n_leaves
+
+
+def _leaf_count(tree, leaf):
+    """Training rows that reached a leaf (NaN for models written before leaf covers were recorded)."""
+    covers = tree.get("leaf_count") or []
+    return float(covers[leaf]) if covers else float("nan")
 
 
 def _walk(tree):
@@ -157,7 +168,7 @@ def tree_to_dict(tree, feature_names=None) -> dict:
     tree : dict
         One entry of the model document's ``"trees"`` list (flat arrays
         ``feature``, ``threshold``, ``default_left``, ``left``, ``right``,
-        ``gain``, ``count``, ``leaf_value``).
+        ``gain``, ``count``, ``leaf_value`` and, when recorded, ``leaf_count``).
     feature_names : sequence of str, optional
         Names indexed by feature number; ``"f{j}"`` when omitted.
 
@@ -173,9 +184,11 @@ def tree_to_dict(tree, feature_names=None) -> dict:
         where a row goes to ``"left"`` when ``x[j] <= thr`` (missing values
         follow ``default_left``). A category-set split also has
         ``"categories"``: the category codes that go away from the default
-        side (every other value follows ``default_left``). A leaf is ``{"leaf_index": k, "value": v}``;
-        ``value`` includes the learning rate. A tree without splits is a
-        single leaf.
+        side (every other value follows ``default_left``). A leaf is
+        ``{"leaf_index": k, "value": v, "count": n}``; ``value`` includes the
+        learning rate, ``count`` is the training rows that reached the leaf
+        (absent in models written before leaf counts were recorded). A tree
+        without splits is a single leaf.
 
     Raises
     ------
@@ -210,6 +223,8 @@ def tree_to_dict(tree, feature_names=None) -> dict:
             nodes[idx] = item
         else:
             item = {"leaf_index": idx, "value": _float(tree["leaf_value"][idx])}
+            if tree.get("leaf_count"):
+                item["count"] = _leaf_count(tree, idx)
             leaves[idx] = item
         if parent is None:
             root = item
@@ -313,9 +328,9 @@ def trees_to_dataframe(model_doc, feature_names=None):
         -1 for leaves), ``feature_name`` (None for leaves), ``threshold``
         (NaN for leaves), ``default_left`` (nullable boolean, NA for leaves),
         ``left_child`` / ``right_child`` (node ids, None for leaves),
-        ``parent`` (node id, None for the root), ``gain`` and ``count``
-        (training rows reaching the node; both NaN for leaves, which do not
-        store them), ``value`` (leaf value including the learning rate; NaN
+        ``parent`` (node id, None for the root), ``gain`` (NaN for
+        leaves) and ``count`` (training rows reaching the node; NaN for the
+        leaves of models written before leaf counts were recorded), ``value`` (leaf value including the learning rate; NaN
         for internal nodes).
 
     Raises
@@ -375,7 +390,7 @@ def trees_to_dataframe(model_doc, feature_names=None):
                         None,
                         parent_id,
                         nan,
-                        nan,
+                        _leaf_count(tree, idx),
                         _float(tree["leaf_value"][idx]),
                     )
                 )

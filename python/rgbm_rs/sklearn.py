@@ -388,7 +388,7 @@ or callable, default="squared"
                 init_model,
             )
 
-    def predict(self, X, return_std=False):
+    def predict(self, X, return_std=False, pred_leaf=False, pred_contrib=False):
         """Predicted values.
 
         Parameters
@@ -398,12 +398,30 @@ or callable, default="squared"
 
         return_std : bool, default=False
             Also return the predicted standard deviation (``loss="gaussian"`` only).
+        pred_leaf : bool, default=False
+            Return the leaf index of every row in every tree instead
+            (LightGBM's name; the same as :meth:`apply`).
+        pred_contrib : bool, default=False
+            Return SHAP values of the raw score instead (exact TreeSHAP,
+            LightGBM's layout): shape (n_samples, n_features + 1), the
+            contribution of each feature and then the expected raw score over
+            the training rows, summing to the raw score (the log mean for the
+            log-link losses). ``loss="gaussian"``: shape (n_samples,
+            2 * (n_features + 1)), the mean's block and then the log
+            standard deviation's.
 
         Returns
         -------
         ndarray of shape (n_samples,)
-            The predicted mean; with ``return_std`` a pair (mean, std).
+            The predicted mean; with ``return_std`` a pair (mean, std); with
+            ``pred_leaf`` the int32 array of :meth:`apply`; with
+            ``pred_contrib`` the contributions.
         """
+        kind = self._predict_kind(return_std=return_std, pred_leaf=pred_leaf, pred_contrib=pred_contrib)
+        if kind == "pred_leaf":
+            return self.apply(X)
+        if kind == "pred_contrib":
+            return self._contributions(X)
         raw = self._raw(X)
         if return_std:
             if raw.ndim != 2:
@@ -731,19 +749,37 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         """
         return self._proba_from_raw(self._raw(X))
 
-    def predict(self, X):
+    def predict(self, X, pred_leaf=False, pred_contrib=False):
         """Predicted labels.
 
         Parameters
         ----------
         X : array-like or data frame of shape (n_samples, n_features)
             NaN means missing; a data frame must have the columns seen in fit.
+        pred_leaf : bool, default=False
+            Return the leaf index of every row in every tree instead
+            (LightGBM's name; the same as :meth:`apply`).
+        pred_contrib : bool, default=False
+            Return SHAP values of the raw score (:meth:`decision_function`)
+            instead (exact TreeSHAP, LightGBM's layout): shape (n_samples,
+            n_features + 1) for two classes, the contribution of each
+            feature and then the expected raw score over the training rows;
+            (n_samples, n_classes * (n_features + 1)) for more, one such
+            block per class. Each block sums to its raw score.
 
         Returns
         -------
         ndarray of shape (n_samples,)
-            Labels from ``classes_``.
+            Labels from ``classes_``; with ``pred_leaf`` the int32 array of
+            :meth:`apply`: (n_samples, n_rounds) for two classes,
+            (n_samples, n_rounds, n_classes) for more; with ``pred_contrib``
+            the contributions.
         """
+        kind = self._predict_kind(pred_leaf=pred_leaf, pred_contrib=pred_contrib)
+        if kind == "pred_leaf":
+            return self.apply(X)
+        if kind == "pred_contrib":
+            return self._contributions(X)
         return self._labels_from_raw(self._raw(X))
 
     def staged_decision_function(self, X):

@@ -143,6 +143,7 @@ mod tests {
             gain: vec![1.0, 1.0],
             count: vec![30.0, 20.0],
             leaf_value: values.to_vec(),
+            leaf_count: Vec::new(),
             categories: Vec::new(),
         }
     }

@@ -381,6 +381,37 @@ impl PyBooster {
         self.shaped(py, out)
     }
 
+    /// The leaf each row reaches in every tree (int32): shape (n, n_trees),
+    /// tree r·K + k being round r's tree of output k.
+    fn predict_leaf<'py>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let x = Matrix::extract(x)?;
+        let n = x.n_rows();
+        let leaves = with_view!(x, m => self.run_prediction(py, m.n_rows(), |c| self.model.predict_leaves_cancellable(&m, c)))?;
+        // Leaf indices come from i32 child references, so they fit.
+        let leaves: Vec<i32> = leaves.into_iter().map(|l| l as i32).collect();
+        Ok(PyArray1::from_vec(py, leaves)
+            .reshape([n, self.model.n_trees()])?
+            .into_any())
+    }
+
+    /// SHAP values of the raw scores: shape (n, n_outputs·(n_features + 1)),
+    /// per output the feature contributions and then the expected raw score.
+    fn predict_contrib<'py>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let x = Matrix::extract(x)?;
+        let n = x.n_rows();
+        let out = with_view!(x, m => self.run_prediction(py, m.n_rows(), |c| self.model.predict_contributions_cancellable(&m, c)))?;
+        let width = self.model.n_outputs * (self.model.n_features + 1);
+        Ok(PyArray1::from_vec(py, out).reshape([n, width])?.into_any())
+    }
+
     /// Raw scores of the virtual-ensemble members: shape (members, n), or
     /// (members, n, n_outputs) for multi-output models.
     fn virtual_ensemble<'py>(

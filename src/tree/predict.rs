@@ -106,6 +106,50 @@ fn add_outputs<T: Element>(
         );
 }
 
+/// The leaf each row reaches in each tree: `out` is row-major (n_rows ×
+/// trees.len()), entry (i, t) the index of tree t's leaf (into its
+/// `leaf_value`) for row i. Blocks of rows in parallel (up to
+/// `SEQUENTIAL_MAX_ROWS` rows on the calling thread); each block is written
+/// out dense once and walked node by node with `Tree::leaf_index`, the
+/// decisions every prediction path makes. Stops with `Interrupted` once
+/// `cancel` is set (polled per block).
+pub fn leaf_indices<T: Element>(
+    trees: &[Tree],
+    x: &impl AsMatrix<T>,
+    out: &mut [u32],
+    cancel: &Cancel,
+) -> Result<()> {
+    let x = &x.as_matrix();
+    let (n_trees, p) = (trees.len(), x.n_cols());
+    if n_trees == 0 {
+        return cancel.check();
+    }
+    let block = |buf: &mut Vec<T>, (b, chunk): (usize, &mut [u32])| {
+        if cancel.is_set() {
+            return;
+        }
+        let rows = chunk.len() / n_trees;
+        let block = x.row_block(b * BLOCK, rows, buf);
+        for (t, tree) in trees.iter().enumerate() {
+            for (r, row) in block.chunks_exact(p).enumerate() {
+                // Leaf indices are < 2^31: child references are i32.
+                chunk[r * n_trees + t] = tree.leaf_index(|j| row[j].to_f64()) as u32;
+            }
+        }
+    };
+    if x.n_rows() <= SEQUENTIAL_MAX_ROWS {
+        let mut buf = Vec::new();
+        out.chunks_mut(BLOCK * n_trees)
+            .enumerate()
+            .for_each(|c| block(&mut buf, c));
+    } else {
+        out.par_chunks_mut(BLOCK * n_trees)
+            .enumerate()
+            .for_each_init(Vec::new, block);
+    }
+    cancel.check()
+}
+
 enum Walk<'a, T> {
     Flat(FlatTree<'a, T>),
     Masks32(MaskTree<T, u32>),
@@ -449,6 +493,7 @@ mod tests {
             gain: vec![1.0; 3],
             count: vec![1.0; 3],
             leaf_value: vec![1.0, 2.0, 3.0, 4.0],
+            leaf_count: Vec::new(),
             categories: Vec::new(),
         };
         let balanced = Tree {
@@ -460,6 +505,7 @@ mod tests {
             gain: vec![1.0; 3],
             count: vec![1.0; 3],
             leaf_value: vec![-0.5, 0.25, 8.0, -16.0],
+            leaf_count: Vec::new(),
             categories: Vec::new(),
         };
         let stump = Tree {
@@ -521,6 +567,32 @@ mod tests {
         assert_eq!(r, Err(crate::error::RgbmError::Interrupted));
         // No block ran.
         assert!(out.iter().all(|&v| v == 0.0));
+    }
+
+    #[test]
+    fn leaf_indices_pick_the_leaves_predictions_add() {
+        let ts = trees();
+        for n in [5, 3 * BLOCK + 7] {
+            let x: Vec<f64> = (0..n * 3)
+                .map(|k| match k % 13 {
+                    0 => f64::NAN,
+                    r => r as f64 / 4.0 - 1.5,
+                })
+                .collect();
+            let m = DenseMatrix::row_major(&x, n, 3).unwrap();
+            let mut leaves = vec![u32::MAX; n * ts.len()];
+            leaf_indices(&ts, &m, &mut leaves, &Cancel::never()).unwrap();
+            let mut want = vec![0.0; n];
+            add_tree_outputs(&ts, &m, &mut want);
+            for i in 0..n {
+                let row = &leaves[i * ts.len()..(i + 1) * ts.len()];
+                let sum = ts
+                    .iter()
+                    .zip(row)
+                    .fold(0.0, |acc, (t, &l)| acc + t.leaf_value[l as usize]);
+                assert_eq!(sum.to_bits(), want[i].to_bits(), "row {i}");
+            }
+        }
     }
 
     fn check_flat_walk<T: Element>(trees: &[Tree], m: &DenseMatrix<T>) {

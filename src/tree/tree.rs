@@ -30,6 +30,11 @@ pub struct Tree {
     /// Rows (training, unweighted) that reached each internal node.
     pub count: Vec<f64>,
     pub leaf_value: Vec<f64>,
+    /// Training rows (in-bag, unweighted) that reached each leaf: with
+    /// `count` the covers SHAP values weigh by. Empty in models written
+    /// before leaf covers were recorded (and then not written).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub leaf_count: Vec<f64>,
     /// Empty when no node is categorical (and then not written, so such
     /// trees keep their files); otherwise one bitset per node, empty for
     /// threshold nodes. Bit c of word c / 32 set: category c leaves the
@@ -125,15 +130,7 @@ impl Tree {
         }
         let mut node = 0usize;
         loop {
-            let v = x(self.feature[node] as usize);
-            let go_left = if let Some(set) = self.category_set(node) {
-                self.default_left[node] != in_category_set(set, v)
-            } else if v.is_nan() {
-                self.default_left[node]
-            } else {
-                v <= self.threshold[node]
-            };
-            let next = if go_left {
+            let next = if self.goes_left(node, x(self.feature[node] as usize)) {
                 self.left[node]
             } else {
                 self.right[node]
@@ -142,6 +139,18 @@ impl Tree {
                 return !next as usize;
             }
             node = next as usize;
+        }
+    }
+
+    /// Whether value `v` of node i's feature sends a row left.
+    #[inline(always)]
+    pub fn goes_left(&self, i: usize, v: f64) -> bool {
+        if let Some(set) = self.category_set(i) {
+            self.default_left[i] != in_category_set(set, v)
+        } else if v.is_nan() {
+            self.default_left[i]
+        } else {
+            v <= self.threshold[i]
         }
     }
 
@@ -245,6 +254,57 @@ impl Tree {
         if m > 0 && (!node_seen.iter().all(|&s| s) || !leaf_seen.iter().all(|&s| s)) {
             return bad("tree has unreachable nodes or leaves".into());
         }
+        self.validate_leaf_counts()
+    }
+}
+
+impl Tree {
+    /// Leaf covers, when present: one per leaf, finite and >= 0, a root
+    /// some row reached, and every node's count the sum of its children's
+    /// covers (exact: the counts are whole numbers below 2^53). Called once
+    /// the tree's structure is known to be sound.
+    fn validate_leaf_counts(&self) -> Result<()> {
+        let m = self.n_internal();
+        let bad = |msg: String| Err(RgbmError::ModelFormat(msg));
+        if self.leaf_count.is_empty() {
+            return Ok(());
+        }
+        if self.leaf_count.len() != m + 1 {
+            return bad(format!(
+                "tree array `leaf_count` has length {}, expected {} (one per leaf) or 0",
+                self.leaf_count.len(),
+                m + 1
+            ));
+        }
+        if let Some((l, v)) = self
+            .leaf_count
+            .iter()
+            .enumerate()
+            .find(|(_, v)| !(**v >= 0.0 && v.is_finite()))
+        {
+            return bad(format!(
+                "leaf {l} has leaf_count {v:?}; it must be finite and >= 0"
+            ));
+        }
+        if m > 0 && !(self.count[0] > 0.0) {
+            return bad("the root has count 0: no training row reached the tree".into());
+        }
+        let cover = |c: i32| {
+            if c >= 0 {
+                self.count[c as usize]
+            } else {
+                self.leaf_count[!c as usize]
+            }
+        };
+        for i in 0..m {
+            let (l, r) = (cover(self.left[i]), cover(self.right[i]));
+            if l + r != self.count[i] {
+                return bad(format!(
+                    "node {i} has count {} but its children cover {l} + {r}",
+                    self.count[i]
+                ));
+            }
+        }
         Ok(())
     }
 }
@@ -263,6 +323,7 @@ mod tests {
             gain: vec![1.0],
             count: vec![10.0],
             leaf_value: vec![-1.0, 2.0],
+            leaf_count: vec![4.0, 6.0],
             categories: Vec::new(),
         }
     }
@@ -306,6 +367,32 @@ mod tests {
         let mut t = stump();
         t.gain[0] = 0.0;
         t.validate(2).unwrap();
+    }
+
+    #[test]
+    fn validation_checks_leaf_covers() {
+        let mut t = stump();
+        t.leaf_count.clear();
+        t.validate(2).unwrap();
+        for (covers, count, fragment) in [
+            (vec![4.0], 10.0, "length 1"),
+            (vec![4.0, 6.0, 1.0], 10.0, "length 3"),
+            (vec![-1.0, 11.0], 10.0, "leaf 0 has leaf_count -1"),
+            (vec![4.0, f64::NAN], 10.0, "leaf 1 has leaf_count NaN"),
+            (vec![4.0, f64::INFINITY], 10.0, "leaf 1 has leaf_count inf"),
+            (
+                vec![4.0, 5.0],
+                10.0,
+                "node 0 has count 10 but its children cover 4 + 5",
+            ),
+            (vec![0.0, 0.0], 0.0, "root has count 0"),
+        ] {
+            let mut t = stump();
+            t.leaf_count = covers;
+            t.count[0] = count;
+            let e = t.validate(2).unwrap_err().to_string();
+            assert!(e.contains(fragment), "{e}");
+        }
     }
 
     #[test]

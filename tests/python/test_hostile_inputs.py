@@ -700,6 +700,75 @@ def test_numpy_int_n_members(sglb, data):
 
 
 # ---------------------------------------------------------------------------
+# predict's alternative outputs: pred_leaf, pred_contrib, return_std
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kwargs,exc,fragment",
+    [
+        (dict(pred_leaf=True, return_std=True), ValueError, "return_std and pred_leaf cannot be combined"),
+        (dict(pred_leaf=True, pred_contrib=True), ValueError, "pred_leaf and pred_contrib cannot be combined"),
+        (dict(return_std=True, pred_contrib=True), ValueError, "return_std and pred_contrib cannot be combined"),
+        (
+            dict(return_std=True, pred_leaf=True, pred_contrib=True),
+            ValueError,
+            "return_std and pred_leaf and pred_contrib cannot be combined",
+        ),
+        (dict(pred_contrib="True"), TypeError, "pred_contrib must be a bool, got str"),
+        (dict(pred_contrib=0), TypeError, "pred_contrib must be a bool, got int"),
+        (dict(pred_leaf=1), TypeError, "pred_leaf must be a bool, got int"),
+        (dict(pred_leaf="yes"), TypeError, "pred_leaf must be a bool, got str"),
+        (dict(pred_leaf=None), TypeError, "pred_leaf must be a bool, got NoneType"),
+        (dict(return_std=np.array([True])), TypeError, "return_std must be a bool, got ndarray"),
+    ],
+)
+def test_bad_regressor_predict_options(sglb, data, kwargs, exc, fragment):
+    with pytest.raises(exc, match=fragment):
+        sglb[0].predict(data[0], **kwargs)
+
+
+@pytest.mark.parametrize(
+    "kwargs,exc,fragment",
+    [
+        (dict(pred_leaf=1.0), TypeError, "pred_leaf must be a bool, got float"),
+        (dict(pred_leaf=[True]), TypeError, "pred_leaf must be a bool, got list"),
+        (dict(pred_leaf=True, pred_contrib=True), ValueError, "pred_leaf and pred_contrib cannot be combined"),
+        (dict(pred_contrib=np.float64(1.0)), TypeError, "pred_contrib must be a bool, got float64"),
+    ],
+)
+def test_bad_classifier_predict_options(sglb, data, kwargs, exc, fragment):
+    with pytest.raises(exc, match=fragment):
+        sglb[1].predict(data[0], **kwargs)
+
+
+def test_apply_checks_x_as_predict_does(sglb, data):
+    X = data[0]
+    with pytest.raises(ValueError, match="X has 2 features"):
+        sglb[0].apply(X[:, :2])
+    bad = X.copy()
+    bad[3, 1] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        sglb[1].apply(bad)
+    np.testing.assert_array_equal(sglb[1].predict(X, pred_leaf=np.bool_(True)), sglb[1].apply(X))
+    with pytest.raises(ValueError, match="X has 4 features"):
+        sglb[0].predict(np.hstack([X, X[:, :1]]), pred_contrib=True)
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        sglb[0].predict(bad, pred_contrib=True)
+
+
+def test_to_shap_needs_a_fitted_estimator():
+    from sklearn.exceptions import NotFittedError
+
+    import rgbm_rs
+
+    with pytest.raises(NotFittedError):
+        rgbm_rs.to_shap(RGBMRegressor())
+    with pytest.raises((TypeError, NotFittedError)):
+        rgbm_rs.to_shap("model.json")
+
+
+# ---------------------------------------------------------------------------
 # load_model on broken or hostile files
 # ---------------------------------------------------------------------------
 
@@ -872,6 +941,10 @@ def test_broken_document_structure(docs, mdir, edit, fragment):
         (lambda d: d.update(best_iteration=-1), "best_iteration -1 is not a round"),
         (lambda d: d.update(feature_names_in=["a"]), "1 feature names for 3 features"),
         (lambda d: d.update(categories=[1, 2, 3]), "categories must be a list of 3"),
+        (_set_tree("leaf_count", 0, -1.0), "leaf 0 has leaf_count -1"),
+        (lambda d: d["model"]["trees"][0]["leaf_count"].pop(), "tree array `leaf_count` has length 3, expected 4"),
+        (lambda d: d["model"]["trees"][0]["leaf_count"].__setitem__(0, 1e308), "node .* has count .* children cover"),
+        (lambda d: d["model"]["trees"][0]["leaf_count"].__setitem__(1, "3"), "leaf_count"),
     ],
     ids=[
         "self_loop",
@@ -900,6 +973,10 @@ def test_broken_document_structure(docs, mdir, edit, fragment):
         "best_iteration_negative",
         "feature_names_len",
         "categories",
+        "leaf_count_negative",
+        "leaf_count_short",
+        "leaf_count_sum",
+        "leaf_count_string",
     ],
 )
 def test_broken_regressor_model(docs, mdir, edit, fragment):

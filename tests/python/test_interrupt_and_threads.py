@@ -121,6 +121,7 @@ _LONG_PREDICTION = textwrap.dedent(
         "clf.decision_function(Xbig)",
         "list(clf.staged_predict_proba(Xbig))",
         "clf.predict_uncertainty(Xbig, n_members=10)",
+        "clf.predict(Xbig, pred_contrib=True)",
     ],
 )
 def test_sigint_stops_prediction_promptly(phase):

@@ -176,7 +176,12 @@ def test_dataframe_structure(model, request):
                 assert child.depth == row.depth + 1 and child.parent == nid
         # the leaf values are the tree's, internal nodes have none
         np.testing.assert_array_equal(sorted(leaves.value), sorted(tree["leaf_value"]))
-        assert internal.value.isna().all() and leaves[["gain", "count", "threshold"]].isna().all().all()
+        assert internal.value.isna().all() and leaves[["gain", "threshold"]].isna().all().all()
+        # leaves count their training rows: a node's count is the sum of its children's
+        counts = g.set_index("node_id")["count"]
+        assert (leaves["count"] >= 1).all()
+        for _, row in internal.iterrows():
+            assert counts[row.left_child] + counts[row.right_child] == row["count"]
         assert (leaves.feature == -1).all() and leaves.feature_name.isna().all()
         assert leaves.default_left.isna().all() and internal.default_left.notna().all()
         # a parent's count is at least each internal child's, and two internal children add up to it

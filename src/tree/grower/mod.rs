@@ -418,6 +418,7 @@ impl<'a> TreeGrower<'a> {
         let mut leaf_ranges = with_capacity(leaves.len(), "the leaf ranges")?;
         let mut leaf_bounds = Vec::new();
         tree.leaf_value = with_capacity(leaves.len(), "the leaf values")?;
+        tree.leaf_count = with_capacity(leaves.len(), "the leaf values")?;
         for (k, leaf) in leaves.iter().enumerate() {
             if let Some((p, is_left)) = leaf.parent {
                 let slot = if is_left {
@@ -428,6 +429,7 @@ impl<'a> TreeGrower<'a> {
                 *slot = !(k as i32);
             }
             tree.leaf_value.push(self.cfg.rule.leaf_value(&exact[k]));
+            tree.leaf_count.push((leaf.end - leaf.start) as f64);
             leaf_ranges.push((leaf.start, leaf.end));
         }
         if self.constraints.has_monotone() {

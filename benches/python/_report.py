@@ -1,0 +1,32 @@
+"""What the comparison scripts share: the machine's name and writing a
+table between ``<!-- name: start -->`` / ``<!-- name: end -->`` markers."""
+
+import platform
+import re
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.machine()
+
+
+def write_between_markers(path, name, table):
+    """Replace what lies between the ``name`` markers of the file ``path`` by ``table``."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    new, count = re.subn(
+        rf"(<!-- {name}: start -->\n).*?(<!-- {name}: end -->)",
+        lambda m: m.group(1) + table + "\n" + m.group(2),
+        text,
+        flags=re.S,
+    )
+    if count != 1:
+        raise SystemExit(f"{path} has no {name} markers")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(new)
