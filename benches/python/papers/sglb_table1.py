@@ -2,8 +2,8 @@
 
 Reproduces, with rgbm_rs, parts of the experiments of
 
-    A. Ustimenko, L. Prokhorenkova. "SGB: Stochastic Gradient Langevin Boosting".
-    ICML 2021 (arXiv 2001.07248), section 7.3 (Table 1) and 7.4 (Table 2),
+    A. Ustimenko, L. Prokhorenkova. "SGLB: Stochastic Gradient Langevin Boosting".
+    ICML 2021 (arXiv 2001.07248), section 7.3 (Table 1), 7.4 (Table 2) and Appendix C.2,
 
 and checks rgbm_rs's SGLB against CatBoost's (``langevin=True``).
 
@@ -16,100 +16,91 @@ Part 1 -- Table 1 (synthetic; paper section 7.3)
   borders per feature) is ``max_bins=6`` here (6 value bins = 5 cut points);
   no leaf-size or hessian limits (``min_samples_leaf=1, min_child_weight=0``);
   f0 = 0 (``init="zero"``; CatBoost's Logloss does not boost from the average either).
-* first-order boosting throughout: ``gain="gradient", leaf="gradient"`` (the paper's
-  Appendix C.2 sets ``leaf_estimation_method=Gradient`` "as our main purpose is to
-  compare first order optimization"); learning rate 0.1; no L2 on leaves.
+* first-order boosting throughout: ``gain="gradient", leaf="gradient"`` (Appendix C.2:
+  ``leaf_estimation_method=Gradient``); learning rate 0.1; no L2 on leaves.
 * losses: ``loss="logistic"`` (Logloss) or ``loss="sla01", sla_scale=0.1`` (SLA,
   eq. 12, varsigma = 0.1).
-* methods: GB = no randomisation; SGB = ``subsample=0.5`` (per-row Bernoulli, CatBoost's
-  ``bootstrap_type=Bernoulli``); SGLB = ``langevin=True, temperature=1e3,
-  shrink_rate=1e-3`` (beta and gamma of the paper, beta in CatBoost's
-  ``diffusion_temperature`` normalisation) *without* subsampling: the paper sets the
-  subsample rate "of SGB" only and contrasts SGB's "standard subsampling" with SGLB's
-  "theoretically grounded randomization".
-* iterations: the paper does not state them; CatBoost's default, 1000, is used
-  (--iterations). Mean test errors at earlier checkpoints come from the staged
-  predictions of the same fits.
-* reported: mean test 0-1 loss over the folds next to the paper's, and paired t-tests
-  (``scipy.stats.ttest_rel``, two-sided, over folds) of each method against SLA+SGLB
-  -- the paper's p-values are "relative to SGLB".
-* extra rows, not in the paper, to locate the effect: SGLB's model shrinkage without
-  the noise; SGLB plus subsample 0.5; SGLB with beta read in the paper's own
-  normalisation (noise variance 2N/(eps beta), i.e. ``temperature = beta / N = 1``).
-* --reference adds rows from a small numpy SLA stump booster written for this script
-  from the paper's Algorithm 2 (same bins, gain G^2/W, leaves -lr G/W, noise scale
-  sqrt(2/(lr beta)), shrinkage; its own random numbers): GB, SGB and SGLB without any
-  hessian condition, and SGLB with rgbm_rs's "child hessian sum >= 0" condition. With that
-  condition and no noise it grows the same stumps as rgbm_rs.
+* methods: GB = no randomisation; SGB = ``subsample=0.5`` in both semantics:
+  ``subsample_for="tree"`` (the sample picks the splits and the leaf values, Friedman's
+  SGB) and ``subsample_for="split"`` (the sample picks the splits, leaves from all rows:
+  CatBoost's ``bootstrap_type=Bernoulli``, which the paper used); SGLB =
+  ``langevin=True, temperature=1e3, shrink_rate=1e-3`` (beta and gamma of the paper, in
+  CatBoost's ``diffusion_temperature`` normalisation) without subsampling, with noise in
+  the split choice and the leaves ("full"), and with leaf noise only
+  (``langevin_split_noise=False``). p-values (two-sided paired t-test over folds,
+  ``scipy.stats.ttest_rel``) are relative to SLA + SGLB (full), as in the paper.
+* iterations: the paper does not state them; every fit runs --iterations (5000) rounds
+  and the test 0-1 loss is read at 1000, 3000 and 5000 trees from the staged predictions
+  of the same fit (for every method the first T trees of a longer fit are the T-tree fit).
+* extra row, not in the paper: SLA + GB with SGLB's model shrinkage and no noise.
+* --reference adds rows from a small numpy SLA stump booster written from the paper's
+  Algorithm 2 (same bins, gain G^2/W, leaves -lr G/W, noise scale sqrt(2/(lr beta)),
+  shrinkage; its own random numbers), with and without a "child hessian sum >= 0" check.
 
 Part 2 -- Adult (Table 2; paper section 7.4 and Appendix C.2)
 --------------------------------------------------------------
-* data: ``adult-train.csv`` + ``adult-test.csv`` (48,842 rows like the paper's 48,842),
-  numeric columns as they are, each categorical column one-hot encoded ('?' is a
-  category of its own), 108 columns; one seeded 65/15/20 train/validation/test split.
-* SLA loss (varsigma = 0.1) for both methods, gradient gain and leaves,
-  ``max_bins=65`` (CatBoost's default ``border_count=64``), ``min_samples_leaf=1,
-  min_child_weight=0``.
-* random search as in Appendix C.2, shrunk for time: --adult-draws draws per method
-  (paper: 200) and at most --adult-trees trees (paper: 1000). Draw i uses the same
-  learning rate and depth for both methods (common random numbers); learning rate
-  log-uniform on [1e-2, 1] (paper: [1e-5, 1], whose lower part cannot move in a few
-  hundred trees), depth uniform on {6, ..., 10}; SGB: ``reg_lambda`` (l2-leaf-reg)
-  log-uniform on [0.1, 10] and ``subsample`` uniform on (0, 1); SGLB: ``reg_lambda=0``,
-  no subsampling, ``shrink_rate`` log-uniform on [1e-5, 1e-2] and ``temperature``
-  log-uniform on [1e2, 1e5].
-  Note: rgbm_rs grows ordinary depth-wise trees, CatBoost grows oblivious ones, so
-  the same depth is a richer tree here.
+* data: ``adult-train.csv`` + ``adult-test.csv`` (48,842 rows, the paper's count), the 6
+  numeric columns as they are and the 8 categorical ones as native categorical features
+  (``categorical_features="auto"`` on pandas categoricals; '?' is a category of its own);
+  one seeded 65/15/20 train/validation/test split.
+* SLA loss (varsigma = 0.1) for both methods, gradient gain and leaves, ``max_bins=65``
+  (CatBoost's default ``border_count=64``), ``min_samples_leaf=1, min_child_weight=0``,
+  f0 = 0.
+* random search as in Appendix C.2: --adult-draws (200) draws per method, at most
+  --adult-trees (1000) trees. Draw i uses the same learning rate and depth for both
+  methods (common random numbers): learning rate log-uniform on [1e-5, 1], depth uniform
+  on {6, ..., 10}; SGB: ``reg_lambda`` (l2-leaf-reg) log-uniform on [0.1, 10],
+  ``subsample`` uniform on (0, 1), ``subsample_for`` --adult-sgb-subsample-for ("split",
+  CatBoost's Bernoulli); SGLB: ``reg_lambda=0``, no subsampling, ``shrink_rate``
+  log-uniform on [1e-5, 1e-2], ``temperature`` log-uniform on [1e2, 1e5].
+  rgbm_rs grows depth-wise trees, CatBoost oblivious ones: the same depth is a richer tree.
 * selection ("use_best_model"): the (draw, number of trees) with the lowest validation
   0-1 loss, earliest on ties; the test 0-1 loss is that model's.
-* p-values: a paired t-test over the test rows (per-row 0-1 losses of the two
-  selected models), and, refitting each selected configuration with --adult-seeds
-  further seeds (best iteration re-chosen on validation each time), a paired t-test
-  over the seeds.
+* p-values: a paired t-test over the test rows (per-row 0-1 losses of the two selected
+  models), and a paired t-test over --adult-seeds refits of each selected configuration
+  with further seeds (best iteration re-chosen on validation each time).
 
-Part 3 -- CatBoost cross-check (synthetic task of part 1)
-----------------------------------------------------------
-CatBoost has no smoothed 0-1 loss, so both libraries use **Logloss** here.
-CatBoost settings: ``depth=1, border_count=5, learning_rate=0.1, iterations=--iterations,
+Part 3 -- CatBoost cross-check (synthetic task of part 1, Logloss for both)
+---------------------------------------------------------------------------
+CatBoost settings: ``depth=1, border_count=5, learning_rate=0.1, iterations=--cb-iterations,
 leaf_estimation_method="Gradient", leaf_estimation_iterations=1,
 leaf_estimation_backtracking="No", l2_leaf_reg=0, bootstrap_type="No",
-random_strength=0, score_function="L2"`` (split score G^2/W, rgbm_rs's gradient gain),
-``boosting_type="Plain", boost_from_average=False``; SGLB adds ``langevin=True,
-diffusion_temperature=1e3, model_shrink_rate=1e-3``. Two border settings:
-(a) CatBoost's default border selection (GreedyLogSum) on the raw features, rgbm_rs
-with its own quantile bins, and (b) "matched borders": both libraries fit the same
-features pre-binned to integer codes 0..5 at the training quantiles 1/6, ..., 5/6,
-so both see exactly the same 15 candidate stumps; then plain GB must agree up to
-CatBoost's float32 leaf values (the largest |raw score difference| is reported).
-Fit times are wall-clock ``fit`` calls (median and mean over folds), one thread each.
+random_strength=0, score_function="L2", boosting_type="Plain", boost_from_average=False``;
+SGLB adds ``langevin=True, diffusion_temperature=1e3, model_shrink_rate=1e-3``. Two border
+settings: each library's own, and "matched" (both fit the same features pre-binned to
+integer codes 0..5), where plain GB must agree up to CatBoost's float32 leaf values.
 
-Threads: ``n_jobs=1`` for rgbm_rs and ``thread_count=1`` for CatBoost (the machine is
-shared with other jobs).
+Every finished job (a fold and method of part 1, a draw and method or a refit of part 2,
+a fold of part 3) is appended to --results (JSONL) and skipped when the command is run
+again, so an interrupted run resumes. --n-jobs runs jobs in parallel processes; every fit
+is single-threaded (rgbm_rs ``n_jobs=1``, CatBoost ``thread_count=1``). --time-probe times
+one full-size job of each kind and prints the estimated wall time of the full run.
 
 Usage::
 
-    python benches/python/papers/sglb_table1.py [--folds 100] [--iterations 1000] \
-        [--seed 0] [--adult-draws 10] [--adult-trees 300] [--adult-seeds 5] \
-        [--cb-folds N] [--skip-adult] [--skip-catboost] [--reference] [--write-md PATH] \
-        [--data-dir ../shared/data]
+    python benches/python/papers/sglb_table1.py --n-jobs 2 --write-md BENCHMARKS.md
+    python benches/python/papers/sglb_table1.py --quick --results /tmp/sglb.jsonl
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
+import base64
+import functools
 import os
-import platform
 import shlex
-import subprocess
 import sys
 import time
 
 import numpy as np
 from scipy import stats
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _runs  # noqa: E402
+
+REPO = _runs.REPO
 DEFAULT_DATA_DIR = os.path.abspath(os.path.join(REPO, "..", "shared", "data"))
+MARKER = "sglb_table1"
 
 LR = 0.1
 SLA_SCALE = 0.1
@@ -117,12 +108,13 @@ BETA = 1e3
 GAMMA = 1e-3
 SGB_SUBSAMPLE = 0.5
 N_TRAIN = N_TEST = 1000
+TABLE1_TREES = (1000, 3000, 5000)
 
 # Table 1 of the paper: mean test 0-1 loss and p-value relative to SLA + SGLB.
 PAPER_T1 = {
     "Logloss + GB": (0.482, "2e-8"),
     "SLA + GB": (0.475, "5e-3"),
-    "SLA + SGB": (0.474, "7e-3"),
+    "SLA + SGB (split)": (0.474, "7e-3"),
     "SLA + SGLB": (0.470, None),
 }
 # Table 2, Adult row: 0-1 loss in %, p-value.
@@ -140,24 +132,14 @@ def fmt_p(p: float) -> str:
     return f"{p:.2g}" if p >= 1e-3 else f"{p:.1e}"
 
 
-def md_table(header, rows) -> str:
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for r in rows:
-        out.append("| " + " | ".join(str(c) for c in r) + " |")
-    return "\n".join(out)
+def ttest_p(a, b) -> float:
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    if len(a) < 2 or np.all(a == b):
+        return float("nan")
+    return float(stats.ttest_rel(a, b).pvalue)
 
 
-def git_commit() -> str:
-    try:
-        c = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO, capture_output=True, text=True
-        ).stdout.strip()
-        return c + (" (with uncommitted changes)" if dirty else "")
-    except Exception:  # noqa: BLE001
-        return "unknown"
+md_table = _runs.md_table
 
 
 def synthetic_fold(seed: int, fold: int):
@@ -194,26 +176,23 @@ def rgbm(n_estimators: int, seed: int, **kw):
 
 
 # Part 1 methods: name -> (rgbm keyword arguments, in the paper?)
+# Part 1 methods: name -> (rgbm keyword arguments, in the paper?)
 SLA = dict(loss="sla01", sla_scale=SLA_SCALE)
 SGLB = dict(langevin=True, temperature=BETA, shrink_rate=GAMMA)
 METHODS = {
     "Logloss + GB": (dict(loss="logistic"), True),
     "SLA + GB": (dict(SLA), True),
-    "SLA + SGB": (dict(SLA, subsample=SGB_SUBSAMPLE), True),
+    "SLA + SGB (tree)": (dict(SLA, subsample=SGB_SUBSAMPLE, subsample_for="tree"), True),
+    "SLA + SGB (split)": (dict(SLA, subsample=SGB_SUBSAMPLE, subsample_for="split"), True),
     "SLA + SGLB": (dict(SLA, **SGLB), True),
+    "SLA + SGLB, leaf noise only": (dict(SLA, langevin_split_noise=False, **SGLB), True),
     "SLA + GB + shrinkage only (gamma=1e-3, no noise)": (dict(SLA, shrink_rate=GAMMA), False),
-    "SLA + SGLB + subsample 0.5": (dict(SLA, subsample=SGB_SUBSAMPLE, **SGLB), False),
-    "SLA + SGLB, beta/N normalisation (temperature=1)": (
-        dict(SLA, langevin=True, temperature=BETA / N_TRAIN, shrink_rate=GAMMA),
-        False,
-    ),
 }
 REF = "SLA + SGLB"
 
 
 def checkpoints(iterations: int):
-    cps = sorted({c for c in (100, 200, 500, 1000, 2000, 5000) if c < iterations} | {iterations})
-    return cps
+    return sorted({c for c in (100, 500) + TABLE1_TREES if c < iterations} | {iterations})
 
 
 # ---------------------------------------------------------------- numpy reference (--reference)
@@ -312,154 +291,119 @@ def table1_methods(args):
     return list(METHODS) + (list(REFERENCE) if args.reference else [])
 
 
-def run_table1(args):
-    cps = checkpoints(args.iterations)
-    names = table1_methods(args)
-    err = {m: np.empty(args.folds) for m in names}
-    staged = {m: np.empty((args.folds, len(cps))) for m in names}
-    fit_s = {m: np.empty(args.folds) for m in names}
-    no_split_rounds = {m: 0 for m in names}
-    t0 = time.perf_counter()
+def table1_jobs(args):
     for k in range(args.folds):
-        X, y, Xt, yt = synthetic_fold(args.seed, k)
-        for m, (kw, _) in METHODS.items():
-            est = rgbm(args.iterations, seed=args.seed * 1_000_003 + k, **kw)
-            t = time.perf_counter()
-            est.fit(X, y)
-            fit_s[m][k] = time.perf_counter() - t
-            no_split_rounds[m] += sum(r is None for r in est.training_log_["root_feature"])
-            err[m][k] = np.mean(est.predict(Xt) != yt)
-            j = 0
-            for i, pred in enumerate(est.staged_predict(Xt), start=1):
-                if i == cps[j]:
-                    staged[m][k, j] = np.mean(pred != yt)
-                    j += 1
-            if staged[m][k, -1] != err[m][k]:
-                raise RuntimeError(f"{m}, fold {k}: the last staged prediction differs from predict()")
-        for m in names[len(METHODS) :]:
-            t = time.perf_counter()
-            staged[m][k], ns = reference_sla(
-                X, y, Xt, yt, args.iterations, cps, seed=args.seed * 1_000_003 + k, **REFERENCE[m]
-            )
-            fit_s[m][k] = time.perf_counter() - t
-            err[m][k] = staged[m][k, -1]
-            no_split_rounds[m] += ns
-        if (k + 1) % 10 == 0 or k + 1 == args.folds:
-            log(f"  table 1: {k + 1}/{args.folds} folds, {time.perf_counter() - t0:.0f}s")
-    return dict(
-        err=err, staged=staged, cps=cps, fit_s=fit_s, no_split_rounds=no_split_rounds, seconds=time.perf_counter() - t0
-    )
+        for m in table1_methods(args):
+            yield dict(part="table1", fold=k, method=m, iterations=args.iterations, seed=args.seed)
 
 
-def table1_md(res, args) -> str:
-    err = res["err"]
-    ref = err[REF]
+def run_table1_job(key: dict) -> dict:
+    X, y, Xt, yt = synthetic_fold(key["seed"], key["fold"])
+    cps = checkpoints(key["iterations"])
+    seed = key["seed"] * 1_000_003 + key["fold"]
+    m = key["method"]
+    if m in REFERENCE:
+        t = time.perf_counter()
+        staged, no_split = reference_sla(X, y, Xt, yt, key["iterations"], cps, seed=seed, **REFERENCE[m])
+        return dict(cps=cps, staged=[float(e) for e in staged], fit_s=time.perf_counter() - t, no_split=no_split)
+    est = rgbm(key["iterations"], seed=seed, **METHODS[m][0])
+    t = time.perf_counter()
+    est.fit(X, y)
+    fit_s = time.perf_counter() - t
+    staged, j = [], 0
+    for i, pred in enumerate(est.staged_predict(Xt), start=1):
+        if i == cps[j]:
+            staged.append(float(np.mean(pred != yt)))
+            j += 1
+    if staged[-1] != float(np.mean(est.predict(Xt) != yt)):
+        raise RuntimeError(f"{m}, fold {key['fold']}: the last staged prediction differs from predict()")
+    no_split = sum(r is None for r in est.training_log_["root_feature"])
+    return dict(cps=cps, staged=staged, fit_s=fit_s, no_split=no_split)
+
+
+def table1_results(store, args):
+    """method -> (folds x checkpoints) array, fit seconds, no-split rounds; None if incomplete."""
+    out = {}
+    for m in table1_methods(args):
+        recs = [
+            store.get(dict(part="table1", fold=k, method=m, iterations=args.iterations, seed=args.seed))
+            for k in range(args.folds)
+        ]
+        if any(r is None for r in recs):
+            return None
+        out[m] = dict(
+            staged=np.array([r["staged"] for r in recs]),
+            fit_s=np.array([r["fit_s"] for r in recs]),
+            no_split=sum(r["no_split"] for r in recs),
+        )
+    return out
+
+
+def claim_verdict(a, b):
+    """Claim "a < b" (paired over folds): a sentence from the means and the two-sided p."""
+    p, d = ttest_p(a, b), float(np.mean(a) - np.mean(b))
+    if d < 0 and np.isfinite(p) and p < 0.05:
+        return f"holds ({d:+.4f}, p = {fmt_p(p)})"
+    if d < 0:
+        return f"direction only ({d:+.4f}, p = {fmt_p(p)})"
+    if np.isfinite(p) and p < 0.05:
+        return f"**reversed** ({d:+.4f}, p = {fmt_p(p)})"
+    return f"**not reproduced** ({d:+.4f}, p = {fmt_p(p)})"
+
+
+CLAIMS = [  # (a, b): the paper says a has the lower test 0-1 loss
+    ("SLA + SGLB", "SLA + GB"),
+    ("SLA + SGLB", "SLA + SGB (split)"),
+    ("SLA + SGLB", "SLA + SGB (tree)"),
+    ("SLA + SGLB", "Logloss + GB"),
+    ("SLA + SGB (split)", "SLA + GB"),
+    ("SLA + GB", "Logloss + GB"),
+]
+
+
+def table1_md(res, args):
+    """(short table for BENCHMARKS.md, full report)."""
+    cps = list(checkpoints(args.iterations))
+    shown = [c for c in TABLE1_TREES if c in cps] or [cps[-1]]
     rows = []
     for m in table1_methods(args):
         in_paper = METHODS.get(m, (None, False))[1]
-        e = err[m]
-        paper, paper_p = PAPER_T1.get(m, (None, None))
-        if m == REF:
-            p_txt, d_txt = "–", "–"
-        else:
-            p_txt = fmt_p(stats.ttest_rel(e, ref).pvalue)
-            d = e - ref
-            d_txt = f"{d.mean():+.4f} ± {d.std(ddof=1) / np.sqrt(len(d)):.4f}"
+        s = res[m]["staged"]
+        cells = []
+        for c in shown:
+            j = cps.index(c)
+            e = s[:, j]
+            p = "" if m == REF else f", p {fmt_p(ttest_p(e, res[REF]['staged'][:, j]))}"
+            cells.append(f"{e.mean():.4f} ± {e.std(ddof=1) / np.sqrt(len(e)):.4f}{p}")
+        paper = PAPER_T1.get(m)
         rows.append(
-            [
-                m if in_paper else f"*{m}* (extra)",
-                f"{e.mean():.4f}",
-                f"{e.std(ddof=1) / np.sqrt(len(e)):.4f}",
-                "–" if paper is None else f"{paper:.3f}",
-                d_txt,
-                p_txt,
-                "–" if paper_p is None else paper_p if in_paper else "–",
-                f"{np.median(res['fit_s'][m]) * 1e3:.0f}",
-            ]
+            [m if in_paper else f"*{m}* (extra)"]
+            + cells
+            + ["–" if paper is None else f"{paper[0]:.3f}" + (f" (p {paper[1]})" if paper[1] else "")]
         )
-    header = [
-        "method",
-        "test 0-1 loss (mean)",
-        "SE",
-        "paper",
-        "diff. vs SLA+SGLB (mean ± SE)",
-        "p vs SLA+SGLB (ttest_rel)",
-        "paper p",
-        "fit ms (median)",
-    ]
-    out = [md_table(header, rows)]
-    # The paper's ordering claims.
-    e = {m: err[m].mean() for m in METHODS}
-    order = ["Logloss + GB", "SLA + GB", "SLA + SGB", "SLA + SGLB"]
-    claims = [
-        ("SLA + SGLB < SLA + GB", e["SLA + SGLB"] < e["SLA + GB"], stats.ttest_rel(err["SLA + GB"], ref).pvalue),
-        ("SLA + SGLB < SLA + SGB", e["SLA + SGLB"] < e["SLA + SGB"], stats.ttest_rel(err["SLA + SGB"], ref).pvalue),
-        (
-            "SLA + SGLB < Logloss + GB",
-            e["SLA + SGLB"] < e["Logloss + GB"],
-            stats.ttest_rel(err["Logloss + GB"], ref).pvalue,
-        ),
-        (
-            "SLA + SGB < SLA + GB",
-            e["SLA + SGB"] < e["SLA + GB"],
-            stats.ttest_rel(err["SLA + GB"], err["SLA + SGB"]).pvalue,
-        ),
-        (
-            "SLA + GB < Logloss + GB",
-            e["SLA + GB"] < e["Logloss + GB"],
-            stats.ttest_rel(err["Logloss + GB"], err["SLA + GB"]).pvalue,
-        ),
-    ]
-    out.append("")
-    out.append("The paper's claims (the order Logloss+GB > SLA+GB > SLA+SGB > SLA+SGLB in test 0-1 loss):")
-    out.append("")
-    out.append(
+    short = md_table(["method"] + [f"T = {c}: mean ± SE, p vs SGLB" for c in shown] + ["paper (p)"], rows)
+    crow = []
+    for a, b in CLAIMS:
+        crow.append(
+            [f"{a} < {b}"]
+            + [claim_verdict(res[a]["staged"][:, cps.index(c)], res[b]["staged"][:, cps.index(c)]) for c in shown]
+        )
+    claims = md_table(["paper's claim"] + [f"T = {c}" for c in shown], crow)
+    full = [short, "", "Claims (difference of means, two-sided paired p over folds):", "", claims, ""]
+    full.append("Mean test 0-1 loss at every checkpoint, and median fit ms of the whole fit:")
+    full.append("")
+    full.append(
         md_table(
-            ["claim", "holds in the means?", "two-sided paired p"],
-            [[c, "yes" if ok else "**no**", fmt_p(p)] for c, ok, p in claims],
+            ["method"] + [f"T={c}" for c in cps] + ["fit ms", "no-split rounds"],
+            [
+                [m]
+                + [f"{res[m]['staged'][:, j].mean():.4f}" for j in range(len(cps))]
+                + [f"{1e3 * np.median(res[m]['fit_s']):.0f}", res[m]["no_split"]]
+                for m in table1_methods(args)
+            ],
         )
     )
-    ranked = sorted(order, key=lambda m: e[m])
-    out.append("")
-    out.append("Observed order (best first): " + " < ".join(f"{m} ({e[m]:.4f})" for m in ranked) + ".")
-    # staged checkpoints
-    cps = res["cps"]
-    rows = []
-    for m in table1_methods(args):
-        in_paper = METHODS.get(m, (None, False))[1]
-        rows.append([m if in_paper else f"*{m}*"] + [f"{res['staged'][m][:, j].mean():.4f}" for j in range(len(cps))])
-    out.append("")
-    out.append("Mean test 0-1 loss after T rounds (staged predictions of the same fits):")
-    out.append("")
-    out.append(md_table(["method"] + [f"T={c}" for c in cps], rows))
-    rows = []
-    for j, c in enumerate(cps):
-        s = res["staged"]
-        rows.append(
-            [f"T={c}"]
-            + [
-                fmt_p(stats.ttest_rel(s[m][:, j], s[REF][:, j]).pvalue)
-                for m in ("Logloss + GB", "SLA + GB", "SLA + SGB")
-            ]
-        )
-    out.append("")
-    out.append("Paired p-values against SLA + SGLB at each checkpoint:")
-    out.append("")
-    out.append(md_table(["", "Logloss + GB", "SLA + GB", "SLA + SGB"], rows))
-    bad = {m: n for m, n in res["no_split_rounds"].items() if n}
-    if bad:
-        out.append("")
-        out.append(
-            f"Rounds that grew no split (a single-leaf tree), out of {args.folds * args.iterations} per method: "
-            + ", ".join(f"{m}: {n}" for m, n in bad.items())
-            + ". "
-            "With the SLA loss the hessian is negative on misclassified rows. Before commit 52fb219 rgbm_rs "
-            "rejected any split with a child whose hessian sum was below min_child_weight even with "
-            "gain='gradient' (now the check applies to Newton formulas only); a round in which every "
-            "candidate is rejected grows a single leaf. The numpy reference rows (--reference) keep that "
-            "check, to show its effect."
-        )
-    return "\n".join(out)
+    return short, claims, "\n".join(full)
 
 
 # ---------------------------------------------------------------- part 3 (CatBoost)
@@ -515,136 +459,103 @@ CB_CONFIGS = [
     ("CatBoost SGLB", "matched", "cb", True),
 ]
 
+CB_KEYS = (
+    "border_count",
+    "feature_border_type",
+    "bootstrap_type",
+    "score_function",
+    "leaf_estimation_method",
+    "leaf_estimation_backtracking",
+    "boosting_type",
+    "boost_from_average",
+    "random_strength",
+    "l2_leaf_reg",
+    "langevin",
+    "diffusion_temperature",
+    "model_shrink_rate",
+    "model_shrink_mode",
+    "depth",
+    "learning_rate",
+    "iterations",
+)
 
-def run_catboost(args):
+
+def catboost_jobs(args):
+    for k in range(args.cb_folds):
+        yield dict(part="catboost", fold=k, iterations=args.cb_iterations, seed=args.seed)
+
+
+def run_catboost_job(key: dict) -> dict:
     import catboost
 
-    n = args.cb_folds if args.cb_folds is not None else args.folds
-    err = {(lab, b): np.empty(n) for lab, b, _, _ in CB_CONFIGS}
-    fit_s = {(lab, b): np.empty(n) for lab, b, _, _ in CB_CONFIGS}
-    max_gb_diff = 0.0
-    resolved = {}
-    t0 = time.perf_counter()
-    for k in range(n):
-        X, y, Xt, yt = synthetic_fold(args.seed, k)
-        C, Ct = to_codes(X, Xt)
-        raw = {}
-        for lab, borders, lib, lang in CB_CONFIGS:
-            A, At = (X, Xt) if borders == "own" else (C, Ct)
-            seed = args.seed * 1_000_003 + k
-            if lib == "rgbm":
-                est = rgbm(args.iterations, seed, loss="logistic", **(SGLB if lang else {}))
-            else:
-                est = catboost_model(args.iterations, seed, lang)
-            t = time.perf_counter()
-            est.fit(A, y)
-            fit_s[(lab, borders)][k] = time.perf_counter() - t
-            err[(lab, borders)][k] = np.mean(est.predict(At).astype(np.int64) != yt)
-            if borders == "matched" and not lang:
-                raw[lib] = (
-                    est.decision_function(At) if lib == "rgbm" else est.predict(At, prediction_type="RawFormulaVal")
-                )
-            if lib == "cb" and lab not in resolved:
-                allp = est.get_all_params()
-                keys = (
-                    "border_count",
-                    "feature_border_type",
-                    "bootstrap_type",
-                    "score_function",
-                    "leaf_estimation_method",
-                    "leaf_estimation_backtracking",
-                    "boosting_type",
-                    "boost_from_average",
-                    "random_strength",
-                    "l2_leaf_reg",
-                    "langevin",
-                    "diffusion_temperature",
-                    "model_shrink_rate",
-                    "model_shrink_mode",
-                    "depth",
-                    "learning_rate",
-                    "iterations",
-                )
-                resolved[lab] = {key: allp.get(key) for key in keys}
-        max_gb_diff = max(max_gb_diff, float(np.max(np.abs(raw["rgbm"] - raw["cb"]))))
-        if (k + 1) % 10 == 0 or k + 1 == n:
-            log(f"  CatBoost cross-check: {k + 1}/{n} folds, {time.perf_counter() - t0:.0f}s")
+    X, y, Xt, yt = synthetic_fold(key["seed"], key["fold"])
+    C, Ct = to_codes(X, Xt)
+    err, fit_s, raw, resolved = {}, {}, {}, {}
+    for lab, borders, lib, lang in CB_CONFIGS:
+        A, At = (X, Xt) if borders == "own" else (C, Ct)
+        seed = key["seed"] * 1_000_003 + key["fold"]
+        if lib == "rgbm":
+            est = rgbm(key["iterations"], seed, loss="logistic", **(SGLB if lang else {}))
+        else:
+            est = catboost_model(key["iterations"], seed, lang)
+        t = time.perf_counter()
+        est.fit(A, y)
+        name = f"{lab} | {borders}"
+        fit_s[name] = time.perf_counter() - t
+        err[name] = float(np.mean(est.predict(At).astype(np.int64) != yt))
+        if borders == "matched" and not lang:
+            raw[lib] = est.decision_function(At) if lib == "rgbm" else est.predict(At, prediction_type="RawFormulaVal")
+        if lib == "cb" and key["fold"] == 0:
+            allp = est.get_all_params()
+            resolved[lab] = {k: allp.get(k) for k in CB_KEYS}
     return dict(
         err=err,
         fit_s=fit_s,
-        n=n,
-        max_gb_diff=max_gb_diff,
+        max_gb_diff=float(np.max(np.abs(raw["rgbm"] - raw["cb"]))),
         resolved=resolved,
         version=catboost.__version__,
-        seconds=time.perf_counter() - t0,
     )
 
 
-def catboost_md(res) -> str:
-    err, fit_s = res["err"], res["fit_s"]
+def catboost_md(store, args):
+    recs = [store.get(k) for k in catboost_jobs(args)]
+    if not recs or any(r is None for r in recs):
+        return None
+    err = {n: np.array([r["err"][n] for r in recs]) for n in recs[0]["err"]}
+    fit = {n: np.array([r["fit_s"][n] for r in recs]) for n in recs[0]["fit_s"]}
     rows = []
-    for borders, title in (
-        ("own", "own borders (rgbm_rs quantile bins / CatBoost GreedyLogSum)"),
-        ("matched", "matched borders (same integer codes)"),
-    ):
+    for borders in ("own", "matched"):
         for lab in ("GB", "SGLB"):
-            r, c = err[(f"rgbm_rs {lab}", borders)], err[(f"CatBoost {lab}", borders)]
-            tr, tc = fit_s[(f"rgbm_rs {lab}", borders)], fit_s[(f"CatBoost {lab}", borders)]
+            r, c = err[f"rgbm_rs {lab} | {borders}"], err[f"CatBoost {lab} | {borders}"]
+            tr, tc = fit[f"rgbm_rs {lab} | {borders}"], fit[f"CatBoost {lab} | {borders}"]
             rows.append(
                 [
-                    title,
-                    f"Logloss + {lab}",
-                    f"{r.mean():.4f} ± {r.std(ddof=1) / np.sqrt(len(r)):.4f}",
-                    f"{c.mean():.4f} ± {c.std(ddof=1) / np.sqrt(len(c)):.4f}",
-                    fmt_p(stats.ttest_rel(r, c).pvalue),
-                    f"{np.median(tr) * 1e3:.0f} / {tr.mean() * 1e3:.0f}",
-                    f"{np.median(tc) * 1e3:.0f} / {tc.mean() * 1e3:.0f}",
-                    f"{np.median(tc) / np.median(tr):.1f}x",
+                    borders,
+                    lab,
+                    f"{r.mean():.4f}",
+                    f"{c.mean():.4f}",
+                    fmt_p(ttest_p(r, c)) if np.any(r != c) else "n/a (identical)",
+                    f"{1e3 * np.median(tr):.0f}",
+                    f"{1e3 * np.median(tc):.0f}",
                 ]
             )
     out = [
         md_table(
-            [
-                "borders",
-                "method",
-                "rgbm_rs 0-1 loss (mean ± SE)",
-                "CatBoost 0-1 loss (mean ± SE)",
-                "p (rgbm vs CatBoost, paired)",
-                "rgbm_rs fit ms (median / mean)",
-                "CatBoost fit ms (median / mean)",
-                "CatBoost / rgbm_rs time",
-            ],
-            rows,
-        )
+            ["borders", "Logloss +", "rgbm_rs 0-1", "CatBoost 0-1", "p", "rgbm_rs fit ms", "CatBoost fit ms"], rows
+        ),
+        "",
+        f"{len(recs)} folds, {args.cb_iterations} iterations. Matched borders, plain GB: largest |rgbm_rs − "
+        f"CatBoost| raw test score {max(r['max_gb_diff'] for r in recs):.2e} (CatBoost {recs[0]['version']} keeps "
+        "float32 leaf values).",
     ]
-    rows = []
+    within = []
     for borders in ("own", "matched"):
         for lib in ("rgbm_rs", "CatBoost"):
-            g, s = err[(f"{lib} GB", borders)], err[(f"{lib} SGLB", borders)]
-            d = s - g
-            rows.append(
-                [
-                    borders,
-                    lib,
-                    f"{d.mean():+.4f} ± {d.std(ddof=1) / np.sqrt(len(d)):.4f}",
-                    fmt_p(stats.ttest_rel(s, g).pvalue),
-                ]
-            )
-    out.append("")
-    out.append("Effect of SGLB within each library (Logloss; SGLB minus GB, paired over folds):")
-    out.append("")
-    out.append(md_table(["borders", "library", "SGLB − GB 0-1 loss (mean ± SE)", "p"], rows))
-    out.append("")
-    out.append(
-        f"Matched borders, plain GB: largest |rgbm_rs − CatBoost| raw test score over all folds = {res['max_gb_diff']:.2e} "
-        "(CatBoost stores leaf values as float32; the two GB runs are the same algorithm if this is ~1e-6 and the 0-1 losses coincide)."
-    )
-    out.append("")
-    out.append(f"CatBoost {res['version']}, resolved parameters:")
-    out.append("")
-    for lab, p in res["resolved"].items():
-        out.append(f"- {lab}: `{p}`")
-    return "\n".join(out)
+            g, s = err[f"{lib} GB | {borders}"], err[f"{lib} SGLB | {borders}"]
+            within.append(f"{lib}/{borders} {np.mean(s - g):+.4f} (p {fmt_p(ttest_p(s, g))})")
+    out.append("SGLB − GB within each library: " + "; ".join(within) + ".")
+    resolved = "\n".join(f"- {lab}: `{p}`" for lab, p in recs[0]["resolved"].items())
+    return "\n".join(out), resolved
 
 
 # ---------------------------------------------------------------- part 2 (Adult)
@@ -667,327 +578,386 @@ ADULT_COLS = [
 ]
 
 
+@functools.lru_cache(maxsize=1)
 def load_adult(data_dir: str):
+    """(frame with pandas categoricals, labels)."""
     import pandas as pd
 
     frames = [
-        pd.read_csv(os.path.join(data_dir, "adult", f), header=None, names=ADULT_COLS, skipinitialspace=True)
+        pd.read_csv(os.path.join(REPO, data_dir, "adult", f), header=None, names=ADULT_COLS, skipinitialspace=True)
         for f in ("adult-train.csv", "adult-test.csv")
     ]
     d = pd.concat(frames, ignore_index=True).dropna(subset=["income"])
     y = d.pop("income").str.rstrip(".").map({"<=50K": 0, ">50K": 1})
     if y.isna().any():
         raise RuntimeError("unexpected income labels")
-    cat = list(d.select_dtypes(exclude="number").columns)
-    X = pd.get_dummies(d, columns=cat, dtype=np.float64).to_numpy(np.float64)
-    return X, y.to_numpy(np.int64)
+    for c in d.select_dtypes(exclude="number").columns:
+        d[c] = d[c].astype("category")
+    return d.reset_index(drop=True), y.to_numpy(np.int64)
 
 
-def adult_estimator(method: str, params: dict, trees: int, seed: int):
-    kw = dict(SLA, max_depth=params["depth"], learning_rate=params["lr"], max_bins=65)
-    if method == "SGB":
-        kw.update(reg_lambda=params["l2"], subsample=params["subsample"])
+@functools.lru_cache(maxsize=1)
+def adult_split(data_dir: str, seed: int):
+    X, y = load_adult(data_dir)
+    perm = np.random.default_rng([seed, 2]).permutation(len(y))
+    n_tr, n_va = int(round(0.65 * len(y))), int(round(0.15 * len(y)))
+    tr, va, te = perm[:n_tr], perm[n_tr : n_tr + n_va], perm[n_tr + n_va :]
+    return tuple((X.iloc[i].reset_index(drop=True), y[i]) for i in (tr, va, te))
+
+
+def adult_draws(args) -> list[dict]:
+    """The random-search draws of Appendix C.2 (learning rate and depth shared by both methods)."""
+    rng = np.random.default_rng([args.seed, 3])
+    lo = np.log10(args.adult_lr_min)
+    return [
+        dict(
+            lr=float(10 ** rng.uniform(lo, 0)),
+            depth=int(rng.integers(6, 11)),
+            l2=float(10 ** rng.uniform(-1, 1)),
+            subsample=max(float(rng.uniform(0, 1)), 1e-3),
+            shrink_rate=float(10 ** rng.uniform(-5, -2)),
+            temperature=float(10 ** rng.uniform(2, 5)),
+        )
+        for _ in range(args.adult_draws)
+    ]
+
+
+def adult_estimator(key: dict, seed: int):
+    p = key["params"]
+    kw = dict(
+        SLA,
+        max_depth=p["depth"],
+        learning_rate=p["lr"],
+        max_bins=65,
+        categorical_features="auto",
+    )
+    if key["method"] == "SGB":
+        kw.update(reg_lambda=p["l2"], subsample=p["subsample"], subsample_for=key["sgb_subsample_for"])
     else:
-        kw.update(langevin=True, temperature=params["temperature"], shrink_rate=params["shrink_rate"])
-    return rgbm(trees, seed, **kw)
+        kw.update(langevin=True, temperature=p["temperature"], shrink_rate=p["shrink_rate"])
+    return rgbm(key["trees"], seed, **kw)
 
 
-def best_iteration(est, Xv, yv):
-    """(validation 0-1 loss, number of trees) of the best truncation, earliest on ties."""
+def adult_base(args, method):
+    return dict(
+        part="adult",
+        method=method,
+        trees=args.adult_trees,
+        split_seed=args.seed,
+        sgb_subsample_for=args.adult_sgb_subsample_for if method == "SGB" else None,
+        data_dir=_runs.repo_relative(args.data_dir),
+    )
+
+
+def adult_search_jobs(args):
+    for i, p in enumerate(adult_draws(args)):
+        for m in ("SGB", "SGLB"):
+            yield dict(adult_base(args, m), draw=i, params=p, fit_seed=args.seed * 7919 + i)
+
+
+def run_adult_job(key: dict) -> dict:
+    """Fit, pick the best number of trees on validation, and keep that model's per-row test losses."""
+    (Xtr, ytr), (Xva, yva), (Xte, yte) = adult_split(key["data_dir"], key["split_seed"])
+    est = adult_estimator(key, key["fit_seed"])
+    t = time.perf_counter()
+    est.fit(Xtr, ytr)
+    fit_s = time.perf_counter() - t
     best = (np.inf, 0)
-    for i, pred in enumerate(est.staged_predict(Xv), start=1):
-        e = float(np.mean(pred != yv))
+    for i, pred in enumerate(est.staged_predict(Xva), start=1):
+        e = float(np.mean(pred != yva))
         if e < best[0]:
             best = (e, i)
+    for i, pred in enumerate(est.staged_predict(Xte), start=1):
+        if i == best[1]:
+            wrong = pred != yte
+            break
+    return dict(
+        val=best[0],
+        iters=best[1],
+        test=float(np.mean(wrong)),
+        test_wrong=base64.b64encode(np.packbits(wrong).tobytes()).decode("ascii"),
+        fit_s=fit_s,
+    )
+
+
+def unpack_wrong(rec, n):
+    return np.unpackbits(np.frombuffer(base64.b64decode(rec["test_wrong"]), dtype=np.uint8))[:n].astype(float)
+
+
+def adult_selected(store, args):
+    """method -> (best record, draw params); None if the search is incomplete."""
+    best = {}
+    for key in adult_search_jobs(args):
+        rec = store.get(key)
+        if rec is None:
+            return None
+        m = key["method"]
+        if m not in best or rec["val"] < best[m][0]["val"]:
+            best[m] = (rec, key["params"])
     return best
 
 
-def predict_at(est, X, n_trees):
-    for i, pred in enumerate(est.staged_predict(X), start=1):
-        if i == n_trees:
-            return pred
-    raise RuntimeError("n_trees beyond the model")
-
-
-def run_adult(args):
-    X, y = load_adult(args.data_dir)
-    rng = np.random.default_rng([args.seed, 2])
-    perm = rng.permutation(len(y))
-    n_tr, n_va = int(round(0.65 * len(y))), int(round(0.15 * len(y)))
-    tr, va, te = perm[:n_tr], perm[n_tr : n_tr + n_va], perm[n_tr + n_va :]
-    Xtr, ytr, Xva, yva, Xte, yte = X[tr], y[tr], X[va], y[va], X[te], y[te]
-    draws = []
-    for _ in range(args.adult_draws):
-        draws.append(
-            dict(
-                lr=float(10 ** rng.uniform(-2, 0)),
-                depth=int(rng.integers(6, 11)),
-                l2=float(10 ** rng.uniform(-1, 1)),
-                subsample=max(float(rng.uniform(0, 1)), 1e-3),
-                shrink_rate=float(10 ** rng.uniform(-5, -2)),
-                temperature=float(10 ** rng.uniform(2, 5)),
-            )
-        )
-    t0 = time.perf_counter()
-    search = {m: [] for m in ("SGB", "SGLB")}
-    best = {}
-    for i, p in enumerate(draws):
-        for m in ("SGB", "SGLB"):
-            est = adult_estimator(m, p, args.adult_trees, seed=args.seed * 7919 + i)
-            t = time.perf_counter()
-            est.fit(Xtr, ytr)
-            fs = time.perf_counter() - t
-            ve, it = best_iteration(est, Xva, yva)
-            search[m].append(dict(draw=i, val=ve, iters=it, fit_s=fs, **p))
-            if m not in best or ve < best[m]["val"]:
-                best[m] = dict(draw=i, val=ve, iters=it, est=est, params=p)
-        log(
-            f"  Adult search: {i + 1}/{len(draws)} draws, {time.perf_counter() - t0:.0f}s "
-            f"(best val SGB {best['SGB']['val']:.4f}, SGLB {best['SGLB']['val']:.4f})"
-        )
-    loss_rows = {}
-    for m in ("SGB", "SGLB"):
-        pred = predict_at(best[m]["est"], Xte, best[m]["iters"])
-        loss_rows[m] = (pred != yte).astype(np.float64)
-        best[m]["test"] = float(loss_rows[m].mean())
-    p_rows = (
-        stats.ttest_rel(loss_rows["SGB"], loss_rows["SGLB"]).pvalue
-        if np.any(loss_rows["SGB"] != loss_rows["SGLB"])
-        else 1.0
-    )
-    # Refit the two selected configurations with further seeds.
-    seed_err = {m: [] for m in ("SGB", "SGLB")}
+def adult_refit_jobs(store, args):
+    best = adult_selected(store, args)
+    if best is None:
+        return
     for s in range(args.adult_seeds):
         for m in ("SGB", "SGLB"):
-            est = adult_estimator(m, best[m]["params"], args.adult_trees, seed=10_000 + 31 * s + args.seed)
-            est.fit(Xtr, ytr)
-            _, it = best_iteration(est, Xva, yva)
-            seed_err[m].append(float(np.mean(predict_at(est, Xte, it) != yte)))
-        log(f"  Adult refits: {s + 1}/{args.adult_seeds} seeds, {time.perf_counter() - t0:.0f}s")
-    seed_err = {m: np.asarray(v) for m, v in seed_err.items()}
-    p_seeds = stats.ttest_rel(seed_err["SGB"], seed_err["SGLB"]).pvalue if args.adult_seeds >= 2 else float("nan")
-    for m in best:
-        best[m].pop("est")
-    return dict(
-        shape=X.shape,
-        n=(len(tr), len(va), len(te)),
-        draws=draws,
-        search=search,
-        best=best,
-        p_rows=p_rows,
-        seed_err=seed_err,
-        p_seeds=p_seeds,
-        seconds=time.perf_counter() - t0,
-    )
+            yield dict(adult_base(args, m), draw="refit", params=best[m][1], fit_seed=10_000 + 31 * s + args.seed)
 
 
-def adult_md(res, args) -> str:
-    b = res["best"]
-    out = [
-        f"Data: {res['shape'][0]} rows x {res['shape'][1]} columns (one-hot); train / validation / test = "
-        f"{res['n'][0]} / {res['n'][1]} / {res['n'][2]}.",
-        "",
-    ]
-    rows = [
-        [
-            "SGB",
-            f"{100 * b['SGB']['test']:.2f}",
-            f"{PAPER_ADULT[0]}",
-            f"{100 * b['SGB']['val']:.2f}",
-            b["SGB"]["iters"],
-            f"lr={b['SGB']['params']['lr']:.3g}, depth={b['SGB']['params']['depth']}, l2={b['SGB']['params']['l2']:.3g}, subsample={b['SGB']['params']['subsample']:.2f}",
-        ],
-        [
-            "SGLB",
-            f"{100 * b['SGLB']['test']:.2f}",
-            f"{PAPER_ADULT[1]}",
-            f"{100 * b['SGLB']['val']:.2f}",
-            b["SGLB"]["iters"],
-            f"lr={b['SGLB']['params']['lr']:.3g}, depth={b['SGLB']['params']['depth']}, gamma={b['SGLB']['params']['shrink_rate']:.3g}, beta={b['SGLB']['params']['temperature']:.3g}",
-        ],
-    ]
-    out.append(
-        md_table(
-            [
-                "method",
-                "test 0-1 loss %",
-                "paper %",
-                "validation 0-1 loss %",
-                "trees (best on validation)",
-                "selected parameters",
-            ],
-            rows,
-        )
-    )
-    out.append("")
-    out.append(
-        f"- paired t-test over the {res['n'][2]} test rows (per-row 0-1 losses of the two selected models): p = {fmt_p(res['p_rows'])} (paper: p = {PAPER_ADULT[2]})."
-    )
-    se = res["seed_err"]
-    if len(se["SGB"]):
-        d = se["SGB"] - se["SGLB"]
-        out.append(
-            f"- the selected configurations refitted with {len(d)} further seeds: SGB {100 * se['SGB'].mean():.2f}% "
-            f"(range {100 * se['SGB'].min():.2f}–{100 * se['SGB'].max():.2f}), SGLB {100 * se['SGLB'].mean():.2f}% "
-            f"(range {100 * se['SGLB'].min():.2f}–{100 * se['SGLB'].max():.2f}); SGB − SGLB = {100 * d.mean():+.2f} points, "
-            f"paired t-test over seeds p = {fmt_p(res['p_seeds'])}."
-        )
-    out.append("")
-    out.append("All random-search draws (validation 0-1 loss % at the best truncation / trees):")
-    out.append("")
+def adult_md(store, args):
+    best = adult_selected(store, args)
+    if best is None:
+        return None
+    n_te = len(adult_split(_runs.repo_relative(args.data_dir), args.seed)[2][1])
+    wrong = {m: unpack_wrong(best[m][0], n_te) for m in best}
+    p_rows = ttest_p(wrong["SGB"], wrong["SGLB"])
+    refits = {m: [] for m in ("SGB", "SGLB")}
+    for key in adult_refit_jobs(store, args):
+        rec = store.get(key)
+        if rec is not None:
+            refits[key["method"]].append(rec["test"])
     rows = []
-    for s_sgb, s_sglb in zip(res["search"]["SGB"], res["search"]["SGLB"]):
+    for m, paper in (("SGB", PAPER_ADULT[0]), ("SGLB", PAPER_ADULT[1])):
+        rec, p = best[m]
+        extra = (
+            f"l2 {p['l2']:.3g}, subsample {p['subsample']:.2f}"
+            if m == "SGB"
+            else f"γ {p['shrink_rate']:.3g}, β {p['temperature']:.3g}"
+        )
+        r = np.asarray(refits[m])
         rows.append(
             [
-                s_sgb["draw"],
-                f"{s_sgb['lr']:.3g}",
-                s_sgb["depth"],
-                f"{s_sgb['l2']:.3g}",
-                f"{s_sgb['subsample']:.2f}",
-                f"{100 * s_sgb['val']:.2f} / {s_sgb['iters']}",
-                f"{s_sgb['fit_s']:.1f}",
-                f"{s_sglb['shrink_rate']:.2g}",
-                f"{s_sglb['temperature']:.3g}",
-                f"{100 * s_sglb['val']:.2f} / {s_sglb['iters']}",
-                f"{s_sglb['fit_s']:.1f}",
+                m,
+                f"{100 * rec['test']:.2f}",
+                f"{paper}",
+                f"{100 * rec['val']:.2f}",
+                rec["iters"],
+                f"lr {p['lr']:.3g}, depth {p['depth']}, {extra}",
+                f"{100 * r.mean():.2f} ({len(r)})" if len(r) else "–",
             ]
         )
-    out.append(
+    n_pair = min(len(refits["SGB"]), len(refits["SGLB"]))
+    p_seeds = ttest_p(refits["SGB"][:n_pair], refits["SGLB"][:n_pair])
+    out = [
         md_table(
-            [
-                "draw",
-                "lr",
-                "depth",
-                "SGB l2",
-                "SGB subsample",
-                "SGB val % / trees",
-                "SGB fit s",
-                "SGLB gamma",
-                "SGLB beta",
-                "SGLB val % / trees",
-                "SGLB fit s",
-            ],
+            ["method", "test 0-1 %", "paper %", "validation %", "trees", "selected", "refits: mean test % (n)"],
             rows,
+        ),
+        "",
+        f"Paired t-test SGB vs SGLB over the {n_te} test rows: p = {fmt_p(p_rows)}; over the {n_pair} refit seeds: "
+        f"p = {fmt_p(p_seeds)} (paper: p = {PAPER_ADULT[2]}, two-tailed). "
+        + adult_verdict(best["SGB"][0]["test"], best["SGLB"][0]["test"], p_rows, p_seeds),
+    ]
+    search = []
+    for key in adult_search_jobs(args):
+        rec = store.get(key)
+        search.append(
+            [
+                key["draw"],
+                key["method"],
+                f"{key['params']['lr']:.3g}",
+                key["params"]["depth"],
+                f"{100 * rec['val']:.2f}",
+                rec["iters"],
+                f"{rec['fit_s']:.1f}",
+            ]
         )
+    detail = md_table(["draw", "method", "lr", "depth", "validation %", "trees", "fit s"], search)
+    return "\n".join(out), detail
+
+
+def adult_verdict(sgb, sglb, p_rows, p_seeds):
+    if sglb < sgb and np.isfinite(p_rows) and p_rows < 0.05:
+        return f"Verdict: SGLB better by {100 * (sgb - sglb):.2f} points and significant over rows: reproduced."
+    if sglb < sgb:
+        return f"Verdict: SGLB lower by {100 * (sgb - sglb):.2f} points, not significant: not reproduced."
+    return f"Verdict: SGLB is not better (SGB − SGLB = {100 * (sgb - sglb):+.2f} points): not reproduced."
+
+
+# ---------------------------------------------------------------- time estimate
+FULL_SIZE = {"table1": 5000, "adult": 1000, "catboost": 1000}
+
+
+def _size(key):
+    return key["trees"] if key["part"] == "adult" else key["iterations"]
+
+
+def estimate(job_s: dict, args, n_workers):
+    """Wall time of the full protocol from seconds per job (part -> list, scaled to full size)."""
+    n_methods = len(METHODS) + (len(REFERENCE) if args.reference else 0)
+    counts = {"table1": 100 * n_methods, "adult": 2 * 200 + 2 * 5, "catboost": 100}
+    rows, total = [], 0.0
+    for part, ts in job_s.items():
+        if ts:
+            cpu = float(np.mean(ts)) * counts[part]
+            total += cpu
+            rows.append([part, f"{np.mean(ts):.2f}", counts[part], _runs.fmt_duration(cpu / n_workers)])
+    md = md_table(
+        ["part", "s per job (scaled to full size)", "jobs in the full run", f"wall with {n_workers} workers"], rows
     )
-    return "\n".join(out)
+    return md + f"\n\nEstimated total: {_runs.fmt_duration(total / n_workers)} with {n_workers} worker(s)."
+
+
+def job_s_from_store(store) -> dict:
+    """Job times of the stored jobs, scaled linearly in the number of trees (small runs overstate it)."""
+    out: dict = {p: [] for p in FULL_SIZE}
+    for rec in store.records.values():
+        k = rec["key"]
+        out[k["part"]].append(rec["job_s"] * FULL_SIZE[k["part"]] / _size(k))
+    return out
+
+
+def time_probe(args) -> dict:
+    """Time one full-size job of each kind in this process (Adult: depth 8, the middle of 6..10)."""
+    out: dict = {p: [] for p in FULL_SIZE}
+    jobs = [
+        ("table1", run_table1_job, dict(part="table1", fold=0, method=m, iterations=5000, seed=args.seed))
+        for m in table1_methods(args)
+    ]
+    if not args.skip_adult:
+        p = dict(lr=0.1, depth=8, l2=1.0, subsample=0.5, shrink_rate=1e-3, temperature=1e3)
+        load_adult(_runs.repo_relative(args.data_dir))  # not part of a job's time in a long run
+        jobs += [
+            ("adult", run_adult_job, dict(adult_base(args, m), trees=1000, draw=0, params=p, fit_seed=0))
+            for m in ("SGB", "SGLB")
+        ]
+    if not args.skip_catboost:
+        jobs.append(("catboost", run_catboost_job, dict(part="catboost", fold=0, iterations=1000, seed=args.seed)))
+    for part, fn, key in jobs:
+        t = time.perf_counter()
+        fn(key)
+        out[part].append(time.perf_counter() - t)
+        log(f"  probe {part} {key.get('method', '')}: {out[part][-1]:.1f} s")
+    return out
 
 
 # ---------------------------------------------------------------- main
-def main(argv=None):
+def parse(argv):
     ap = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--folds", type=int, default=100, help="synthetic folds (paper: 100)")
-    ap.add_argument(
-        "--iterations",
-        type=int,
-        default=1000,
-        help="boosting rounds on the synthetic task (not stated in the paper; CatBoost's default)",
-    )
+    ap.add_argument("--iterations", type=int, default=5000, help="rounds per synthetic fit (read at 1000/3000/5000)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--cb-folds", type=int, default=None, help="folds for the CatBoost cross-check (default: --folds)")
+    ap.add_argument("--reference", action="store_true", help="add the numpy reference SLA stump boosters")
+    ap.add_argument("--cb-folds", type=int, default=100, help="folds for the CatBoost cross-check")
+    ap.add_argument("--cb-iterations", type=int, default=1000)
     ap.add_argument("--skip-catboost", action="store_true")
     ap.add_argument("--skip-adult", action="store_true")
-    ap.add_argument("--adult-draws", type=int, default=10, help="random-search draws per method (paper: 200)")
-    ap.add_argument("--adult-trees", type=int, default=300, help="maximum trees on Adult (paper: 1000)")
-    ap.add_argument(
-        "--adult-seeds", type=int, default=5, help="refits of each selected configuration with further seeds"
-    )
-    ap.add_argument(
-        "--reference",
-        action="store_true",
-        help="add numpy reference SLA stump boosters (with and without rgbm_rs's hessian check) to table 1 (~2 min)",
-    )
-    ap.add_argument("--data-dir", default=DEFAULT_DATA_DIR)
-    ap.add_argument("--write-md", default=None, metavar="PATH", help="write the results as markdown")
+    ap.add_argument("--adult-draws", type=int, default=200, help="random-search draws per method (paper: 200)")
+    ap.add_argument("--adult-trees", type=int, default=1000, help="maximum trees on Adult (paper: 1000)")
+    ap.add_argument("--adult-lr-min", type=float, default=1e-5, help="lower end of the log-uniform learning rate")
+    ap.add_argument("--adult-seeds", type=int, default=5, help="refits of each selected configuration")
+    ap.add_argument("--adult-sgb-subsample-for", choices=["tree", "split"], default="split")
+    ap.add_argument("--quick", action="store_true", help="smoke settings: 2 folds, few rounds, 2 Adult draws")
+    _runs.add_run_options(ap, MARKER, DEFAULT_DATA_DIR)
     args = ap.parse_args(argv)
+    quick = dict(folds=2, iterations=300, cb_folds=2, cb_iterations=100, adult_draws=2, adult_trees=20, adult_seeds=2)
+    return _runs.finish_args(ap, args, quick if args.quick else None)
 
-    import rgbm_rs
 
-    started = _dt.datetime.now().astimezone()
-    commit = git_commit()  # at the start: others may commit while this runs
-    t_all = time.perf_counter()
-    sections = []
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = parse(argv)
+    if args.time_probe:
+        log(estimate(time_probe(args), args, args.n_jobs))
+        return
+    store = _runs.ResultStore(args.results)
+    adult_ok = not args.skip_adult and os.path.exists(os.path.join(args.data_dir, "adult", "adult-train.csv"))
+    try:
+        import catboost  # noqa: F401
 
-    log(f"Part 1: Table 1, {args.folds} folds x {len(table1_methods(args))} methods, {args.iterations} rounds")
-    t1 = run_table1(args)
-    sections.append(
-        (
-            "1. Table 1: synthetic data, SLA (0-1 loss) optimisation",
-            f"{args.folds} folds x ({N_TRAIN} train + {N_TEST} test rows), {args.iterations} rounds of stumps, "
-            f"learning rate {LR}, varsigma {SLA_SCALE}, beta {BETA:g}, gamma {GAMMA:g}, SGB subsample {SGB_SUBSAMPLE}. "
-            f"Part 1 took {t1['seconds']:.0f}s.\n\n" + table1_md(t1, args),
-        )
-    )
-    log(sections[-1][1])
-
-    if not args.skip_adult:
-        log(
-            f"Part 2: Adult, {args.adult_draws} draws per method, <= {args.adult_trees} trees, {args.adult_seeds} refit seeds"
-        )
-        ad = run_adult(args)
-        sections.append(
-            (
-                "2. Table 2, Adult row: SLA, SGB vs SGLB",
-                f"Random search with {args.adult_draws} draws per method (paper: 200), at most {args.adult_trees} trees "
-                f"(paper: 1000), learning rate log-uniform on [1e-2, 1] (paper: [1e-5, 1]); the other ranges as in the paper. "
-                f"Part 2 took {ad['seconds']:.0f}s.\n\n" + adult_md(ad, args),
+        cb_ok = not args.skip_catboost
+    except ImportError:
+        cb_ok = False
+    with _runs.Launch(store, argv) as launch:
+        log(f"Part 1: Table 1, {args.folds} folds x {len(table1_methods(args))} methods, {args.iterations} rounds")
+        _runs.run_jobs(store, table1_jobs(args), run_table1_job, args.n_jobs, "table 1", log=log)
+        if adult_ok:
+            log(f"Part 2: Adult, {args.adult_draws} draws per method, <= {args.adult_trees} trees")
+            _runs.run_jobs(store, adult_search_jobs(args), run_adult_job, args.n_jobs, "Adult search", log=log)
+            _runs.run_jobs(
+                store, list(adult_refit_jobs(store, args)), run_adult_job, args.n_jobs, "Adult refits", log=log
             )
-        )
-        log(sections[-1][1])
+        if cb_ok:
+            log(f"Part 3: CatBoost cross-check, {args.cb_folds} folds")
+            _runs.run_jobs(store, catboost_jobs(args), run_catboost_job, args.n_jobs, "CatBoost", log=log)
+        this = launch.elapsed()
 
-    if not args.skip_catboost:
-        try:
-            import catboost  # noqa: F401
-        except ImportError:
-            sections.append(("3. CatBoost cross-check", "skipped: catboost is not installed (`pip install catboost`)."))
+    cmd = "python " + " ".join(shlex.quote(a) for a in ["benches/python/papers/sglb_table1.py"] + argv)
+    head = [
+        f"- Command: `{cmd}`",
+        f"- Commit (at the start of each launch): {store.commits()}; machine: {_runs.machine()}; {args.n_jobs} worker process(es), "
+        "every fit single-threaded",
+        f"- Run time: {_runs.fmt_duration(store.total_wall())} over {len(store.launches)} launch(s) (this one "
+        f"{_runs.fmt_duration(this)}); results in `{_runs.shown_path(store.path)}`",
+        f"- Full report: `{_runs.shown_path(os.path.abspath(args.report))}`"
+        if args.report
+        else "- Full report: not written",
+    ]
+    short, full = list(head), ["## SGLB: full report", ""] + head
+    res = table1_results(store, args)
+    if res is None:
+        short.append("- Table 1: incomplete (run interrupted)")
+    else:
+        t_short, claims, t_full = table1_md(res, args)
+        intro = (
+            f"Table 1 (synthetic): {args.folds} folds of {N_TRAIN}/{N_TEST} rows, stumps, 5 borders, ν = {LR}, "
+            f"ς = {SLA_SCALE}, β = {BETA:g}, γ = {GAMMA:g}, SGB subsample {SGB_SUBSAMPLE}; test 0-1 loss, "
+            "two-sided paired p against SLA + SGLB (full). The paper does not state the number of trees."
+        )
+        short += ["", intro, "", t_short, "", "The paper's claims:", "", claims]
+        full += ["", "### Table 1", "", intro, "", t_full]
+    if adult_ok:
+        ad = adult_md(store, args)
+        intro = (
+            f"Adult (Table 2), SLA: {args.adult_draws} random-search draws per method (paper: 200), at most "
+            f"{args.adult_trees} trees (paper: 1000), learning rate log-uniform on [{args.adult_lr_min:g}, 1], "
+            f"native categorical features, SGB subsample_for={args.adult_sgb_subsample_for!r}, 65/15/20 split."
+        )
+        if ad is None:
+            short += ["", "Adult: incomplete (run interrupted)"]
         else:
-            n_cb = args.cb_folds if args.cb_folds is not None else args.folds
-            log(f"Part 3: CatBoost cross-check, {n_cb} folds")
-            cb = run_catboost(args)
-            sections.append(
-                (
-                    "3. CatBoost cross-check on the synthetic task (Logloss for both)",
-                    f"{cb['n']} folds (the same data as part 1), {args.iterations} rounds, stumps, border count 5, "
-                    f"learning rate {LR}; SGLB: diffusion_temperature {BETA:g}, model_shrink_rate {GAMMA:g}. "
-                    f"CatBoost has no smoothed 0-1 loss, so both libraries minimise Logloss here. Part 3 took {cb['seconds']:.0f}s.\n\n"
-                    + catboost_md(cb),
-                )
-            )
-            log(sections[-1][1])
-
-    total = time.perf_counter() - t_all
-    log(f"total {total:.0f}s")
+            short += ["", intro, "", ad[0]]
+            full += ["", "### Adult", "", intro, "", ad[0], "", "All draws:", "", ad[1]]
+    if cb_ok:
+        cb = catboost_md(store, args)
+        if cb is None:
+            short += ["", "CatBoost cross-check: incomplete (run interrupted)"]
+        else:
+            intro = "CatBoost cross-check on the synthetic task, Logloss for both libraries:"
+            short += ["", intro, "", cb[0]]
+            full += [
+                "",
+                "### CatBoost cross-check",
+                "",
+                intro,
+                "",
+                cb[0],
+                "",
+                "CatBoost's resolved parameters:",
+                "",
+                cb[1],
+            ]
+    est = estimate(job_s_from_store(store), args, args.n_jobs)
+    md = "\n".join(short) + "\n"
+    log("\n" + md)
+    log("Estimated wall time of the full protocol on this machine, from this run's job times:\n\n" + est)
     if args.write_md:
-        cmd = "python " + " ".join(
-            shlex.quote(a)
-            for a in [os.path.relpath(os.path.abspath(__file__), REPO)] + (sys.argv[1:] if argv is None else list(argv))
-        )
-        head = [
-            "# SGLB (Ustimenko & Prokhorenkova, ICML 2021): Table 1, Adult (Table 2) and a CatBoost cross-check",
-            "",
-            f"- command (from the repository root): `{cmd}`",
-            f"- date: {started.strftime('%Y-%m-%d %H:%M %Z')}; total runtime {total:.0f}s",
-            f"- rgbm_rs commit {commit} (HEAD when the run started; the installed extension may be an older build); Python {platform.python_version()}, numpy {np.__version__}; "
-            f"{os.cpu_count()} CPUs (shared with other jobs); rgbm_rs n_jobs=1, CatBoost thread_count=1",
-            f"- rgbm_rs module: `{os.path.relpath(rgbm_rs.__file__, REPO)}`",
-            "",
-            "## Settings",
-            "",
-            "```",
-            __doc__.strip(),
-            "```",
-        ]
-        body = []
-        for title, text in sections:
-            body += ["", f"## {title}", "", text]
-        path = os.path.abspath(args.write_md)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w", encoding="utf-8") as f:
-            f.write("\n".join(head + body) + "\n")
-        log(f"wrote {path}")
+        _runs.replace_between_markers(args.write_md, MARKER, md)
+        log(f"wrote the {MARKER} section of {args.write_md}")
+    if args.report:
+        with open(args.report, "w", encoding="utf-8") as f:
+            f.write("\n".join(full) + "\n\n### Time estimate\n\n" + est + "\n")
 
 
 if __name__ == "__main__":
-    main()
+    # Re-import under the module's own name so that the worker processes can unpickle the job functions.
+    import sglb_table1
+
+    try:
+        sglb_table1.main()
+    except KeyboardInterrupt:
+        sys.exit("interrupted: finished jobs are in the results file; run the same command again to resume")

@@ -1,0 +1,127 @@
+"""The paper-reproduction scripts run end to end on tiny settings, resume, and write markdown."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+PAPERS = os.path.join(REPO, "benches", "python", "papers")
+DATA = os.path.abspath(os.path.join(REPO, "..", "shared", "data"))
+
+pytest.importorskip("scipy")
+pytest.importorskip("joblib")
+
+
+def run(script, args):
+    out = subprocess.run(
+        [sys.executable, os.path.join(PAPERS, script), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    return out.stdout
+
+
+def records(path):
+    recs, launches = [], []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            rec = json.loads(line)
+            (launches if "launch" in rec else recs).append(rec)
+    return recs, launches
+
+
+def scratch_md(tmp_path, name):
+    md = tmp_path / "BENCH.md"
+    md.write_text(f"# x\n\n<!-- {name}: start -->\nstale table\n<!-- {name}: end -->\n\ntail\n", encoding="utf-8")
+    return md
+
+
+@pytest.mark.skipif(not os.path.exists(os.path.join(DATA, "sonar", "sonar.csv")), reason="sonar data absent")
+def test_rgb_table1_quick_resumes_and_writes_markdown(tmp_path):
+    pytest.importorskip("xgboost")
+    results, md = tmp_path / "rgb.jsonl", scratch_md(tmp_path, "rgb_table1")
+    args = [
+        "--quick",
+        "--rounds",
+        "3",
+        "--seeds",
+        "1",
+        "--betas",
+        "0.1",
+        "--variants",
+        "exact/weighted",
+        "--n-jobs",
+        "2",
+        "--results",
+        str(results),
+        "--write-md",
+        str(md),
+    ]
+    first = run("rgb_table1.py", args)
+    recs, launches = records(results)
+    # 2 splits x (6 GB grid points + 1 RGB variant) CV jobs, then one refit per split and method
+    assert sum(r["key"]["phase"] == "cv" for r in recs) == 2 * (6 + 1)
+    assert sum(r["key"]["phase"] == "test" for r in recs) == 2 * 2
+    assert all(len(r["errors"]) == (5 if r["key"]["phase"] == "cv" else 1) for r in recs)
+    assert len(launches) == 1
+    # The table's GB mean is the mean of the recorded test errors.
+    gb = [100 * r["errors"][0] for r in recs if r["key"]["phase"] == "test" and r["key"]["method"] == "GB"]
+    text = md.read_text(encoding="utf-8")
+    assert f"| sonar (208 × 60) | {np.mean(gb):.2f} (" in text
+    assert "stale table" not in text and text.endswith("<!-- rgb_table1: end -->\n\ntail\n")
+    assert "- sonar: " in text and "Run time:" in text
+    # A second run finds every job done, fits nothing and reports the same table.
+    second = run("rgb_table1.py", args)
+    assert "jobs to run" not in second and "jobs to run" in first
+    recs2, launches2 = records(results)
+    assert len(recs2) == len(recs) and len(launches2) == 2
+    assert (
+        md.read_text(encoding="utf-8").split("Run time")[1].split("\n", 1)[1]
+        == text.split("Run time")[1].split("\n", 1)[1]
+    )
+
+
+@pytest.mark.skipif(not os.path.exists(os.path.join(DATA, "adult", "adult-train.csv")), reason="Adult data absent")
+def test_sglb_table1_quick_resumes_and_writes_markdown(tmp_path):
+    pytest.importorskip("catboost")
+    results, md = tmp_path / "sglb.jsonl", scratch_md(tmp_path, "sglb_table1")
+    args = [
+        "--quick",
+        "--iterations",
+        "20",
+        "--cb-folds",
+        "1",
+        "--cb-iterations",
+        "10",
+        "--adult-draws",
+        "1",
+        "--adult-trees",
+        "3",
+        "--results",
+        str(results),
+        "--write-md",
+        str(md),
+    ]
+    run("sglb_table1.py", args)
+    recs, launches = records(results)
+    parts = [r["key"]["part"] for r in recs]
+    assert parts.count("table1") == 2 * 7 and parts.count("catboost") == 1
+    assert parts.count("adult") == 2 + 2 * 2  # one draw per method, then two refits per method
+    t1 = [r for r in recs if r["key"]["part"] == "table1"]
+    assert all(r["cps"] == [20] and 0 <= r["staged"][0] <= 1 for r in t1)
+    sgb_tree = [r["staged"][0] for r in t1 if r["key"]["method"] == "SLA + SGB (tree)"]
+    text = md.read_text(encoding="utf-8")
+    assert f"| SLA + SGB (tree) | {np.mean(sgb_tree):.4f} ± " in text
+    assert "SLA + SGLB, leaf noise only" in text and "SLA + SGB (split)" in text
+    assert "| SGB |" in text and "| SGLB |" in text and "| matched | GB |" in text
+    assert "stale table" not in text and text.endswith("<!-- sglb_table1: end -->\n\ntail\n")
+    second = run("sglb_table1.py", args)
+    assert "jobs to run" not in second
+    assert len(records(results)[0]) == len(recs) and len(records(results)[1]) == len(launches) + 1
