@@ -15,13 +15,17 @@ from __future__ import annotations
 import json
 import os
 import platform
-import re
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterable
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+
+# The comparison scripts' shared helpers live one folder up.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from _report import write_between_markers  # noqa: E402
 
 
 def canon(key: dict) -> str:
@@ -234,18 +238,7 @@ def fmt_duration(seconds: float) -> str:
 
 def replace_between_markers(path: str, name: str, text: str) -> None:
     """Replace what is between ``<!-- name: start -->`` and ``<!-- name: end -->`` in ``path``."""
-    with open(path, encoding="utf-8") as f:
-        old = f.read()
-    new, count = re.subn(
-        rf"(<!-- {re.escape(name)}: start -->\n).*?(<!-- {re.escape(name)}: end -->)",
-        lambda m: m.group(1) + text.rstrip("\n") + "\n" + m.group(2),
-        old,
-        flags=re.S,
-    )
-    if count != 1:
-        raise SystemExit(f"{path} has no '<!-- {name}: start/end -->' markers")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(new)
+    write_between_markers(path, name, text.rstrip("\n"))
 
 
 def md_table(header, rows) -> str:
