@@ -410,14 +410,12 @@ class RGBMBase(BaseEstimator):
                 raise TypeError(f"callbacks must be callables taking a CallbackEnv, got {type(cb).__name__}")
         native = self._native_params(seed, native_loss, n_rounds)
         params = json.dumps(native)
-        k = native.get("n_classes") or 1
-        n_outputs = k if k > 2 else 1  # one score per row for two classes
-        loss_fn = _custom.loss_hook(self.loss, y_float, n_outputs) if native_loss == "custom" else None
+        loss_fn = _custom.loss_hook(self.loss, y_float) if native_loss == "custom" else None
         metric_fns = _metric_functions(self.eval_metric)
         metrics_fn = None
         if metric_fns and sets:
             pairs = [(ye, we) for _, _, ye, we, _ in sets]
-            metrics_fn = _custom.metrics_hook(metric_fns, pairs, n_outputs, native["eval_metric"])
+            metrics_fn = _custom.metrics_hook(metric_fns, pairs, native["eval_metric"])
         progress = Progress(self, callbacks, n_rounds) if (callbacks or self.verbose) else None
         try:
             native_sets = [(name, native_matrix(Xe), ye, we, ie) for name, Xe, ye, we, ie in sets]

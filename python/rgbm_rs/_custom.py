@@ -2,8 +2,8 @@
 
 ``loss(y_true, raw_score) -> (grad, hess)`` and ``metric(y_true, raw_score[,
 weight]) -> (name, value, higher_is_better)`` see raw scores of shape (n,)
-or, with K > 2 classes, (n, K); the core keeps them class-major (block k =
-class k). The hooks made here translate between the two and check what the
+or, with K scores per row (K > 2 classes; a gaussian model's mean and log
+sigma), (n, K); the core keeps them class-major (block k = output k). The hooks made here translate between the two and check what the
 functions return; the core calls them once per round with the GIL held only
 for the call, and re-raises their exceptions unchanged.
 """
@@ -96,11 +96,12 @@ def _takes_weight(fn):
     return required == 3 or (required <= 2 and most >= 3)
 
 
-def _rows(raw, n_outputs):
-    """Class-major raw scores as (n,) or (n, K), C-contiguous."""
-    if n_outputs == 1:
+def _rows(raw, n_rows):
+    """Class-major raw scores of ``n_rows`` rows as (n,) or (n, K), C-contiguous
+    (K, the model's outputs per row, is the core's to decide)."""
+    if raw.size == n_rows:
         return raw
-    return np.ascontiguousarray(raw.reshape(n_outputs, -1).T)
+    return np.ascontiguousarray(raw.reshape(-1, n_rows).T)
 
 
 def _class_major(a, what, shape):
@@ -113,13 +114,13 @@ def _class_major(a, what, shape):
     return np.ascontiguousarray(a.T).ravel() if a.ndim == 2 else np.ascontiguousarray(a)
 
 
-def loss_hook(fn, y, n_outputs):
+def loss_hook(fn, y):
     """``hook(raw) -> (grad, hess)`` for the core, class-major."""
     y = np.array(y, dtype=np.float64)
     y.flags.writeable = False
 
     def hook(raw):
-        scores = _rows(raw, n_outputs)
+        scores = _rows(raw, len(y))
         out = fn(y, scores)
         if not (isinstance(out, (tuple, list)) and len(out) == 2):
             raise TypeError(f"the loss function must return (grad, hess), got {type(out).__name__}")
@@ -149,7 +150,7 @@ def _metric_values(fn, out):
     return checked
 
 
-def metrics_hook(fns, sets, n_outputs, builtin):
+def metrics_hook(fns, sets, builtin):
     """``hook(set_index, raw) -> [(name, value, higher_is_better)]`` over
     the evaluation sets ``sets`` [(y, w)]; names must not repeat the
     built-in metrics ``builtin`` or each other."""
@@ -162,7 +163,7 @@ def metrics_hook(fns, sets, n_outputs, builtin):
 
     def hook(i, raw):
         y, w = sets[i]
-        scores = _rows(raw, n_outputs)
+        scores = _rows(raw, len(y))
         values = []
         for fn, takes_weight in zip(fns, weighted):
             values += _metric_values(fn, fn(y, scores, w) if takes_weight else fn(y, scores))

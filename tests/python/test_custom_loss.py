@@ -104,6 +104,20 @@ def test_metric_functions_follow_the_builtin_metrics_and_match_sklearn(regressio
     np.testing.assert_allclose(np.square(history["my_rmse"]), history["l2"], rtol=1e-9)
 
 
+def test_a_metric_function_sees_every_output_of_a_multi_output_model(regression):
+    X, y = regression
+    seen = []
+
+    def mean_rmse(y_true, raw):
+        seen.append(raw.shape)
+        return "mean_rmse", float(np.sqrt(np.mean((y_true - raw[:, 0]) ** 2))), False
+
+    m = RGBMRegressor(loss="gaussian", n_estimators=4, eval_metric=["rmse", mean_rmse]).fit(X, y, eval_set=[(X, y)])
+    assert seen == [(len(y), 2)] * 4
+    h = m.evals_result_["valid_0"]
+    np.testing.assert_allclose(h["mean_rmse"], h["rmse"], rtol=1e-12)
+
+
 def test_metric_functions_with_a_custom_classification_loss(binary):
     X, y = binary
 
@@ -280,8 +294,8 @@ def test_onnx_exports_a_custom_regressor_and_refuses_a_custom_classifier(regress
 
     X, y = regression
     reg = RGBMRegressor(loss=squared, n_estimators=10).fit(X, y)
-    session = onnxruntime.InferenceSession(to_onnx(reg).SerializeToString())
-    (out,) = session.run(None, {session.get_inputs()[0].name: X.astype(np.float32)})
+    runner = onnxruntime.InferenceSession(to_onnx(reg).SerializeToString())
+    (out,) = runner.run(None, {runner.get_inputs()[0].name: X.astype(np.float32)})
     np.testing.assert_allclose(out.ravel(), reg.predict(X.astype(np.float32)), rtol=1e-5, atol=1e-4)
     Xb, yb = binary
     with pytest.raises(ValueError, match="custom loss"):
