@@ -278,7 +278,12 @@ impl<'a, T: Element> Fit<'a, T> {
         // Leaves from every row when the subsample chose the splits only.
         let every_row = p.params.subsample_for() == SubsampleFor::Split && !self.all_rows;
         if every_row {
-            self.leaf_rows = rows_by_leaf(&grown.tree, p.x, &mut grown.leaf_ranges)?;
+            rows_by_leaf(
+                &grown.tree,
+                p.x,
+                &mut grown.leaf_ranges,
+                &mut self.leaf_rows,
+            )?;
             let clean = p.gradients(gh);
             grown.tree.leaf_value = grown
                 .leaf_ranges

@@ -56,13 +56,14 @@ pub(super) fn add_tree_to_rows<T: Element>(
     }
 }
 
-/// Every row of `x`, grouped by the leaf of `tree` it falls in (each leaf's
-/// rows in increasing order); `ranges` becomes each leaf's span.
+/// Every row of `x` into `rows`, grouped by the leaf of `tree` it falls in
+/// (each leaf's rows in increasing order); `ranges` becomes each leaf's span.
 pub(super) fn rows_by_leaf<T: Element>(
     tree: &Tree,
     x: &Matrix<T>,
     ranges: &mut Vec<(usize, usize)>,
-) -> Result<Vec<u32>> {
+    rows: &mut Vec<u32>,
+) -> Result<()> {
     let mut leaves: Vec<u32> = filled_vec(x.n_rows(), 0, "the rows' leaves")?;
     leaves
         .par_iter_mut()
@@ -77,10 +78,13 @@ pub(super) fn rows_by_leaf<T: Element>(
     }
     ranges.clear();
     ranges.extend(next.windows(2).map(|w| (w[0], w[1])));
-    let mut rows: Vec<u32> = filled_vec(leaves.len(), 0, "the rows by leaf")?;
+    if rows.len() != leaves.len() {
+        // Kept from tree to tree: allocated once per fit.
+        *rows = filled_vec(leaves.len(), 0, "the rows by leaf")?;
+    }
     for (i, &l) in leaves.iter().enumerate() {
         rows[next[l as usize]] = i as u32;
         next[l as usize] += 1;
     }
-    Ok(rows)
+    Ok(())
 }

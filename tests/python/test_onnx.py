@@ -30,8 +30,8 @@ TREE_ENSEMBLE_5 = pytest.mark.skipif(
 
 
 def run(model, X):
-    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    return sess.run(None, {"X": np.asarray(X, dtype=np.float32)})
+    runner = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return runner.run(None, {"X": np.asarray(X, dtype=np.float32)})
 
 
 def with_nans(X, rng, rate=0.1):
