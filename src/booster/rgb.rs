@@ -2,8 +2,9 @@
 //! risk minimisation (Cortes, Mohri & Storcheus 2019, Algorithm 1).
 //!
 //! Family k = H(n_k, λ_k): trees with at most n_k internal nodes and leaf
-//! vector ‖w‖₂ ≤ λ_k. Each round draws S families with p_k ∝ λ_k, grows the
-//! best tree of each on the current gradients, projects its leaves onto the
+//! vector ‖w‖₂ ≤ λ_k. Each round draws S families with p_k ∝ λ_k, takes the
+//! best-first tree of each on the current gradients (all are prefixes of the
+//! largest one, which is grown once), projects its leaves onto the
 //! λ_k ball, takes the coordinate step α = −∇_k L / C_k and keeps the
 //! candidate with the lowest training loss + β·Ω_k (or + β·|α|·Ω_k, Eq. 7).
 //! The paper's experiments bound C_k by λ_k·σ (`RgbStep::Lipschitz`), so λ
@@ -14,6 +15,7 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
+use crate::alloc::{filled_vec, with_capacity};
 use crate::cancel::Cancel;
 use crate::constraints::TreeConstraints;
 use crate::data::BinnedDataset;
@@ -24,6 +26,7 @@ use crate::objective::Objective;
 use crate::params::{BoosterParams, RgbPenalty, RgbStep};
 use crate::rng::{Purpose, stream};
 use crate::selection::Candidates;
+use crate::split::SplitRule;
 use crate::tree::predict::add_tree_outputs;
 use crate::tree::{GrowerConfig, NodeSelection, Tree, TreeGrower};
 
@@ -159,10 +162,14 @@ pub fn coordinate_step(
     })
 }
 
-/// RGB's per-fit state: the family grid and one grower per candidate.
+/// RGB's per-fit state: the family grid and the grower of the candidates.
 pub(crate) struct RgbState<'a> {
     families: Families,
-    growers: Vec<Mutex<TreeGrower<'a>>>,
+    /// One grower serves every candidate: a round grows one tree, to the
+    /// largest drawn size, and reads the smaller candidates off its prefixes.
+    grower: Mutex<TreeGrower<'a>>,
+    rule: SplitRule,
+    candidates: usize,
     n_features: usize,
     /// Monotone constraints: a negative coordinate step would reverse the
     /// trees' order, so the step is taken on α ≥ 0 only.
@@ -198,16 +205,13 @@ impl<'a> RgbState<'a> {
         cancel: Cancel,
     ) -> Result<RgbState<'a>> {
         let families = Families::new(params, data.n_features(), data.n_rows);
-        let growers = (0..params.rgb_candidates)
-            .map(|_| {
-                let mut grower = TreeGrower::constrained(data, cfg, constraints)?;
-                grower.set_cancel(cancel.clone());
-                Ok(Mutex::new(grower))
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let mut grower = TreeGrower::constrained(data, cfg, constraints)?;
+        grower.set_cancel(cancel);
         Ok(RgbState {
             families,
-            growers,
+            grower: Mutex::new(grower),
+            rule: cfg.rule,
+            candidates: params.rgb_candidates,
             n_features: data.n_features(),
             monotone: constraints.has_monotone(),
         })
@@ -249,27 +253,38 @@ impl<'a> RgbState<'a> {
         // `scores` holds every output's block; candidates move block `class` only.
         let n = y.len();
         let block = class * n..(class + 1) * n;
+        let largest = drawn.iter().map(|&k| self.families.nodes[k]).max();
+        let mut grower = self
+            .grower
+            .lock()
+            .map_err(|_| RgbmError::param("booster", "RGB candidate state poisoned"))?;
+        grower.set_max_leaves(largest.map(|n| n + 1));
+        let mut grown_rows = with_capacity(rows.len(), "the row buffer")?;
+        grown_rows.extend_from_slice(rows);
+        let grown = grower.grow(
+            grads,
+            &mut grown_rows,
+            all_rows,
+            NodeSelection::Tree(&all_features),
+        )?;
+        drop(grower);
         let candidates: Vec<Result<(f64, RgbChoice)>> = drawn
             .par_iter()
-            .zip(&self.growers)
-            .map(|(&k, grower)| {
-                let mut grower = grower
-                    .lock()
-                    .map_err(|_| RgbmError::param("booster", "RGB candidate state poisoned"))?;
-                grower.set_max_leaves(Some(self.families.nodes[k] + 1));
-                let mut my_rows = rows.to_vec();
-                let grown = grower.grow(
-                    grads,
-                    &mut my_rows,
-                    all_rows,
-                    NodeSelection::Tree(&all_features),
-                )?;
-                let mut tree = grown.tree;
+            .map(|&k| {
+                let splits = self.families.nodes[k];
+                let prefix;
+                let (sub, sub_rows) = if splits >= grown.splits() {
+                    (&grown, &grown_rows[..])
+                } else {
+                    prefix = grown.prefix(splits, &grown_rows, grads, &self.rule)?;
+                    (&prefix.0, &prefix.1[..])
+                };
+                let mut tree = sub.tree.clone();
                 // A positive scaling: it keeps a monotone tree's order.
                 project_l2(&mut tree.leaf_value, self.families.lambdas[k]);
-                let mut h = vec![0.0; n];
+                let mut h = filled_vec(n, 0.0, "the candidate's outputs")?;
                 if all_rows {
-                    add_leaf_values(&mut h, &my_rows, &grown.leaf_ranges, &tree.leaf_value);
+                    add_leaf_values(&mut h, sub_rows, &sub.leaf_ranges, &tree.leaf_value);
                 } else {
                     add_tree_outputs(std::slice::from_ref(&tree), x, &mut h);
                 }
@@ -316,7 +331,7 @@ impl<'a> RgbState<'a> {
     /// The S families of this step's candidates, drawn with p_k ∝ λ_k.
     fn draw_families(&self, seed: u64, stream_id: u64) -> Vec<usize> {
         let mut rng = stream(seed, Purpose::Rgb, stream_id);
-        (0..self.growers.len())
+        (0..self.candidates)
             .map(|_| self.families.draw(&mut rng))
             .collect()
     }

@@ -88,6 +88,9 @@ pub struct GrownTree {
     /// With monotone constraints, each leaf's interval (its value is within
     /// it; values set later must be clipped to it); empty otherwise.
     pub leaf_bounds: Vec<Bounds>,
+    /// With monotone constraints, each internal node's interval while it
+    /// was an open leaf (what a prefix's leaf there is clipped to).
+    pub node_bounds: Vec<Bounds>,
 }
 
 /// Reusable buffers for growing many trees on one dataset.
@@ -362,6 +365,7 @@ impl<'a> TreeGrower<'a> {
         }
         let mut created = 1;
         let mut tree = Tree::default();
+        let mut node_bounds = Vec::new();
         let grown = loop {
             if self.cfg.max_leaves.is_some_and(|m| leaves.len() >= m) || self.cancel.is_set() {
                 break Ok(());
@@ -380,6 +384,7 @@ impl<'a> TreeGrower<'a> {
             let split = self.split_leaf(
                 &mut leaves[i],
                 &mut tree,
+                &mut node_bounds,
                 rows,
                 grads,
                 &mut created,
@@ -440,6 +445,7 @@ impl<'a> TreeGrower<'a> {
             tree,
             leaf_ranges,
             leaf_bounds,
+            node_bounds,
         })
     }
 
@@ -480,6 +486,7 @@ impl<'a> TreeGrower<'a> {
         &mut self,
         leaf: &mut OpenLeaf,
         tree: &mut Tree,
+        node_bounds: &mut Vec<Bounds>,
         rows: &mut [u32],
         grads: &Gradients,
         created: &mut usize,
@@ -496,6 +503,10 @@ impl<'a> TreeGrower<'a> {
         tree.right.push(0);
         tree.gain.push(cand.gain);
         tree.count.push(leaf.total.n);
+        if self.constraints.has_monotone() {
+            reserve_one(node_bounds, "the tree")?;
+            node_bounds.push(leaf.bounds);
+        }
         if let Some((p, is_left)) = leaf.parent {
             let slot = if is_left {
                 &mut tree.left[p]
@@ -698,5 +709,6 @@ fn tree_cands<'a>(selection: &'a NodeSelection) -> &'a Candidates {
     }
 }
 
+mod prefix;
 #[cfg(test)]
 mod tests;
