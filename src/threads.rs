@@ -8,11 +8,18 @@ use rayon::{ThreadPool, ThreadPoolBuilder};
 
 use crate::error::{Result, RgbmError};
 
-/// Threads for a request: `None` = every core; requests above four times
-/// the core count are capped (oversubscription only costs time, and a
+/// The cores this process may run on: its affinity mask and cgroup CPU
+/// quota, not the machine's core count (a container limited to two cores
+/// of a 64-core host gets two threads, not 64 that take turns).
+pub fn available_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |c| c.get())
+}
+
+/// Threads for a request: `None` = every available core; requests above
+/// four times that are capped (oversubscription only costs time, and a
 /// thousands-thread pool takes seconds to start).
 pub fn thread_count(n_jobs: Option<usize>) -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let cores = available_cores();
     n_jobs.unwrap_or(cores).clamp(1, 4 * cores.max(1))
 }
 
@@ -175,7 +182,7 @@ mod tests {
 
     #[test]
     fn counts_are_capped_and_pools_reused() {
-        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+        let cores = available_cores();
         assert_eq!(thread_count(Some(1_000_000)), 4 * cores);
         assert_eq!(thread_count(Some(1)), 1);
         assert_eq!(thread_count(None), cores);

@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 from typing_extensions import TypeAlias
 
-__all__ = ["Booster", "FORMAT_VERSION", "__version__", "metrics_for", "param_schema"]
+__all__ = ["Booster", "FORMAT_VERSION", "__version__", "available_cores", "metrics_for", "param_schema"]
 
 #: Version of the model JSON format this build writes (it reads 1..FORMAT_VERSION).
 FORMAT_VERSION: Final[int]
@@ -20,6 +20,10 @@ __version__: Final[str]
 def metrics_for(loss: str, n_classes: int | None = None) -> list[str]:
     """The evaluation metrics that apply to ``loss`` (with ``n_classes`` for
     a custom loss's task), its default first."""
+
+def available_cores() -> int:
+    """The cores this process may use (its affinity mask and cgroup CPU
+    quota): what ``n_jobs=None`` or -1 runs on."""
 
 def param_schema() -> str:
     """Every training parameter as JSON: a list of objects with ``name``,

@@ -13,7 +13,6 @@ predict time with scikit-learn's messages and warnings.
 from __future__ import annotations
 
 import numbers
-import os
 import sys
 import warnings
 
@@ -22,6 +21,7 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_array, validate_data
 
+from . import _core
 from ._frames import read_frame
 
 # No finiteness scan here: NaN means missing, and every native entry point
@@ -304,14 +304,15 @@ def resolve_seed(random_state) -> int:
 
 
 def resolve_n_jobs(n_jobs):
-    """joblib's convention: None or -1 = all cores, -k = all but k-1."""
-    if n_jobs is None:
+    """joblib's convention: None or -1 = all cores, -k = all but k-1, counting the cores
+    this process may use (affinity mask and cgroup quota, as the core counts them)."""
+    if n_jobs is None or n_jobs == -1:
         return None
     n_jobs = int(n_jobs)
     if n_jobs > 0:
         return n_jobs
     if n_jobs < 0:
-        return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
+        return max(1, _core.available_cores() + 1 + n_jobs)
     raise ValueError("n_jobs must be a non-zero integer or None, got 0")
 
 

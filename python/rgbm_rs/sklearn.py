@@ -206,7 +206,8 @@ or callable, default="squared"
         fitted model.
     random_state : int, RandomState or None, default=None
     n_jobs : int or None, default=None
-        Threads; None or -1 uses every core.
+        Threads; None or -1 uses every core this process may use (its affinity
+        mask and cgroup CPU quota), -k all but k - 1.
     verbose : int, default=0
         0 is quiet. k > 0 logs the evaluation results every k rounds through
         the ``logging`` logger "rgbm_rs" (a stderr handler is added when

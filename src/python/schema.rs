@@ -24,3 +24,10 @@ pub fn metrics_for(loss: &str, n_classes: Option<usize>) -> PyResult<Vec<&'stati
 pub fn param_schema() -> PyResult<String> {
     crate::params::schema_json().map_err(|e| PyValueError::new_err(e.to_string()))
 }
+
+/// The cores this process may use (affinity mask and cgroup quota): what
+/// `n_jobs=None` or -1 runs on, and what -k counts down from.
+#[pyfunction]
+pub fn available_cores() -> usize {
+    crate::threads::available_cores()
+}

@@ -172,3 +172,39 @@ def test_concurrent_predict_matches_serial():
         t.join()
     for r in results:
         np.testing.assert_array_equal(r, want)
+
+
+_AFFINITY_SCRIPT = textwrap.dedent(
+    """
+    import os, sys
+    import numpy as np
+    from rgbm_rs import RGBMRegressor, _core
+    from rgbm_rs._validation import resolve_n_jobs
+    cpus = sorted(os.sched_getaffinity(0))[: int(sys.argv[1])]
+    os.sched_setaffinity(0, cpus)
+    threads = lambda: len(os.listdir("/proc/self/task"))
+    X = np.random.default_rng(0).normal(size=(2000, 5))
+    before = threads()
+    RGBMRegressor(n_estimators=3, n_jobs=eval(sys.argv[2])).fit(X, X[:, 0])
+    print(_core.available_cores(), resolve_n_jobs(-2), threads() - before)
+    """
+)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "sched_setaffinity"), reason="needs Linux affinity masks")
+@pytest.mark.parametrize("n_jobs", [-1, None])
+def test_all_cores_means_the_cores_the_process_may_use(n_jobs):
+    # A process pinned to k cores counts k cores and starts a pool of k threads
+    # (the idle pool it keeps afterwards shows how many), however many the machine has.
+    import os
+
+    for k in sorted({1, min(2, len(os.sched_getaffinity(0)))}):
+        out = subprocess.run(
+            [sys.executable, "-c", _AFFINITY_SCRIPT, str(k), repr(n_jobs)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert out.returncode == 0, out.stderr
+        cores, minus_two, started = map(int, out.stdout.split())
+        assert (cores, minus_two, started) == (k, max(1, k - 1), k)
