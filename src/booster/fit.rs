@@ -20,7 +20,7 @@ use crate::params::{
 };
 use crate::rng::{Purpose, stream};
 use crate::split::SplitRule;
-use crate::tree::grower::{GrownTree, sum_rows};
+use crate::tree::grower::{GrownTree, MIN_BOUNDED_ROWS, sum_rows};
 use crate::tree::{GrowerConfig, Tree};
 
 use super::boost::{RoundLog, Trained};
@@ -128,6 +128,7 @@ impl<'a, T: Element> Fit<'a, T> {
             // Category sets need every bin's rows: counting them in the
             // histograms beats recounting each categorical feature per node.
             exact_counts: !params.categorical().is_empty(),
+            min_bounded_rows: MIN_BOUNDED_ROWS,
         };
         let learner = WeakLearner::new(params, data, cfg, constraints, cancel)?;
         let dir = if params.step == Step::LineSearch {

@@ -239,6 +239,7 @@ mod tests {
                 max_leaves: Some(leaves),
                 rule,
                 exact_counts: false,
+                min_bounded_rows: 0,
             };
             let mut grower = TreeGrower::constrained(&data, cfg, &constraints).unwrap();
             let mut buffer = rows.clone();

@@ -31,6 +31,7 @@ fn stump_equals_brute_force() {
         max_leaves: None,
         rule: rule(),
         exact_counts: false,
+        min_bounded_rows: 0,
     };
     let (grown, _, _) = grow_all(&data, cfg, &gh, &Candidates::all(data.n_features()));
     let t = &grown.tree;
@@ -100,6 +101,7 @@ fn leaf_values_are_computed_from_the_leaf_rows() {
             ..rule()
         },
         exact_counts: false,
+        min_bounded_rows: 0,
     };
     let (grown, rows, _) = grow_all(&data, cfg, &gh, &Candidates::all(data.n_features()));
     assert!(grown.tree.n_leaves() > 5);
@@ -222,6 +224,7 @@ fn bounded_counts_grow_the_same_trees_as_exact_counts() {
                                 ..rule()
                             },
                             exact_counts,
+                            min_bounded_rows: 0,
                         };
                         // Every feature; a subset (the feature-major kernel);
                         // a subset with some thresholds (Type 1); a fresh
@@ -275,6 +278,7 @@ fn a_nan_hessian_keeps_exact_counts() {
         max_leaves: None,
         rule: rule(),
         exact_counts: false,
+        min_bounded_rows: 0,
     };
     let grower = TreeGrower::new(&data, cfg).unwrap();
     let rows: Vec<u32> = (0..n as u32).collect();
@@ -312,6 +316,7 @@ fn respects_leaf_and_depth_limits_and_ranges_cover_rows() {
             max_leaves,
             rule: rule(),
             exact_counts: false,
+            min_bounded_rows: 0,
         };
         let (grown, rows, _) = grow_all(&data, cfg, &gh, &Candidates::all(data.n_features()));
         grown.tree.validate(3).unwrap();
