@@ -23,6 +23,21 @@ pub fn thread_count(n_jobs: Option<usize>) -> usize {
     n_jobs.unwrap_or(cores).clamp(1, 4 * cores.max(1))
 }
 
+/// Fits on fewer input values than this, left to choose their threads
+/// (`n_jobs` None), run on one. Their parallel regions (a node's histogram,
+/// a partition, a score update over a few thousand rows) are too small to
+/// pay for handing work to another thread: two threads took up to 1.5× the
+/// time of one (BENCHMARKS.md, "Small data"). An explicit count is obeyed.
+pub const SERIAL_FIT_VALUES: usize = 500_000;
+
+/// The `n_jobs` a fit on `values` stored input values runs with.
+pub fn fit_threads(n_jobs: Option<usize>, values: usize) -> Option<usize> {
+    match n_jobs {
+        None if values < SERIAL_FIT_VALUES => Some(1),
+        n_jobs => n_jobs,
+    }
+}
+
 fn build(n_threads: usize) -> Result<ThreadPool> {
     ThreadPoolBuilder::new()
         .num_threads(n_threads)

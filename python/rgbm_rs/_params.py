@@ -93,7 +93,7 @@ PYTHON_ONLY = {
         [Integral, None],
         None,
         "int ≠ 0 or None",
-        "threads; None or -1 = every core this process may use (affinity, cgroup quota), -k = all but k - 1",
+        "threads; None or -1 = every core this process may use (affinity, cgroup quota), or one for fits of under 500,000 input values; -k = all but k - 1",
     ),
     "verbose": (
         ["verbose"],

@@ -207,7 +207,9 @@ or callable, default="squared"
     random_state : int, RandomState or None, default=None
     n_jobs : int or None, default=None
         Threads; None or -1 uses every core this process may use (its affinity
-        mask and cgroup CPU quota), -k all but k - 1.
+        mask and cgroup CPU quota), or one thread for fits of under 500,000
+        input values, where more cost more than they save; -k all but k - 1.
+        Models do not depend on it.
     verbose : int, default=0
         0 is quiet. k > 0 logs the evaluation results every k rounds through
         the ``logging`` logger "rgbm_rs" (a stderr handler is added when

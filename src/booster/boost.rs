@@ -15,7 +15,7 @@ use crate::error::{Result, RgbmError};
 use crate::model::Model;
 use crate::objective::Objective;
 use crate::params::{BoosterKind, BoosterParams};
-use crate::threads::{WarmWorkers, with_cached_threads};
+use crate::threads::{WarmWorkers, fit_threads, with_cached_threads};
 use crate::tree::Tree;
 
 use super::eval::{BeforeRound, EarlyStopping, EvalHistory, EvalSet, Monitor};
@@ -185,7 +185,9 @@ pub fn train_from<T: Element>(
         w,
         init_score,
     };
-    with_cached_threads(params.n_jobs, || {
+    // Results do not depend on the thread count, so this is speed only.
+    let threads = fit_threads(params.n_jobs, x.stored_values());
+    with_cached_threads(threads, || {
         train_in_pool(problem, weight_unit, eval_sets, monitor)
     })?
 }

@@ -90,6 +90,13 @@ impl<T: Element> Matrix<'_, T> {
             Matrix::Sparse(m) => m.n_cols(),
         }
     }
+    /// Values held: every cell of a dense matrix, the stored entries of a sparse one.
+    pub fn stored_values(&self) -> usize {
+        match self {
+            Matrix::Dense(m) => m.n_rows().saturating_mul(m.n_cols()),
+            Matrix::Sparse(m) => m.nnz(),
+        }
+    }
     /// The value at (row, col); a search within the row or column for sparse input.
     #[inline]
     pub fn get(&self, row: usize, col: usize) -> f64 {

@@ -183,7 +183,7 @@ _AFFINITY_SCRIPT = textwrap.dedent(
     cpus = sorted(os.sched_getaffinity(0))[: int(sys.argv[1])]
     os.sched_setaffinity(0, cpus)
     threads = lambda: len(os.listdir("/proc/self/task"))
-    X = np.random.default_rng(0).normal(size=(2000, 5))
+    X = np.random.default_rng(0).normal(size=(int(sys.argv[3]), 5))
     before = threads()
     RGBMRegressor(n_estimators=3, n_jobs=eval(sys.argv[2])).fit(X, X[:, 0])
     print(_core.available_cores(), resolve_n_jobs(-2), threads() - before)
@@ -200,7 +200,7 @@ def test_all_cores_means_the_cores_the_process_may_use(n_jobs):
 
     for k in sorted({1, min(2, len(os.sched_getaffinity(0)))}):
         out = subprocess.run(
-            [sys.executable, "-c", _AFFINITY_SCRIPT, str(k), repr(n_jobs)],
+            [sys.executable, "-c", _AFFINITY_SCRIPT, str(k), repr(n_jobs), "100000"],
             capture_output=True,
             text=True,
             timeout=120,
@@ -208,3 +208,21 @@ def test_all_cores_means_the_cores_the_process_may_use(n_jobs):
         assert out.returncode == 0, out.stderr
         cores, minus_two, started = map(int, out.stdout.split())
         assert (cores, minus_two, started) == (k, max(1, k - 1), k)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "sched_setaffinity"), reason="needs Linux affinity masks")
+def test_small_fits_left_to_choose_run_on_one_thread():
+    # Below 500,000 input values the fit's parallel regions cost more than they
+    # save: n_jobs=None starts one thread; an explicit count is obeyed.
+    import os
+
+    k = min(2, len(os.sched_getaffinity(0)))
+    for n_jobs, want in [("None", 1), ("-1", 1), (str(k), k)]:
+        out = subprocess.run(
+            [sys.executable, "-c", _AFFINITY_SCRIPT, str(k), n_jobs, "2000"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert out.returncode == 0, out.stderr
+        assert int(out.stdout.split()[2]) == want, n_jobs
