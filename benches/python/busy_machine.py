@@ -78,7 +78,7 @@ def run_fit(lib: str, data: str, competitors: int, timeout: float) -> float | No
 def commit() -> str:
     try:
         return subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=HERE, check=True
+            ["git", "describe", "--always", "--dirty"], capture_output=True, text=True, cwd=HERE, check=True
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"

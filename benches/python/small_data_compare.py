@@ -126,7 +126,7 @@ def estimator(lib: str, task: str, threads: int):
 def commit() -> str:
     try:
         return subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=HERE, check=True
+            ["git", "describe", "--always", "--dirty"], capture_output=True, text=True, cwd=HERE, check=True
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
