@@ -11,7 +11,8 @@ Setup
 * data: synthetic binary task, ``--rows`` x ``--features`` (default 200,000 x 20),
   x ~ N(0, I), y = 1{x0 + x1*x2 + sin(3 x3) - 0.5 x4^2 + 0.5 N(0,1) > 0}, seed 0.
 * one tree family for RGB so every candidate has the same size: ``rgb_nodes=[N]``,
-  ``rgb_lambdas=[1.0]``, ``max_depth=None`` (default N = 15 internal nodes = 16 leaves),
+  ``rgb_lambdas=[1.0]`` (``--lambdas``: several radii, so candidates are distinct
+  families of the same size), ``max_depth=None`` (default N = 15 internal nodes = 16 leaves),
   S in ``--S``. Both boosters keep the classifier's default min_samples_leaf (20).
 * plain boosting: ``booster="gbm"``, ``max_depth=None, max_leaves=N+1`` (the same
   tree size), same ``min_samples_leaf``; learning rate 0.1.
@@ -57,6 +58,11 @@ def main():
     ap.add_argument("--rows", type=int, default=200_000)
     ap.add_argument("--features", type=int, default=20)
     ap.add_argument("--nodes", type=int, default=15)
+    ap.add_argument(
+        "--lambdas",
+        default="1.0",
+        help="the families' leaf radii (one node size): with one, every candidate is the same family",
+    )
     ap.add_argument("--S", default="1,4,8")
     ap.add_argument("--rounds", type=int, default=12)
     ap.add_argument("--skip", type=int, default=2)
@@ -64,6 +70,7 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--also-1thread", action="store_true")
     ap.add_argument("--write-md", default=None)
+    ap.add_argument("--append", action="store_true", help="add the table to --write-md instead of replacing it")
     args = ap.parse_args()
     cmd = "python " + " ".join(sys.argv)
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -97,7 +104,7 @@ def main():
                     rgb_candidates=S,
                     rgb_beta=0.1,
                     rgb_nodes=[args.nodes],
-                    rgb_lambdas=[1.0],
+                    rgb_lambdas=[float(v) for v in args.lambdas.split(",")],
                     max_depth=None,
                     random_state=r,
                     n_jobs=nt,
@@ -116,7 +123,7 @@ def main():
         f"- command: `{cmd}`",
         f"- date: {date}; total wall time {total:.0f} s; machine: {os.cpu_count()} cores (shared)",
         f"- data {args.rows} x {args.features} synthetic binary; tree size {args.nodes} internal nodes "
-        f"({args.nodes + 1} leaves) for both; {args.rounds} rounds per fit, first {args.skip} dropped, "
+        f"({args.nodes + 1} leaves) for both, RGB families lambda in {{{args.lambdas}}}; {args.rounds} rounds per fit, first {args.skip} dropped, "
         f"median per-round time per fit, median of {args.reps} fits\n",
         "| threads | booster | S | ms / round | / gbm round | / (S x gbm round) | median fit (s) |",
         "|---|---|---|---|---|---|---|",
@@ -145,8 +152,8 @@ def main():
     print(md)
     if args.write_md:
         os.makedirs(os.path.dirname(os.path.abspath(args.write_md)), exist_ok=True)
-        with open(args.write_md, "w") as f:
-            f.write(md)
+        with open(args.write_md, "a" if args.append else "w") as f:
+            f.write(("\n" if args.append else "") + md)
 
 
 if __name__ == "__main__":

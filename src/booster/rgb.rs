@@ -268,7 +268,12 @@ impl<'a> RgbState<'a> {
             NodeSelection::Tree(&all_features),
         )?;
         drop(grower);
-        let candidates: Vec<Result<(f64, RgbChoice)>> = drawn
+        // A family drawn twice gives the same candidate, and ties go to the
+        // earlier draw: each family is evaluated once, at its first draw.
+        let mut unique = drawn.clone();
+        let mut seen = vec![false; self.families.len()];
+        unique.retain(|&k| !std::mem::replace(&mut seen[k], true));
+        let candidates: Vec<Result<(f64, RgbChoice)>> = unique
             .par_iter()
             .map(|&k| {
                 let splits = self.families.nodes[k];
