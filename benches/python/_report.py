@@ -1,8 +1,10 @@
 """What the comparison scripts share: the machine's name and writing a
 table between ``<!-- name: start -->`` / ``<!-- name: end -->`` markers."""
 
+import os
 import platform
 import re
+import subprocess
 
 
 def cpu_model():
@@ -30,3 +32,17 @@ def write_between_markers(path, name, table):
         raise SystemExit(f"{path} has no {name} markers")
     with open(path, "w", encoding="utf-8") as f:
         f.write(new)
+
+
+def git_commit():
+    """The repository's commit (``git describe --always --dirty``), or "unknown"."""
+    try:
+        return subprocess.run(
+            ["git", "describe", "--always", "--dirty"],
+            capture_output=True,
+            text=True,
+            cwd=os.path.dirname(os.path.abspath(__file__)),
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"

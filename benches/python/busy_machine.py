@@ -75,15 +75,6 @@ def run_fit(lib: str, data: str, competitors: int, timeout: float) -> float | No
     return json.loads(out.stdout.strip().splitlines()[-1])["fit"]
 
 
-def commit() -> str:
-    try:
-        return subprocess.run(
-            ["git", "describe", "--always", "--dirty"], capture_output=True, text=True, cwd=HERE, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 def table(times: dict, libs: list, args, wall: float) -> str:
     import lightgbm
     import xgboost
@@ -94,7 +85,7 @@ def table(times: dict, libs: list, args, wall: float) -> str:
     lines = [
         "- Command: `python benches/python/busy_machine.py "
         + f"--reps {args.reps} --competitors {args.competitors} --write-md BENCHMARKS.md`",
-        f"- Machine: {_report.cpu_model()}, {os.cpu_count()} CPUs; commit {commit()}; "
+        f"- Machine: {_report.cpu_model()}, {os.cpu_count()} CPUs; commit {_report.git_commit()}; "
         f"rgbm_rs {rgbm_rs.__version__}, LightGBM {lightgbm.__version__}, XGBoost {xgboost.__version__}; "
         f"Python {platform.python_version()}",
         f"- Task: {ROWS:,} x 28 Higgs-like binary rows (compare.py's generator), {ROUNDS} rounds of "

@@ -17,7 +17,6 @@ import argparse
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 from datetime import datetime, timezone
@@ -123,15 +122,6 @@ def estimator(lib: str, task: str, threads: int):
     raise ValueError(lib)
 
 
-def commit() -> str:
-    try:
-        return subprocess.run(
-            ["git", "describe", "--always", "--dirty"], capture_output=True, text=True, cwd=HERE, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=7)
@@ -178,7 +168,7 @@ def main() -> None:
     metric = {"regression": "R²", "binary": "accuracy", "multiclass": "accuracy"}
     lines = [
         f"- Command: `python benches/python/small_data_compare.py --reps {args.reps} --write-md BENCHMARKS.md`",
-        f"- Machine: {_report.cpu_model()}, {os.cpu_count()} CPUs; commit {commit()}; rgbm_rs "
+        f"- Machine: {_report.cpu_model()}, {os.cpu_count()} CPUs; commit {_report.git_commit()}; rgbm_rs "
         f"{rgbm_rs.__version__}, LightGBM {lightgbm.__version__}; Python {platform.python_version()}",
         f"- {ROUNDS} rounds of {LEAVES}-leaf best-first trees, learning rate {LR}, at least {MIN_LEAF} rows "
         f"per leaf, {BINS} bins, {args.threads} threads (rgbm_rs: its default n_jobs=None when that is "
