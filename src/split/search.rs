@@ -3,6 +3,7 @@
 use rayon::prelude::*;
 
 use super::gain::SplitRule;
+use super::threshold_scan::scan_exact;
 use crate::constraints::{Bounds, MonotoneSplit};
 use crate::data::BinnedDataset;
 use crate::data::dataset::{BinCode, BinCodes};
@@ -122,6 +123,17 @@ fn scan_feature<const MONOTONE: bool>(
     counts: RowCounts,
     mono: Option<MonotoneSplit>,
 ) -> Result<Option<SplitCandidate>, NeedsCounts> {
+    if !MONOTONE && counts == RowCounts::Exact {
+        return Ok(scan_exact(
+            hist,
+            thresholds,
+            total,
+            parent_score,
+            feature,
+            rule,
+            allowed,
+        ));
+    }
     let n_value_bins = thresholds.len() + 1;
     let missing = hist.stats(n_value_bins);
     let min = rule.min_samples_leaf;
@@ -388,7 +400,7 @@ fn scan_categorical(
 const TIE_MARGIN: f64 = 1e-9;
 
 #[inline]
-fn clearly_better(gain: f64, best: f64, parent_score: f64) -> bool {
+pub(super) fn clearly_better(gain: f64, best: f64, parent_score: f64) -> bool {
     gain > best + TIE_MARGIN * (best.abs() + parent_score.abs())
 }
 
