@@ -1,6 +1,6 @@
 //! Quantile binning: each feature's values are cut into at most `max_bins`
 //! value bins; NaN gets its own extra bin. Thresholds are raw values, so a
-//! split "bin <= b" is the same as "x <= threshold[b]" on unbinned data.
+//! split `bin <= b` is the same as `x <= threshold[b]` on unbinned data.
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 

@@ -28,7 +28,7 @@ const LANES: usize = 8;
 /// Below this many rows the flat copy costs more than it saves.
 const MIN_ROWS_FOR_FLAT: usize = 512;
 
-/// out[i] += Σ_t tree_t(x_i) for every row, over the given trees.
+/// `out[i] += Σ_t tree_t(x_i)` for every row, over the given trees.
 pub fn add_tree_outputs<T: Element>(trees: &[Tree], x: &impl AsMatrix<T>, out: &mut [f64]) {
     add_outputs(trees, 1, 0, &x.as_matrix(), out, &Cancel::never());
 }

@@ -1,5 +1,5 @@
-//! A tree as flat arrays. Internal node i sends x[feature[i]] <= threshold[i]
-//! left (NaN follows default_left[i]). A child reference c >= 0 is an internal
+//! A tree as flat arrays. Internal node i sends `x[feature[i]] <= threshold[i]`
+//! left (NaN follows `default_left[i]`). A child reference c >= 0 is an internal
 //! node, c < 0 is leaf !c. Children always have larger indices than their
 //! parent, so a valid tree has no cycles.
 //!
