@@ -15,6 +15,7 @@ Usage::
 
 import argparse
 import os
+import shlex
 import sys
 from datetime import datetime, timezone
 
@@ -63,7 +64,7 @@ def main():
             print(f"rep {rep} {name}: {1000 * per_round[name][-1]:.1f} ms / round", flush=True)
     med = {k: float(np.median(v)) for k, v in per_round.items()}
     lines = [
-        f"- Command: `python benches/python/sglb_round_cost.py --write-md BENCHMARKS.md` "
+        f"- Command: `python benches/python/sglb_round_cost.py {shlex.join(sys.argv[1:])}` "
         f"(rows {args.rows:,}, features {args.features}, {args.rounds} rounds, first {args.skip} dropped, "
         f"{args.reps} interleaved fits, {args.threads} threads)",
         f"- Machine: {_report.cpu_model()}, {os.cpu_count()} CPUs; commit {_report.git_commit()}; "

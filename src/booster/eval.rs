@@ -5,7 +5,6 @@
 //! traversal per row and metric evaluation, never a full re-prediction.
 use crate::cancel::Cancel;
 
-use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::data::matrix::{Element, Matrix};
@@ -208,11 +207,7 @@ impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
     /// Model shrinkage at the start of a round: F ← b + q·(F − b).
     pub fn shrink(&mut self, q: f64, base: &[f64]) {
         for (set, scores) in self.sets.iter().zip(&mut self.scores) {
-            let n = set.x.n_rows();
-            scores
-                .par_iter_mut()
-                .enumerate()
-                .for_each(|(j, s)| *s = base[j / n] + q * (*s - base[j / n]));
+            crate::booster::sglb::shrink_scores(scores, base, q, set.x.n_rows());
         }
     }
 

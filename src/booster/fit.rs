@@ -18,7 +18,7 @@ use crate::objective::Objective;
 use crate::params::{
     BoosterKind, BoosterParams, Init, Loss, Mode, RgbPenalty, RgbStep, Step, SubsampleFor,
 };
-use crate::rng::{Purpose, stream};
+use crate::rng::{Purpose, RowDraws, stream};
 use crate::split::SplitRule;
 use crate::tree::grower::{GrownTree, MIN_BOUNDED_ROWS, sum_rows};
 use crate::tree::{GrowerConfig, Tree};
@@ -190,12 +190,13 @@ impl<'a, T: Element> Fit<'a, T> {
         let (params, n) = (self.p.params, self.n);
         self.rows.clear();
         if params.subsample < 1.0 {
-            let mut rng = stream(params.random_state, Purpose::RowSubsample, round as u64);
+            let draws = RowDraws::new(params.random_state, Purpose::RowSubsample, round as u64);
             self.rows
-                .extend((0..n as u32).filter(|_| rng.random_bool(params.subsample)));
+                .extend((0..n as u32).filter(|&i| draws.keep(i as u64, params.subsample)));
             if self.rows.is_empty() {
                 // A tree needs a row: an empty draw takes one row at random
                 // (as scikit-learn's max(1, subsample·n)), never all of them.
+                let mut rng = stream(params.random_state, Purpose::RowSubsample, round as u64);
                 self.rows.push(rng.random_range(0..n as u32));
             }
         } else {

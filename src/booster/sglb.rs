@@ -7,8 +7,7 @@
 //! averaged over N rows (gradients of size 1/N); with per-row (summed)
 //! gradients, as here and in CatBoost, scaling by N gives the same process
 //! with per-row variance c² = 2/(εβ), i.e. β here is the paper's β'/N.
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::RngExt;
 use rand_distr::StandardNormal;
 use rayon::prelude::*;
 
@@ -16,13 +15,12 @@ use crate::alloc::filled_vec;
 use crate::error::Result;
 use crate::histogram::{BinStats, Gradients};
 use crate::params::{BoosterParams, Mode};
-use crate::rng::{Purpose, stream};
+use crate::rng::{Purpose, RowDraws, stream};
 use crate::split::SplitRule;
 use crate::tree::Tree;
 use crate::tree::grower::sum_rows;
 
-/// Rows per noise chunk: each chunk has its own stream, so noise is drawn in
-/// parallel and does not depend on the thread count.
+/// Rows per parallel task of the noise pass.
 const CHUNK: usize = 16 * 1024;
 
 /// Per-row noise scale c = sqrt(2 / (ε·β)).
@@ -30,22 +28,18 @@ pub fn noise_scale(learning_rate: f64, temperature: f64) -> f64 {
     (2.0 / (learning_rate * temperature)).sqrt()
 }
 
-fn chunk_rng(seed: u64, purpose: Purpose, round: u64, chunk: usize) -> ChaCha8Rng {
-    let mut base = stream(seed, purpose, round);
-    let key: u64 = base.random();
-    ChaCha8Rng::seed_from_u64(key ^ (chunk as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
-}
-
-/// `noisy[i] = [g_i + c·ζ_i, h_i]` with ζ ~ N(0, 1) i.i.d. from round `round`'s stream.
+/// `noisy[i] = [g_i + c·ζ_i, h_i]` with ζ_i ~ N(0, 1) i.i.d., row i's own
+/// draw of round `round` (so it does not depend on how rows are split up).
 pub fn add_gradient_noise(gh: &[[f64; 2]], noisy: &mut [[f64; 2]], c: f64, seed: u64, round: u64) {
+    let draws = RowDraws::new(seed, Purpose::LangevinGradient, round);
     noisy
         .par_chunks_mut(CHUNK)
         .zip(gh.par_chunks(CHUNK))
         .enumerate()
         .for_each(|(k, (out, src))| {
-            let mut rng = chunk_rng(seed, Purpose::LangevinGradient, round, k);
-            for (o, &[g, h]) in out.iter_mut().zip(src) {
-                let z: f64 = rng.sample(StandardNormal);
+            let first = (k * CHUNK) as u64;
+            for (i, (o, &[g, h])) in out.iter_mut().zip(src).enumerate() {
+                let z: f64 = draws.row(first + i as u64).sample(StandardNormal);
                 *o = [g + c * z, h];
             }
         });
@@ -135,10 +129,11 @@ impl Langevin {
 /// Model shrinkage F ← b + q·(F − b), q = 1 − γ·ν, on class-major scores
 /// of `n` rows per output; `base_score` holds b per output.
 pub(crate) fn shrink_scores(scores: &mut [f64], base_score: &[f64], q: f64, n: usize) {
-    scores
-        .par_iter_mut()
-        .enumerate()
-        .for_each(|(j, s)| *s = base_score[j / n] + q * (*s - base_score[j / n]));
+    for (output, &b) in scores.chunks_mut(n.max(1)).zip(base_score) {
+        output
+            .par_chunks_mut(CHUNK)
+            .for_each(|part| part.iter_mut().for_each(|s| *s = b + q * (*s - b)));
+    }
 }
 
 /// Folds the model shrinkage into the trees once, after the last round:
