@@ -37,6 +37,7 @@ pub mod alloc;
 pub mod booster;
 pub mod cancel;
 pub mod constraints;
+pub mod contention;
 pub mod data;
 pub mod error;
 pub mod explain;

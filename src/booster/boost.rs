@@ -9,13 +9,14 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::constraints::TreeConstraints;
+use crate::contention::Contention;
 use crate::data::BinnedDataset;
 use crate::data::matrix::{AsMatrix, Element, Matrix};
 use crate::error::{Result, RgbmError};
 use crate::model::Model;
 use crate::objective::Objective;
 use crate::params::{BoosterKind, BoosterParams};
-use crate::threads::{WarmWorkers, fit_threads, with_cached_threads};
+use crate::threads::{fit_threads, with_cached_threads};
 use crate::tree::Tree;
 
 use super::eval::{BeforeRound, EarlyStopping, EvalHistory, EvalSet, Monitor};
@@ -249,10 +250,11 @@ fn train_in_pool<T: Element>(
         None
     };
 
+    let mut contention = Contention::for_current_pool();
     for round in 0..params.n_estimators {
         monitor.before_round(round)?;
         // Until the round ends (not during the hook, which may run Python).
-        let _warm = WarmWorkers::start();
+        let workers = contention.start_round();
         let started = Instant::now();
         fit.compute_gradients(monitor)?;
         fit.subsample_rows(round);
@@ -263,6 +265,8 @@ fn train_in_pool<T: Element>(
         // A cancelled grower returns a partial tree: never let it into a model.
         cancel.check()?;
         let results = fit.log_and_evaluate(entry, started, monitor)?;
+        drop(workers);
+        contention.end_round();
         let early_stop = match params.early_stopping_rounds {
             Some(patience) => {
                 let watched = fit.watched(&results).ok_or_else(|| {
