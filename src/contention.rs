@@ -27,18 +27,35 @@ const PROBE_EVERY: u32 = 20;
 
 /// Slack when turning "the workers ran a fraction 1 − r of the window"
 /// into a worker count: 2 workers waiting a third of the time (one other
-/// busy process on two cores) keep one; waiting a tenth keeps both.
-const SLACK: f64 = 0.25;
+/// busy process on two cores) keep one; waiting a fifth or less keeps both.
+const SLACK: f64 = 0.4;
+
+/// Contended windows in a row before the full set is reduced: single
+/// windows with a quarter of the time waited occur on a quiet machine.
+const STRIKES: u32 = 2;
 
 /// A fit's view of its pool's workers across rounds.
 pub struct Contention {
     /// Each worker's schedstat file; empty when unknown or with one worker.
     stats: Vec<PathBuf>,
     /// Workers to use in the coming rounds (the owner is always one).
-    active: usize,
+    workers: Workers,
     window_start: Instant,
     delay_at_start: u64,
+}
+
+/// The decision state, apart from the measuring.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Workers {
+    all: usize,
+    /// Workers to use in the coming rounds (the owner is always one).
+    active: usize,
+    /// Windows run with the reduced set since it was chosen.
     windows_reduced: u32,
+    /// Contended windows in a row with the full set.
+    strikes: u32,
+    /// The last window was a probe of the full set after a reduced stretch.
+    probing: bool,
 }
 
 /// The other workers' state during one round; dropping it releases them.
@@ -59,12 +76,18 @@ impl Contention {
         } else {
             Vec::new()
         };
+        let all = rayon::current_num_threads();
         let mut c = Contention {
-            active: rayon::current_num_threads(),
+            workers: Workers {
+                all,
+                active: all,
+                windows_reduced: 0,
+                strikes: 0,
+                probing: false,
+            },
             stats,
             window_start: Instant::now(),
             delay_at_start: 0,
-            windows_reduced: 0,
         };
         c.delay_at_start = c.total_delay().unwrap_or(0);
         c
@@ -84,7 +107,7 @@ impl Contention {
     /// Sets up the other workers for a round: kept warm when all are used,
     /// the surplus parked otherwise.
     pub fn start_round(&self) -> RoundWorkers {
-        match self.stats.len().saturating_sub(self.active) {
+        match self.stats.len().saturating_sub(self.workers.active) {
             0 => RoundWorkers::Warm(WarmWorkers::start()),
             surplus => RoundWorkers::Parked(Parked::start(surplus)),
         }
@@ -102,34 +125,44 @@ impl Contention {
         }
         let Some(delay) = self.total_delay() else {
             // The files went away: stop watching, use every worker.
-            self.active = self.stats.len();
+            self.workers.active = self.workers.all;
             self.stats.clear();
             return;
         };
         let waited = delay.saturating_sub(self.delay_at_start) as f64
-            / (elapsed.as_nanos() as f64 * self.active as f64);
-        self.active = next_active(self.active, self.stats.len(), waited, self.windows_reduced);
-        self.windows_reduced = if self.active < self.stats.len() {
-            self.windows_reduced + 1
-        } else {
-            0
-        };
+            / (elapsed.as_nanos() as f64 * self.workers.active as f64);
+        self.workers.decide(waited);
         self.window_start = Instant::now();
         self.delay_at_start = delay;
     }
 }
 
-/// Workers for the next window, given `active` of `all` ran in the last
-/// one and waited a fraction `waited` of it on average.
-fn next_active(active: usize, all: usize, waited: f64, windows_reduced: u32) -> usize {
-    if active < all && windows_reduced + 1 >= PROBE_EVERY {
-        return all;
+impl Workers {
+    /// Updates the set after a window in which the `active` workers waited
+    /// a fraction `waited` of the time on average.
+    fn decide(&mut self, waited: f64) {
+        let running = self.active as f64 * (1.0 - waited.clamp(0.0, 1.0));
+        let fit = ((running + SLACK).floor() as usize).clamp(1, self.all);
+        if self.active < self.all {
+            // Only the full set can show that more workers would run: a
+            // reduced set keeps its size (or shrinks) until the next probe.
+            self.windows_reduced += 1;
+            if self.windows_reduced >= PROBE_EVERY {
+                (self.active, self.probing) = (self.all, true);
+            } else {
+                self.active = fit.min(self.active);
+            }
+        } else if fit < self.all {
+            self.strikes += 1;
+            // A probe confirms what the reduced stretch measured.
+            if self.strikes >= STRIKES || self.probing {
+                (self.active, self.windows_reduced, self.strikes) = (fit, 0, 0);
+            }
+            self.probing = false;
+        } else {
+            (self.strikes, self.probing) = (0, false);
+        }
     }
-    let running = active as f64 * (1.0 - waited.clamp(0.0, 1.0));
-    let fit = ((running + SLACK).floor() as usize).clamp(1, all);
-    // Only the full set can show that more workers would run: a reduced set
-    // keeps its size (or shrinks) until the next probe.
-    fit.min(active)
 }
 
 /// Workers held on a condition variable for one round.
@@ -177,20 +210,48 @@ mod tests {
     use super::*;
     use rayon::prelude::*;
 
+    fn full(all: usize) -> Workers {
+        Workers {
+            all,
+            active: all,
+            windows_reduced: 0,
+            strikes: 0,
+            probing: false,
+        }
+    }
+
+    fn after(mut w: Workers, waits: &[f64]) -> Workers {
+        waits.iter().for_each(|&r| w.decide(r));
+        w
+    }
+
     #[test]
     fn worker_counts_follow_the_waiting() {
         // Two workers waiting a third of the time (one other busy process
-        // on two cores): one. Quiet: both.
-        assert_eq!(next_active(2, 2, 1.0 / 3.0, 0), 1);
-        assert_eq!(next_active(2, 2, 0.02, 0), 2);
+        // on two cores), two windows in a row: one. Quiet: both.
+        assert_eq!(after(full(2), &[0.33, 0.33]).active, 1);
+        assert_eq!(after(full(2), &[0.02; 10]).active, 2);
+        // One contended window on a quiet machine changes nothing.
+        assert_eq!(after(full(2), &[0.01, 0.3, 0.01, 0.3, 0.01]).active, 2);
         // Eight waiting a ninth of the time (one other process on eight
         // cores): seven.
-        assert_eq!(next_active(8, 8, 1.0 / 9.0, 0), 7);
-        // A reduced set does not grow on its own, and is reset at a probe.
-        assert_eq!(next_active(1, 2, 0.0, 3), 1);
-        assert_eq!(next_active(1, 2, 0.0, PROBE_EVERY - 1), 2);
-        assert_eq!(next_active(3, 8, 0.5, 0), 1);
-        assert_eq!(next_active(1, 1, 0.9, 0), 1);
+        assert_eq!(after(full(8), &[1.0 / 9.0; 2]).active, 7);
+        assert_eq!(after(full(8), &[0.5; 2]).active, 4);
+        assert_eq!(after(full(1), &[0.9; 5]).active, 1);
+    }
+
+    #[test]
+    fn reduced_sets_probe_the_full_set() {
+        let reduced = after(full(2), &[0.4, 0.4]);
+        // A reduced set does not grow on its own...
+        let stretch = after(reduced, &[0.0; PROBE_EVERY as usize - 1]);
+        assert_eq!(stretch.active, 1);
+        // ...until the probe window, which runs every worker.
+        let probe = after(stretch, &[0.0]);
+        assert_eq!((probe.active, probe.probing), (2, true));
+        // Still contended: back to one at once. Quiet: all stay.
+        assert_eq!(after(probe, &[0.4]).active, 1);
+        assert_eq!(after(probe, &[0.01, 0.4]).active, 2);
     }
 
     #[test]
