@@ -40,6 +40,7 @@ pub mod constraints;
 pub mod contention;
 pub mod data;
 pub mod error;
+pub mod exact_sum;
 pub mod explain;
 pub mod histogram;
 pub mod metric;

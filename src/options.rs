@@ -118,6 +118,22 @@ pub enum SubsampleFor {
     Split,
 }
 
+/// How training sums gradients, hessians, weights and losses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Summation {
+    /// Plain `f64` additions in a fixed order: reproducible for the same
+    /// rows in the same order, at any thread count.
+    #[default]
+    Float,
+    /// Order-free sums: each round's gradients and hessians are rounded to
+    /// a power-of-two grid fine enough for every sum of them to be exact in
+    /// `f64`, weights likewise once, and loss sums are exact
+    /// (`exact_sum::ExactSum`). The model then does not depend on the order
+    /// of the rows or on how they are split among threads or machines.
+    Exact,
+}
+
 /// RGB's coordinate step along a candidate h (Cortes, Mohri & Storcheus
 /// 2019, Algorithm 1 lines 7–8: α = −∇_k L / C_k).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

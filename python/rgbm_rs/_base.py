@@ -231,6 +231,7 @@ class RGBMBase(BaseEstimator):
             "langevin_split_noise": None if self.langevin_split_noise is None else bool(self.langevin_split_noise),
             "temperature": float(self.temperature),
             "shrink_rate": None if self.shrink_rate is None else float(self.shrink_rate),
+            "summation": self.summation,
             "init": self.init,
             "random_state": seed,
             "n_jobs": resolve_n_jobs(self.n_jobs),

@@ -173,6 +173,15 @@ or callable, default="squared"
     shrink_rate : float or None, default=None
         Model shrinkage gamma: F <- b + (1 - gamma * learning_rate)(F - b) + tree
         (the base score b is not shrunk). None means 1e-3 with ``langevin``, else 0.
+    summation : {"float", "exact"} or None, default=None
+        How sums over rows are formed. "exact" rounds each round's gradients
+        and hessians (and the weights, once) to a power-of-two grid on which
+        every sum of them is exact, so the model does not depend on the
+        order of the rows or on how they are split among threads or
+        machines; the rounding is about 2^-52 of the largest possible sum.
+        Not with ``step="line_search"``, ``booster="rgb"`` or
+        ``loss="gaussian"``, which compare floating-point loss sums.
+        None = "float".
     init : {"optimal", "zero"}, default="optimal"
         Start from the loss-minimising constant or from 0.
     early_stopping_rounds : int or None, default=None
@@ -286,6 +295,7 @@ or callable, default="squared"
         langevin_split_noise=None,
         temperature=1e4,
         shrink_rate=None,
+        summation=None,
         init="optimal",
         early_stopping_rounds=None,
         validation_fraction=None,
@@ -574,6 +584,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         langevin_split_noise=None,
         temperature=1e4,
         shrink_rate=None,
+        summation=None,
         init="optimal",
         early_stopping_rounds=None,
         validation_fraction=None,

@@ -15,7 +15,7 @@ use crate::data::matrix::{AsMatrix, Element, Matrix};
 use crate::error::{Result, RgbmError};
 use crate::model::Model;
 use crate::objective::Objective;
-use crate::params::{BoosterKind, BoosterParams};
+use crate::params::{BoosterKind, BoosterParams, Summation};
 use crate::threads::{fit_threads, with_cached_threads};
 use crate::tree::Tree;
 
@@ -164,7 +164,7 @@ pub fn train_from<T: Element>(
     params.validate()?;
     let x = &x.as_matrix();
     check_inputs(x, y, w)?;
-    let normalised = weights::normalise(w)?;
+    let normalised = weights::normalise(w, params.summation() == Summation::Exact)?;
     let (w, weight_unit) = (normalised.weights.as_deref(), normalised.unit);
     let objective = Objective::from_params(params);
     objective.check_labels(y)?;

@@ -172,7 +172,7 @@ impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
         let weights = sets
             .iter()
             .map(|s| {
-                Ok(match super::weights::normalise(s.w)?.weights {
+                Ok(match super::weights::normalise(s.w, false)?.weights {
                     Some(std::borrow::Cow::Owned(v)) => Some(v),
                     _ => None,
                 })

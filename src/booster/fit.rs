@@ -17,6 +17,7 @@ use crate::model::{Model, check_log_std_leaves, format_version_for};
 use crate::objective::Objective;
 use crate::params::{
     BoosterKind, BoosterParams, Init, Loss, Mode, RgbPenalty, RgbStep, Step, SubsampleFor,
+    Summation,
 };
 use crate::rng::{Purpose, RowDraws, stream};
 use crate::split::SplitRule;
@@ -28,7 +29,7 @@ use super::eval::{EvalResult, EvalSet, Evaluator, Monitor};
 use super::learner::WeakLearner;
 use super::rgb::RgbState;
 use super::scores::{add_tree_to_rows, rows_by_leaf};
-use super::{sglb, step};
+use super::{grid, sglb, step};
 
 /// What a fit is given: the options, the loss and the training data.
 #[derive(Clone, Copy)]
@@ -97,7 +98,15 @@ impl<'a, T: Element> Fit<'a, T> {
         let (params, objective) = (p.params, p.objective);
         let n = p.x.n_rows();
         let k_out = objective.n_outputs();
+        let exact = params.summation() == Summation::Exact;
         let base_score = match (params.init, p.init_score) {
+            // Softmax (class masses) and the quantile losses (weighted
+            // quantiles) start from sums that are exact on the weights' grid.
+            (Init::Optimal, None)
+                if exact && objective.n_outputs() == 1 && !objective.renews_leaves() =>
+            {
+                vec![grid::exact_constant(objective, p.y, p.w)?]
+            }
             (Init::Optimal, None) => objective.initial_scores(p.y, p.w),
             (Init::Zero, _) | (_, Some(_)) => vec![0.0; k_out],
         };
@@ -164,6 +173,15 @@ impl<'a, T: Element> Fit<'a, T> {
     /// The per-row gradients and hessians of the loss at the current
     /// scores; a custom loss's from the monitor, checked and weighted here.
     pub(super) fn compute_gradients(&mut self, monitor: &mut dyn Monitor) -> Result<()> {
+        self.point_gradients(monitor)?;
+        if self.p.params.summation() == Summation::Exact {
+            grid::round_gradients(&mut self.gh, self.n);
+        }
+        Ok(())
+    }
+
+    /// The loss's gradients and hessians at the current scores, weighted.
+    fn point_gradients(&mut self, monitor: &mut dyn Monitor) -> Result<()> {
         let p = self.p;
         let Objective::Custom(custom) = p.objective else {
             p.objective.gradients(p.y, &self.scores, p.w, &mut self.gh);

@@ -2,6 +2,7 @@
 pub mod boost;
 pub mod eval;
 mod fit;
+pub mod grid;
 mod learner;
 pub mod rgb;
 mod scores;

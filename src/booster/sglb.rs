@@ -84,6 +84,8 @@ pub(crate) struct Langevin {
     gradient_c: f64,
     leaf_c: f64,
     noisy: Vec<[f64; 2]>,
+    /// `summation="exact"`: the noisy gradients go on the grid too.
+    exact: bool,
 }
 
 impl Langevin {
@@ -97,6 +99,7 @@ impl Langevin {
             gradient_c: c * weight_unit,
             leaf_c: c * weight_unit.sqrt(),
             noisy: filled_vec(n, [0.0f64; 2], "the Langevin gradients")?,
+            exact: params.summation() == crate::params::Summation::Exact,
         }))
     }
 
@@ -104,6 +107,10 @@ impl Langevin {
     /// the tree's stream.
     pub fn structure_gradients(&mut self, gh: &[[f64; 2]], seed: u64, tree: u64) -> &[[f64; 2]] {
         add_gradient_noise(gh, &mut self.noisy, self.gradient_c, seed, tree);
+        if self.exact {
+            let n = self.noisy.len();
+            super::grid::round_gradients(&mut self.noisy, n);
+        }
         &self.noisy
     }
 

@@ -13,8 +13,10 @@
 //! is exactly what training on w / mean(w) would do.
 use std::borrow::Cow;
 
+use super::grid;
 use crate::alloc::with_capacity;
 use crate::error::{Result, RgbmError};
+use crate::exact_sum::ExactSum;
 
 /// ⌊log2 x⌋ of a finite x > 0 (subnormals included), from its bits.
 fn exponent(x: f64) -> i32 {
@@ -51,7 +53,9 @@ pub(crate) struct Normalised<'a> {
 
 /// Rescales finite, non-negative weights (not all zero) by a power of two so
 /// that their mean lies in [1, 2). Unweighted: no weights and unit 1.
-pub(crate) fn normalise(w: Option<&[f64]>) -> Result<Normalised<'_>> {
+/// `exact` (`summation="exact"`): the mean is summed exactly and the weights
+/// are rounded to a grid on which their sums are exact (`grid`).
+pub(crate) fn normalise(w: Option<&[f64]>, exact: bool) -> Result<Normalised<'_>> {
     let Some(w) = w else {
         return Ok(Normalised {
             weights: None,
@@ -68,9 +72,20 @@ pub(crate) fn normalise(w: Option<&[f64]>) -> Result<Normalised<'_>> {
     let n = w.len() as f64;
     // With the largest weight in [1, 2) the sum cannot overflow (n < 2^32).
     let k_max = -exponent(largest);
-    let mean = w.iter().map(|&v| scale_pow2(v, k_max)).sum::<f64>() / n;
+    let mean = if exact {
+        let mut sum = ExactSum::new();
+        sum.extend(w.iter().map(|&v| scale_pow2(v, k_max)));
+        sum.value() / n
+    } else {
+        w.iter().map(|&v| scale_pow2(v, k_max)).sum::<f64>() / n
+    };
     let k = k_max - exponent(mean);
-    let weights: Cow<[f64]> = if k == 0 {
+    let weights: Cow<[f64]> = if exact {
+        let mut v = with_capacity(w.len(), "the normalised sample weights")?;
+        v.extend(w.iter().map(|&x| scale_pow2(x, k)));
+        grid::round_weights(&mut v);
+        Cow::Owned(v)
+    } else if k == 0 {
         Cow::Borrowed(w)
     } else {
         let mut v = with_capacity(w.len(), "the normalised sample weights")?;
@@ -113,11 +128,11 @@ mod tests {
     #[test]
     fn mean_lands_in_one_two_and_scaling_is_exact() {
         let w: Vec<f64> = (0..1000).map(|i| (i % 13) as f64 * 0.37).collect();
-        let base = normalise(Some(&w)).unwrap();
+        let base = normalise(Some(&w), false).unwrap();
         assert!((1.0..2.0).contains(&base.unit), "{}", base.unit);
         for c in [1e-300, 1e-100, 1e-10, 3.0, 1e10, 1e160, 1e300] {
             let scaled: Vec<f64> = w.iter().map(|v| v * c).collect();
-            let n = normalise(Some(&scaled)).unwrap();
+            let n = normalise(Some(&scaled), false).unwrap();
             assert!((1.0..2.0).contains(&n.unit), "{c}: {}", n.unit);
             // The same weights up to rounding of c·w.
             let (a, b) = (base.weights.as_ref().unwrap(), n.weights.as_ref().unwrap());
@@ -130,7 +145,7 @@ mod tests {
         }
         // A power of two changes nothing but the exponent: identical weights.
         let doubled: Vec<f64> = w.iter().map(|v| v * 2f64.powi(-700)).collect();
-        let n = normalise(Some(&doubled)).unwrap();
+        let n = normalise(Some(&doubled), false).unwrap();
         assert_eq!(n.weights.as_deref(), base.weights.as_deref());
         assert_eq!(n.unit, base.unit);
     }
@@ -138,10 +153,10 @@ mod tests {
     #[test]
     fn weights_with_a_mean_in_one_two_are_borrowed_unchanged() {
         let w = [0.5, 1.0, 2.5, 0.0];
-        let n = normalise(Some(&w)).unwrap();
+        let n = normalise(Some(&w), false).unwrap();
         assert!(matches!(n.weights, Some(Cow::Borrowed(_))));
         assert_eq!(n.unit, 1.0);
-        let unweighted = normalise(None).unwrap();
+        let unweighted = normalise(None, false).unwrap();
         assert!(unweighted.weights.is_none() && unweighted.unit == 1.0);
     }
 }

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Result, RgbmError};
 pub use crate::options::{
     BoosterKind, Init, Loss, Metric, Mode, RgbPenalty, RgbStep, Selection, SelectionScope,
-    SelectionSize, Step, SubsampleFor,
+    SelectionSize, Step, SubsampleFor, Summation,
 };
 pub use spec::{MAX_CATEGORY, MAX_EXACT_INT, MAX_ROUNDS, PARAMS, ParamSpec, Values, schema_json};
 
@@ -115,6 +115,9 @@ pub struct BoosterParams {
     /// RGB: how Ω_k enters the candidate choice (None = `per_candidate`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rgb_penalty: Option<RgbPenalty>,
+    /// How sums over rows are formed (None = `float`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summation: Option<Summation>,
     /// SGLB: Gaussian noise in split choice and leaf values (Ustimenko & Prokhorenkova 2021).
     pub langevin: bool,
     /// SGLB: noise in the gradients that choose the splits too (false: leaf
@@ -181,6 +184,7 @@ impl Default for BoosterParams {
             rgb_lambdas: None,
             rgb_step: None,
             rgb_penalty: None,
+            summation: None,
             langevin: false,
             langevin_split_noise: None,
             temperature: 1e4,
@@ -198,6 +202,11 @@ impl BoosterParams {
     /// `subsample_for`, None meaning `tree`.
     pub fn subsample_for(&self) -> SubsampleFor {
         self.subsample_for.unwrap_or_default()
+    }
+
+    /// `summation`, None meaning `float`.
+    pub fn summation(&self) -> Summation {
+        self.summation.unwrap_or_default()
     }
 
     /// `langevin_split_noise`, None meaning true.

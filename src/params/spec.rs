@@ -362,6 +362,13 @@ pub const PARAMS: &[ParamSpec] = &[
         },
         "RGB: candidate score loss + β·Ω_k (Algorithm 1) or + β·|α|·Ω_k (Eq. 7); None = per_candidate",
     ),
+    maybe(
+        "summation",
+        Values::Choice {
+            options: &["float", "exact"],
+        },
+        "sums over rows: float, or exact (gradients rounded to a grid on which sums are exact; the model does not depend on row order or partitioning); None = float",
+    ),
     spec(
         "langevin",
         Values::Bool,
@@ -606,6 +613,7 @@ mod tests {
             min_data_per_group: Some(100),
             subsample_for: Some(crate::options::SubsampleFor::Split),
             langevin_split_noise: Some(false),
+            summation: Some(crate::options::Summation::Exact),
             rgb_step: Some(crate::options::RgbStep::Exact),
             rgb_penalty: Some(crate::options::RgbPenalty::Weighted),
             monotone_constraints: Some(vec![1]),

@@ -2,7 +2,9 @@
 //! then the rules that relate parameters, one function per family.
 use super::BoosterParams;
 use crate::error::{Result, RgbmError};
-use crate::options::{BoosterKind, Loss, Mode, Selection, SelectionScope, Step, SubsampleFor};
+use crate::options::{
+    BoosterKind, Loss, Mode, Selection, SelectionScope, Step, SubsampleFor, Summation,
+};
 
 fn check(ok: bool, name: &str, reason: impl FnOnce() -> String) -> Result<()> {
     if ok {
@@ -26,6 +28,7 @@ impl BoosterParams {
         self.check_step()?;
         self.check_sglb()?;
         self.check_rgb()?;
+        self.check_summation()?;
         self.check_evaluation()
     }
 
@@ -167,6 +170,39 @@ impl BoosterParams {
             "selection_scope",
             || "selection='full' searches every split; 'node' scope has no effect".to_string(),
         )
+    }
+
+    /// `summation="exact"` covers what is summed over rows as gradients,
+    /// hessians and weights; the rules that minimise or compare loss sums
+    /// are refused with it.
+    fn check_summation(&self) -> Result<()> {
+        if self.summation() != Summation::Exact {
+            return Ok(());
+        }
+        let conflict = if self.step == Step::LineSearch {
+            Some(("step", "step='line_search' minimises loss sums"))
+        } else if self.booster == BoosterKind::Rgb {
+            Some((
+                "booster",
+                "booster='rgb' picks its candidate by the training loss",
+            ))
+        } else if self.loss == Loss::Gaussian {
+            Some((
+                "loss",
+                "loss='gaussian' starts from a mean and a standard deviation",
+            ))
+        } else {
+            None
+        };
+        match conflict {
+            Some((name, why)) => Err(RgbmError::param(
+                name,
+                format!(
+                    "{why}, which summation='exact' does not make independent of the row order; use summation='float' with it"
+                ),
+            )),
+            None => Ok(()),
+        }
     }
 
     /// The step rule and model shrinkage.

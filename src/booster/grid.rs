@@ -1,0 +1,213 @@
+//! Values on a grid where sums are exact (`summation="exact"`).
+//!
+//! If every value is an integer multiple of a power of two s and the
+//! magnitudes of all n of them add up to at most 2^53·s, every partial sum
+//! of them (any subset, any order) is an integer multiple of s below 2^53·s,
+//! which an `f64` holds exactly: additions make no rounding error. Histogram
+//! bins, node sums and leaf sums are then the same however the rows are
+//! ordered or split among threads or machines, and a child's sums taken
+//! from its parent's minus its sibling's are exact too. The grid is chosen
+//! from n and the largest magnitude (an order-free maximum), so
+//! s = 2^⌈log2(n·max)⌉ / 2^52 — about 2^-52 of the largest possible sum.
+use rayon::prelude::*;
+
+use crate::alloc::filled_vec;
+use crate::error::Result;
+use crate::objective::Objective;
+
+/// Rows per parallel task.
+const CHUNK: usize = 16 * 1024;
+
+/// The grid step for `n` values of magnitude at most `largest`: a power of
+/// two s with n·largest ≤ 2^52·s (1 when `largest` is 0 or not finite).
+pub fn grid_step(largest: f64, n: usize) -> f64 {
+    let bound = largest * n.max(1) as f64;
+    if !(bound > 0.0 && bound.is_finite()) {
+        return 1.0;
+    }
+    // 2^e ≥ bound, then s = 2^(e − 52), kept inside the normal range.
+    let e = bound.log2().ceil() as i32;
+    let e = if 2f64.powi(e) < bound { e + 1 } else { e };
+    2f64.powi((e - 52).clamp(-1022, 1023))
+}
+
+/// `x` rounded to the nearest multiple of `step` (a power of two: the
+/// division and the multiplication are exact).
+#[inline]
+pub fn to_grid(x: f64, step: f64) -> f64 {
+    (x / step).round_ties_even() * step
+}
+
+/// Rounds the gradients and the hessians of `gh` (each its own grid) so
+/// that sums of up to `n` of them are exact. `n` is the number of rows a
+/// sum can cover, which may exceed `gh.len()` when `gh` is a part of them.
+pub fn round_gradients(gh: &mut [[f64; 2]], n: usize) {
+    let (g_max, h_max) = gh
+        .par_chunks(CHUNK)
+        .map(|c| {
+            c.iter().fold((0.0f64, 0.0f64), |(a, b), [g, h]| {
+                (a.max(g.abs()), b.max(h.abs()))
+            })
+        })
+        .reduce(|| (0.0, 0.0), |(a, b), (c, d)| (a.max(c), b.max(d)));
+    let (sg, sh) = (grid_step(g_max, n), grid_step(h_max, n));
+    gh.par_chunks_mut(CHUNK).for_each(|c| {
+        c.iter_mut().for_each(|[g, h]| {
+            *g = to_grid(*g, sg);
+            *h = to_grid(*h, sh);
+        })
+    });
+}
+
+/// Rounds non-negative weights so that sums of any of them are exact.
+pub fn round_weights(w: &mut [f64]) {
+    let largest = w
+        .par_chunks(CHUNK)
+        .map(|c| c.iter().fold(0.0f64, |a, &v| a.max(v)))
+        .reduce(|| 0.0, f64::max);
+    let step = grid_step(largest, w.len());
+    w.par_chunks_mut(CHUNK)
+        .for_each(|c| c.iter_mut().for_each(|v| *v = to_grid(*v, step)));
+}
+
+/// The starting score of a single-output loss under `summation="exact"`:
+/// Newton's method from 0 on the loss's gradients rounded to the grid, so
+/// that every sum, and so the result, is independent of the row order. A
+/// step is halved until it shrinks the gradient sum (the loss is convex in
+/// the constant).
+pub fn exact_constant(objective: &Objective, y: &[f64], w: Option<&[f64]>) -> Result<f64> {
+    let n = y.len();
+    let mut scores = filled_vec(n, 0.0, "the starting scores")?;
+    let mut gh = filled_vec(n, [0.0f64; 2], "the starting gradients")?;
+    let mut sums_at = |c: f64| -> (f64, f64) {
+        scores.fill(c);
+        objective.gradients(y, &scores, w, &mut gh);
+        round_gradients(&mut gh, n);
+        // Exact sums: the order does not matter.
+        gh.iter().fold((0.0, 0.0), |(g, h), v| (g + v[0], h + v[1]))
+    };
+    let mut c = 0.0;
+    let (mut g, mut h) = sums_at(c);
+    for _ in 0..100 {
+        if !(h > 0.0) || g == 0.0 || !g.is_finite() {
+            break;
+        }
+        let mut step = -g / h;
+        let mut accepted = false;
+        for _ in 0..60 {
+            let (g_new, h_new) = sums_at(c + step);
+            if g_new.abs() < g.abs() {
+                (c, g, h, accepted) = (c + step, g_new, h_new, true);
+                break;
+            }
+            step *= 0.5;
+        }
+        if !accepted || step.abs() <= 1e-12 * (1.0 + c.abs()) {
+            break;
+        }
+    }
+    Ok(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exact_sum::ExactSum;
+    use rand::{RngExt, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    #[test]
+    fn steps_are_powers_of_two_with_room_for_the_sum() {
+        for (largest, n) in [
+            (1.0, 1),
+            (0.25, 1000),
+            (3.7, 123_457),
+            (1e-300, 10),
+            (1e300, 5),
+        ] {
+            let s = grid_step(largest, n);
+            assert_eq!(s.to_bits() & ((1u64 << 52) - 1), 0, "{s} is a power of two");
+            let bound = largest * n as f64;
+            assert!(bound <= s * 2f64.powi(52) || s == 2f64.powi(-1022));
+            // Not needlessly coarse: half the step would not fit.
+            assert!(bound > s * 2f64.powi(51) || s == 2f64.powi(-1022));
+        }
+        assert_eq!(grid_step(0.0, 10), 1.0);
+        assert_eq!(grid_step(f64::NAN, 10), 1.0);
+    }
+
+    /// Rounded gradients sum to the exact sum (ExactSum) in any order and
+    /// any grouping with plain f64 additions.
+    #[test]
+    fn sums_of_rounded_values_are_exact() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let n = 50_000;
+        let mut gh: Vec<[f64; 2]> = (0..n)
+            .map(|_| {
+                let g = (rng.random::<f64>() - 0.5) * 10f64.powi(rng.random_range(-8..3));
+                [g, rng.random::<f64>() * 0.25]
+            })
+            .collect();
+        round_gradients(&mut gh, n);
+        for channel in 0..2 {
+            let xs: Vec<f64> = gh.iter().map(|v| v[channel]).collect();
+            let mut exact = ExactSum::new();
+            exact.extend(xs.iter().copied());
+            let forward: f64 = xs.iter().sum();
+            let backward: f64 = xs.iter().rev().sum();
+            let strided: f64 = (0..7)
+                .map(|k| xs.iter().skip(k).step_by(7).sum::<f64>())
+                .sum();
+            assert_eq!(forward, exact.value());
+            assert_eq!(backward, exact.value());
+            assert_eq!(strided, exact.value());
+            // A subset's sum, subtracted from the whole, is exact as well.
+            let part: f64 = xs[..n / 3].iter().sum();
+            let rest: f64 = xs[n / 3..].iter().sum();
+            assert_eq!(forward - part, rest);
+        }
+        let mut w: Vec<f64> = (0..n).map(|_| rng.random::<f64>() * 3.0).collect();
+        round_weights(&mut w);
+        let a: f64 = w.iter().sum();
+        let b: f64 = w.iter().rev().sum();
+        assert_eq!(a, b);
+    }
+
+    /// The exact starting score is the loss's optimal constant (up to the
+    /// grid) and does not depend on the order of the rows.
+    #[test]
+    fn exact_constants_match_the_optimum_and_ignore_order() {
+        use crate::objective::{Logistic, Squared};
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let n = 3000;
+        let y01: Vec<f64> = (0..n)
+            .map(|_| (rng.random::<f64>() < 0.8) as u8 as f64)
+            .collect();
+        let yr: Vec<f64> = (0..n).map(|_| rng.random::<f64>() * 100.0 - 20.0).collect();
+        let w: Vec<f64> = (0..n).map(|_| rng.random::<f64>() + 0.5).collect();
+        let cases = [
+            (
+                Objective::Logistic(Logistic {
+                    reg: 0.0,
+                    clamp: None,
+                }),
+                &y01,
+            ),
+            (Objective::Squared(Squared), &yr),
+        ];
+        for (objective, y) in cases {
+            let c = exact_constant(&objective, y, Some(&w)).unwrap();
+            let float = objective.initial_scores(y, Some(&w))[0];
+            assert!(
+                (c - float).abs() < 1e-9 * (1.0 + float.abs()),
+                "{c} vs {float}"
+            );
+            let mut order: Vec<usize> = (0..n).collect();
+            order.reverse();
+            order.swap(0, n / 2);
+            let y2: Vec<f64> = order.iter().map(|&i| y[i]).collect();
+            let w2: Vec<f64> = order.iter().map(|&i| w[i]).collect();
+            assert_eq!(exact_constant(&objective, &y2, Some(&w2)).unwrap(), c);
+        }
+    }
+}
