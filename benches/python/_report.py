@@ -34,6 +34,13 @@ def write_between_markers(path, name, table):
         f.write(new)
 
 
+def publish(table, path, name):
+    """Print ``table`` and, when ``path`` is given, put it between that file's ``name`` markers."""
+    print(table)
+    if path:
+        write_between_markers(path, name, table)
+
+
 def git_commit():
     """The repository's commit (``git describe --always --dirty``), or "unknown"."""
     try:

@@ -138,10 +138,7 @@ def main() -> None:
                 t = run_fit(lib, data, competitors, args.timeout)
                 times[(lib, cond)].append(t)
                 print(f"rep {rep} {cond:5s} {lib:9s} {t if t is None else round(t, 2)} s", flush=True)
-    md = table(times, libs, args, time.perf_counter() - start)
-    print(md)
-    if args.write_md:
-        _report.write_between_markers(args.write_md, MARKER, md)
+    _report.publish(table(times, libs, args, time.perf_counter() - start), args.write_md, MARKER)
 
 
 if __name__ == "__main__":

@@ -100,10 +100,7 @@ def main():
         "|---|---|---:|---:|---:|---|",
         *rows,
     ]
-    md = "\n".join(lines)
-    print(md)
-    if args.write_md:
-        _report.write_between_markers(args.write_md, MARKER, md)
+    _report.publish("\n".join(lines), args.write_md, MARKER)
 
 
 if __name__ == "__main__":

@@ -81,10 +81,7 @@ def main():
         lines.append(
             f"| {name} | {1000 * med[name]:.1f} | {np.median(ratios):.2f} ({ratios.min():.2f}–{ratios.max():.2f}) |"
         )
-    md = "\n".join(lines)
-    print(md)
-    if args.write_md:
-        _report.write_between_markers(args.write_md, MARKER, md)
+    _report.publish("\n".join(lines), args.write_md, MARKER)
 
 
 if __name__ == "__main__":
