@@ -13,10 +13,7 @@ use rayon::prelude::*;
 
 use crate::alloc::filled_vec;
 use crate::error::Result;
-use crate::objective::Objective;
-
-/// Rows per parallel task.
-const CHUNK: usize = 16 * 1024;
+use crate::objective::{CHUNK, Objective};
 
 /// The grid step for `n` values of magnitude at most `largest`: a power of
 /// two s with n·largest ≤ 2^52·s (1 when `largest` is 0 or not finite).
