@@ -48,6 +48,7 @@ pub mod model;
 pub mod objective;
 pub mod options;
 pub mod params;
+pub mod reduce;
 pub mod rng;
 pub mod selection;
 pub mod split;

@@ -23,6 +23,7 @@ use crate::histogram::{
     BinStats, BuildScratch, Gradients, Histogram, HistogramPool, build, subtract_features_into,
 };
 use crate::params::Mode;
+use crate::reduce::{self, Local, Reduce};
 use crate::selection::{Candidates, Selector};
 use crate::split::{NodeMonotone, RowCounts, SplitCandidate, SplitRule, best_split};
 
@@ -117,6 +118,8 @@ pub struct TreeGrower<'a> {
     kept: usize,
     max_kept: usize,
     constraints: &'a TreeConstraints,
+    /// Combines this shard's sums with the other shards' ([`Local`]: none).
+    reduce: &'a dyn Reduce,
 }
 
 /// (Σg, Σh, Σw, n) over `rows`: fixed chunks summed in order, so the result
@@ -168,7 +171,18 @@ impl<'a> TreeGrower<'a> {
             kept: 0,
             max_kept: (KEPT_HISTOGRAMS_BYTES / Histogram::bytes(data.total_bins()).max(1)).max(2),
             constraints,
+            reduce: &Local,
         })
+    }
+
+    /// Grows trees on this shard's rows, combining sums through `reduce`.
+    /// Counts are then always exact: bounded counts would need the
+    /// partition's counts of every shard.
+    pub fn set_reduce(&mut self, reduce: &'a dyn Reduce) {
+        self.reduce = reduce;
+        if !reduce.is_local() {
+            self.cfg.exact_counts = true;
+        }
     }
 
     /// A flag that, once set, makes `grow` stop splitting (the tree it
@@ -187,7 +201,8 @@ impl<'a> TreeGrower<'a> {
             && total.n >= 2.0 * self.cfg.rule.min_samples_leaf
     }
 
-    /// Histogram of `features` over the rows in `rows`; `all` = these are all rows in row order.
+    /// This shard's histogram of `features` over the rows in `rows`; `all`
+    /// = these are all rows in row order.
     fn histogram(
         &mut self,
         rows: &[u32],
@@ -196,6 +211,15 @@ impl<'a> TreeGrower<'a> {
         features: &[usize],
         total: &BinStats,
     ) -> Result<Histogram> {
+        // Skipped default bins are filled in from the rows' total: on a
+        // shard, its own rows' (`total` is every shard's).
+        let local;
+        let total = if self.reduce.is_local() {
+            total
+        } else {
+            local = sum_rows(rows, grads);
+            &local
+        };
         let mut hist = self.pool.take()?;
         build(
             self.data,
@@ -334,7 +358,14 @@ impl<'a> TreeGrower<'a> {
     /// Grows a tree on the rows in `rows` (sorted; `all_rows` = it is 0..n),
     /// with `grads` indexed by row, searching only the splits `selection`
     /// allows. Reorders `rows` so each leaf's rows are contiguous. Fails
-    /// only with `OutOfMemory` (a histogram could not be allocated).
+    /// with `OutOfMemory` (a histogram could not be allocated) or when the
+    /// shards' sums cannot be combined.
+    ///
+    /// Leaves are split in batches: best-first one at a time, depth-wise a
+    /// whole level. A batch partitions its leaves, builds the children's
+    /// histograms, combines them over the shards in one exchange, then
+    /// searches them; on one machine this is the order the splits would
+    /// have been made one by one.
     pub fn grow(
         &mut self,
         grads: &Gradients,
@@ -342,7 +373,8 @@ impl<'a> TreeGrower<'a> {
         all_rows: bool,
         mut selection: NodeSelection,
     ) -> Result<GrownTree> {
-        let total = sum_rows(rows, grads);
+        let mut total = sum_rows(rows, grads);
+        reduce::sum_stats(self.reduce, std::slice::from_mut(&mut total))?;
         self.counts = self.row_counts(rows, grads);
         let mut root = OpenLeaf {
             start: 0,
@@ -361,7 +393,9 @@ impl<'a> TreeGrower<'a> {
         if self.can_split(0, &total) {
             let cands = root.cands.take();
             let c = cands.as_ref().unwrap_or_else(|| tree_cands(&selection));
-            let hist = self.histogram(rows, all_rows, grads, &c.features, &total)?;
+            let mut hist = self.histogram(rows, all_rows, grads, &c.features, &total)?;
+            let offsets = &self.data.bin_offsets;
+            reduce::sum_histograms(self.reduce, &mut [(&mut hist, &c.features)], offsets)?;
             self.find_best(&mut root, &hist, c, rows);
             root.cands = cands;
             self.keep(&mut root, hist);
@@ -375,23 +409,37 @@ impl<'a> TreeGrower<'a> {
         let mut created = 1;
         let mut tree = Tree::default();
         let mut node_bounds = Vec::new();
+        let mut batch = Vec::new();
         let grown = loop {
             if self.cfg.max_leaves.is_some_and(|m| leaves.len() >= m) || self.cancel.is_set() {
                 break Ok(());
             }
-            let Some((_, _, i)) = queue.pop() else {
+            // Best-first: the best leaf; depth-wise: every leaf of the
+            // shallowest level (popped in creation order).
+            batch.clear();
+            while let Some(&(_, _, i)) = queue.peek() {
+                let same_level = |&first: &usize| leaves[first].depth == leaves[i].depth;
+                if batch
+                    .first()
+                    .is_some_and(|f| self.cfg.max_leaves.is_some() || !same_level(f))
+                {
+                    break;
+                }
+                queue.pop();
+                batch.push(i);
+            }
+            if batch.is_empty() {
                 break Ok(());
-            };
+            }
             // The split that reaches the leaf limit makes two final leaves:
             // their histograms would never be read.
             let last = self.cfg.max_leaves.is_some_and(|m| leaves.len() + 1 >= m);
-            if let Err(e) =
-                reserve_one(&mut leaves, "the open leaves").and_then(|()| reserve_heap(&mut queue))
-            {
+            if let Err(e) = reserve(&mut leaves, &mut queue, batch.len()) {
                 break Err(e);
             }
-            let split = self.split_leaf(
-                &mut leaves[i],
+            let pairs = self.split_batch(
+                &batch,
+                &mut leaves,
                 &mut tree,
                 &mut node_bounds,
                 rows,
@@ -400,18 +448,20 @@ impl<'a> TreeGrower<'a> {
                 &mut selection,
                 last,
             );
-            let (left, right) = match split {
-                Ok(children) => children,
+            let pairs = match pairs {
+                Ok(pairs) => pairs,
                 Err(e) => break Err(e),
             };
-            let j = leaves.len();
-            for (k, child) in [(i, &left), (j, &right)] {
-                if child.best.is_some() {
-                    queue.push(self.priority(child, k));
+            for (&i, (left, right)) in batch.iter().zip(pairs) {
+                let j = leaves.len();
+                for (k, child) in [(i, &left), (j, &right)] {
+                    if child.best.is_some() {
+                        queue.push(self.priority(child, k));
+                    }
                 }
+                leaves[i] = left;
+                leaves.push(right);
             }
-            leaves[i] = left;
-            leaves.push(right);
         };
         for leaf in &mut leaves {
             if let Some(h) = self.take_kept(leaf) {
@@ -429,6 +479,7 @@ impl<'a> TreeGrower<'a> {
                 .par_iter()
                 .map(|l| sum_rows(&rows_ref[l.start..l.end], grads)),
         );
+        reduce::sum_stats(self.reduce, &mut exact)?;
         let mut leaf_ranges = with_capacity(leaves.len(), "the leaf ranges")?;
         let mut leaf_bounds = Vec::new();
         tree.leaf_value = with_capacity(leaves.len(), "the leaf values")?;
@@ -443,7 +494,7 @@ impl<'a> TreeGrower<'a> {
                 *slot = !(k as i32);
             }
             tree.leaf_value.push(self.cfg.rule.leaf_value(&exact[k]));
-            tree.leaf_count.push((leaf.end - leaf.start) as f64);
+            tree.leaf_count.push(exact[k].n);
             leaf_ranges.push((leaf.start, leaf.end));
         }
         if self.constraints.has_monotone() {
@@ -490,10 +541,13 @@ impl<'a> TreeGrower<'a> {
         (cand.right.n, cand.right.w) = (n_right, n_right);
     }
 
+    /// Splits the leaves `batch` (indices into `leaves`, in split order):
+    /// their children with histograms built, combined and searched.
     #[allow(clippy::too_many_arguments)]
-    fn split_leaf(
+    fn split_batch(
         &mut self,
-        leaf: &mut OpenLeaf,
+        batch: &[usize],
+        leaves: &mut [OpenLeaf],
         tree: &mut Tree,
         node_bounds: &mut Vec<Bounds>,
         rows: &mut [u32],
@@ -501,7 +555,48 @@ impl<'a> TreeGrower<'a> {
         created: &mut usize,
         selection: &mut NodeSelection,
         last: bool,
-    ) -> Result<(OpenLeaf, OpenLeaf)> {
+    ) -> Result<Vec<(OpenLeaf, OpenLeaf)>> {
+        let mut pairs = Vec::with_capacity(batch.len());
+        for &i in batch {
+            let pair = self.divide(&mut leaves[i], tree, node_bounds, rows, created)?;
+            pairs.push(pair);
+        }
+        let rows: &[u32] = rows;
+        for pair in &mut pairs {
+            self.build_children(pair, rows, grads, selection, last)?;
+        }
+        // One exchange for the batch: the built histograms, over each one's
+        // candidates (the smaller child's cover the larger one's too).
+        let mut built: Vec<(&mut Histogram, &[usize])> = Vec::new();
+        for p in &mut pairs {
+            let cands = p.cands.as_ref();
+            for (k, h) in p.hists.iter_mut().enumerate() {
+                if let Some(h) = h {
+                    let own = [&p.left, &p.right][k].cands.as_ref();
+                    let c = own.or(cands).unwrap_or_else(|| tree_cands(selection));
+                    built.push((h, &c.features));
+                }
+            }
+        }
+        reduce::sum_histograms(self.reduce, &mut built, &self.data.bin_offsets)?;
+        drop(built);
+        let mut out = Vec::with_capacity(pairs.len());
+        for pair in pairs {
+            out.push(self.search_children(pair, rows, &*selection));
+        }
+        Ok(out)
+    }
+
+    /// Records `leaf`'s split in `tree` and partitions its rows: the two
+    /// children, not yet searched.
+    fn divide(
+        &mut self,
+        leaf: &mut OpenLeaf,
+        tree: &mut Tree,
+        node_bounds: &mut Vec<Bounds>,
+        rows: &mut [u32],
+        created: &mut usize,
+    ) -> Result<Pair> {
         tree.reserve_node()?;
         let mut cand = leaf.best.take().expect("picked leaves have a split");
         let node = tree.feature.len();
@@ -559,7 +654,8 @@ impl<'a> TreeGrower<'a> {
             }
         };
         if self.counts == RowCounts::Exact {
-            debug_assert_eq!(n_left as f64, cand.left.n);
+            // A shard's partition counts its own rows only.
+            debug_assert!(!self.reduce.is_local() || n_left as f64 == cand.left.n);
         } else {
             self.fill_in_counts(&mut cand, leaf, n_left);
             tree.default_left[node] = cand.default_left;
@@ -598,77 +694,158 @@ impl<'a> TreeGrower<'a> {
             bounds,
             used: used.clone(),
         };
-        let mut left = child(leaf.start, mid, cand.left, true, *created, left_bounds);
-        let mut right = child(mid, leaf.end, cand.right, false, *created + 1, right_bounds);
+        let left = child(leaf.start, mid, cand.left, true, *created, left_bounds);
+        let right = child(mid, leaf.end, cand.right, false, *created + 1, right_bounds);
         *created += 2;
-        let parent_hist = self.take_kept(leaf);
+        Ok(Pair {
+            parent: self.take_kept(leaf),
+            left,
+            right,
+            cands: None,
+            hists: [None, None],
+            searches: [false, false],
+            derive: None,
+        })
+    }
 
+    /// Builds the histograms `pair`'s children will be searched on (this
+    /// shard's part of them). Node scope: each child searches a fresh draw,
+    /// on a histogram of its own. Tree scope: only the smaller child's is
+    /// built when the parent kept its histogram; the larger one's is then
+    /// parent − smaller, derived once the sums are combined.
+    fn build_children(
+        &mut self,
+        pair: &mut Pair,
+        rows: &[u32],
+        grads: &Gradients,
+        selection: &mut NodeSelection,
+        last: bool,
+    ) -> Result<()> {
+        let depth = pair.left.depth;
+        let used = pair.left.used.clone();
         if let NodeSelection::Node(..) = selection {
-            // Each child searches its own fresh draw: build its histogram directly
-            // (the parent's covers other features, so subtraction does not apply).
-            if let Some(h) = parent_hist {
+            // The parent's histogram covers other features: no subtraction.
+            if let Some(h) = pair.parent.take() {
                 self.pool.give(h);
             }
-            for c in [&mut left, &mut right] {
-                if self.can_split(depth, &c.total) {
-                    // Drawn even for final leaves, so later draws stay the same.
-                    let drawn = Self::node_cands(selection).expect("node scope draws");
-                    // Interaction constraints narrow the draw; a node left
-                    // with no candidate stays a leaf.
-                    let cands = self.node_candidates(&drawn, &used).into_owned();
-                    if last || cands.features.is_empty() {
-                        continue;
-                    }
-                    let c_rows = &rows[c.start..c.end];
-                    let hist = self.histogram(c_rows, false, grads, &cands.features, &c.total)?;
-                    self.find_best(c, &hist, &cands, c_rows);
-                    c.cands = Some(cands);
-                    self.keep(c, hist);
+            for k in 0..2 {
+                let c = if k == 0 {
+                    &mut pair.left
+                } else {
+                    &mut pair.right
+                };
+                if !self.can_split(depth, &c.total) {
+                    continue;
                 }
+                // Drawn even for final leaves, so later draws stay the same.
+                let drawn = Self::node_cands(selection).expect("node scope draws");
+                // Interaction constraints narrow the draw; a node left
+                // with no candidate stays a leaf.
+                let cands = self.node_candidates(&drawn, &used).into_owned();
+                if last || cands.features.is_empty() {
+                    continue;
+                }
+                let c_rows = &rows[c.start..c.end];
+                let hist = self.histogram(c_rows, false, grads, &cands.features, &c.total)?;
+                pair.hists[k] = Some(hist);
+                pair.searches[k] = true;
+                c.cands = Some(cands);
             }
-            return Ok((left, right));
+            return Ok(());
         }
         // Both children share the path's features, and so their candidates:
         // the tree's set, less what interaction constraints exclude (a subset
         // of the parent's, so its histogram still covers them).
-        let cands = self.node_candidates(tree_cands(selection), &used);
-        let cands = &*cands;
-        // Build only the smaller child's histogram; the larger one is parent −
-        // smaller (or built too when the parent kept none), and neither is
-        // built when it cannot be split further.
-        let left_is_small = left.total.n <= right.total.n;
-        let (small, large) = if left_is_small {
-            (&mut left, &mut right)
+        let tree_set = tree_cands(selection);
+        let cands = self.node_candidates(tree_set, &used);
+        let features = cands.features.clone();
+        if let Cow::Owned(c) = cands {
+            pair.cands = Some(c);
+        }
+        let small = if pair.left.total.n <= pair.right.total.n {
+            0
         } else {
-            (&mut right, &mut left)
+            1
         };
-        let searchable = !last && !cands.features.is_empty();
-        let small_splits = searchable && self.can_split(depth, &small.total);
-        let large_splits = searchable && self.can_split(depth, &large.total);
-        let node_hist = |this: &mut Self, leaf: &OpenLeaf| {
-            this.histogram(
-                &rows[leaf.start..leaf.end],
-                false,
-                grads,
-                &cands.features,
-                &leaf.total,
-            )
+        let large = 1 - small;
+        let totals = [pair.left.total, pair.right.total];
+        let ranges = [
+            (pair.left.start, pair.left.end),
+            (pair.right.start, pair.right.end),
+        ];
+        let searchable = !last && !features.is_empty();
+        let small_splits = searchable && self.can_split(depth, &totals[small]);
+        let large_splits = searchable && self.can_split(depth, &totals[large]);
+        pair.searches = if small == 0 {
+            [small_splits, large_splits]
+        } else {
+            [large_splits, small_splits]
         };
-        let (small_hist, large_hist) = match parent_hist {
-            Some(mut parent) if large_splits => {
-                let small_hist = node_hist(self, small)?;
-                subtract_features_into(&mut parent, &small_hist, self.data, &cands.features);
-                (Some(small_hist), Some(parent))
+        let node_hist = |this: &mut Self, k: usize| {
+            let (s, e) = ranges[k];
+            this.histogram(&rows[s..e], false, grads, &features, &totals[k])
+        };
+        match pair.parent.take() {
+            Some(parent) if large_splits => {
+                pair.hists[small] = Some(node_hist(self, small)?);
+                pair.derive = Some((large, parent));
             }
             parent => {
                 if let Some(h) = parent {
                     self.pool.give(h);
                 }
-                let small_hist = small_splits.then(|| node_hist(self, small)).transpose()?;
-                let large_hist = large_splits.then(|| node_hist(self, large)).transpose()?;
-                (small_hist, large_hist)
+                if small_splits {
+                    pair.hists[small] = Some(node_hist(self, small)?);
+                }
+                if large_splits {
+                    pair.hists[large] = Some(node_hist(self, large)?);
+                }
             }
+        }
+        Ok(())
+    }
+
+    /// Searches `pair`'s children on their (combined) histograms and lets
+    /// them keep the histograms for their own children.
+    fn search_children(
+        &mut self,
+        mut pair: Pair,
+        rows: &[u32],
+        selection: &NodeSelection,
+    ) -> (OpenLeaf, OpenLeaf) {
+        if let NodeSelection::Node(..) = selection {
+            for k in 0..2 {
+                let c = if k == 0 {
+                    &mut pair.left
+                } else {
+                    &mut pair.right
+                };
+                if let Some(h) = pair.hists[k].take() {
+                    let cands = c.cands.take().expect("a searched child has candidates");
+                    self.find_best(c, &h, &cands, &rows[c.start..c.end]);
+                    c.cands = Some(cands);
+                    self.keep(c, h);
+                }
+            }
+            return (pair.left, pair.right);
+        }
+        let cands = pair.cands.take();
+        let cands = cands.as_ref().unwrap_or_else(|| tree_cands(selection));
+        if let Some((large, mut parent)) = pair.derive.take() {
+            let small = pair.hists[1 - large]
+                .as_ref()
+                .expect("the smaller child was built");
+            subtract_features_into(&mut parent, small, self.data, &cands.features);
+            pair.hists[large] = Some(parent);
+        }
+        let small = if pair.left.total.n <= pair.right.total.n {
+            0
+        } else {
+            1
         };
+        let large = 1 - small;
+        let searches = pair.searches;
+        let [left_hist, right_hist] = pair.hists;
         // The two searches are independent: run them side by side (each
         // result is what it would be alone).
         let this = &*self;
@@ -677,27 +854,55 @@ impl<'a> TreeGrower<'a> {
                 this.find_best(leaf, h, cands, &rows[leaf.start..leaf.end]);
             }
         };
+        let (left, right) = (&mut pair.left, &mut pair.right);
         rayon::join(
-            || search(large_splits, large, &large_hist),
-            || search(small_splits, small, &small_hist),
+            || search(searches[0], left, &left_hist),
+            || search(searches[1], right, &right_hist),
         );
-        for (c, h) in [(large, large_hist), (small, small_hist)] {
-            if let Some(h) = h {
+        let mut hists = [left_hist, right_hist];
+        for k in [large, small] {
+            if let Some(h) = hists[k].take() {
+                let c = if k == 0 {
+                    &mut pair.left
+                } else {
+                    &mut pair.right
+                };
                 self.keep(c, h);
             }
         }
-        Ok((left, right))
+        (pair.left, pair.right)
     }
 }
 
-/// Room for the two children of a leaf just taken from the queue.
-fn reserve_heap<T: Ord>(queue: &mut BinaryHeap<T>) -> Result<()> {
-    queue.try_reserve(2).map_err(|_| {
-        RgbmError::OutOfMemory(format!(
-            "cannot grow the leaf queue past {} leaves",
-            queue.len()
-        ))
-    })
+/// A split leaf's two children between the partition and their searches.
+struct Pair {
+    left: OpenLeaf,
+    right: OpenLeaf,
+    /// The split leaf's kept histogram (for the subtraction).
+    parent: Option<Histogram>,
+    /// Tree scope under interaction constraints: the children's candidates
+    /// (otherwise the tree's, or in node scope each child's own).
+    cands: Option<Candidates>,
+    /// The left and right child's histograms, once built.
+    hists: [Option<Histogram>; 2],
+    /// Which children are searched.
+    searches: [bool; 2],
+    /// (the larger child, the parent's histogram) when the larger child's
+    /// histogram is the parent's minus the smaller one's.
+    derive: Option<(usize, Histogram)>,
+}
+
+/// Room for the children of `batch` leaves just taken from the queue.
+fn reserve<T, Q: Ord>(leaves: &mut Vec<T>, queue: &mut BinaryHeap<Q>, batch: usize) -> Result<()> {
+    let oom = |what: &str, len: usize| {
+        RgbmError::OutOfMemory(format!("cannot grow {what} past {len} leaves"))
+    };
+    leaves
+        .try_reserve(batch)
+        .map_err(|_| oom("the open leaves", leaves.len()))?;
+    queue
+        .try_reserve(2 * batch)
+        .map_err(|_| oom("the leaf queue", queue.len()))
 }
 
 /// `x`'s bits, mapped so that unsigned order is numeric order (−0 = +0).
