@@ -49,6 +49,7 @@ pub mod objective;
 pub mod options;
 pub mod params;
 pub mod reduce;
+pub mod relay;
 pub mod rng;
 pub mod selection;
 pub mod split;

@@ -52,6 +52,9 @@ pub trait Reduce: Send + Sync {
     fn combine(&self, op: Op, values: &mut [f64]) -> Result<()>;
     /// Replaces `limbs` (this shard's [`ExactSum`] limbs) by every shard's sum.
     fn combine_limbs(&self, limbs: &mut [i64]) -> Result<()>;
+    /// Every shard's `records` (each `width` values, the first a row index
+    /// in the whole data), concatenated and ordered by that index.
+    fn gather(&self, records: &[f64], width: usize) -> Result<Vec<f64>>;
 }
 
 /// The reduction of a fit that holds every row: nothing to combine.
@@ -67,6 +70,50 @@ impl Reduce for Local {
     fn combine_limbs(&self, _limbs: &mut [i64]) -> Result<()> {
         Ok(())
     }
+    fn gather(&self, records: &[f64], _width: usize) -> Result<Vec<f64>> {
+        Ok(records.to_vec())
+    }
+}
+
+/// Combines the parts `parts` of every shard under `op` (what a driver
+/// that relays the shards' exchanges computes).
+pub fn combine_parts(op: Op, parts: &[Vec<f64>]) -> Result<Vec<f64>> {
+    let len = parts.first().map_or(0, Vec::len);
+    if parts.iter().any(|p| p.len() != len) {
+        return Err(out_of_step());
+    }
+    let mut out = vec![
+        if op == Op::Max {
+            f64::NEG_INFINITY
+        } else {
+            0.0
+        };
+        len
+    ];
+    for part in parts {
+        for (o, &v) in out.iter_mut().zip(part) {
+            *o = if op == Op::Max { o.max(v) } else { *o + v };
+        }
+    }
+    Ok(out)
+}
+
+/// Every shard's records, concatenated in the order of their first value.
+pub fn gather_parts(parts: &[Vec<f64>], width: usize) -> Result<Vec<f64>> {
+    if width == 0 || parts.iter().any(|p| p.len() % width != 0) {
+        return Err(out_of_step());
+    }
+    let mut records: Vec<&[f64]> = parts.iter().flat_map(|p| p.chunks_exact(width)).collect();
+    records.sort_by(|a, b| a[0].total_cmp(&b[0]));
+    Ok(records.concat())
+}
+
+/// The error when shards send exchanges that do not match.
+pub fn out_of_step() -> RgbmError {
+    RgbmError::Shape(
+        "the shards' exchanges do not match (different lengths or kinds): they are out of step"
+            .into(),
+    )
 }
 
 /// Every shard's sums of `stats` (exact on the grid).

@@ -22,13 +22,20 @@ use crate::tree::Tree;
 use super::eval::{BeforeRound, EarlyStopping, EvalHistory, EvalSet, Monitor};
 use super::fit::{Fit, Problem};
 use super::rgb::RgbState;
+use super::shard::ShardRows;
 use super::weights;
 
 /// Called before every round with the round index; an error (e.g. a pending
 /// Ctrl-C) stops training and is returned from `train`.
 pub type RoundHook<'a> = &'a mut (dyn FnMut(usize) -> Result<()> + Send);
 
-fn check_inputs<T: Element>(x: &Matrix<T>, y: &[f64], w: Option<&[f64]>) -> Result<()> {
+/// `whole`: these are all the rows (a shard may hold only zero weights).
+fn check_inputs<T: Element>(
+    x: &Matrix<T>,
+    y: &[f64],
+    w: Option<&[f64]>,
+    whole: bool,
+) -> Result<()> {
     if x.n_rows() == 0 || x.n_cols() == 0 {
         return Err(RgbmError::EmptyInput(format!(
             "X has shape ({}, {})",
@@ -63,7 +70,7 @@ fn check_inputs<T: Element>(x: &Matrix<T>, y: &[f64], w: Option<&[f64]>) -> Resu
                 w[i]
             )));
         }
-        if !(w.iter().sum::<f64>() > 0.0) {
+        if whole && !(w.iter().sum::<f64>() > 0.0) {
             return Err(RgbmError::param("sample_weight", "the weights sum to zero"));
         }
     }
@@ -161,14 +168,51 @@ pub fn train_from<T: Element>(
     eval_sets: &[EvalSet<T>],
     monitor: &mut dyn Monitor,
 ) -> Result<Trained> {
-    params.validate()?;
     let x = &x.as_matrix();
-    check_inputs(x, y, w)?;
-    let normalised = weights::normalise(w, params.summation() == Summation::Exact)?;
+    let rows = ShardRows::local(x.n_rows());
+    train_rows(params, x, y, w, init_score, rows, eval_sets, monitor)
+}
+
+/// Trains on one shard of the data: every shard runs this with its own rows
+/// (`rows.ids` their indices in the whole data) and `rows.reduce` combining
+/// their sums, and each ends with the model a fit on all rows would give
+/// (see [`crate::reduce`]). Needs `summation="exact"`; refuses what has no
+/// sharded form yet (see `shard::check_params`).
+#[allow(clippy::too_many_arguments)]
+pub fn train_shard<T: Element>(
+    params: &BoosterParams,
+    x: &impl AsMatrix<T>,
+    y: &[f64],
+    w: Option<&[f64]>,
+    init_score: Option<&[f64]>,
+    rows: ShardRows,
+    monitor: &mut dyn Monitor,
+) -> Result<Trained> {
+    params.validate()?;
+    super::shard::check_params(params)?;
+    let x = &x.as_matrix();
+    rows.check(x.n_rows())?;
+    train_rows(params, x, y, w, init_score, rows, &[], monitor)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn train_rows<T: Element>(
+    params: &BoosterParams,
+    x: &Matrix<T>,
+    y: &[f64],
+    w: Option<&[f64]>,
+    init_score: Option<&[f64]>,
+    rows: ShardRows,
+    eval_sets: &[EvalSet<T>],
+    monitor: &mut dyn Monitor,
+) -> Result<Trained> {
+    params.validate()?;
+    check_inputs(x, y, w, rows.is_local())?;
+    let normalised = weights::normalise(w, params.summation() == Summation::Exact, &rows)?;
     let (w, weight_unit) = (normalised.weights.as_deref(), normalised.unit);
     let objective = Objective::from_params(params);
     objective.check_labels(y)?;
-    objective.check_training_labels(y, w)?;
+    objective.check_training_labels(y, w, rows.reduce)?;
     if params.early_stopping_rounds.is_some() && eval_sets.is_empty() {
         return Err(RgbmError::param(
             "early_stopping_rounds",
@@ -185,6 +229,7 @@ pub fn train_from<T: Element>(
         y,
         w,
         init_score,
+        rows,
     };
     // Results do not depend on the thread count, so this is speed only.
     let threads = fit_threads(params.n_jobs, x.stored_values());
@@ -220,14 +265,18 @@ fn train_in_pool<T: Element>(
     let (params, x, w) = (problem.params, problem.x, problem.w);
     let cancel = monitor.cancel();
     let constraints = TreeConstraints::new(params, x.n_cols())?;
-    let data = BinnedDataset::from_weighted_matrix(
-        x,
-        params.max_bins,
-        params.random_state,
-        w,
-        params.categorical(),
-        &cancel,
-    )?;
+    let data = if problem.rows.is_local() {
+        BinnedDataset::from_weighted_matrix(
+            x,
+            params.max_bins,
+            params.random_state,
+            w,
+            params.categorical(),
+            &cancel,
+        )?
+    } else {
+        super::shard::bin(x, w, params, &problem.rows, &cancel)?
+    };
     let (mut fit, cfg) = Fit::new(
         problem,
         &data,
@@ -257,7 +306,7 @@ fn train_in_pool<T: Element>(
         let workers = contention.start_round();
         let started = Instant::now();
         fit.compute_gradients(monitor)?;
-        fit.subsample_rows(round);
+        fit.subsample_rows(round)?;
         let entry = match &rgb {
             Some(rgb) => fit.rgb_round(rgb, round, monitor)?,
             None => fit.boost_round(round)?,

@@ -172,10 +172,18 @@ impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
         let weights = sets
             .iter()
             .map(|s| {
-                Ok(match super::weights::normalise(s.w, false)?.weights {
-                    Some(std::borrow::Cow::Owned(v)) => Some(v),
-                    _ => None,
-                })
+                Ok(
+                    match super::weights::normalise(
+                        s.w,
+                        false,
+                        &super::shard::ShardRows::local(s.y.len()),
+                    )?
+                    .weights
+                    {
+                        Some(std::borrow::Cow::Owned(v)) => Some(v),
+                        _ => None,
+                    },
+                )
             })
             .collect::<Result<Vec<_>>>()?;
         let scores = sets

@@ -29,6 +29,7 @@ use super::eval::{EvalResult, EvalSet, Evaluator, Monitor};
 use super::learner::WeakLearner;
 use super::rgb::RgbState;
 use super::scores::{add_tree_to_rows, rows_by_leaf};
+use super::shard::ShardRows;
 use super::{grid, sglb, step};
 
 /// What a fit is given: the options, the loss and the training data.
@@ -41,6 +42,8 @@ pub(super) struct Problem<'a, T: Element> {
     pub w: Option<&'a [f64]>,
     /// Per-row starting scores (class-major); the base score is then 0.
     pub init_score: Option<&'a [f64]>,
+    /// Where these rows are among all of the data's.
+    pub rows: ShardRows<'a>,
 }
 
 impl<T: Element> Problem<'_, T> {
@@ -105,8 +108,18 @@ impl<'a, T: Element> Fit<'a, T> {
             (Init::Optimal, None)
                 if exact && objective.n_outputs() == 1 && !objective.renews_leaves() =>
             {
-                vec![grid::exact_constant(objective, p.y, p.w)?]
+                vec![grid::exact_constant(objective, p.y, p.w, &p.rows)?]
             }
+            // A shard: class masses summed over the shards (exact on the
+            // weights' grid); other losses are refused (`shard::check_params`).
+            (Init::Optimal, None) if !p.rows.is_local() => match objective {
+                Objective::Softmax(s) => {
+                    let mut mass = s.class_masses(p.y, p.w);
+                    p.rows.sum(&mut mass)?;
+                    s.constants_from_masses(&mass)
+                }
+                _ => return Err(RgbmError::param("loss", "is not supported on shards")),
+            },
             (Init::Optimal, None) => objective.initial_scores(p.y, p.w),
             (Init::Zero, _) | (_, Some(_)) => vec![0.0; k_out],
         };
@@ -139,7 +152,7 @@ impl<'a, T: Element> Fit<'a, T> {
             exact_counts: !params.categorical().is_empty(),
             min_bounded_rows: MIN_BOUNDED_ROWS,
         };
-        let learner = WeakLearner::new(params, data, cfg, constraints, cancel)?;
+        let learner = WeakLearner::new(params, data, cfg, constraints, cancel, p.rows.reduce)?;
         let dir = if params.step == Step::LineSearch {
             filled_vec(len, 0.0, "the line-search direction")?
         } else {
@@ -175,7 +188,7 @@ impl<'a, T: Element> Fit<'a, T> {
     pub(super) fn compute_gradients(&mut self, monitor: &mut dyn Monitor) -> Result<()> {
         self.point_gradients(monitor)?;
         if self.p.params.summation() == Summation::Exact {
-            grid::round_gradients(&mut self.gh, self.n);
+            grid::round_gradients(&mut self.gh, self.p.rows.n_total, self.p.rows.reduce)?;
         }
         Ok(())
     }
@@ -203,24 +216,31 @@ impl<'a, T: Element> Fit<'a, T> {
         Ok(())
     }
 
-    /// The round's rows: all of them, or a Bernoulli(`subsample`) draw.
-    pub(super) fn subsample_rows(&mut self, round: usize) {
-        let (params, n) = (self.p.params, self.n);
+    /// The round's rows: all of them, or a Bernoulli(`subsample`) draw
+    /// (each row's by its index in the whole data).
+    pub(super) fn subsample_rows(&mut self, round: usize) -> Result<()> {
+        let (params, n, ids) = (self.p.params, self.n, self.p.rows);
         self.rows.clear();
         if params.subsample < 1.0 {
             let draws = RowDraws::new(params.random_state, Purpose::RowSubsample, round as u64);
-            self.rows
-                .extend((0..n as u32).filter(|&i| draws.keep(i as u64, params.subsample)));
-            if self.rows.is_empty() {
+            self.rows.extend(
+                (0..n as u32).filter(|&i| draws.keep(ids.id(i as usize), params.subsample)),
+            );
+            let mut kept = [self.rows.len() as f64];
+            ids.sum(&mut kept)?;
+            if kept[0] == 0.0 {
                 // A tree needs a row: an empty draw takes one row at random
                 // (as scikit-learn's max(1, subsample·n)), never all of them.
                 let mut rng = stream(params.random_state, Purpose::RowSubsample, round as u64);
-                self.rows.push(rng.random_range(0..n as u32));
+                let pick = rng.random_range(0..ids.n_total as u32) as u64;
+                self.rows
+                    .extend((0..n as u32).filter(|&i| ids.id(i as usize) == pick));
             }
         } else {
             self.rows.extend(0..n as u32);
         }
         self.all_rows = self.rows.len() == n;
+        Ok(())
     }
 
     /// One round of RGBM (and SGLB): a tree per output on the round's
@@ -287,7 +307,7 @@ impl<'a, T: Element> Fit<'a, T> {
         let gh = &self.gh[class * n..(class + 1) * n];
         let structure = match &mut self.langevin {
             Some(langevin) if p.params.langevin_split_noise() => {
-                langevin.structure_gradients(gh, seed, stream_id)
+                langevin.structure_gradients(gh, seed, stream_id, &p.rows)?
             }
             _ => gh,
         };
@@ -296,7 +316,14 @@ impl<'a, T: Element> Fit<'a, T> {
             self.learner
                 .grow(p.params, &grads, &mut self.rows, self.all_rows, stream_id)?;
         // Leaves from every row when the subsample chose the splits only.
-        let every_row = p.params.subsample_for() == SubsampleFor::Split && !self.all_rows;
+        // (On shards whenever rows are sampled: a shard may have drawn all
+        // of its rows, and every shard must take the same path.)
+        let sampled = if p.rows.is_local() {
+            !self.all_rows
+        } else {
+            p.params.subsample < 1.0
+        };
+        let every_row = p.params.subsample_for() == SubsampleFor::Split && sampled;
         if every_row {
             rows_by_leaf(
                 &grown.tree,
@@ -305,14 +332,13 @@ impl<'a, T: Element> Fit<'a, T> {
                 &mut self.leaf_rows,
             )?;
             let clean = p.gradients(gh);
-            grown.tree.leaf_value = grown
+            let mut sums: Vec<_> = grown
                 .leaf_ranges
                 .iter()
-                .map(|&(s, e)| {
-                    self.rule
-                        .leaf_value(&sum_rows(&self.leaf_rows[s..e], &clean))
-                })
+                .map(|&(s, e)| sum_rows(&self.leaf_rows[s..e], &clean))
                 .collect();
+            crate::reduce::sum_stats(p.rows.reduce, &mut sums)?;
+            grown.tree.leaf_value = sums.iter().map(|s| self.rule.leaf_value(s)).collect();
         }
         let rows = if every_row {
             &self.leaf_rows
@@ -321,8 +347,15 @@ impl<'a, T: Element> Fit<'a, T> {
         };
         if let Some(langevin) = &self.langevin {
             let (clean, ranges) = (p.gradients(gh), &grown.leaf_ranges);
-            grown.tree.leaf_value =
-                langevin.leaf_values(&clean, rows, ranges, &self.rule, seed, stream_id);
+            grown.tree.leaf_value = langevin.leaf_values(
+                &clean,
+                rows,
+                ranges,
+                &self.rule,
+                seed,
+                stream_id,
+                p.rows.reduce,
+            )?;
         }
         // Absolute error and quantile: leaves from the residuals' quantiles.
         p.objective.renew_leaves(

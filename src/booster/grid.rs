@@ -14,6 +14,9 @@ use rayon::prelude::*;
 use crate::alloc::filled_vec;
 use crate::error::Result;
 use crate::objective::{CHUNK, Objective};
+use crate::reduce::{self, Reduce};
+
+use super::shard::ShardRows;
 
 /// The grid step for `n` values of magnitude at most `largest`: a power of
 /// two s with n·largest ≤ 2^52·s (1 when `largest` is 0 or not finite).
@@ -37,8 +40,9 @@ pub fn to_grid(x: f64, step: f64) -> f64 {
 
 /// Rounds the gradients and the hessians of `gh` (each its own grid) so
 /// that sums of up to `n` of them are exact. `n` is the number of rows a
-/// sum can cover, which may exceed `gh.len()` when `gh` is a part of them.
-pub fn round_gradients(gh: &mut [[f64; 2]], n: usize) {
+/// sum can cover, which may exceed `gh.len()` when `gh` is a part of them
+/// (a shard's: the grid then comes from every shard's largest values).
+pub fn round_gradients(gh: &mut [[f64; 2]], n: usize, reduce: &dyn Reduce) -> Result<()> {
     let (g_max, h_max) = gh
         .par_chunks(CHUNK)
         .map(|c| {
@@ -47,24 +51,30 @@ pub fn round_gradients(gh: &mut [[f64; 2]], n: usize) {
             })
         })
         .reduce(|| (0.0, 0.0), |(a, b), (c, d)| (a.max(c), b.max(d)));
-    let (sg, sh) = (grid_step(g_max, n), grid_step(h_max, n));
+    let mut largest = [g_max, h_max];
+    reduce::max(reduce, &mut largest)?;
+    let (sg, sh) = (grid_step(largest[0], n), grid_step(largest[1], n));
     gh.par_chunks_mut(CHUNK).for_each(|c| {
         c.iter_mut().for_each(|[g, h]| {
             *g = to_grid(*g, sg);
             *h = to_grid(*h, sh);
         })
     });
+    Ok(())
 }
 
-/// Rounds non-negative weights so that sums of any of them are exact.
-pub fn round_weights(w: &mut [f64]) {
-    let largest = w
+/// Rounds non-negative weights so that sums of any `n` of them are exact
+/// (`w` may be a shard's part of them).
+pub fn round_weights(w: &mut [f64], n: usize, reduce: &dyn Reduce) -> Result<()> {
+    let mut largest = [w
         .par_chunks(CHUNK)
         .map(|c| c.iter().fold(0.0f64, |a, &v| a.max(v)))
-        .reduce(|| 0.0, f64::max);
-    let step = grid_step(largest, w.len());
+        .reduce(|| 0.0, f64::max)];
+    reduce::max(reduce, &mut largest)?;
+    let step = grid_step(largest[0], n);
     w.par_chunks_mut(CHUNK)
         .for_each(|c| c.iter_mut().for_each(|v| *v = to_grid(*v, step)));
+    Ok(())
 }
 
 /// The starting score of a single-output loss under `summation="exact"`:
@@ -72,19 +82,27 @@ pub fn round_weights(w: &mut [f64]) {
 /// that every sum, and so the result, is independent of the row order. A
 /// step is halved until it shrinks the gradient sum (the loss is convex in
 /// the constant).
-pub fn exact_constant(objective: &Objective, y: &[f64], w: Option<&[f64]>) -> Result<f64> {
+pub fn exact_constant(
+    objective: &Objective,
+    y: &[f64],
+    w: Option<&[f64]>,
+    rows: &ShardRows,
+) -> Result<f64> {
     let n = y.len();
     let mut scores = filled_vec(n, 0.0, "the starting scores")?;
     let mut gh = filled_vec(n, [0.0f64; 2], "the starting gradients")?;
-    let mut sums_at = |c: f64| -> (f64, f64) {
+    let mut sums_at = |c: f64| -> Result<(f64, f64)> {
         scores.fill(c);
         objective.gradients(y, &scores, w, &mut gh);
-        round_gradients(&mut gh, n);
+        round_gradients(&mut gh, rows.n_total, rows.reduce)?;
         // Exact sums: the order does not matter.
-        gh.iter().fold((0.0, 0.0), |(g, h), v| (g + v[0], h + v[1]))
+        let (g, h) = gh.iter().fold((0.0, 0.0), |(g, h), v| (g + v[0], h + v[1]));
+        let mut sums = [g, h];
+        rows.sum(&mut sums)?;
+        Ok((sums[0], sums[1]))
     };
     let mut c = 0.0;
-    let (mut g, mut h) = sums_at(c);
+    let (mut g, mut h) = sums_at(c)?;
     for _ in 0..100 {
         if !(h > 0.0) || g == 0.0 || !g.is_finite() {
             break;
@@ -92,7 +110,7 @@ pub fn exact_constant(objective: &Objective, y: &[f64], w: Option<&[f64]>) -> Re
         let mut step = -g / h;
         let mut accepted = false;
         for _ in 0..60 {
-            let (g_new, h_new) = sums_at(c + step);
+            let (g_new, h_new) = sums_at(c + step)?;
             if g_new.abs() < g.abs() {
                 (c, g, h, accepted) = (c + step, g_new, h_new, true);
                 break;
@@ -145,7 +163,7 @@ mod tests {
                 [g, rng.random::<f64>() * 0.25]
             })
             .collect();
-        round_gradients(&mut gh, n);
+        round_gradients(&mut gh, n, &reduce::Local).unwrap();
         for channel in 0..2 {
             let xs: Vec<f64> = gh.iter().map(|v| v[channel]).collect();
             let mut exact = ExactSum::new();
@@ -164,7 +182,8 @@ mod tests {
             assert_eq!(forward - part, rest);
         }
         let mut w: Vec<f64> = (0..n).map(|_| rng.random::<f64>() * 3.0).collect();
-        round_weights(&mut w);
+        let len = w.len();
+        round_weights(&mut w, len, &reduce::Local).unwrap();
         let a: f64 = w.iter().sum();
         let b: f64 = w.iter().rev().sum();
         assert_eq!(a, b);
@@ -193,7 +212,7 @@ mod tests {
             (Objective::Squared(Squared), &yr),
         ];
         for (objective, y) in cases {
-            let c = exact_constant(&objective, y, Some(&w)).unwrap();
+            let c = exact_constant(&objective, y, Some(&w), &ShardRows::local(n)).unwrap();
             let float = objective.initial_scores(y, Some(&w))[0];
             assert!(
                 (c - float).abs() < 1e-9 * (1.0 + float.abs()),
@@ -204,7 +223,10 @@ mod tests {
             order.swap(0, n / 2);
             let y2: Vec<f64> = order.iter().map(|&i| y[i]).collect();
             let w2: Vec<f64> = order.iter().map(|&i| w[i]).collect();
-            assert_eq!(exact_constant(&objective, &y2, Some(&w2)).unwrap(), c);
+            assert_eq!(
+                exact_constant(&objective, &y2, Some(&w2), &ShardRows::local(n)).unwrap(),
+                c
+            );
         }
     }
 }

@@ -6,6 +6,7 @@ use crate::data::BinnedDataset;
 use crate::error::Result;
 use crate::histogram::Gradients;
 use crate::params::{BoosterParams, SelectionScope};
+use crate::reduce::Reduce;
 use crate::rng::{Purpose, stream};
 use crate::selection::{Candidates, Selector};
 use crate::tree::grower::GrownTree;
@@ -27,9 +28,11 @@ impl<'a> WeakLearner<'a> {
         cfg: GrowerConfig,
         constraints: &'a TreeConstraints,
         cancel: &Cancel,
+        reduce: &'a dyn Reduce,
     ) -> Result<Self> {
         let mut grower = TreeGrower::constrained(data, cfg, constraints)?;
         grower.set_cancel(cancel.clone());
+        grower.set_reduce(reduce);
         Ok(WeakLearner {
             grower,
             selector: Selector::new(params, data)?,

@@ -7,8 +7,11 @@ mod learner;
 pub mod rgb;
 mod scores;
 pub mod sglb;
+pub mod shard;
 pub mod step;
 mod weights;
 
-pub use boost::{RoundHook, RoundLog, Trained, train, train_from, train_logged, train_with};
+pub use boost::{
+    RoundHook, RoundLog, Trained, train, train_from, train_logged, train_shard, train_with,
+};
 pub use eval::{EvalHistory, EvalResult, EvalSet, Monitor, Unmonitored};

@@ -11,6 +11,9 @@ use rand::RngExt;
 use rand_distr::StandardNormal;
 use rayon::prelude::*;
 
+use super::shard::ShardRows;
+use crate::reduce::Reduce;
+
 use crate::alloc::filled_vec;
 use crate::error::Result;
 use crate::histogram::{BinStats, Gradients};
@@ -30,16 +33,23 @@ pub fn noise_scale(learning_rate: f64, temperature: f64) -> f64 {
 
 /// `noisy[i] = [g_i + c·ζ_i, h_i]` with ζ_i ~ N(0, 1) i.i.d., row i's own
 /// draw of round `round` (so it does not depend on how rows are split up).
-pub fn add_gradient_noise(gh: &[[f64; 2]], noisy: &mut [[f64; 2]], c: f64, seed: u64, round: u64) {
+pub fn add_gradient_noise(
+    gh: &[[f64; 2]],
+    noisy: &mut [[f64; 2]],
+    c: f64,
+    seed: u64,
+    round: u64,
+    rows: &ShardRows,
+) {
     let draws = RowDraws::new(seed, Purpose::LangevinGradient, round);
     noisy
         .par_chunks_mut(CHUNK)
         .zip(gh.par_chunks(CHUNK))
         .enumerate()
         .for_each(|(k, (out, src))| {
-            let first = (k * CHUNK) as u64;
+            let first = k * CHUNK;
             for (i, (o, &[g, h])) in out.iter_mut().zip(src).enumerate() {
-                let z: f64 = draws.row(first + i as u64).sample(StandardNormal);
+                let z: f64 = draws.row(rows.id(first + i)).sample(StandardNormal);
                 *o = [g + c * z, h];
             }
         });
@@ -105,17 +115,23 @@ impl Langevin {
 
     /// The gradients that choose a tree's structure: `gh` plus noise from
     /// the tree's stream.
-    pub fn structure_gradients(&mut self, gh: &[[f64; 2]], seed: u64, tree: u64) -> &[[f64; 2]] {
-        add_gradient_noise(gh, &mut self.noisy, self.gradient_c, seed, tree);
+    pub fn structure_gradients(
+        &mut self,
+        gh: &[[f64; 2]],
+        seed: u64,
+        tree: u64,
+        rows: &ShardRows,
+    ) -> Result<&[[f64; 2]]> {
+        add_gradient_noise(gh, &mut self.noisy, self.gradient_c, seed, tree, rows);
         if self.exact {
-            let n = self.noisy.len();
-            super::grid::round_gradients(&mut self.noisy, n);
+            super::grid::round_gradients(&mut self.noisy, rows.n_total, rows.reduce)?;
         }
-        &self.noisy
+        Ok(&self.noisy)
     }
 
     /// The grown tree's noisy leaf values, from the sums of the clean
     /// gradients over each leaf's rows (`leaf_ranges` index `rows`).
+    #[allow(clippy::too_many_arguments)]
     pub fn leaf_values(
         &self,
         clean: &Gradients,
@@ -124,12 +140,14 @@ impl Langevin {
         rule: &SplitRule,
         seed: u64,
         tree: u64,
-    ) -> Vec<f64> {
-        let sums: Vec<BinStats> = leaf_ranges
+        reduce: &dyn Reduce,
+    ) -> Result<Vec<f64>> {
+        let mut sums: Vec<BinStats> = leaf_ranges
             .par_iter()
             .map(|&(s, e)| sum_rows(&rows[s..e], clean))
             .collect();
-        noisy_leaf_values(&sums, rule, self.leaf_c, seed, tree)
+        crate::reduce::sum_stats(reduce, &mut sums)?;
+        Ok(noisy_leaf_values(&sums, rule, self.leaf_c, seed, tree))
     }
 }
 
@@ -167,7 +185,7 @@ mod tests {
         let mut noisy = vec![[0.0; 2]; n];
         for (lr, beta) in [(0.1, 1e3), (0.03, 1e4), (0.5, 10.0)] {
             let c = noise_scale(lr, beta);
-            add_gradient_noise(&gh, &mut noisy, c, 7, 3);
+            add_gradient_noise(&gh, &mut noisy, c, 7, 3, &ShardRows::local(gh.len()));
             let mean = noisy.iter().map(|v| v[0] - 0.5).sum::<f64>() / n as f64;
             let var = noisy
                 .iter()
@@ -191,9 +209,9 @@ mod tests {
         let mut a = vec![[0.0; 2]; 40_000];
         let mut b = a.clone();
         let mut c = a.clone();
-        add_gradient_noise(&gh, &mut a, 1.0, 1, 0);
-        add_gradient_noise(&gh, &mut b, 1.0, 1, 0);
-        add_gradient_noise(&gh, &mut c, 1.0, 1, 1);
+        add_gradient_noise(&gh, &mut a, 1.0, 1, 0, &ShardRows::local(gh.len()));
+        add_gradient_noise(&gh, &mut b, 1.0, 1, 0, &ShardRows::local(gh.len()));
+        add_gradient_noise(&gh, &mut c, 1.0, 1, 1, &ShardRows::local(gh.len()));
         assert_eq!(a, b);
         assert_ne!(a, c);
     }

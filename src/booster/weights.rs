@@ -18,6 +18,8 @@ use crate::alloc::with_capacity;
 use crate::error::{Result, RgbmError};
 use crate::exact_sum::ExactSum;
 
+use super::shard::ShardRows;
+
 /// ⌊log2 x⌋ of a finite x > 0 (subnormals included), from its bits.
 fn exponent(x: f64) -> i32 {
     let bits = x.to_bits();
@@ -54,28 +56,37 @@ pub(crate) struct Normalised<'a> {
 /// Rescales finite, non-negative weights (not all zero) by a power of two so
 /// that their mean lies in [1, 2). Unweighted: no weights and unit 1.
 /// `exact` (`summation="exact"`): the mean is summed exactly and the weights
-/// are rounded to a grid on which their sums are exact (`grid`).
-pub(crate) fn normalise(w: Option<&[f64]>, exact: bool) -> Result<Normalised<'_>> {
+/// are rounded to a grid on which their sums are exact (`grid`). On a shard
+/// (`w` its rows' weights) the largest weight, the sums and the grid are
+/// every shard's; training on shards is always exact.
+pub(crate) fn normalise<'w>(
+    w: Option<&'w [f64]>,
+    exact: bool,
+    rows: &ShardRows,
+) -> Result<Normalised<'w>> {
     let Some(w) = w else {
         return Ok(Normalised {
             weights: None,
             unit: 1.0,
         });
     };
-    let largest = w.iter().copied().fold(0.0f64, f64::max);
+    let mut largest = [w.iter().copied().fold(0.0f64, f64::max)];
+    rows.max(&mut largest)?;
+    let largest = largest[0];
     if !(largest > 0.0 && largest.is_finite()) {
         return Err(RgbmError::param(
             "sample_weight",
             "the weights must be finite and not all zero",
         ));
     }
-    let n = w.len() as f64;
+    let n = rows.n_total as f64;
     // With the largest weight in [1, 2) the sum cannot overflow (n < 2^32).
     let k_max = -exponent(largest);
     let mean = if exact {
-        let mut sum = ExactSum::new();
-        sum.extend(w.iter().map(|&v| scale_pow2(v, k_max)));
-        sum.value() / n
+        let mut sum = [ExactSum::new()];
+        sum[0].extend(w.iter().map(|&v| scale_pow2(v, k_max)));
+        rows.sum_exact(&mut sum)?;
+        sum[0].value() / n
     } else {
         w.iter().map(|&v| scale_pow2(v, k_max)).sum::<f64>() / n
     };
@@ -83,7 +94,7 @@ pub(crate) fn normalise(w: Option<&[f64]>, exact: bool) -> Result<Normalised<'_>
     let weights: Cow<[f64]> = if exact {
         let mut v = with_capacity(w.len(), "the normalised sample weights")?;
         v.extend(w.iter().map(|&x| scale_pow2(x, k)));
-        grid::round_weights(&mut v);
+        grid::round_weights(&mut v, rows.n_total, rows.reduce)?;
         Cow::Owned(v)
     } else if k == 0 {
         Cow::Borrowed(w)
@@ -92,7 +103,10 @@ pub(crate) fn normalise(w: Option<&[f64]>, exact: bool) -> Result<Normalised<'_>
         v.extend(w.iter().map(|&x| scale_pow2(x, k)));
         Cow::Owned(v)
     };
-    let unit = weights.iter().sum::<f64>() / n;
+    // Exact: the rounded weights sum exactly in any order.
+    let mut total = [weights.iter().sum::<f64>()];
+    rows.sum(&mut total)?;
+    let unit = total[0] / n;
     Ok(Normalised {
         weights: Some(weights),
         unit,
@@ -128,11 +142,11 @@ mod tests {
     #[test]
     fn mean_lands_in_one_two_and_scaling_is_exact() {
         let w: Vec<f64> = (0..1000).map(|i| (i % 13) as f64 * 0.37).collect();
-        let base = normalise(Some(&w), false).unwrap();
+        let base = normalise(Some(&w), false, &ShardRows::local(1000)).unwrap();
         assert!((1.0..2.0).contains(&base.unit), "{}", base.unit);
         for c in [1e-300, 1e-100, 1e-10, 3.0, 1e10, 1e160, 1e300] {
             let scaled: Vec<f64> = w.iter().map(|v| v * c).collect();
-            let n = normalise(Some(&scaled), false).unwrap();
+            let n = normalise(Some(&scaled), false, &ShardRows::local(1000)).unwrap();
             assert!((1.0..2.0).contains(&n.unit), "{c}: {}", n.unit);
             // The same weights up to rounding of c·w.
             let (a, b) = (base.weights.as_ref().unwrap(), n.weights.as_ref().unwrap());
@@ -145,7 +159,7 @@ mod tests {
         }
         // A power of two changes nothing but the exponent: identical weights.
         let doubled: Vec<f64> = w.iter().map(|v| v * 2f64.powi(-700)).collect();
-        let n = normalise(Some(&doubled), false).unwrap();
+        let n = normalise(Some(&doubled), false, &ShardRows::local(1000)).unwrap();
         assert_eq!(n.weights.as_deref(), base.weights.as_deref());
         assert_eq!(n.unit, base.unit);
     }
@@ -153,10 +167,10 @@ mod tests {
     #[test]
     fn weights_with_a_mean_in_one_two_are_borrowed_unchanged() {
         let w = [0.5, 1.0, 2.5, 0.0];
-        let n = normalise(Some(&w), false).unwrap();
+        let n = normalise(Some(&w), false, &ShardRows::local(4)).unwrap();
         assert!(matches!(n.weights, Some(Cow::Borrowed(_))));
         assert_eq!(n.unit, 1.0);
-        let unweighted = normalise(None, false).unwrap();
+        let unweighted = normalise(None, false, &ShardRows::local(1000)).unwrap();
         assert!(unweighted.weights.is_none() && unweighted.unit == 1.0);
     }
 }

@@ -731,6 +731,18 @@ impl BinMapper {
         Self::fit_with_categories(x, max_bins, seed, weights, &[], cancel)
     }
 
+    /// The rows (ascending) whose values place the cut points of `n` rows:
+    /// a seeded sample of `BIN_SAMPLE_ROWS` of them, or `None` for all. A
+    /// mapper fitted on these rows alone is the mapper of all `n`.
+    pub fn sample_rows(n: usize, seed: u64) -> Option<Vec<usize>> {
+        (n > BIN_SAMPLE_ROWS).then(|| {
+            let mut rng = stream(seed, Purpose::BinSample, 0);
+            let mut rows = rand::seq::index::sample(&mut rng, n, BIN_SAMPLE_ROWS).into_vec();
+            rows.sort_unstable();
+            rows
+        })
+    }
+
     /// `fit`, with the `categorical` features binned one bin per category.
     pub fn fit_with_categories<T: Element>(
         x: &impl AsMatrix<T>,
@@ -762,14 +774,7 @@ impl BinMapper {
                 w.len()
             )));
         }
-        let sample: Option<Vec<usize>> = if n > BIN_SAMPLE_ROWS {
-            let mut rng = stream(seed, Purpose::BinSample, 0);
-            let mut rows = rand::seq::index::sample(&mut rng, n, BIN_SAMPLE_ROWS).into_vec();
-            rows.sort_unstable();
-            Some(rows)
-        } else {
-            None
-        };
+        let sample = Self::sample_rows(n, seed);
         let sample = sample.as_deref();
         let features = match &x {
             Matrix::Dense(x) => {

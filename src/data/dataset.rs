@@ -508,7 +508,11 @@ impl BinnedDataset {
         Self::bin(&x.as_matrix(), mapper, &Cancel::never())
     }
 
-    fn bin<T: Element>(x: &Matrix<T>, mapper: BinMapper, cancel: &Cancel) -> Result<BinnedDataset> {
+    pub(crate) fn bin<T: Element>(
+        x: &Matrix<T>,
+        mapper: BinMapper,
+        cancel: &Cancel,
+    ) -> Result<BinnedDataset> {
         if x.n_rows() == 0 {
             return Err(RgbmError::EmptyInput(
                 "X has no rows; at least one row is needed".into(),

@@ -9,6 +9,8 @@ pub trait Element: Copy + PartialOrd + Send + Sync + 'static {
     /// Zero, the value of a sparse matrix's entries that are not stored.
     const ZERO: Self;
     fn to_f64(self) -> f64;
+    /// The value of this type nearest `x` (exact for a value of this type).
+    fn from_f64(x: f64) -> Self;
     /// The largest value of this type that is ≤ `t` (−∞ if none), so that
     /// `v <= Self::at_most(t)` exactly when `v.to_f64() <= t`, for every
     /// non-NaN `v` of this type.
@@ -19,6 +21,10 @@ impl Element for f32 {
     #[inline(always)]
     fn to_f64(self) -> f64 {
         self as f64
+    }
+    #[inline(always)]
+    fn from_f64(x: f64) -> Self {
+        x as Self
     }
     fn at_most(t: f64) -> Self {
         let near = t as f32;
@@ -34,6 +40,10 @@ impl Element for f64 {
     #[inline(always)]
     fn to_f64(self) -> f64 {
         self
+    }
+    #[inline(always)]
+    fn from_f64(x: f64) -> Self {
+        x
     }
     fn at_most(t: f64) -> Self {
         t

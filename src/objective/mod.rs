@@ -26,6 +26,7 @@ pub use squared::Squared;
 
 use crate::error::{Result, RgbmError};
 use crate::params::{BoosterParams, Loss};
+use crate::reduce::Reduce;
 
 /// A loss ℓ(y, f) on one row. Labels of binary losses are 0/1.
 pub trait PointLoss: Send + Sync {
@@ -398,13 +399,21 @@ impl Objective {
 
     /// Checks what the loss can fit: see [`Self::MIN_TARGET_SPREAD`] and
     /// [`Self::check_training_classes`].
-    pub fn check_training_labels(&self, y: &[f64], w: Option<&[f64]>) -> Result<()> {
+    pub fn check_training_labels(
+        &self,
+        y: &[f64],
+        w: Option<&[f64]>,
+        reduce: &dyn Reduce,
+    ) -> Result<()> {
         if self.is_regression() {
             let (lo, hi) = y
                 .iter()
                 .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
                     (a.min(v), b.max(v))
                 });
+            let mut range = [-lo, hi];
+            crate::reduce::max(reduce, &mut range)?;
+            let (lo, hi) = (-range[0], range[1]);
             let spread = hi - lo;
             if spread > 0.0 && spread < Self::MIN_TARGET_SPREAD {
                 return Err(RgbmError::InvalidLabel(format!(
@@ -414,25 +423,32 @@ impl Objective {
             }
         }
         if matches!(self, Objective::Poisson(_) | Objective::Tweedie(_)) {
-            let total: f64 = y
+            // Positive unless every term is 0: the sign needs no exact sum.
+            let mut total = [y
                 .iter()
                 .enumerate()
                 .map(|(i, &v)| v * w.map_or(1.0, |w| w[i]))
-                .sum();
-            if !(total > 0.0) {
+                .sum::<f64>()];
+            reduce.combine(crate::reduce::Op::Max, &mut total)?;
+            if !(total[0] > 0.0) {
                 return Err(RgbmError::InvalidLabel(
                     "every target (of positive weight) is 0: a log-link loss has no finite best score; at least one target must be positive".to_string(),
                 ));
             }
         }
-        self.check_training_classes(y, w)
+        self.check_training_classes(y, w, reduce)
     }
 
     /// A binary loss needs rows of both classes with positive weight: with
     /// one class (e.g. every row of the other weighted 0) its best constant
     /// score is infinite, the fit drifts towards it (base scores of 100 and
     /// more), and SGLB's leaf noise, of variance c²/H, explodes as H → 0.
-    pub fn check_training_classes(&self, y: &[f64], w: Option<&[f64]>) -> Result<()> {
+    pub fn check_training_classes(
+        &self,
+        y: &[f64],
+        w: Option<&[f64]>,
+        reduce: &dyn Reduce,
+    ) -> Result<()> {
         if !self.is_binary() {
             return Ok(());
         }
@@ -440,6 +456,8 @@ impl Objective {
         for (i, &v) in y.iter().enumerate() {
             weight[usize::from(v > 0.5)] += w.map_or(1.0, |w| w[i]);
         }
+        // Only whether each class has weight matters: the largest will do.
+        crate::reduce::max(reduce, &mut weight)?;
         match weight.iter().position(|&s| !(s > 0.0)) {
             None => Ok(()),
             Some(class) => Err(RgbmError::InvalidLabel(format!(

@@ -98,10 +98,20 @@ impl Softmax {
     /// Starting scores: log of the weighted class frequencies (floored, so
     /// a class without weight starts finite).
     pub fn optimal_constants(&self, y: &[f64], w: Option<&[f64]>) -> Vec<f64> {
+        self.constants_from_masses(&self.class_masses(y, w))
+    }
+
+    /// Σw of each class's rows.
+    pub fn class_masses(&self, y: &[f64], w: Option<&[f64]>) -> Vec<f64> {
         let mut mass = vec![0.0; self.n_classes];
         for (i, &v) in y.iter().enumerate() {
             mass[v as usize] += w.map_or(1.0, |w| w[i]);
         }
+        mass
+    }
+
+    /// The optimal constant scores: the log class frequencies.
+    pub fn constants_from_masses(&self, mass: &[f64]) -> Vec<f64> {
         let total: f64 = mass.iter().sum();
         mass.iter().map(|m| (m / total).max(1e-6).ln()).collect()
     }
