@@ -125,7 +125,7 @@ pub type ShardTraining =
 /// A shard's fit running on its own thread (see the module docs).
 pub struct ShardFit {
     to_fit: Option<Sender<Reply>>,
-    from_fit: Receiver<Message>,
+    from_fit: Mutex<Receiver<Message>>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
@@ -150,14 +150,21 @@ impl ShardFit {
                     link: &link,
                     cancel,
                 };
-                let result = training(&link, &mut monitor).map(Box::new);
+                let run = std::panic::AssertUnwindSafe(|| training(&link, &mut monitor));
+                let result = std::panic::catch_unwind(run)
+                    .unwrap_or_else(|_| {
+                        Err(RgbmError::Callback(
+                            "internal error: the shard's fit panicked; please report this".into(),
+                        ))
+                    })
+                    .map(Box::new);
                 // The driver may be gone: nobody is left to tell.
                 let _ = done.send(Message::Done(result));
             })
             .map_err(|e| RgbmError::OutOfMemory(format!("cannot start the shard's fit: {e}")))?;
         Ok(ShardFit {
             to_fit: Some(to_fit),
-            from_fit,
+            from_fit: Mutex::new(from_fit),
             stop,
             thread: Some(thread),
         })
@@ -165,7 +172,8 @@ impl ShardFit {
 
     /// The fit's next message (after its start or the last reply).
     pub fn first(&self) -> Result<Message> {
-        self.from_fit.recv().map_err(|_| RgbmError::Interrupted)
+        let from = self.from_fit.lock().map_err(|_| RgbmError::Interrupted)?;
+        from.recv().map_err(|_| RgbmError::Interrupted)
     }
 
     /// Answers the last message and waits for the next one.

@@ -51,7 +51,7 @@ fn sharded(params: &BoosterParams, d: &Data, bounds: &[usize], k: usize) -> Vec<
                     ids: Some(&ids),
                     n_total: n,
                 };
-                train_shard(&params, &m, &y, w.as_deref(), None, rows, monitor)
+                train_shard(&params, &m, &y, w.as_deref(), None, rows, None, monitor)
             }))
             .unwrap()
         })
@@ -217,7 +217,7 @@ fn shards_refuse_what_needs_every_row() {
         ),
     ] {
         let rows = ShardRows::local(200);
-        let err = train_shard(&params, &m, &d.y, None, None, rows, &mut Unmonitored)
+        let err = train_shard(&params, &m, &d.y, None, None, rows, None, &mut Unmonitored)
             .err()
             .expect("refused")
             .to_string();

@@ -427,11 +427,16 @@ class RGBMBase(BaseEstimator):
             if progress is not None:
                 progress.close()
         rounds = json.loads(booster.training_log_json())
+        evals = json.loads(booster.evals_json())
+        return self._store_fit(booster, rounds, evals, booster.best_iteration, callbacks, start, sets)
+
+    def _store_fit(self, booster, rounds, evals, best, callbacks, start, sets):
+        """The fitted attributes of a finished fit: its booster, per-round
+        log `rounds`, evaluation histories `evals` and best round."""
         self.n_estimators_ = len(rounds)
         self.evals_result_ = {}
-        for h in json.loads(booster.evals_json()):
+        for h in evals:
             self.evals_result_.setdefault(h["set"], {})[h["metric"]] = h["values"]
-        best = booster.best_iteration
         stoppers = [cb for cb in callbacks if isinstance(cb, EarlyStopping) and cb.best_iteration is not None]
         if best is None and stoppers:
             # A callback stopped training: keep the best round it saw, as the constructor option does.

@@ -4,13 +4,13 @@ Keep in sync with ``src/python/mod.rs`` and ``src/python/booster.rs``; CI checks
 these stubs against the compiled module with ``python3 -m mypy.stubtest rgbm_rs._core``.
 """
 
-from typing import Callable, Final, final
+from typing import Any, Callable, Final, final
 
 import numpy as np
 from numpy.typing import NDArray
 from typing_extensions import TypeAlias
 
-__all__ = ["Booster", "FORMAT_VERSION", "__version__", "available_cores", "metrics_for", "param_schema"]
+__all__ = ["Booster", "FORMAT_VERSION", "Shard", "__version__", "available_cores", "metrics_for", "param_schema"]
 
 #: Version of the model JSON format this build writes (it reads 1..FORMAT_VERSION).
 FORMAT_VERSION: Final[int]
@@ -182,3 +182,31 @@ class Booster:
     @property
     def base_score(self) -> list[float]:
         """Starting score of each output."""
+
+@final
+class Shard:
+    """One shard's fit (a Dask worker's rows) on a thread of its own, whose
+    exchanges the caller relays between all shards (``rgbm_rs.dask``)."""
+
+    def __new__(
+        cls,
+        params_json: str,
+        x: NDArray[np.float32] | NDArray[np.float64],
+        y: NDArray[np.float64],
+        row_ids: NDArray[np.uint64],
+        n_total: int,
+        sample_weight: NDArray[np.float64] | None = None,
+        init_score: NDArray[np.float64] | None = None,
+        threads: int | None = None,
+    ) -> Shard: ...
+    def first(self) -> tuple[Any, ...]:
+        """The fit's first message: ("sum" | "max", values), ("limbs", int64
+        limbs), ("gather", width, records), ("round", index) or ("done",
+        Booster); a failed fit raises its error."""
+
+    def reply(self, kind: str, values: Any) -> tuple[Any, ...]:
+        """Answers the last message ("values", "limbs" or "stop") and returns
+        the next one."""
+
+    def close(self) -> None:
+        """Stops the fit and frees the shard's rows."""

@@ -170,14 +170,25 @@ pub fn train_from<T: Element>(
 ) -> Result<Trained> {
     let x = &x.as_matrix();
     let rows = ShardRows::local(x.n_rows());
-    train_rows(params, x, y, w, init_score, rows, eval_sets, monitor)
+    train_rows(
+        params,
+        x,
+        y,
+        w,
+        init_score,
+        rows,
+        params.n_jobs,
+        eval_sets,
+        monitor,
+    )
 }
 
 /// Trains on one shard of the data: every shard runs this with its own rows
 /// (`rows.ids` their indices in the whole data) and `rows.reduce` combining
 /// their sums, and each ends with the model a fit on all rows would give
 /// (see [`crate::reduce`]). Needs `summation="exact"`; refuses what has no
-/// sharded form yet (see `shard::check_params`).
+/// sharded form yet (see `shard::check_params`). `threads` (if given)
+/// replaces `params.n_jobs` on this shard: the model does not depend on it.
 #[allow(clippy::too_many_arguments)]
 pub fn train_shard<T: Element>(
     params: &BoosterParams,
@@ -186,13 +197,15 @@ pub fn train_shard<T: Element>(
     w: Option<&[f64]>,
     init_score: Option<&[f64]>,
     rows: ShardRows,
+    threads: Option<usize>,
     monitor: &mut dyn Monitor,
 ) -> Result<Trained> {
     params.validate()?;
     super::shard::check_params(params)?;
     let x = &x.as_matrix();
     rows.check(x.n_rows())?;
-    train_rows(params, x, y, w, init_score, rows, &[], monitor)
+    let n_jobs = threads.or(params.n_jobs);
+    train_rows(params, x, y, w, init_score, rows, n_jobs, &[], monitor)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -203,6 +216,7 @@ fn train_rows<T: Element>(
     w: Option<&[f64]>,
     init_score: Option<&[f64]>,
     rows: ShardRows,
+    n_jobs: Option<usize>,
     eval_sets: &[EvalSet<T>],
     monitor: &mut dyn Monitor,
 ) -> Result<Trained> {
@@ -232,7 +246,7 @@ fn train_rows<T: Element>(
         rows,
     };
     // Results do not depend on the thread count, so this is speed only.
-    let threads = fit_threads(params.n_jobs, x.stored_values());
+    let threads = fit_threads(n_jobs, x.stored_values());
     with_cached_threads(threads, || {
         train_in_pool(problem, weight_unit, eval_sets, monitor)
     })?

@@ -8,7 +8,7 @@ use pyo3::types::{PyList, PyTuple};
 
 use super::convert::{Matrix, vector};
 use super::errors::{run_detached, run_interruptible, to_py};
-use crate::booster::{EvalHistory, EvalResult, EvalSet, Monitor, RoundLog, train_from};
+use crate::booster::{EvalHistory, EvalResult, EvalSet, Monitor, RoundLog, Trained, train_from};
 use crate::cancel::Cancel;
 use crate::data::matrix::{Element, Matrix as CoreMatrix};
 use crate::error::{Result as CoreResult, RgbmError};
@@ -232,6 +232,18 @@ macro_rules! with_view {
             (None, None) => Err(PyTypeError::new_err("X must be float32 or float64")),
         }
     };
+}
+
+impl PyBooster {
+    /// The handle of a finished fit.
+    pub(super) fn from_trained(trained: Trained) -> PyBooster {
+        PyBooster {
+            model: trained.model,
+            log: trained.log,
+            evals: trained.evals,
+            best_iteration: trained.best_iteration,
+        }
+    }
 }
 
 #[pymethods]

@@ -4,12 +4,14 @@ mod booster;
 mod convert;
 mod errors;
 mod schema;
+mod shard;
 
 use pyo3::prelude::*;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<booster::PyBooster>()?;
+    m.add_class::<shard::PyShard>()?;
     m.add_function(wrap_pyfunction!(schema::metrics_for, m)?)?;
     m.add_function(wrap_pyfunction!(schema::param_schema, m)?)?;
     m.add_function(wrap_pyfunction!(schema::available_cores, m)?)?;

@@ -1,0 +1,216 @@
+//! `rgbm_rs._core.Shard`: one shard's fit (a Dask worker's rows), whose
+//! exchanges the caller relays (`rgbm_rs.dask` does, through actors).
+use std::sync::Mutex;
+
+use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+use super::booster::PyBooster;
+use super::convert::{Matrix, vector};
+use super::errors::to_py;
+use crate::booster::shard::{ShardRows, check_params};
+use crate::booster::train_shard;
+use crate::data::matrix::{DenseMatrix, Element};
+use crate::error::RgbmError;
+use crate::params::BoosterParams;
+use crate::reduce::Op;
+use crate::relay::{Message, Reply, ShardFit, ShardTraining};
+
+#[pyclass(module = "rgbm_rs._core", name = "Shard", frozen)]
+pub struct PyShard {
+    fit: Mutex<Option<ShardFit>>,
+}
+
+/// The shard's training on owned copies of its rows.
+#[allow(clippy::too_many_arguments)]
+fn training<T: Element>(
+    params: BoosterParams,
+    x: Vec<T>,
+    n_cols: usize,
+    y: Vec<f64>,
+    w: Option<Vec<f64>>,
+    init: Option<Vec<f64>>,
+    ids: Vec<u64>,
+    n_total: usize,
+    threads: Option<usize>,
+) -> ShardTraining {
+    Box::new(move |reduce, monitor| {
+        let m = DenseMatrix::row_major(&x, y.len(), n_cols)?;
+        let rows = ShardRows {
+            reduce,
+            ids: Some(&ids),
+            n_total,
+        };
+        let (w, init) = (w.as_deref(), init.as_deref());
+        train_shard(&params, &m, &y, w, init, rows, threads, monitor)
+    })
+}
+
+#[pymethods]
+impl PyShard {
+    /// Starts training on this shard's rows: `x` a dense 2-D float32 or
+    /// float64 array (copied), `row_ids` each row's index in the whole data
+    /// (uint64), `n_total` the rows of all shards; `threads` the threads
+    /// this shard uses (the model does not depend on it). `first()` then
+    /// returns the fit's first message.
+    #[new]
+    #[pyo3(signature = (params_json, x, y, row_ids, n_total, sample_weight=None, init_score=None, threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        params_json: &str,
+        x: &Bound<'_, PyAny>,
+        y: &Bound<'_, PyAny>,
+        row_ids: PyReadonlyArray1<'_, u64>,
+        n_total: usize,
+        sample_weight: Option<&Bound<'_, PyAny>>,
+        init_score: Option<&Bound<'_, PyAny>>,
+        threads: Option<usize>,
+    ) -> PyResult<Self> {
+        let params = BoosterParams::from_json(params_json).map_err(to_py)?;
+        params.validate().map_err(to_py)?;
+        check_params(&params).map_err(to_py)?;
+        let y = vector(y, "y")?.as_slice()?.to_vec();
+        let w = sample_weight
+            .map(|w| PyResult::Ok(vector(w, "sample_weight")?.as_slice()?.to_vec()))
+            .transpose()?;
+        let init = init_score
+            .map(|i| PyResult::Ok(vector(i, "init_score")?.as_slice()?.to_vec()))
+            .transpose()?;
+        let ids = row_ids.as_slice()?.to_vec();
+        let training = match Matrix::extract(x)? {
+            Matrix::F64(a) => {
+                let n_cols = a.as_array().ncols();
+                let x = a.as_array().iter().copied().collect();
+                training(params, x, n_cols, y, w, init, ids, n_total, threads)
+            }
+            Matrix::F32(a) => {
+                let n_cols = a.as_array().ncols();
+                let x = a.as_array().iter().copied().collect();
+                training(params, x, n_cols, y, w, init, ids, n_total, threads)
+            }
+            _ => {
+                return Err(PyTypeError::new_err(
+                    "a shard's X must be a dense 2-D float32 or float64 array",
+                ));
+            }
+        };
+        let fit = ShardFit::start(training).map_err(to_py)?;
+        Ok(PyShard {
+            fit: Mutex::new(Some(fit)),
+        })
+    }
+
+    /// The fit's first message: ("sum" | "max", float64 values), ("limbs",
+    /// int64 limbs), ("gather", width, float64 records), ("round", index)
+    /// or ("done", Booster). A failed fit raises its error.
+    fn first<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        self.exchange(py, None)
+    }
+
+    /// Answers the last message with the combined values (`kind` "values",
+    /// "limbs" or "stop") and returns the next message.
+    fn reply<'py>(
+        &self,
+        py: Python<'py>,
+        kind: &str,
+        values: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let reply = match kind {
+            "values" => Reply::Values(vector(values, "values")?.as_slice()?.to_vec()),
+            "limbs" => {
+                let a = values
+                    .cast::<PyArray1<i64>>()
+                    .map_err(|_| PyTypeError::new_err("limbs must be an int64 array"))?;
+                Reply::Limbs(a.try_readonly()?.as_slice()?.to_vec())
+            }
+            "stop" => Reply::Stop(values.is_truthy()?),
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "kind must be 'values', 'limbs' or 'stop', got {other:?}"
+                )));
+            }
+        };
+        self.exchange(py, Some(reply))
+    }
+
+    /// Stops the fit (if it is still running) and frees its rows.
+    fn close(&self, py: Python<'_>) {
+        let fit = self.fit.lock().ok().and_then(|mut f| f.take());
+        py.detach(move || drop(fit));
+    }
+}
+
+impl PyShard {
+    fn exchange<'py>(
+        &self,
+        py: Python<'py>,
+        reply: Option<Reply>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let guard = self
+            .fit
+            .lock()
+            .map_err(|_| PyValueError::new_err("the shard's fit failed earlier"))?;
+        let fit = guard
+            .as_ref()
+            .ok_or_else(|| PyValueError::new_err("the shard is closed"))?;
+        let message = py
+            .detach(|| match reply {
+                None => fit.first(),
+                Some(r) => fit.reply(r),
+            })
+            .map_err(to_py)?;
+        drop(guard);
+        message_tuple(py, message)
+    }
+}
+
+fn message_tuple(py: Python<'_>, message: Message) -> PyResult<Bound<'_, PyTuple>> {
+    match message {
+        Message::Combine { op, values } => {
+            let name = match op {
+                Op::Sum => "sum",
+                Op::Max => "max",
+                Op::Limbs => "limbs",
+            };
+            PyTuple::new(
+                py,
+                [
+                    name.into_pyobject(py)?.into_any(),
+                    PyArray1::from_vec(py, values).into_any(),
+                ],
+            )
+        }
+        Message::Limbs(l) => PyTuple::new(
+            py,
+            [
+                "limbs".into_pyobject(py)?.into_any(),
+                PyArray1::from_vec(py, l).into_any(),
+            ],
+        ),
+        Message::Gather { width, records } => PyTuple::new(
+            py,
+            [
+                "gather".into_pyobject(py)?.into_any(),
+                width.into_pyobject(py)?.into_any(),
+                PyArray1::from_vec(py, records).into_any(),
+            ],
+        ),
+        Message::Round(r) => PyTuple::new(
+            py,
+            [
+                "round".into_pyobject(py)?.into_any(),
+                r.into_pyobject(py)?.into_any(),
+            ],
+        ),
+        Message::Done(result) => {
+            let trained = result.map_err(|e: RgbmError| to_py(e))?;
+            let booster = Bound::new(py, PyBooster::from_trained(*trained))?;
+            PyTuple::new(
+                py,
+                ["done".into_pyobject(py)?.into_any(), booster.into_any()],
+            )
+        }
+    }
+}

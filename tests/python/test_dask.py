@@ -1,0 +1,205 @@
+"""Training on a Dask cluster (LocalCluster, 2 worker processes of 1 thread):
+the model equals the local exact fit for any partitioning; failures end in
+clear errors; no actors are left behind."""
+
+import json
+import os
+import threading
+import time
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array", reason="the dask extra is not installed")
+distributed = pytest.importorskip("distributed", reason="the dask extra is not installed")
+
+from rgbm_rs import RGBMClassifier, RGBMRegressor  # noqa: E402
+from rgbm_rs.dask import DaskRGBMClassifier, DaskRGBMRegressor  # noqa: E402
+
+N = 3000
+# Uneven partitions, an empty one among them; 1 partition; many small ones.
+CHUNKINGS = [(700, 0, 1500, 800), (N,), (50,) * 20 + (N - 1000,)]
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+    )
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+@pytest.fixture(autouse=True)
+def no_leaked_actors(client):
+    yield
+    # Released asynchronously: give the scheduler a moment.
+    deadline = time.monotonic() + 5
+    while True:
+        counts = client.run(lambda dask_worker: len(dask_worker.state.actors))
+        if all(v == 0 for v in counts.values()) or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert all(v == 0 for v in counts.values()), counts
+
+
+def data(kind="regression"):
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(N, 6))
+    X[::11, 2] = np.nan
+    r = X[:, 0] * X[:, 1] + np.sin(2 * np.nan_to_num(X[:, 2])) + 0.2 * rng.normal(size=N)
+    y = {"regression": r, "binary": (r > 0.1).astype(int), "multiclass": np.digitize(r, [-0.5, 0.5])}[kind]
+    w = rng.uniform(0.1, 3.0, size=N)
+    return X, y, w
+
+
+def model_doc(est):
+    return json.loads(est.get_booster().to_json())
+
+
+def darr(v, chunks):
+    return da.from_array(v, chunks=(chunks,) + v.shape[1:])
+
+
+SETUPS = [
+    ("regression", dict(max_depth=4), True),
+    ("regression", dict(max_depth=None, max_leaves=9), False),
+    ("binary", dict(max_depth=3, subsample=0.6), True),
+    (
+        "binary",
+        dict(selection="groups", selection_size=3, selection_scope="node", step="constant", leaf="gradient"),
+        False,
+    ),
+    ("multiclass", dict(max_depth=3), True),
+    ("regression", dict(langevin=True, temperature=100.0), True),
+]
+
+
+@pytest.mark.parametrize("kind,params,weighted", SETUPS)
+def test_the_model_is_the_local_exact_fit(client, kind, params, weighted):
+    X, y, w = data(kind)
+    params = dict(n_estimators=8, random_state=3, summation="exact", **params)
+    local_cls, dask_cls = (
+        (RGBMRegressor, DaskRGBMRegressor) if kind == "regression" else (RGBMClassifier, DaskRGBMClassifier)
+    )
+    sw = w if weighted else None
+    expected = model_doc(local_cls(**params).fit(X, y, sample_weight=sw))
+    for chunks in CHUNKINGS:
+        est = dask_cls(**params).fit(
+            darr(X, chunks), darr(y, chunks), sample_weight=None if sw is None else darr(sw, chunks)
+        )
+        assert model_doc(est) == expected, chunks
+    local = est.to_local()
+    assert type(local) is local_cls
+    np.testing.assert_array_equal(est.predict(darr(X, CHUNKINGS[0])).compute(), local.predict(X))
+    if kind != "regression":
+        np.testing.assert_array_equal(est.predict_proba(darr(X, CHUNKINGS[0])).compute(), local.predict_proba(X))
+
+
+def test_dataframes_and_one_worker(client):
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    X, y, _ = data()
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
+    params = dict(n_estimators=5, max_depth=3, random_state=0)
+    expected = model_doc(RGBMRegressor(summation="exact", **params).fit(X, y))
+    Xd = dd.from_pandas(frame, npartitions=3)
+    yd = dd.from_pandas(pd.Series(y), npartitions=3)
+    assert model_doc(DaskRGBMRegressor(**params).fit(Xd, yd)) == expected
+    one = [next(iter(client.scheduler_info()["workers"]))]
+    Xo = client.persist(darr(X, (1000, 2000)), workers=one)
+    yo = client.persist(darr(y, (1000, 2000)), workers=one)
+    assert model_doc(DaskRGBMRegressor(**params).fit(Xo, yo)) == expected
+
+
+def test_callbacks_run_on_the_client_and_stop(client):
+    X, y, _ = data()
+    seen = []
+
+    def stop_after_three(env):
+        seen.append(env.iteration)
+        return env.iteration == 2
+
+    est = DaskRGBMRegressor(n_estimators=20, random_state=0).fit(
+        darr(X, (1000, 2000)), darr(y, (1000, 2000)), callbacks=[stop_after_three]
+    )
+    assert seen == [0, 1, 2]
+    assert est.n_estimators_ == 3 and est.get_booster().n_rounds == 3
+
+
+def test_refusals_are_clear(client):
+    X, y, _ = data()
+    Xd, yd = darr(X, (1000, 2000)), darr(y, (1000, 2000))
+    with pytest.raises(ValueError, match="summation"):
+        DaskRGBMRegressor(summation="float").fit(Xd, yd)
+    with pytest.raises(ValueError, match="quantile"):
+        DaskRGBMRegressor(loss="quantile").fit(Xd, yd)
+    with pytest.raises(ValueError, match="evaluation sets"):
+        DaskRGBMRegressor(early_stopping_rounds=3).fit(Xd, yd)
+    with pytest.raises(TypeError, match="dask array"):
+        DaskRGBMRegressor().fit(X, y)
+    with pytest.raises(ValueError, match="rows"):
+        DaskRGBMRegressor().fit(Xd, darr(y[:-1], (1000, 1999)))
+    # An error raised on the workers (one class only) comes back as itself.
+    with pytest.raises(ValueError, match="2 classes"):
+        DaskRGBMClassifier().fit(Xd, darr(np.zeros(N, dtype=int), (1000, 2000)))
+
+
+def test_a_lost_worker_stops_the_fit_with_a_clear_error(client):
+    X, y, _ = data()
+    victim = sorted(client.scheduler_info()["workers"])[0]
+    killed = []
+
+    def kill(env):
+        if env.iteration == 2:
+            # Not awaited: the worker dies while the fit goes on.
+            killed.append((client.submit(os._exit, 1, workers=[victim], pure=False), time.monotonic()))
+
+    with pytest.raises(RuntimeError, match="lost or failed"):
+        DaskRGBMRegressor(n_estimators=100_000, random_state=0).fit(
+            darr(X, (1000, 2000)), darr(y, (1000, 2000)), callbacks=[kill]
+        )
+    assert time.monotonic() - killed[0][1] < 10
+    client.wait_for_workers(2, timeout=60)
+
+
+def test_concurrent_fits_do_not_interfere(client):
+    X, y, _ = data()
+    params = dict(n_estimators=6, max_depth=3, random_state=1)
+    expected = model_doc(RGBMRegressor(summation="exact", **params).fit(X, y))
+    out = [None, None]
+
+    def run(i):
+        chunks = CHUNKINGS[i]
+        out[i] = model_doc(DaskRGBMRegressor(**params).fit(darr(X, chunks), darr(y, chunks)))
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert out == [expected, expected]
+
+
+def test_a_hung_worker_hits_the_timeout(client):
+    import signal
+
+    X, y, _ = data()
+    victim = sorted(client.scheduler_info()["workers"])[0]
+    pid = client.run(os.getpid, workers=[victim])[victim]
+    stopped = []
+
+    def hang(env):
+        if env.iteration == 2:
+            os.kill(pid, signal.SIGSTOP)
+            stopped.append(time.monotonic())
+
+    try:
+        with pytest.raises(TimeoutError, match="did not answer within 3 s"):
+            DaskRGBMRegressor(n_estimators=100_000, random_state=0).fit(
+                darr(X, (1000, 2000)), darr(y, (1000, 2000)), callbacks=[hang], timeout=3
+            )
+        assert time.monotonic() - stopped[0] < 10
+    finally:
+        os.kill(pid, signal.SIGCONT)
