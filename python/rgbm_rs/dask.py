@@ -100,10 +100,16 @@ class _Exchange:
     def __init__(self, actors, holders, timeout, on_round):
         # holders: the futures of the actors (their status follows their workers).
         self.actors, self.holders, self.timeout, self.on_round = actors, holders, timeout, on_round
+        # What the fit exchanged: count, bytes from and to the shards (all
+        # of them), seconds the client waited for them.
+        self.stats = {"exchanges": 0, "bytes_in": 0, "bytes_out": 0, "seconds": 0.0}
 
     def _all(self, method, *args):
         """Calls `method` on every shard in parallel; their answers."""
-        deadline = time.monotonic() + self.timeout
+        started = time.monotonic()
+        deadline = started + self.timeout
+        self.stats["exchanges"] += 1
+        self.stats["bytes_out"] += len(self.actors) * sum(getattr(a, "nbytes", 0) for a in args)
         try:
             calls = [getattr(a, method)(*args) for a in self.actors]
             out = []
@@ -121,6 +127,8 @@ class _Exchange:
                         lost = [p for p in self.holders if p.status != "finished"]
                         if lost:
                             raise RuntimeError(f"the worker holding a shard was lost ({lost[0].status})") from None
+            self.stats["seconds"] += time.monotonic() - started
+            self.stats["bytes_in"] += sum(getattr(v, "nbytes", 0) for m in out for v in m)
             return out
         except TimeoutError:
             raise TimeoutError(
@@ -199,7 +207,8 @@ def _train(client, params, X, y, w, timeout, on_round):
             for addr, fs in sorted(by_worker.items())
         ]
         actors = [p.result(timeout=timeout) for p in pending]
-        done = _Exchange(actors, pending, timeout, on_round).run()
+        exchange = _Exchange(actors, pending, timeout, on_round)
+        done = exchange.run()
     finally:
         _close(actors)
         del actors
@@ -209,7 +218,7 @@ def _train(client, params, X, y, w, timeout, on_round):
         except Exception:  # noqa: BLE001 - keep the fit's own error
             pass
     _, model, log, evals, best = done
-    return model, json.loads(log), json.loads(evals), best
+    return model, json.loads(log), json.loads(evals), best, exchange.stats
 
 
 def _close(actors, grace=2.0):
@@ -252,10 +261,14 @@ class _DaskMixin:
         # Callbacks and logging run here, on the client, after every round.
         progress = Progress(self, callbacks, params["n_estimators"])
         try:
-            model, rounds, evals, best = _train(client, params, X, y, sample_weight, timeout, lambda r: progress(r, []))
+            model, rounds, evals, best, stats = _train(
+                client, params, X, y, sample_weight, timeout, lambda r: progress(r, [])
+            )
         finally:
             progress.close()
-        return self._store_fit(_core.Booster.from_json(model), rounds, evals, best, callbacks, None, [])
+        self._store_fit(_core.Booster.from_json(model), rounds, evals, best, callbacks, None, [])
+        self.dask_exchanges_ = stats
+        return self
 
     def to_local(self):
         """The fitted model as the ordinary (local) estimator."""
@@ -264,8 +277,10 @@ class _DaskMixin:
         return local
 
     def _map_rows(self, X, fn, dtype, out_cols):
-        X = _as_array(X, "X", 2).rechunk({1: -1})
         local = self.to_local()
+        if not isinstance(X, (da.Array, dd.DataFrame)):
+            return fn(local, X)  # in-memory data: predicted here
+        X = _as_array(X, "X", 2).rechunk({1: -1})
         shape = () if out_cols is None else (out_cols,)
 
         def block(b):
@@ -277,7 +292,8 @@ class _DaskMixin:
         return X.map_blocks(block, chunks=(X.chunks[0], shape), dtype=dtype)
 
     def predict(self, X):
-        """Predictions as a dask array, computed where X's partitions are."""
+        """Predictions: for a dask collection a dask array, computed where
+        X's partitions are; for in-memory data, what the local estimator gives."""
         return self._map_rows(X, lambda m, b: m.predict(b), self._predict_dtype(), None)
 
 
@@ -286,8 +302,10 @@ class DaskRGBMRegressor(_DaskMixin, RGBMRegressor):
 
     ``fit(X, y, sample_weight=None, callbacks=None, client=None, timeout=600)``
     takes dask arrays or dataframes; ``client`` defaults to the current
-    Dask client; ``callbacks`` are called with the round index after every
-    round and stop training by returning True.
+    Dask client; ``callbacks`` (as for the local estimator) run on the
+    client after every round. ``dask_exchanges_`` records what the fit sent
+    through Dask: exchanges, bytes from and to the workers, and the seconds
+    the client waited for them.
     """
 
     _local_class = RGBMRegressor

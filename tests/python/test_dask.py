@@ -93,8 +93,24 @@ def test_the_model_is_the_local_exact_fit(client, kind, params, weighted):
     local = est.to_local()
     assert type(local) is local_cls
     np.testing.assert_array_equal(est.predict(darr(X, CHUNKINGS[0])).compute(), local.predict(X))
+    np.testing.assert_array_equal(est.predict(X), local.predict(X))
     if kind != "regression":
         np.testing.assert_array_equal(est.predict_proba(darr(X, CHUNKINGS[0])).compute(), local.predict_proba(X))
+
+
+def test_depth_wise_trees_exchange_once_per_level(client):
+    X, y, _ = data()
+    depth = 5
+
+    def exchanges(rounds):
+        est = DaskRGBMRegressor(n_estimators=rounds, max_depth=depth, random_state=0).fit(
+            darr(X, (1000, 2000)), darr(y, (1000, 2000))
+        )
+        return est.dask_exchanges_["exchanges"]
+
+    # Per round: the gradient grid, the root's total and histogram, one
+    # batch per deeper level that is searched, the leaf sums, the round's end.
+    assert (exchanges(6) - exchanges(1)) / 5 == 3 + (depth - 1) + 2
 
 
 def test_dataframes_and_one_worker(client):
