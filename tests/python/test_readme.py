@@ -12,6 +12,11 @@ def needs_missing_onnx(code):
     return "onnx" in code and any(importlib.util.find_spec(m) is None for m in ("onnx", "onnxruntime"))
 
 
+def needs_missing_dask(code):
+    """The Dask example needs the dask extra."""
+    return "rgbm_rs.dask" in code and importlib.util.find_spec("distributed") is None
+
+
 def test_readme_python_blocks_run(tmp_path, monkeypatch):
     with open(README, encoding="utf-8") as f:
         text = f.read()
@@ -20,7 +25,7 @@ def test_readme_python_blocks_run(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     namespace = {}
     for i, code in enumerate(blocks):
-        if needs_missing_onnx(code):
+        if needs_missing_onnx(code) or needs_missing_dask(code):
             continue
         exec(compile(code, f"README python block {i}", "exec"), namespace)
     assert (tmp_path / "model.json").exists()
