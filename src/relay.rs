@@ -26,8 +26,9 @@ pub enum Message {
     Limbs(Vec<i64>),
     /// Concatenate records of `width` values in the order of their first.
     Gather { width: usize, records: Vec<f64> },
-    /// Round `round` is finished: continue (false) or stop (true)?
-    Round(usize),
+    /// Round `round` is finished, with its evaluation results: continue
+    /// (false) or stop (true)?
+    Round(usize, Vec<EvalResult>),
     /// The fit ended.
     Done(Result<Box<Trained>>),
 }
@@ -109,8 +110,8 @@ impl Monitor for RoundMonitor<'_> {
     fn before_round(&mut self, _round: usize) -> Result<()> {
         self.cancel.check()
     }
-    fn after_round(&mut self, round: usize, _results: &[EvalResult]) -> Result<bool> {
-        match self.link.ask(Message::Round(round))? {
+    fn after_round(&mut self, round: usize, results: &[EvalResult]) -> Result<bool> {
+        match self.link.ask(Message::Round(round, results.to_vec()))? {
             Reply::Stop(stop) => Ok(stop),
             _ => Err(out_of_step()),
         }
@@ -273,10 +274,10 @@ fn combine_messages(msgs: &[Message], stop: &mut impl FnMut(usize) -> bool) -> R
                 .collect::<Result<Vec<_>>>()?;
             gather_parts(&parts, *width).map(Reply::Values)
         }
-        Message::Round(r) => {
+        Message::Round(r, _) => {
             if msgs
                 .iter()
-                .any(|m| !matches!(m, Message::Round(x) if x == r))
+                .any(|m| !matches!(m, Message::Round(x, _) if x == r))
             {
                 return Err(out_of_step());
             }

@@ -51,7 +51,17 @@ fn sharded(params: &BoosterParams, d: &Data, bounds: &[usize], k: usize) -> Vec<
                     ids: Some(&ids),
                     n_total: n,
                 };
-                train_shard(&params, &m, &y, w.as_deref(), None, rows, None, monitor)
+                train_shard(
+                    &params,
+                    &m,
+                    &y,
+                    w.as_deref(),
+                    None,
+                    rows,
+                    None,
+                    &[],
+                    monitor,
+                )
             }))
             .unwrap()
         })
@@ -217,10 +227,20 @@ fn shards_refuse_what_needs_every_row() {
         ),
     ] {
         let rows = ShardRows::local(200);
-        let err = train_shard(&params, &m, &d.y, None, None, rows, None, &mut Unmonitored)
-            .err()
-            .expect("refused")
-            .to_string();
+        let err = train_shard(
+            &params,
+            &m,
+            &d.y,
+            None,
+            None,
+            rows,
+            None,
+            &[],
+            &mut Unmonitored,
+        )
+        .err()
+        .expect("refused")
+        .to_string();
         assert!(err.contains(name), "{err}");
     }
 }

@@ -196,13 +196,17 @@ class Shard:
         row_ids: NDArray[np.uint64],
         n_total: int,
         sample_weight: NDArray[np.float64] | None = None,
-        init_score: NDArray[np.float64] | None = None,
+        eval_sets: list[
+            tuple[str, NDArray[np.float32] | NDArray[np.float64], NDArray[np.float64], NDArray[np.float64] | None]
+        ]
+        | None = None,
         threads: int | None = None,
     ) -> Shard: ...
     def first(self) -> tuple[Any, ...]:
         """The fit's first message: ("sum" | "max", values), ("limbs", int64
-        limbs), ("gather", width, records), ("round", index) or ("done",
-        Booster); a failed fit raises its error."""
+        limbs), ("gather", width, records), ("round", index, [(set, metric,
+        value, higher_is_better)]) or ("done", Booster); a failed fit raises
+        its error."""
 
     def reply(self, kind: str, values: Any) -> tuple[Any, ...]:
         """Answers the last message ("values", "limbs" or "stop") and returns

@@ -43,7 +43,7 @@ DEFAULT_TIMEOUT = 600.0
 class _ShardActor:
     """One worker's shard: its partitions' rows and the fit on them."""
 
-    def __init__(self, params_json, n_total, *parts):
+    def __init__(self, params_json, n_total, eval_sets, *parts):
         xs = [p[1] for p in parts]
         ids = np.concatenate([np.arange(p[0], p[0] + len(p[1]), dtype=np.uint64) for p in parts])
         weighted = parts[0][3] is not None
@@ -51,7 +51,7 @@ class _ShardActor:
         y = np.concatenate([p[2] for p in parts]).astype(np.float64)
         w = np.concatenate([p[3] for p in parts]).astype(np.float64) if weighted else None
         threads = get_worker().state.nthreads
-        self._shard = _core.Shard(params_json, x, y, ids, int(n_total), w, None, threads)
+        self._shard = _core.Shard(params_json, x, y, ids, int(n_total), w, eval_sets or None, threads)
 
     def first(self):
         return _portable(self._shard.first())
@@ -97,9 +97,11 @@ def _as_array(v, what, ndim):
 class _Exchange:
     """The client's end of a distributed fit: relays the shards' exchanges."""
 
-    def __init__(self, actors, holders, timeout, on_round):
+    def __init__(self, client, actors, holders, timeout, on_round):
         # holders: the futures of the actors (their status follows their workers).
-        self.actors, self.holders, self.timeout, self.on_round = actors, holders, timeout, on_round
+        self.client, self.actors, self.holders = client, actors, holders
+        self.timeout, self.on_round = timeout, on_round
+        self.addresses = {a._address for a in actors}
         # What the fit exchanged: count, bytes from and to the shards (all
         # of them), seconds the client waited for them.
         self.stats = {"exchanges": 0, "bytes_in": 0, "bytes_out": 0, "seconds": 0.0}
@@ -122,11 +124,12 @@ class _Exchange:
                         out.append(f.result(timeout=min(left, 0.25)))
                         break
                     except TimeoutError:
-                        # A lost worker does not always fail the call: its
-                        # actor's own future says so.
-                        lost = [p for p in self.holders if p.status != "finished"]
-                        if lost:
-                            raise RuntimeError(f"the worker holding a shard was lost ({lost[0].status})") from None
+                        # A call to a lost worker may wait instead of failing
+                        # (and Dask may already have rebuilt the actor
+                        # elsewhere): check that the shards' workers are alive.
+                        gone = self.addresses - set(self.client.scheduler_info()["workers"])
+                        if gone or any(p.status != "finished" for p in self.holders):
+                            raise RuntimeError(f"the worker holding a shard was lost ({sorted(gone)})") from None
             self.stats["seconds"] += time.monotonic() - started
             self.stats["bytes_in"] += sum(getattr(v, "nbytes", 0) for m in out for v in m)
             return out
@@ -166,13 +169,13 @@ class _Exchange:
                 order = np.argsort(records[:, 0], kind="stable")
                 reply = ("values", np.ascontiguousarray(records[order]).ravel())
             elif kind == "round":
-                reply = ("stop", bool(self.on_round(msgs[0][1])))
+                reply = ("stop", bool(self.on_round(msgs[0][1], msgs[0][2])))
             else:
                 raise RuntimeError(f"unknown message {kind!r} from a shard")
             msgs = self._all("reply", *reply)
 
 
-def _train(client, params, X, y, w, timeout, on_round):
+def _train(client, params, X, y, w, eval_sets, timeout, on_round):
     """(model JSON, round log, evaluation histories, best round) of the fit."""
     X = _as_array(X, "X", 2)
     y = _as_array(y, "y", 1)
@@ -202,12 +205,15 @@ def _train(client, params, X, y, w, timeout, on_round):
         for f in futures:
             by_worker.setdefault(sorted(who_has[f.key])[0], []).append(f)
         params_json = json.dumps(params)
+        # Every shard evaluates the whole evaluation sets (small by design),
+        # so every shard stops in the same round.
+        evals = client.scatter(eval_sets, broadcast=True) if eval_sets else []
         pending += [
-            client.submit(_ShardActor, params_json, n_total, *fs, actor=True, workers=[addr], pure=False)
+            client.submit(_ShardActor, params_json, n_total, evals, *fs, actor=True, workers=[addr], pure=False)
             for addr, fs in sorted(by_worker.items())
         ]
         actors = [p.result(timeout=timeout) for p in pending]
-        exchange = _Exchange(actors, pending, timeout, on_round)
+        exchange = _Exchange(client, actors, pending, timeout, on_round)
         done = exchange.run()
     finally:
         _close(actors)
@@ -238,14 +244,37 @@ def _close(actors, grace=2.0):
             pass
 
 
+def _eval_sets(eval_set, eval_names, dtype, encode):
+    """[(name, X, y, sample_weight or None)] in memory (gathered from dask collections)."""
+    if eval_set is None:
+        return []
+    if isinstance(eval_set, tuple):
+        eval_set = [eval_set]
+    out = []
+    for i, pair in enumerate(eval_set):
+        if len(pair) not in (2, 3):
+            raise ValueError(f"eval_set[{i}] must be an (X, y) or (X, y, sample_weight) tuple")
+        Xe, ye, *we = (v.compute() if hasattr(v, "compute") else v for v in pair)
+        Xe = np.ascontiguousarray(np.asarray(Xe, dtype=dtype))
+        if Xe.ndim != 2:
+            raise ValueError(f"eval_set[{i}]: X must be 2-dimensional, got shape {Xe.shape}")
+        ye = encode(np.asarray(ye), i)
+        w = np.ascontiguousarray(np.asarray(we[0], dtype=np.float64)) if we and we[0] is not None else None
+        name = str(eval_names[i]) if eval_names is not None else f"valid_{i}"
+        out.append((name, Xe, ye, w))
+    return out
+
+
 class _DaskMixin:
     """What the Dask estimators add to the local ones."""
 
     _local_class = None
 
-    def _dask_fit(self, X, y, sample_weight, native_loss, callbacks, client, timeout, eval_set):
-        if eval_set is not None or self.early_stopping_rounds is not None or self.validation_fraction is not None:
-            raise ValueError("evaluation sets and early stopping are not available when training on a Dask cluster yet")
+    def _dask_fit(self, X, y, sample_weight, native_loss, callbacks, client, timeout, eval_set, eval_names, encode):
+        if self.validation_fraction is not None:
+            raise ValueError(
+                "validation_fraction is not available when training on a Dask cluster: pass eval_set instead"
+            )
         if self.summation not in (None, "exact"):
             raise ValueError(
                 f"summation={self.summation!r}: training on a Dask cluster sums exactly (summation='exact'), "
@@ -258,15 +287,19 @@ class _DaskMixin:
         client = default_client() if client is None else client
         params = self._native_params(resolve_seed(self.random_state), native_loss)
         params["summation"] = "exact"
+        # The shards' X keep float32 (as _pack does); evaluation sets follow.
+        kinds = set(map(str, X.dtypes)) if isinstance(X, dd.DataFrame) else {str(X.dtype)}
+        dtype = np.float32 if kinds == {"float32"} else np.float64
+        sets = _eval_sets(eval_set, eval_names, dtype, encode)
+        if params["early_stopping_rounds"] is not None and not sets:
+            raise ValueError("early_stopping_rounds needs an evaluation set: pass eval_set")
         # Callbacks and logging run here, on the client, after every round.
         progress = Progress(self, callbacks, params["n_estimators"])
         try:
-            model, rounds, evals, best, stats = _train(
-                client, params, X, y, sample_weight, timeout, lambda r: progress(r, [])
-            )
+            model, rounds, evals, best, stats = _train(client, params, X, y, sample_weight, sets, timeout, progress)
         finally:
             progress.close()
-        self._store_fit(_core.Booster.from_json(model), rounds, evals, best, callbacks, None, [])
+        self._store_fit(_core.Booster.from_json(model), rounds, evals, best, callbacks, None, sets)
         self.dask_exchanges_ = stats
         return self
 
@@ -300,8 +333,10 @@ class _DaskMixin:
 class DaskRGBMRegressor(_DaskMixin, RGBMRegressor):
     """:class:`rgbm_rs.RGBMRegressor` trained on a Dask cluster (see the module docs).
 
-    ``fit(X, y, sample_weight=None, callbacks=None, client=None, timeout=600)``
-    takes dask arrays or dataframes; ``client`` defaults to the current
+    ``fit(X, y, sample_weight=None, eval_set=None, eval_names=None,
+    callbacks=None, client=None, timeout=600)`` takes dask arrays or
+    dataframes; evaluation sets (dask or in memory) are gathered and every
+    worker evaluates them whole, so keep them small; ``client`` defaults to the current
     Dask client; ``callbacks`` (as for the local estimator) run on the
     client after every round. ``dask_exchanges_`` records what the fit sent
     through Dask: exchanges, bytes from and to the workers, and the seconds
@@ -310,12 +345,28 @@ class DaskRGBMRegressor(_DaskMixin, RGBMRegressor):
 
     _local_class = RGBMRegressor
 
-    def fit(self, X, y, sample_weight=None, eval_set=None, callbacks=None, client=None, timeout=DEFAULT_TIMEOUT):
+    def fit(
+        self,
+        X,
+        y,
+        sample_weight=None,
+        eval_set=None,
+        eval_names=None,
+        callbacks=None,
+        client=None,
+        timeout=DEFAULT_TIMEOUT,
+    ):
         with self._fitting():
             self._validate_params()
             self.n_features_in_ = int(X.shape[1])
             native_loss = "custom" if callable(self.loss) else self.loss
-            return self._dask_fit(X, y, sample_weight, native_loss, callbacks, client, timeout, eval_set)
+
+            def encode(ye, i):
+                return np.asarray(ye, dtype=np.float64)
+
+            return self._dask_fit(
+                X, y, sample_weight, native_loss, callbacks, client, timeout, eval_set, eval_names, encode
+            )
 
     def _predict_dtype(self):
         return np.float64
@@ -327,7 +378,17 @@ class DaskRGBMClassifier(_DaskMixin, RGBMClassifier):
 
     _local_class = RGBMClassifier
 
-    def fit(self, X, y, sample_weight=None, eval_set=None, callbacks=None, client=None, timeout=DEFAULT_TIMEOUT):
+    def fit(
+        self,
+        X,
+        y,
+        sample_weight=None,
+        eval_set=None,
+        eval_names=None,
+        callbacks=None,
+        client=None,
+        timeout=DEFAULT_TIMEOUT,
+    ):
         with self._fitting():
             self._validate_params()
             self.n_features_in_ = int(X.shape[1])
@@ -343,7 +404,19 @@ class DaskRGBMClassifier(_DaskMixin, RGBMClassifier):
             self.classes_ = classes
             encoded = y.map_blocks(lambda b: np.searchsorted(classes, b).astype(np.float64), dtype=np.float64)
             native_loss = self._native_loss(len(classes))
-            return self._dask_fit(X, encoded, sample_weight, native_loss, callbacks, client, timeout, eval_set)
+
+            def encode(ye, i):
+                unseen = np.setdiff1d(np.unique(ye), classes)
+                if len(unseen):
+                    raise ValueError(
+                        f"eval_set[{i}] has labels not seen in training: {unseen[:10].tolist()}; "
+                        f"the classes are {classes.tolist()}"
+                    )
+                return np.searchsorted(classes, ye).astype(np.float64)
+
+            return self._dask_fit(
+                X, encoded, sample_weight, native_loss, callbacks, client, timeout, eval_set, eval_names, encode
+            )
 
     def _predict_dtype(self):
         return self.classes_.dtype

@@ -189,6 +189,8 @@ pub fn train_from<T: Element>(
 /// (see [`crate::reduce`]). Needs `summation="exact"`; refuses what has no
 /// sharded form yet (see `shard::check_params`). `threads` (if given)
 /// replaces `params.n_jobs` on this shard: the model does not depend on it.
+/// Every shard is given the same evaluation sets, whole: each computes the
+/// same metrics, so early stopping stops every shard in the same round.
 #[allow(clippy::too_many_arguments)]
 pub fn train_shard<T: Element>(
     params: &BoosterParams,
@@ -198,6 +200,7 @@ pub fn train_shard<T: Element>(
     init_score: Option<&[f64]>,
     rows: ShardRows,
     threads: Option<usize>,
+    eval_sets: &[EvalSet<T>],
     monitor: &mut dyn Monitor,
 ) -> Result<Trained> {
     params.validate()?;
@@ -205,7 +208,9 @@ pub fn train_shard<T: Element>(
     let x = &x.as_matrix();
     rows.check(x.n_rows())?;
     let n_jobs = threads.or(params.n_jobs);
-    train_rows(params, x, y, w, init_score, rows, n_jobs, &[], monitor)
+    train_rows(
+        params, x, y, w, init_score, rows, n_jobs, eval_sets, monitor,
+    )
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -10,9 +10,10 @@ use pyo3::types::PyTuple;
 use super::booster::PyBooster;
 use super::convert::{Matrix, vector};
 use super::errors::to_py;
+use crate::booster::EvalSet;
 use crate::booster::shard::{ShardRows, check_params};
 use crate::booster::train_shard;
-use crate::data::matrix::{DenseMatrix, Element};
+use crate::data::matrix::{DenseMatrix, Element, Matrix as CoreMatrix};
 use crate::error::RgbmError;
 use crate::params::BoosterParams;
 use crate::reduce::Op;
@@ -23,7 +24,10 @@ pub struct PyShard {
     fit: Mutex<Option<ShardFit>>,
 }
 
-/// The shard's training on owned copies of its rows.
+/// An evaluation set owned by a shard's fit: (name, row-major X, columns, y, weights).
+type OwnedEval<T> = (String, Vec<T>, usize, Vec<f64>, Option<Vec<f64>>);
+
+/// The shard's training on owned copies of its rows and evaluation sets.
 #[allow(clippy::too_many_arguments)]
 fn training<T: Element>(
     params: BoosterParams,
@@ -31,7 +35,7 @@ fn training<T: Element>(
     n_cols: usize,
     y: Vec<f64>,
     w: Option<Vec<f64>>,
-    init: Option<Vec<f64>>,
+    evals: Vec<OwnedEval<T>>,
     ids: Vec<u64>,
     n_total: usize,
     threads: Option<usize>,
@@ -43,20 +47,87 @@ fn training<T: Element>(
             ids: Some(&ids),
             n_total,
         };
-        let (w, init) = (w.as_deref(), init.as_deref());
-        train_shard(&params, &m, &y, w, init, rows, threads, monitor)
+        let sets = evals
+            .iter()
+            .map(|(name, ex, cols, ey, ew)| {
+                Ok(EvalSet {
+                    name: name.clone(),
+                    x: CoreMatrix::Dense(DenseMatrix::row_major(ex, ey.len(), *cols)?),
+                    y: ey,
+                    w: ew.as_deref(),
+                    init_score: None,
+                })
+            })
+            .collect::<crate::error::Result<Vec<_>>>()?;
+        train_shard(
+            &params,
+            &m,
+            &y,
+            w.as_deref(),
+            None,
+            rows,
+            threads,
+            &sets,
+            monitor,
+        )
     })
+}
+
+/// A dense float64 array's values in row order and its columns.
+fn rows_f64(x: &Matrix<'_>) -> Option<(Vec<f64>, usize)> {
+    match x {
+        Matrix::F64(a) => Some((a.as_array().iter().copied().collect(), a.as_array().ncols())),
+        _ => None,
+    }
+}
+
+/// A dense float32 array's values in row order and its columns.
+fn rows_f32(x: &Matrix<'_>) -> Option<(Vec<f32>, usize)> {
+    match x {
+        Matrix::F32(a) => Some((a.as_array().iter().copied().collect(), a.as_array().ncols())),
+        _ => None,
+    }
+}
+
+/// Owned copies of `(name, X, y, sample_weight)` evaluation sets whose X
+/// `pick` accepts (the training data's dtype, dense).
+fn owned_evals<T>(
+    sets: Option<&Bound<'_, PyAny>>,
+    pick: impl Fn(&Matrix<'_>) -> Option<(Vec<T>, usize)>,
+) -> PyResult<Vec<OwnedEval<T>>> {
+    let Some(sets) = sets else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for item in sets.try_iter()? {
+        let (name, x, y, w): (String, Bound<'_, PyAny>, Bound<'_, PyAny>, Bound<'_, PyAny>) =
+            item?.extract()?;
+        let (values, cols) = pick(&Matrix::extract(&x)?).ok_or_else(|| {
+            PyTypeError::new_err(format!(
+                "evaluation set {name:?}: X must be dense, of the training data's dtype"
+            ))
+        })?;
+        let y = vector(&y, "eval y")?.as_slice()?.to_vec();
+        let w = if w.is_none() {
+            None
+        } else {
+            Some(vector(&w, "eval sample_weight")?.as_slice()?.to_vec())
+        };
+        out.push((name, values, cols, y, w));
+    }
+    Ok(out)
 }
 
 #[pymethods]
 impl PyShard {
     /// Starts training on this shard's rows: `x` a dense 2-D float32 or
     /// float64 array (copied), `row_ids` each row's index in the whole data
-    /// (uint64), `n_total` the rows of all shards; `threads` the threads
-    /// this shard uses (the model does not depend on it). `first()` then
-    /// returns the fit's first message.
+    /// (uint64), `n_total` the rows of all shards; `eval_sets` a list of
+    /// (name, X, y, sample_weight or None), whole (every shard gets the same
+    /// ones); `threads` the threads this shard uses (the model does not
+    /// depend on it). `first()` then returns the fit's first message.
     #[new]
-    #[pyo3(signature = (params_json, x, y, row_ids, n_total, sample_weight=None, init_score=None, threads=None))]
+    #[pyo3(signature = (params_json, x, y, row_ids, n_total, sample_weight=None, eval_sets=None, threads=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         params_json: &str,
@@ -65,7 +136,7 @@ impl PyShard {
         row_ids: PyReadonlyArray1<'_, u64>,
         n_total: usize,
         sample_weight: Option<&Bound<'_, PyAny>>,
-        init_score: Option<&Bound<'_, PyAny>>,
+        eval_sets: Option<&Bound<'_, PyAny>>,
         threads: Option<usize>,
     ) -> PyResult<Self> {
         let params = BoosterParams::from_json(params_json).map_err(to_py)?;
@@ -75,26 +146,18 @@ impl PyShard {
         let w = sample_weight
             .map(|w| PyResult::Ok(vector(w, "sample_weight")?.as_slice()?.to_vec()))
             .transpose()?;
-        let init = init_score
-            .map(|i| PyResult::Ok(vector(i, "init_score")?.as_slice()?.to_vec()))
-            .transpose()?;
         let ids = row_ids.as_slice()?.to_vec();
-        let training = match Matrix::extract(x)? {
-            Matrix::F64(a) => {
-                let n_cols = a.as_array().ncols();
-                let x = a.as_array().iter().copied().collect();
-                training(params, x, n_cols, y, w, init, ids, n_total, threads)
-            }
-            Matrix::F32(a) => {
-                let n_cols = a.as_array().ncols();
-                let x = a.as_array().iter().copied().collect();
-                training(params, x, n_cols, y, w, init, ids, n_total, threads)
-            }
-            _ => {
-                return Err(PyTypeError::new_err(
-                    "a shard's X must be a dense 2-D float32 or float64 array",
-                ));
-            }
+        let x = Matrix::extract(x)?;
+        let training = if let Some((values, cols)) = rows_f64(&x) {
+            let evals = owned_evals(eval_sets, rows_f64)?;
+            training(params, values, cols, y, w, evals, ids, n_total, threads)
+        } else if let Some((values, cols)) = rows_f32(&x) {
+            let evals = owned_evals(eval_sets, rows_f32)?;
+            training(params, values, cols, y, w, evals, ids, n_total, threads)
+        } else {
+            return Err(PyTypeError::new_err(
+                "a shard's X must be a dense 2-D float32 or float64 array",
+            ));
         };
         let fit = ShardFit::start(training).map_err(to_py)?;
         Ok(PyShard {
@@ -197,13 +260,20 @@ fn message_tuple(py: Python<'_>, message: Message) -> PyResult<Bound<'_, PyTuple
                 PyArray1::from_vec(py, records).into_any(),
             ],
         ),
-        Message::Round(r) => PyTuple::new(
-            py,
-            [
-                "round".into_pyobject(py)?.into_any(),
-                r.into_pyobject(py)?.into_any(),
-            ],
-        ),
+        Message::Round(r, results) => {
+            let items: Vec<(String, String, f64, bool)> = results
+                .into_iter()
+                .map(|e| (e.set, e.metric, e.value, e.higher_is_better))
+                .collect();
+            PyTuple::new(
+                py,
+                [
+                    "round".into_pyobject(py)?.into_any(),
+                    r.into_pyobject(py)?.into_any(),
+                    items.into_pyobject(py)?.into_any(),
+                ],
+            )
+        }
         Message::Done(result) => {
             let trained = result.map_err(|e: RgbmError| to_py(e))?;
             let booster = Bound::new(py, PyBooster::from_trained(*trained))?;
