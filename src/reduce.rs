@@ -16,30 +16,23 @@ use crate::error::{Result, RgbmError};
 use crate::exact_sum::ExactSum;
 use crate::histogram::{BinStats, Histogram};
 
-/// How the shards' parts of one exchange are combined, element by element.
+/// How the shards' parts of one exchange are combined, element by element
+/// ([`ExactSum`] limbs and gathered records have methods of their own).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
     /// Sum of values on a grid where every sum is exact (any order).
     Sum,
     /// Largest value.
     Max,
-    /// Sum of [`ExactSum`] limbs (`i64`, carried by the receiver).
-    Limbs,
 }
 
 impl Op {
+    /// The name a driver sees ("sum", "max").
     pub fn name(self) -> &'static str {
         match self {
             Op::Sum => "sum",
             Op::Max => "max",
-            Op::Limbs => "limbs",
         }
-    }
-
-    pub fn from_name(name: &str) -> Option<Op> {
-        [Op::Sum, Op::Max, Op::Limbs]
-            .into_iter()
-            .find(|op| op.name() == name)
     }
 }
 
@@ -48,7 +41,7 @@ pub trait Reduce: Send + Sync {
     /// True when this fit holds every row: the parts are already the whole.
     fn is_local(&self) -> bool;
     /// Replaces `values` (this shard's part) by the element-wise combination
-    /// of every shard's part under `op` (`Sum` or `Max`).
+    /// of every shard's part under `op`.
     fn combine(&self, op: Op, values: &mut [f64]) -> Result<()>;
     /// Replaces `limbs` (this shard's [`ExactSum`] limbs) by every shard's sum.
     fn combine_limbs(&self, limbs: &mut [i64]) -> Result<()>;

@@ -20,7 +20,7 @@ use crate::reduce::{Op, Reduce, out_of_step};
 
 /// What a shard's fit asks of the driver, or its end.
 pub enum Message {
-    /// Combine `values` with the other shards' under `op` (`Sum`, `Max`).
+    /// Combine `values` with the other shards' under `op`.
     Combine { op: Op, values: Vec<f64> },
     /// Sum [`crate::exact_sum::ExactSum`] limbs.
     Limbs(Vec<i64>),

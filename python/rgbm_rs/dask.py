@@ -393,7 +393,7 @@ class DaskRGBMClassifier(_DaskMixin, RGBMClassifier):
             self._validate_params()
             self.n_features_in_ = int(X.shape[1])
             y = _as_array(y, "y", 1)
-            classes = np.unique(y.compute())
+            classes = da.unique(y).compute()  # the labels stay on the workers
             if len(classes) < 2:
                 raise ValueError(
                     f"DaskRGBMClassifier needs samples of at least 2 classes, but y contains only one class: "

@@ -16,7 +16,6 @@ use crate::booster::train_shard;
 use crate::data::matrix::{DenseMatrix, Element, Matrix as CoreMatrix};
 use crate::error::RgbmError;
 use crate::params::BoosterParams;
-use crate::reduce::Op;
 use crate::relay::{Message, Reply, ShardFit, ShardTraining};
 
 #[pyclass(module = "rgbm_rs._core", name = "Shard", frozen)]
@@ -231,20 +230,13 @@ impl PyShard {
 
 fn message_tuple(py: Python<'_>, message: Message) -> PyResult<Bound<'_, PyTuple>> {
     match message {
-        Message::Combine { op, values } => {
-            let name = match op {
-                Op::Sum => "sum",
-                Op::Max => "max",
-                Op::Limbs => "limbs",
-            };
-            PyTuple::new(
-                py,
-                [
-                    name.into_pyobject(py)?.into_any(),
-                    PyArray1::from_vec(py, values).into_any(),
-                ],
-            )
-        }
+        Message::Combine { op, values } => PyTuple::new(
+            py,
+            [
+                op.name().into_pyobject(py)?.into_any(),
+                PyArray1::from_vec(py, values).into_any(),
+            ],
+        ),
         Message::Limbs(l) => PyTuple::new(
             py,
             [
