@@ -31,13 +31,11 @@ def client():
     cluster.close()
 
 
-# A killed or stopped worker ends the fit quickly in most runs, but about one
-# run in three the client then stops answering (its wait for the actor never
-# times out); until that is understood these run only on request.
-faults = pytest.mark.skipif(
-    os.environ.get("RGBM_DASK_FAULT_TESTS") != "1",
-    reason="intermittent client hang after a worker is killed; set RGBM_DASK_FAULT_TESTS=1 to run",
-)
+def shard_pid(client):
+    """The process id of a worker that holds a shard of the running fit
+    (both partitions may sit on one worker: the other one is idle)."""
+    actors = client.run(lambda dask_worker: (len(dask_worker.state.actors), os.getpid()))
+    return next(pid for n, pid in actors.values() if n > 0)
 
 
 @pytest.fixture(autouse=True)
@@ -196,22 +194,19 @@ def test_refusals_are_clear(client):
         DaskRGBMClassifier().fit(Xd, darr(np.zeros(N, dtype=int), (1000, 2000)))
 
 
-@faults
 def test_a_lost_worker_stops_the_fit_with_a_clear_error(client):
     import signal
 
     X, y, _ = data()
-    victim = sorted(client.scheduler_info()["workers"])[0]
-    pid = client.run(os.getpid, workers=[victim])[victim]
     killed = []
 
     def kill(env):
         if env.iteration == 2:
-            os.kill(pid, signal.SIGKILL)  # as the OOM killer would
+            os.kill(shard_pid(client), signal.SIGKILL)  # as the OOM killer would
             killed.append(time.monotonic())
 
     with pytest.raises(RuntimeError, match="lost"):
-        DaskRGBMRegressor(n_estimators=100_000, random_state=0).fit(
+        DaskRGBMRegressor(n_estimators=2000, random_state=0).fit(
             darr(X, (1000, 2000)), darr(y, (1000, 2000)), callbacks=[kill]
         )
     assert time.monotonic() - killed[0] < 10
@@ -236,25 +231,24 @@ def test_concurrent_fits_do_not_interfere(client):
     assert out == [expected, expected]
 
 
-@faults
 def test_a_hung_worker_hits_the_timeout(client):
     import signal
 
     X, y, _ = data()
-    victim = sorted(client.scheduler_info()["workers"])[0]
-    pid = client.run(os.getpid, workers=[victim])[victim]
     stopped = []
 
     def hang(env):
         if env.iteration == 2:
-            os.kill(pid, signal.SIGSTOP)
+            stopped.append(shard_pid(client))
+            os.kill(stopped[0], signal.SIGSTOP)
             stopped.append(time.monotonic())
 
     try:
         with pytest.raises(TimeoutError, match="did not answer within 3 s"):
-            DaskRGBMRegressor(n_estimators=100_000, random_state=0).fit(
+            DaskRGBMRegressor(n_estimators=2000, random_state=0).fit(
                 darr(X, (1000, 2000)), darr(y, (1000, 2000)), callbacks=[hang], timeout=3
             )
-        assert time.monotonic() - stopped[0] < 10
+        assert time.monotonic() - stopped[1] < 10
     finally:
-        os.kill(pid, signal.SIGCONT)
+        if stopped:
+            os.kill(stopped[0], signal.SIGCONT)
