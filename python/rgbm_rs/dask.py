@@ -3,9 +3,11 @@
 ``DaskRGBMRegressor`` and ``DaskRGBMClassifier`` take ``dask.array`` or
 ``dask.dataframe`` inputs and train where the partitions are: each worker
 holding partitions runs one shard (a Dask actor) of the ordinary fit on its
-rows, and every sum over rows -- histograms, node and leaf totals, the
-gradients' grid -- is combined by the client and sent back, through Dask's
-own communication (no sockets, ports or trackers of rgbm_rs's own). Sums are
+rows. Every sum over rows -- histograms, node and leaf totals, the
+gradients' grid -- is combined by the shards among themselves, each sending
+its part to the others through Dask's own communication (no sockets, ports
+or trackers of rgbm_rs's own); the client takes part once a round, for
+callbacks and early stopping. Sums are
 exact (``summation="exact"``), so the fitted model is the one a local fit on
 the concatenated rows gives, whatever the partitioning and the number of
 workers. See DESIGN.md, "Training on a Dask cluster".
@@ -15,8 +17,11 @@ Needs ``dask[distributed]`` (``pip install "rgbm_rs[dask]"``).
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -25,6 +30,7 @@ try:
     import dask.array as da
     import dask.dataframe as dd
     from distributed import default_client, get_worker, wait
+    from distributed.protocol import to_serialize
 except ImportError as e:  # pragma: no cover - exercised without the extra only
     raise ImportError('rgbm_rs.dask needs dask and distributed: pip install "rgbm_rs[dask]"') from e
 
@@ -35,13 +41,20 @@ from .sklearn import RGBMClassifier, RGBMRegressor
 
 __all__ = ["DaskRGBMClassifier", "DaskRGBMRegressor"]
 
-#: Seconds a fit waits for any one exchange with the workers before it
-#: gives up (a hung or lost worker); ``fit(timeout=...)`` overrides it.
+#: Seconds a fit waits for the workers at any one step (a round, whose
+#: exchanges the workers make among themselves) before it gives up (a hung
+#: or lost worker); ``fit(timeout=...)`` overrides it.
 DEFAULT_TIMEOUT = 600.0
 
 
 class _ShardActor:
-    """One worker's shard: its partitions' rows and the fit on them."""
+    """One worker's shard: its partitions' rows and the fit on them.
+
+    The client either relays every exchange (``first``/``reply``), or
+    connects the shards to each other (``connect``) and asks each for whole
+    rounds (``advance``): the shards then send their parts straight to one
+    another (``deposit``) and each combines all of them itself.
+    """
 
     def __init__(self, params_json, n_total, eval_sets, *parts):
         xs = [p[1] for p in parts]
@@ -52,18 +65,73 @@ class _ShardActor:
         w = np.concatenate([p[3] for p in parts]).astype(np.float64) if weighted else None
         threads = get_worker().state.nthreads
         self._shard = _core.Shard(params_json, x, y, ids, int(n_total), w, eval_sets or None, threads)
+        self._worker = get_worker()
+        self._peers, self._index, self._timeout = [], 0, DEFAULT_TIMEOUT
+        self._mail, self._seq, self._closed = {}, 0, False
+        self._arrived = threading.Condition()
+        self._stats = {"exchanges": 0, "bytes_out": 0}
+        # advance() waits for the peers: not on the worker's one actor
+        # thread, which another fit's shard on this worker may need.
+        self._driver = ThreadPoolExecutor(1, thread_name_prefix="rgbm-shard")
 
     def first(self):
         return _portable(self._shard.first())
 
     def reply(self, kind, values):
-        if kind != "stop":
-            # Received buffers may be unaligned or read-only views.
-            values = np.require(values, requirements=["C", "A", "W"])
-        return _portable(self._shard.reply(kind, values))
+        return _portable(self._shard.reply(kind, _writable(kind, values)))
+
+    def connect(self, index, shards, timeout):
+        """shards: every shard's (worker address, actor key); this one is `index`."""
+        self._index, self._timeout = index, timeout
+        self._peers = [s for i, s in enumerate(shards) if i != index]
+
+    async def deposit(self, seq, sender, message):
+        with self._arrived:
+            self._mail.setdefault(seq, {})[sender] = message
+            self._arrived.notify_all()
+
+    async def advance(self, reply):
+        """Runs the fit to the end of the next round (or of the fit),
+        combining with the peers on the way; that round's message."""
+        return await asyncio.get_running_loop().run_in_executor(self._driver, self._advance, reply)
+
+    def _advance(self, reply):
+        msg = self._shard.first() if reply is None else self._shard.reply(*reply)
+        while msg[0] not in ("round", "done"):
+            msg = self._shard.reply(*_writable_reply(_combine([msg, *self._swap(msg)])))
+        if msg[0] == "done":
+            return (*_portable(msg), self._stats)
+        return msg
+
+    def _swap(self, msg):
+        """Sends this shard's part to every peer; their parts."""
+        self._seq += 1
+        seq = self._seq
+        self._stats["exchanges"] += 1
+        self._stats["bytes_out"] += len(self._peers) * sum(getattr(v, "nbytes", 0) for v in msg)
+        for address, key in self._peers:
+            asyncio.run_coroutine_threadsafe(self._send(address, key, seq, msg), self._worker.loop.asyncio_loop)
+        deadline = time.monotonic() + self._timeout
+        with self._arrived:
+            while len(self._mail.get(seq, ())) < len(self._peers):
+                left = deadline - time.monotonic()
+                if self._closed or left <= 0:
+                    raise TimeoutError(f"a shard did not hear from its peers within {self._timeout:g} s")
+                self._arrived.wait(min(left, 1.0))
+            return list(self._mail.pop(seq, {}).values())
+
+    async def _send(self, address, key, seq, msg):
+        # The call an actor handle makes, without a handle (which wants a
+        # client on this worker). A lost peer is noticed by the client.
+        args = [to_serialize(seq), to_serialize(self._index), to_serialize(msg)]
+        await self._worker.rpc(address).actor_execute(function="deposit", actor=key, args=args, kwargs={})
 
     def close(self):
+        with self._arrived:
+            self._closed = True
+            self._arrived.notify_all()
         self._shard.close()
+        self._driver.shutdown(wait=False)
 
 
 def _portable(message):
@@ -72,6 +140,37 @@ def _portable(message):
         return message
     b = message[1]
     return ("done", b.to_json(), b.training_log_json(), b.evals_json(), b.best_iteration)
+
+
+def _writable(kind, values):
+    # Received buffers may be unaligned or read-only views.
+    return values if kind == "stop" else np.require(values, requirements=["C", "A", "W"])
+
+
+def _writable_reply(reply):
+    return reply[0], _writable(*reply)
+
+
+def _combine(msgs):
+    """The reply to one exchange: every shard's message combined."""
+    kind = msgs[0][0]
+    if any(m[0] != kind for m in msgs):
+        raise RuntimeError(f"the shards are out of step ({sorted({m[0] for m in msgs})}); the fit was stopped")
+    if kind in ("sum", "max"):
+        parts = [m[1] for m in msgs]
+        if len({len(p) for p in parts}) != 1:
+            raise RuntimeError("the shards are out of step (parts of different lengths)")
+        # Sums of grid values are exact in any order; fmax ignores NaN as the core's max does.
+        combined = np.sum(parts, axis=0) if kind == "sum" else np.fmax.reduce(parts, axis=0)
+        return ("values", np.asarray(combined, dtype=np.float64))
+    if kind == "limbs":
+        return ("limbs", np.sum([m[1] for m in msgs], axis=0, dtype=np.int64))
+    if kind == "gather":
+        width = msgs[0][1]
+        records = np.concatenate([m[2] for m in msgs]).reshape(-1, width)
+        order = np.argsort(records[:, 0], kind="stable")
+        return ("values", np.ascontiguousarray(records[order]).ravel())
+    raise RuntimeError(f"unknown message {kind!r} from a shard")
 
 
 def _pack(offset, x, y, w):
@@ -106,32 +205,41 @@ class _Exchange:
         # of them), seconds the client waited for them.
         self.stats = {"exchanges": 0, "bytes_in": 0, "bytes_out": 0, "seconds": 0.0}
 
-    def _all(self, method, *args):
-        """Calls `method` on every shard in parallel; their answers."""
+    def _all(self, method, *args, each=None):
+        """Calls `method` on every shard in parallel (with `args`, or with
+        `each[i]` for shard i); their answers."""
         started = time.monotonic()
         deadline = started + self.timeout
+        each = [args] * len(self.actors) if each is None else each
         self.stats["exchanges"] += 1
-        self.stats["bytes_out"] += len(self.actors) * sum(getattr(a, "nbytes", 0) for a in args)
+        self.stats["bytes_out"] += sum(getattr(v, "nbytes", 0) for a in each for v in a)
         try:
-            calls = [getattr(a, method)(*args) for a in self.actors]
-            out = []
-            for f in calls:
-                while True:
-                    left = deadline - time.monotonic()
-                    if left <= 0:
-                        raise TimeoutError
-                    try:
-                        out.append(f.result(timeout=min(left, 0.25)))
-                        break
-                    except TimeoutError:
-                        # A call to a lost worker may wait instead of failing
-                        # (and Dask may already have rebuilt the actor
-                        # elsewhere): check that the shards' workers are alive.
-                        gone = self.addresses - set(self.client.scheduler_info()["workers"])
-                        if gone or any(p.status != "finished" for p in self.holders):
-                            raise RuntimeError(f"the worker holding a shard was lost ({sorted(gone)})") from None
+            calls = [getattr(a, method)(*e) for a, e in zip(self.actors, each)]
+            out = [None] * len(calls)
+            waiting = list(range(len(calls)))
+            while waiting:
+                # A shard that failed ends the exchange now, even while the
+                # others still wait (for its part, among workers).
+                for i in [i for i in waiting if calls[i].done()]:
+                    out[i] = calls[i].result()
+                    waiting.remove(i)
+                if not waiting:
+                    break
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError
+                try:
+                    out[waiting[0]] = calls[waiting[0]].result(timeout=min(left, 0.25))
+                    waiting.pop(0)
+                except TimeoutError:
+                    # A call to a lost worker may wait instead of failing
+                    # (and Dask may already have rebuilt the actor
+                    # elsewhere): check that the shards' workers are alive.
+                    gone = self.addresses - set(self.client.scheduler_info()["workers"])
+                    if gone or any(p.status != "finished" for p in self.holders):
+                        raise RuntimeError(f"the worker holding a shard was lost ({sorted(gone)})") from None
             self.stats["seconds"] += time.monotonic() - started
-            self.stats["bytes_in"] += sum(getattr(v, "nbytes", 0) for m in out for v in m)
+            self.stats["bytes_in"] += sum(getattr(v, "nbytes", 0) for m in out for v in m or ())
             return out
         except TimeoutError:
             raise TimeoutError(
@@ -146,37 +254,40 @@ class _Exchange:
             ) from e
 
     def run(self):
+        """Relays every exchange through the client."""
         msgs = self._all("first")
         while True:
             kinds = {m[0] for m in msgs}
             if kinds == {"done"}:
                 return msgs[0]
-            if len(kinds) != 1:
-                raise RuntimeError(f"the shards are out of step ({sorted(kinds)}); the fit was stopped")
-            kind = msgs[0][0]
-            if kind in ("sum", "max"):
-                parts = [m[1] for m in msgs]
-                if len({len(p) for p in parts}) != 1:
-                    raise RuntimeError("the shards are out of step (parts of different lengths)")
-                # Sums of grid values are exact in any order; fmax ignores NaN as the core's max does.
-                combined = np.sum(parts, axis=0) if kind == "sum" else np.fmax.reduce(parts, axis=0)
-                reply = ("values", np.asarray(combined, dtype=np.float64))
-            elif kind == "limbs":
-                reply = ("limbs", np.sum([m[1] for m in msgs], axis=0, dtype=np.int64))
-            elif kind == "gather":
-                width = msgs[0][1]
-                records = np.concatenate([m[2] for m in msgs]).reshape(-1, width)
-                order = np.argsort(records[:, 0], kind="stable")
-                reply = ("values", np.ascontiguousarray(records[order]).ravel())
-            elif kind == "round":
+            if kinds == {"round"}:
                 reply = ("stop", bool(self.on_round(msgs[0][1], msgs[0][2])))
             else:
-                raise RuntimeError(f"unknown message {kind!r} from a shard")
+                reply = _combine(msgs)
             msgs = self._all("reply", *reply)
 
+    def run_among_workers(self):
+        """Lets the shards combine among themselves; the client takes part
+        once a round (callbacks, stopping)."""
+        shards = [(a._address, a.key) for a in self.actors]
+        self._all("connect", each=[(i, shards, self.timeout) for i in range(len(shards))])
+        self.stats["exchanges"] = 0
+        msgs = self._all("advance", None)
+        while True:
+            kinds = {m[0] for m in msgs}
+            if kinds == {"done"}:
+                # Exchanges: the shards' among themselves and the client's calls.
+                self.stats["exchanges"] += msgs[0][-1]["exchanges"]
+                self.stats["bytes_between_workers"] = sum(m[-1]["bytes_out"] for m in msgs)
+                return msgs[0][:-1]
+            if kinds != {"round"}:
+                raise RuntimeError(f"the shards are out of step ({sorted(kinds)}); the fit was stopped")
+            msgs = self._all("advance", ("stop", bool(self.on_round(msgs[0][1], msgs[0][2]))))
 
-def _train(client, params, X, y, w, eval_sets, timeout, on_round):
-    """(model JSON, round log, evaluation histories, best round) of the fit."""
+
+def _train(client, params, X, y, w, eval_sets, timeout, on_round, reduce):
+    """(model JSON, round log, evaluation histories, best round) of the fit;
+    `reduce`: where the shards' parts are combined, "workers" or "client"."""
     X = _as_array(X, "X", 2)
     y = _as_array(y, "y", 1)
     if X.shape[0] != y.shape[0]:
@@ -214,7 +325,7 @@ def _train(client, params, X, y, w, eval_sets, timeout, on_round):
         ]
         actors = [p.result(timeout=timeout) for p in pending]
         exchange = _Exchange(client, actors, pending, timeout, on_round)
-        done = exchange.run()
+        done = exchange.run_among_workers() if reduce == "workers" else exchange.run()
     finally:
         _close(actors)
         del actors
@@ -269,6 +380,9 @@ class _DaskMixin:
     """What the Dask estimators add to the local ones."""
 
     _local_class = None
+    #: Where the shards' parts are combined: "workers" (among themselves) or
+    #: "client" (relayed through it; kept to measure the two).
+    _reduce = "workers"
 
     def _dask_fit(self, X, y, sample_weight, native_loss, callbacks, client, timeout, eval_set, eval_names, encode):
         if self.validation_fraction is not None:
@@ -296,7 +410,9 @@ class _DaskMixin:
         # Callbacks and logging run here, on the client, after every round.
         progress = Progress(self, callbacks, params["n_estimators"])
         try:
-            model, rounds, evals, best, stats = _train(client, params, X, y, sample_weight, sets, timeout, progress)
+            model, rounds, evals, best, stats = _train(
+                client, params, X, y, sample_weight, sets, timeout, progress, self._reduce
+            )
         finally:
             progress.close()
         self._store_fit(_core.Booster.from_json(model), rounds, evals, best, callbacks, None, sets)

@@ -38,6 +38,18 @@ def shard_pid(client):
     return next(pid for n, pid in actors.values() if n > 0)
 
 
+def spread(client, a):
+    """`a` with its chunks persisted on the workers in turn (so that a fit
+    has a shard on every worker)."""
+    workers = sorted(client.scheduler_info()["workers"])
+    blocks = [client.persist(a.blocks[i], workers=[workers[i % len(workers)]]) for i in range(a.numblocks[0])]
+    return da.concatenate(blocks)
+
+
+def shard_counts(client):
+    return sorted(client.run(lambda dask_worker: len(dask_worker.state.actors)).values())
+
+
 @pytest.fixture(autouse=True)
 def no_leaked_actors(client):
     yield
@@ -97,6 +109,17 @@ def test_the_model_is_the_local_exact_fit(client, kind, params, weighted):
             darr(X, chunks), darr(y, chunks), sample_weight=None if sw is None else darr(sw, chunks)
         )
         assert model_doc(est) == expected, chunks
+    # A shard on each worker; parts combined among the workers (the
+    # default), and relayed through the client.
+    Xs, ys, ws = (spread(client, darr(v, CHUNKINGS[0])) for v in (X, y, w))
+    for reduce in ("workers", "client"):
+        est, shards = dask_cls(**params), []
+        est._reduce = reduce
+        est.fit(
+            Xs, ys, sample_weight=ws if weighted else None, callbacks=[lambda env: shards.append(shard_counts(client))]
+        )
+        assert shards[0] == [1, 1]
+        assert model_doc(est) == expected, reduce
     local = est.to_local()
     assert type(local) is local_cls
     np.testing.assert_array_equal(est.predict(darr(X, CHUNKINGS[0])).compute(), local.predict(X))
@@ -213,15 +236,49 @@ def test_a_lost_worker_stops_the_fit_with_a_clear_error(client):
     client.wait_for_workers(2, timeout=60)
 
 
+def _break_shards():
+    from rgbm_rs.dask import _ShardActor
+
+    def swap(self, msg):
+        raise MemoryError("this shard broke")
+
+    _ShardActor._swap_before = _ShardActor._swap
+    _ShardActor._swap = swap
+
+
+def _mend_shards():
+    from rgbm_rs.dask import _ShardActor
+
+    if hasattr(_ShardActor, "_swap_before"):
+        _ShardActor._swap = _ShardActor._swap_before
+
+
+def test_a_failing_shard_ends_the_fit_at_once(client):
+    # The other shard waits for the broken one's part: the client must not.
+    X, y, _ = data()
+    victim = sorted(client.scheduler_info()["workers"])[1]
+    client.run(_break_shards, workers=[victim])
+    try:
+        started = time.monotonic()
+        with pytest.raises(MemoryError, match="this shard broke"):
+            DaskRGBMRegressor(n_estimators=5, random_state=0).fit(
+                spread(client, darr(X, (1500, 1500))), spread(client, darr(y, (1500, 1500)))
+            )
+        assert time.monotonic() - started < 10
+    finally:
+        client.run(_mend_shards)
+
+
 def test_concurrent_fits_do_not_interfere(client):
     X, y, _ = data()
-    params = dict(n_estimators=6, max_depth=3, random_state=1)
+    params = dict(n_estimators=30, max_depth=3, random_state=1)
     expected = model_doc(RGBMRegressor(summation="exact", **params).fit(X, y))
     out = [None, None]
+    # Both fits have a shard on both workers, each waiting for its peer.
+    parts = [(spread(client, darr(X, c)), spread(client, darr(y, c))) for c in (CHUNKINGS[0], CHUNKINGS[2])]
 
     def run(i):
-        chunks = CHUNKINGS[i]
-        out[i] = model_doc(DaskRGBMRegressor(**params).fit(darr(X, chunks), darr(y, chunks)))
+        out[i] = model_doc(DaskRGBMRegressor(**params).fit(*parts[i]))
 
     threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
     for t in threads:
