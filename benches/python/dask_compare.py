@@ -1,9 +1,10 @@
 """Training on a Dask cluster: rgbm_rs.dask against its local fit and xgboost.dask.
 
 Data: compare.py's Higgs-like binary task, ``--rows`` rows x 28 features, in
-``--chunks`` equal partitions persisted on a ``LocalCluster`` of ``--workers``
-worker processes with one thread each (both libraries train on the same
-partitions). Every fit: ``--rounds`` rounds of depth-``--depth`` depth-wise
+``--chunks`` equal partitions persisted in turn on the ``--workers`` worker
+processes (one thread each) of a ``LocalCluster``, so every worker holds as
+many rows (both libraries train on the same partitions; rgbm_rs.dask trains
+where the partitions are, so the largest shard sets its pace). Every fit: ``--rounds`` rounds of depth-``--depth`` depth-wise
 trees, learning rate 0.1, 255 bins (XGBoost: ``tree_method="hist"``,
 ``max_bin=256``). The local fits use ``--workers`` threads in this process:
 float sums (the default) and exact sums (the model the Dask fit reproduces,
@@ -70,9 +71,16 @@ def main():
         Client(cluster) as client,
     ):
         rows = -(-len(ytr) // args.chunks)
-        Xd = client.persist(da.from_array(Xtr, chunks=(rows, Xtr.shape[1])))
-        yd = client.persist(da.from_array(ytr.astype(np.float64), chunks=rows))
         client.wait_for_workers(args.workers)
+        workers = sorted(client.scheduler_info()["workers"])
+
+        def spread(a):  # partition i on worker i mod workers: shards of equal size
+            return da.concatenate(
+                [client.persist(a.blocks[i], workers=[workers[i % len(workers)]]) for i in range(a.numblocks[0])]
+            )
+
+        Xd = spread(da.from_array(Xtr, chunks=(rows, Xtr.shape[1])))
+        yd = spread(da.from_array(ytr.astype(np.float64), chunks=rows))
 
         stats = {}
 
