@@ -29,14 +29,16 @@ try:
     import dask
     import dask.array as da
     import dask.dataframe as dd
+    import pandas as pd
     from distributed import default_client, get_worker, wait
     from distributed.protocol import to_serialize
 except ImportError as e:  # pragma: no cover - exercised without the extra only
     raise ImportError('rgbm_rs.dask needs dask and distributed: pip install "rgbm_rs[dask]"') from e
 
 from . import _core
+from ._frames import read_frame
 from ._progress import Progress
-from ._validation import resolve_seed
+from ._validation import _feature_names, check_X, resolve_seed, set_categories
 from .sklearn import RGBMClassifier, RGBMRegressor
 
 __all__ = ["DaskRGBMClassifier", "DaskRGBMRegressor"]
@@ -186,11 +188,55 @@ def _as_array(v, what, ndim):
         v = v.to_dask_array(lengths=True)
     if not isinstance(v, da.Array):
         raise TypeError(f"{what} must be a dask array or dask dataframe, got {type(v).__name__}")
+    if not isinstance(v._meta, np.ndarray):
+        raise TypeError(
+            f"{what}'s partitions are {type(v._meta).__module__}.{type(v._meta).__name__}, not numpy arrays: "
+            f"training on a Dask cluster takes dense partitions ({what}.map_blocks(lambda b: b.toarray()) "
+            "for scipy.sparse)"
+        )
     if v.ndim != ndim:
         raise ValueError(f"{what} must be {ndim}-dimensional, got shape {v.shape}")
     if any(np.isnan(c) for c in v.chunks[0]):
         v = v.compute_chunk_sizes()
     return v
+
+
+def _encode(part, categories):
+    """One partition of a dask dataframe as the float array a local fit reads
+    (category values as their codes among the fit's `categories`)."""
+    return read_frame(part).to_array(categories=categories, text=True)[0]
+
+
+def _frame_as_array(est, X):
+    """A dask dataframe as a dask array, its column names and categories
+    recorded on `est` as a local fit on the concatenated frame records them;
+    a dask array as itself (any names and categories of an earlier fit dropped)."""
+    if not isinstance(X, dd.DataFrame):
+        if hasattr(est, "feature_names_in_"):
+            del est.feature_names_in_
+        set_categories(est, None, [])
+        return X
+    unknown = [c for c in X.columns if isinstance(X[c].dtype, pd.CategoricalDtype) and not X[c].cat.known]
+    if unknown:
+        X = X.categorize(columns=unknown)  # a pass over the data to find the categories
+    # The frame's (empty) meta holds the column labels and dtypes, categories included.
+    meta = read_frame(X._meta)
+    text = est.categorical_features is not None  # string columns are categories
+    empty, categories = meta.to_array(text=text)
+    strings = [j for j, col in enumerate(meta.columns) if text and getattr(col, "text", False)]
+    if strings:
+        # A string column's categories are its distinct values (a pass over them).
+        found = dask.compute(*[X[meta.labels[j]].dropna().unique() for j in strings])
+        for j, values in zip(strings, found):
+            column = pd.DataFrame({meta.labels[j]: pd.Series(values, dtype=X._meta.dtypes.iloc[j])})
+            categories[j] = read_frame(column).to_array(text=True)[1][0]
+    names = _feature_names(meta.labels)
+    if names is not None:
+        est.feature_names_in_ = names
+    elif hasattr(est, "feature_names_in_"):
+        del est.feature_names_in_
+    set_categories(est, names, categories)
+    return X.map_partitions(_encode, categories, meta=empty)
 
 
 class _Exchange:
@@ -355,8 +401,9 @@ def _close(actors, grace=2.0):
             pass
 
 
-def _eval_sets(eval_set, eval_names, dtype, encode):
-    """[(name, X, y, sample_weight or None)] in memory (gathered from dask collections)."""
+def _eval_sets(est, eval_set, eval_names, dtype, encode):
+    """[(name, X, y, sample_weight or None)] in memory (gathered from dask
+    collections; data frames read as the training frame was)."""
     if eval_set is None:
         return []
     if isinstance(eval_set, tuple):
@@ -366,6 +413,8 @@ def _eval_sets(eval_set, eval_names, dtype, encode):
         if len(pair) not in (2, 3):
             raise ValueError(f"eval_set[{i}] must be an (X, y) or (X, y, sample_weight) tuple")
         Xe, ye, *we = (v.compute() if hasattr(v, "compute") else v for v in pair)
+        if read_frame(Xe) is not None:
+            Xe = check_X(est, Xe)
         Xe = np.ascontiguousarray(np.asarray(Xe, dtype=dtype))
         if Xe.ndim != 2:
             raise ValueError(f"eval_set[{i}]: X must be 2-dimensional, got shape {Xe.shape}")
@@ -399,12 +448,12 @@ class _DaskMixin:
             if not callable(cb):
                 raise TypeError(f"callbacks must be callables taking a CallbackEnv, got {type(cb).__name__}")
         client = default_client() if client is None else client
+        X = _frame_as_array(self, X)  # before the parameters: categorical_features may name columns
         params = self._native_params(resolve_seed(self.random_state), native_loss)
         params["summation"] = "exact"
         # The shards' X keep float32 (as _pack does); evaluation sets follow.
-        kinds = set(map(str, X.dtypes)) if isinstance(X, dd.DataFrame) else {str(X.dtype)}
-        dtype = np.float32 if kinds == {"float32"} else np.float64
-        sets = _eval_sets(eval_set, eval_names, dtype, encode)
+        dtype = np.float32 if X.dtype == np.float32 else np.float64
+        sets = _eval_sets(self, eval_set, eval_names, dtype, encode)
         if params["early_stopping_rounds"] is not None and not sets:
             raise ValueError("early_stopping_rounds needs an evaluation set: pass eval_set")
         # Callbacks and logging run here, on the client, after every round.
@@ -429,13 +478,17 @@ class _DaskMixin:
         local = self.to_local()
         if not isinstance(X, (da.Array, dd.DataFrame)):
             return fn(local, X)  # in-memory data: predicted here
-        X = _as_array(X, "X", 2).rechunk({1: -1})
         shape = () if out_cols is None else (out_cols,)
 
         def block(b):
             # An empty partition predicts nothing (the local estimator refuses 0 rows).
             return np.empty((0, *shape), dtype=dtype) if len(b) == 0 else fn(local, b)
 
+        if isinstance(X, dd.DataFrame):
+            # Each partition goes to the local estimator as a frame: its
+            # column names are checked and categories encoded as at fit.
+            return X.map_partitions(block, meta=np.empty((0, *shape), dtype=dtype))
+        X = _as_array(X, "X", 2).rechunk({1: -1})
         if out_cols is None:
             return X.map_blocks(block, drop_axis=1, dtype=dtype)
         return X.map_blocks(block, chunks=(X.chunks[0], shape), dtype=dtype)

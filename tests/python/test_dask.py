@@ -309,3 +309,52 @@ def test_a_hung_worker_hits_the_timeout(client):
     finally:
         if stopped:
             os.kill(stopped[0], signal.SIGCONT)
+
+
+def test_frames_with_categories_and_strings_are_read_as_locally(client):
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    X, y, _ = data("binary")
+    rng = np.random.default_rng(5)
+    city = rng.choice([f"c{i}" for i in range(12)], size=N).astype(object)
+    city[::17] = None
+    frame = pd.DataFrame(
+        {
+            "x0": X[:, 0],
+            "colour": pd.Categorical(
+                rng.choice(["red", "green", "blue"], size=N), categories=["red", "green", "blue", "grey"]
+            ),
+            "city": city,
+            "x1": X[:, 1].astype(np.float32),
+        }
+    )
+    y = ((frame["city"].isin(["c1", "c4", "c7", "c9"])) ^ (frame["colour"] == "green") ^ (X[:, 0] > 0)).astype(int)
+    params = dict(n_estimators=6, max_depth=3, random_state=0, categorical_features="auto")
+    local = RGBMClassifier(summation="exact", **params).fit(frame, y, eval_set=[(frame[:500], y[:500])])
+    Xd = dd.from_pandas(frame, npartitions=3)
+    yd = dd.from_pandas(pd.Series(y), npartitions=3)
+    est = DaskRGBMClassifier(**params).fit(Xd, yd, eval_set=[(frame[:500], y[:500])])
+    assert model_doc(est) == model_doc(local)
+    assert '"categories"' in est.get_booster().to_json()  # it splits on category sets
+    assert list(est.feature_names_in_) == list(frame.columns)
+    assert est.evals_result_ == local.evals_result_
+    np.testing.assert_array_equal(est.predict_proba(Xd).compute(), local.predict_proba(frame))
+    np.testing.assert_array_equal(est.to_local().predict(frame), local.predict(frame))
+    # Unknown categories are found first; a later fit on an array drops the names.
+    unknown = Xd.assign(colour=Xd["colour"].astype(str).astype("category"))
+    assert not unknown["colour"].cat.known
+    relabelled = frame.assign(colour=frame["colour"].astype(str).astype("category"))
+    expected = model_doc(RGBMClassifier(summation="exact", **params).fit(relabelled, y))
+    assert model_doc(DaskRGBMClassifier(**params).fit(unknown, yd)) == expected
+    est.set_params(categorical_features=None).fit(darr(X, (1000, 2000)), darr(y.to_numpy(), (1000, 2000)))
+    assert not hasattr(est, "feature_names_in_")
+    with pytest.raises(TypeError, match="city"):
+        DaskRGBMClassifier(n_estimators=2).fit(Xd, yd)  # strings without categorical_features
+
+
+def test_sparse_partitions_are_refused_clearly(client):
+    sp = pytest.importorskip("scipy.sparse")
+    X, y, _ = data()
+    Xs = darr(np.nan_to_num(X), (1000, 2000)).map_blocks(sp.csr_matrix)
+    with pytest.raises(TypeError, match="dense partitions"):
+        DaskRGBMRegressor(n_estimators=2).fit(Xs, darr(y, (1000, 2000)))
