@@ -562,16 +562,17 @@ class DaskRGBMClassifier(_DaskMixin, RGBMClassifier):
             self._validate_params()
             self.n_features_in_ = int(X.shape[1])
             y = _as_array(y, "y", 1)
-            classes = da.unique(y).compute()  # the labels stay on the workers
+            # The labels stay on the workers.
+            classes, counts = dask.compute(*da.unique(y, return_counts=True))
             if len(classes) < 2:
                 raise ValueError(
                     f"DaskRGBMClassifier needs samples of at least 2 classes, but y contains only one class: "
                     f"{classes[0]!r}"
                 )
-            if self.class_weight is not None:
-                raise ValueError("class_weight is not available when training on a Dask cluster yet")
             self.classes_ = classes
             encoded = y.map_blocks(lambda b: np.searchsorted(classes, b).astype(np.float64), dtype=np.float64)
+            if self.class_weight is not None:
+                sample_weight = self._dask_class_weight(sample_weight, encoded, counts)
             native_loss = self._native_loss(len(classes))
 
             def encode(ye, i):
@@ -589,6 +590,21 @@ class DaskRGBMClassifier(_DaskMixin, RGBMClassifier):
 
     def _predict_dtype(self):
         return self.classes_.dtype
+
+    def _dask_class_weight(self, sample_weight, encoded, counts):
+        """sample_weight times each row's class weight, as the local fit
+        computes them (scikit-learn's "balanced": n / (n_classes * count))."""
+        self._check_class_weight()
+        if self.class_weight == "balanced":
+            per_class = counts.sum() / (len(counts) * counts.astype(np.float64))
+        elif isinstance(self.class_weight, dict):
+            per_class = np.array([float(self.class_weight.get(c, 1.0)) for c in self.classes_.tolist()])
+        else:
+            raise ValueError(f"class_weight must be a dict, 'balanced' or None, got {self.class_weight!r}")
+        by_class = encoded.map_blocks(lambda b: per_class[b.astype(np.intp)], dtype=np.float64)
+        if sample_weight is None:
+            return by_class
+        return _as_array(sample_weight, "sample_weight", 1).rechunk((encoded.chunks[0],)) * by_class
 
     def predict_proba(self, X):
         """Class probabilities as a dask array (n_samples, n_classes)."""

@@ -599,6 +599,13 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         store_params(self, locals())
 
     def _with_class_weight(self, sample_weight, X, y):
+        self._check_class_weight()
+        w = check_weights(sample_weight, X)
+        by_class = compute_sample_weight(self.class_weight, y)
+        return by_class if w is None else w * by_class
+
+    def _check_class_weight(self):
+        """A dict class_weight: finite weights >= 0 for labels of y (classes_ set)."""
         if isinstance(self.class_weight, dict):
             bad = {
                 k: v
@@ -612,9 +619,6 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
                 raise ValueError(
                     f"class_weight names labels not in y: {unknown}; the classes are {self.classes_.tolist()}"
                 )
-        w = check_weights(sample_weight, X)
-        by_class = compute_sample_weight(self.class_weight, y)
-        return by_class if w is None else w * by_class
 
     def _native_loss(self, n_classes):
         if callable(self.loss):

@@ -358,3 +358,32 @@ def test_sparse_partitions_are_refused_clearly(client):
     Xs = darr(np.nan_to_num(X), (1000, 2000)).map_blocks(sp.csr_matrix)
     with pytest.raises(TypeError, match="dense partitions"):
         DaskRGBMRegressor(n_estimators=2).fit(Xs, darr(y, (1000, 2000)))
+
+
+@pytest.mark.parametrize("class_weight", ["balanced", {0: 0.5, 2: 3.0}])
+def test_class_weight_matches_the_local_fit(client, class_weight):
+    X, y, w = data("multiclass")
+    labels = np.array(["low", "mid", "top"])[y] if isinstance(class_weight, str) else y
+    params = dict(n_estimators=5, max_depth=3, random_state=4, class_weight=class_weight)
+    local = RGBMClassifier(summation="exact", **params).fit(X, labels, sample_weight=w)
+    chunks = CHUNKINGS[0]
+    est = DaskRGBMClassifier(**params).fit(darr(X, chunks), darr(labels, chunks), sample_weight=darr(w, chunks))
+    assert model_doc(est) == model_doc(local)
+    np.testing.assert_array_equal(est.predict(darr(X, chunks)).compute(), local.predict(X))
+    with pytest.raises(ValueError, match="not in y"):
+        DaskRGBMClassifier(class_weight={7: 1.0}).fit(darr(X, chunks), darr(y, chunks))
+
+
+def test_an_interrupt_leaves_nothing_on_the_workers(client):
+    # Ctrl-C during a fit: the interrupt propagates, the shards are closed
+    # (no_leaked_actors checks the workers) and the estimator is not fitted.
+    X, y, _ = data()
+
+    def interrupt(env):
+        if env.iteration == 2:
+            raise KeyboardInterrupt
+
+    est = DaskRGBMRegressor(n_estimators=50, random_state=0)
+    with pytest.raises(KeyboardInterrupt):
+        est.fit(spread(client, darr(X, (1500, 1500))), spread(client, darr(y, (1500, 1500))), callbacks=[interrupt])
+    assert not hasattr(est, "n_estimators_")
