@@ -4,7 +4,9 @@ mod common;
 
 use rgbm_rs::booster::shard::ShardRows;
 use rgbm_rs::booster::{Unmonitored, train_shard, train_with};
-use rgbm_rs::params::{BoosterParams, Loss, Selection, SelectionScope, SelectionSize, Summation};
+use rgbm_rs::params::{
+    BoosterKind, BoosterParams, Loss, Selection, SelectionScope, SelectionSize, Step, Summation,
+};
 use rgbm_rs::relay::{ShardFit, drive};
 use rgbm_rs::{DenseMatrix, Model};
 
@@ -224,6 +226,22 @@ fn shards_refuse_what_needs_every_row() {
                 ..Default::default()
             },
             "record_train_loss",
+        ),
+        (
+            BoosterParams {
+                booster: BoosterKind::Rgb,
+                summation: exact,
+                ..Default::default()
+            },
+            "booster='rgb' cannot train on shards",
+        ),
+        (
+            BoosterParams {
+                step: Step::LineSearch,
+                summation: exact,
+                ..Default::default()
+            },
+            "step='line_search' cannot train on shards",
         ),
     ] {
         let rows = ShardRows::local(200);

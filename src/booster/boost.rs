@@ -203,8 +203,8 @@ pub fn train_shard<T: Element>(
     eval_sets: &[EvalSet<T>],
     monitor: &mut dyn Monitor,
 ) -> Result<Trained> {
-    params.validate()?;
     super::shard::check_params(params)?;
+    params.validate()?;
     let x = &x.as_matrix();
     rows.check(x.n_rows())?;
     let n_jobs = threads.or(params.n_jobs);

@@ -9,7 +9,7 @@ use crate::data::binning::BinMapper;
 use crate::data::matrix::{DenseMatrix, Element, Matrix};
 use crate::error::{Result, RgbmError};
 use crate::exact_sum::ExactSum;
-use crate::options::Loss;
+use crate::options::{BoosterKind, Loss, Step};
 use crate::params::{BoosterParams, Summation};
 use crate::reduce::{self, Local, Op, Reduce};
 
@@ -89,6 +89,23 @@ impl<'a> ShardRows<'a> {
 /// Refuses the options that have no sharded form: sums that are not exact,
 /// and leaves or losses that need every row in one place.
 pub fn check_params(params: &BoosterParams) -> Result<()> {
+    // Checked before the parameters' own validation, whose advice for these
+    // (float sums) does not apply on shards.
+    if params.booster == BoosterKind::Rgb {
+        return Err(RgbmError::param(
+            "booster",
+            "booster='rgb' cannot train on shards: it picks each round's tree family by the training loss, \
+             a sum that is not exact (it would depend on how the rows are split), after growing every \
+             candidate family's tree",
+        ));
+    }
+    if params.step == Step::LineSearch {
+        return Err(RgbmError::param(
+            "step",
+            "step='line_search' cannot train on shards: it minimises sums of the loss, which are not exact \
+             (they would depend on how the rows are split); use step='newton' or 'constant'",
+        ));
+    }
     if params.summation() != Summation::Exact {
         return Err(RgbmError::param(
             "summation",

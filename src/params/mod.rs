@@ -216,6 +216,14 @@ impl BoosterParams {
 
     /// Parse from JSON, rejecting unknown keys, then validate.
     pub fn from_json(text: &str) -> Result<Self> {
+        let p = Self::parse_json(text)?;
+        p.validate()?;
+        Ok(p)
+    }
+
+    /// [`Self::from_json`] without the validation (for callers with checks
+    /// of their own to run first); call [`Self::validate`] before use.
+    pub fn parse_json(text: &str) -> Result<Self> {
         let mut de = serde_json::Deserializer::from_str(text);
         let p: BoosterParams = serde_path_to_error::deserialize(&mut de).map_err(|e| {
             let field = e.path().to_string();
@@ -226,7 +234,6 @@ impl BoosterParams {
         })?;
         de.end()
             .map_err(|e| RgbmError::param("params", e.to_string()))?;
-        p.validate()?;
         Ok(p)
     }
 

@@ -138,9 +138,9 @@ impl PyShard {
         eval_sets: Option<&Bound<'_, PyAny>>,
         threads: Option<usize>,
     ) -> PyResult<Self> {
-        let params = BoosterParams::from_json(params_json).map_err(to_py)?;
-        params.validate().map_err(to_py)?;
+        let params = BoosterParams::parse_json(params_json).map_err(to_py)?;
         check_params(&params).map_err(to_py)?;
+        params.validate().map_err(to_py)?;
         let y = vector(y, "y")?.as_slice()?.to_vec();
         let w = sample_weight
             .map(|w| PyResult::Ok(vector(w, "sample_weight")?.as_slice()?.to_vec()))

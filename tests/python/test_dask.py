@@ -206,6 +206,10 @@ def test_refusals_are_clear(client):
         DaskRGBMRegressor(loss="quantile").fit(Xd, yd)
     with pytest.raises(ValueError, match="evaluation set"):
         DaskRGBMRegressor(early_stopping_rounds=3).fit(Xd, yd)
+    with pytest.raises(ValueError, match="booster='rgb' cannot train on shards"):
+        DaskRGBMRegressor(booster="rgb").fit(Xd, yd)
+    with pytest.raises(ValueError, match="step='line_search' cannot train on shards"):
+        DaskRGBMRegressor(step="line_search").fit(Xd, yd)
     with pytest.raises(ValueError, match="validation_fraction"):
         DaskRGBMRegressor(validation_fraction=0.2).fit(Xd, yd)
     with pytest.raises(TypeError, match="dask array"):
