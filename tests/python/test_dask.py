@@ -391,3 +391,25 @@ def test_an_interrupt_leaves_nothing_on_the_workers(client):
     with pytest.raises(KeyboardInterrupt):
         est.fit(spread(client, darr(X, (1500, 1500))), spread(client, darr(y, (1500, 1500))), callbacks=[interrupt])
     assert not hasattr(est, "n_estimators_")
+
+
+def test_three_workers_give_the_local_model():
+    # Every shard sends its parts to two peers.
+    X, y, w = data("multiclass")
+    params = dict(n_estimators=4, max_depth=3, random_state=6, subsample=0.7)
+    expected = model_doc(RGBMClassifier(summation="exact", **params).fit(X, y, sample_weight=w))
+    with (
+        distributed.LocalCluster(
+            n_workers=3, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=40
+        ) as cluster,
+        distributed.Client(cluster) as c3,
+    ):
+        c3.wait_for_workers(3)
+        chunks = (900, 1100, 1000)
+        Xd, yd, wd = (spread(c3, darr(v, chunks)) for v in (X, y, w))
+        shards = []
+        est = DaskRGBMClassifier(**params).fit(
+            Xd, yd, sample_weight=wd, client=c3, callbacks=[lambda env: shards.append(shard_counts(c3))]
+        )
+        assert shards[0] == [1, 1, 1]
+        assert model_doc(est) == expected
