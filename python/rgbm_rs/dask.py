@@ -111,22 +111,29 @@ class _ShardActor:
         seq = self._seq
         self._stats["exchanges"] += 1
         self._stats["bytes_out"] += len(self._peers) * sum(getattr(v, "nbytes", 0) for v in msg)
-        for address, key in self._peers:
-            asyncio.run_coroutine_threadsafe(self._send(address, key, seq, msg), self._worker.loop.asyncio_loop)
+        loop = self._worker.loop.asyncio_loop
+        sends = [asyncio.run_coroutine_threadsafe(self._send(a, k, seq, msg), loop) for a, k in self._peers]
         deadline = time.monotonic() + self._timeout
         with self._arrived:
             while len(self._mail.get(seq, ())) < len(self._peers):
+                # A part that could not be sent would leave its peer waiting:
+                # fail this shard now (the client then stops the fit).
+                failed = [f.exception() for f in sends if f.done() and f.exception() is not None]
+                if failed:
+                    raise RuntimeError(f"a shard could not send its part to a peer: {failed[0]!r}") from failed[0]
                 left = deadline - time.monotonic()
                 if self._closed or left <= 0:
                     raise TimeoutError(f"a shard did not hear from its peers within {self._timeout:g} s")
-                self._arrived.wait(min(left, 1.0))
+                self._arrived.wait(min(left, 0.25))
             return list(self._mail.pop(seq, {}).values())
 
     async def _send(self, address, key, seq, msg):
         # The call an actor handle makes, without a handle (which wants a
-        # client on this worker). A lost peer is noticed by the client.
+        # client on this worker).
         args = [to_serialize(seq), to_serialize(self._index), to_serialize(msg)]
-        await self._worker.rpc(address).actor_execute(function="deposit", actor=key, args=args, kwargs={})
+        answer = await self._worker.rpc(address).actor_execute(function="deposit", actor=key, args=args, kwargs={})
+        if answer.get("status") != "OK":
+            raise answer.get("exception") or RuntimeError(f"the peer shard answered {answer!r}")
 
     def close(self):
         with self._arrived:

@@ -199,8 +199,8 @@ impl PyShard {
 
     /// Stops the fit (if it is still running) and frees its rows.
     fn close(&self, py: Python<'_>) {
-        let fit = self.fit.lock().ok().and_then(|mut f| f.take());
-        py.detach(move || drop(fit));
+        // The lock only with the GIL released (see `exchange`).
+        py.detach(|| drop(self.fit.lock().ok().and_then(|mut f| f.take())));
     }
 }
 
@@ -210,20 +210,21 @@ impl PyShard {
         py: Python<'py>,
         reply: Option<Reply>,
     ) -> PyResult<Bound<'py, PyTuple>> {
-        let guard = self
-            .fit
-            .lock()
-            .map_err(|_| PyValueError::new_err("the shard's fit failed earlier"))?;
-        let fit = guard
-            .as_ref()
-            .ok_or_else(|| PyValueError::new_err("the shard is closed"))?;
-        let message = py
-            .detach(|| match reply {
+        // The lock is taken with the GIL released: a thread that holds it
+        // needs the GIL back to return, so one waiting for it while holding
+        // the GIL (an exchange, or close from another thread) would deadlock.
+        let message = py.detach(|| -> Result<crate::error::Result<Message>, &'static str> {
+            let guard = self
+                .fit
+                .lock()
+                .map_err(|_| "the shard's fit failed earlier")?;
+            let fit = guard.as_ref().ok_or("the shard is closed")?;
+            Ok(match reply {
                 None => fit.first(),
                 Some(r) => fit.reply(r),
             })
-            .map_err(to_py)?;
-        drop(guard);
+        });
+        let message = message.map_err(PyValueError::new_err)?.map_err(to_py)?;
         message_tuple(py, message)
     }
 }

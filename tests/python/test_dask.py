@@ -240,31 +240,44 @@ def test_a_lost_worker_stops_the_fit_with_a_clear_error(client):
     client.wait_for_workers(2, timeout=60)
 
 
-def _break_shards():
+def _break_shards(method):
+    """Makes `method` of the shards on this worker raise."""
     from rgbm_rs.dask import _ShardActor
 
-    def swap(self, msg):
+    def broken(self, *args):
         raise MemoryError("this shard broke")
 
-    _ShardActor._swap_before = _ShardActor._swap
-    _ShardActor._swap = swap
+    async def broken_async(self, *args):
+        raise MemoryError("this shard broke")
+
+    _ShardActor._mended = (method, getattr(_ShardActor, method))
+    setattr(_ShardActor, method, broken_async if method == "deposit" else broken)
 
 
 def _mend_shards():
     from rgbm_rs.dask import _ShardActor
 
-    if hasattr(_ShardActor, "_swap_before"):
-        _ShardActor._swap = _ShardActor._swap_before
+    if hasattr(_ShardActor, "_mended"):
+        setattr(_ShardActor, *_ShardActor._mended)
+        del _ShardActor._mended
 
 
-def test_a_failing_shard_ends_the_fit_at_once(client):
-    # The other shard waits for the broken one's part: the client must not.
+@pytest.mark.parametrize(
+    "method,error,match",
+    [
+        # The other shard waits for the broken one's part: the client must not.
+        ("_swap", MemoryError, "this shard broke"),
+        # A part its peer cannot take: the sender fails, not waits.
+        ("deposit", RuntimeError, "could not send its part to a peer"),
+    ],
+)
+def test_a_failing_shard_ends_the_fit_at_once(client, method, error, match):
     X, y, _ = data()
     victim = sorted(client.scheduler_info()["workers"])[1]
-    client.run(_break_shards, workers=[victim])
+    client.run(_break_shards, method, workers=[victim])
     try:
         started = time.monotonic()
-        with pytest.raises(MemoryError, match="this shard broke"):
+        with pytest.raises(error, match=match):
             DaskRGBMRegressor(n_estimators=5, random_state=0).fit(
                 spread(client, darr(X, (1500, 1500))), spread(client, darr(y, (1500, 1500)))
             )
