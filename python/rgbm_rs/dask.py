@@ -36,9 +36,10 @@ except ImportError as e:  # pragma: no cover - exercised without the extra only
     raise ImportError('rgbm_rs.dask needs dask and distributed: pip install "rgbm_rs[dask]"') from e
 
 from . import _core
+from ._base import _eval_pairs
 from ._frames import read_frame
 from ._progress import Progress
-from ._validation import _feature_names, check_X, resolve_seed, set_categories
+from ._validation import _feature_names, resolve_seed, set_categories
 from .sklearn import RGBMClassifier, RGBMRegressor
 
 __all__ = ["DaskRGBMClassifier", "DaskRGBMRegressor"]
@@ -408,28 +409,21 @@ def _close(actors, grace=2.0):
             pass
 
 
-def _eval_sets(est, eval_set, eval_names, dtype, encode):
-    """[(name, X, y, sample_weight or None)] in memory (gathered from dask
-    collections; data frames read as the training frame was)."""
-    if eval_set is None:
+def _eval_sets(est, eval_set, eval_names, eval_sample_weight, dtype, encode):
+    """[(name, X, y, sample_weight or None)] in memory: dask collections are
+    gathered, then checked and encoded by the local estimator's own rules."""
+    if eval_set is None and eval_sample_weight is None:
         return []
-    if isinstance(eval_set, tuple):
-        eval_set = [eval_set]
-    out = []
-    for i, pair in enumerate(eval_set):
-        if len(pair) not in (2, 3):
-            raise ValueError(f"eval_set[{i}] must be an (X, y) or (X, y, sample_weight) tuple")
-        Xe, ye, *we = (v.compute() if hasattr(v, "compute") else v for v in pair)
-        if read_frame(Xe) is not None:
-            Xe = check_X(est, Xe)
-        Xe = np.ascontiguousarray(np.asarray(Xe, dtype=dtype))
-        if Xe.ndim != 2:
-            raise ValueError(f"eval_set[{i}]: X must be 2-dimensional, got shape {Xe.shape}")
-        ye = encode(np.asarray(ye), i)
-        w = np.ascontiguousarray(np.asarray(we[0], dtype=np.float64)) if we and we[0] is not None else None
-        name = str(eval_names[i]) if eval_names is not None else f"valid_{i}"
-        out.append((name, Xe, ye, w))
-    return out
+
+    def gathered(v):
+        return v.compute() if isinstance(v, (da.Array, dd.DataFrame, dd.Series)) else v
+
+    pairs = None if eval_set is None else [tuple(gathered(v) for v in pair) for pair in _eval_pairs(eval_set)]
+    weights = None if eval_sample_weight is None else [None if v is None else gathered(v) for v in eval_sample_weight]
+    # The training rows only set the evaluation sets' dtype here.
+    rows = np.empty((0, est.n_features_in_), dtype=dtype)
+    sets = est._eval_sets(rows, np.empty(0), None, pairs, eval_names, weights, encode, 0)[4]
+    return [(name, xe, ye, we) for name, xe, ye, we, _ in sets]
 
 
 class _DaskMixin:
@@ -440,7 +434,20 @@ class _DaskMixin:
     #: "client" (relayed through it; kept to measure the two).
     _reduce = "workers"
 
-    def _dask_fit(self, X, y, sample_weight, native_loss, callbacks, client, timeout, eval_set, eval_names, encode):
+    def _dask_fit(
+        self,
+        X,
+        y,
+        sample_weight,
+        native_loss,
+        callbacks,
+        client,
+        timeout,
+        eval_set,
+        eval_names,
+        eval_sample_weight,
+        encode,
+    ):
         if self.validation_fraction is not None:
             raise ValueError(
                 "validation_fraction is not available when training on a Dask cluster: pass eval_set instead"
@@ -460,9 +467,9 @@ class _DaskMixin:
         params["summation"] = "exact"
         # The shards' X keep float32 (as _pack does); evaluation sets follow.
         dtype = np.float32 if X.dtype == np.float32 else np.float64
-        sets = _eval_sets(self, eval_set, eval_names, dtype, encode)
-        if params["early_stopping_rounds"] is not None and not sets:
+        if params["early_stopping_rounds"] is not None and eval_set is None:
             raise ValueError("early_stopping_rounds needs an evaluation set: pass eval_set")
+        sets = _eval_sets(self, eval_set, eval_names, eval_sample_weight, dtype, encode)
         # Callbacks and logging run here, on the client, after every round.
         progress = Progress(self, callbacks, params["n_estimators"])
         try:
@@ -510,13 +517,15 @@ class DaskRGBMRegressor(_DaskMixin, RGBMRegressor):
     """:class:`rgbm_rs.RGBMRegressor` trained on a Dask cluster (see the module docs).
 
     ``fit(X, y, sample_weight=None, eval_set=None, eval_names=None,
-    callbacks=None, client=None, timeout=600)`` takes dask arrays or
-    dataframes; evaluation sets (dask or in memory) are gathered and every
-    worker evaluates them whole, so keep them small; ``client`` defaults to the current
-    Dask client; ``callbacks`` (as for the local estimator) run on the
-    client after every round. ``dask_exchanges_`` records what the fit sent
-    through Dask: exchanges, bytes from and to the workers, and the seconds
-    the client waited for them.
+    eval_sample_weight=None, callbacks=None, client=None, timeout=600)``
+    takes dask arrays or dataframes, and its first seven arguments as the
+    local estimator does; evaluation sets (dask or in memory) are gathered
+    and every worker evaluates them whole, so keep them small; ``client``
+    defaults to the current Dask client; ``callbacks`` run on the client
+    after every round. Not on a cluster: ``init_score``,
+    ``eval_init_score``, ``init_model``. ``dask_exchanges_`` records what
+    the fit sent through Dask: exchanges, the bytes the workers sent each
+    other, and the seconds the client waited for them.
     """
 
     _local_class = RGBMRegressor
@@ -528,6 +537,7 @@ class DaskRGBMRegressor(_DaskMixin, RGBMRegressor):
         sample_weight=None,
         eval_set=None,
         eval_names=None,
+        eval_sample_weight=None,
         callbacks=None,
         client=None,
         timeout=DEFAULT_TIMEOUT,
@@ -541,7 +551,17 @@ class DaskRGBMRegressor(_DaskMixin, RGBMRegressor):
                 return np.asarray(ye, dtype=np.float64)
 
             return self._dask_fit(
-                X, y, sample_weight, native_loss, callbacks, client, timeout, eval_set, eval_names, encode
+                X,
+                y,
+                sample_weight,
+                native_loss,
+                callbacks,
+                client,
+                timeout,
+                eval_set,
+                eval_names,
+                eval_sample_weight,
+                encode,
             )
 
     def _predict_dtype(self):
@@ -561,6 +581,7 @@ class DaskRGBMClassifier(_DaskMixin, RGBMClassifier):
         sample_weight=None,
         eval_set=None,
         eval_names=None,
+        eval_sample_weight=None,
         callbacks=None,
         client=None,
         timeout=DEFAULT_TIMEOUT,
@@ -592,7 +613,17 @@ class DaskRGBMClassifier(_DaskMixin, RGBMClassifier):
                 return np.searchsorted(classes, ye).astype(np.float64)
 
             return self._dask_fit(
-                X, encoded, sample_weight, native_loss, callbacks, client, timeout, eval_set, eval_names, encode
+                X,
+                encoded,
+                sample_weight,
+                native_loss,
+                callbacks,
+                client,
+                timeout,
+                eval_set,
+                eval_names,
+                eval_sample_weight,
+                encode,
             )
 
     def _predict_dtype(self):

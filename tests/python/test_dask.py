@@ -164,13 +164,17 @@ def test_early_stopping_matches_the_local_fit(client):
     Xv, yv = X[:600], y[:600]
     Xt, yt, wt = X[600:], y[600:], w[600:]
     params = dict(n_estimators=300, max_depth=4, learning_rate=0.5, early_stopping_rounds=3, random_state=2)
-    local = RGBMClassifier(summation="exact", **params).fit(Xt, yt, sample_weight=wt, eval_set=[(Xv, yv)])
+    wv = w[:600]
+    local = RGBMClassifier(summation="exact", **params).fit(
+        Xt, yt, sample_weight=wt, eval_set=[(Xv, yv)], eval_sample_weight=[wv]
+    )
     logged = []
     est = DaskRGBMClassifier(**params).fit(
         darr(Xt, (400, 0, 1000, 1000)),
         darr(yt, (400, 0, 1000, 1000)),
         sample_weight=darr(wt, (400, 0, 1000, 1000)),
         eval_set=[(darr(Xv, (300, 300)), yv)],
+        eval_sample_weight=[darr(wv, (300, 300))],
         callbacks=[lambda env: logged.append(env.evaluation_result_list[0][2])],
     )
     assert local.best_iteration_ < 290  # it did stop early
