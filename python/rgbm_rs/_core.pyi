@@ -196,8 +196,15 @@ class Shard:
         row_ids: NDArray[np.uint64],
         n_total: int,
         sample_weight: NDArray[np.float64] | None = None,
+        init_score: NDArray[np.float64] | None = None,
         eval_sets: list[
-            tuple[str, NDArray[np.float32] | NDArray[np.float64], NDArray[np.float64], NDArray[np.float64] | None]
+            tuple[
+                str,
+                NDArray[np.float32] | NDArray[np.float64],
+                NDArray[np.float64],
+                NDArray[np.float64] | None,
+                NDArray[np.float64] | None,
+            ]
         ]
         | None = None,
         threads: int | None = None,

@@ -36,7 +36,7 @@ except ImportError as e:  # pragma: no cover - exercised without the extra only
     raise ImportError('rgbm_rs.dask needs dask and distributed: pip install "rgbm_rs[dask]"') from e
 
 from . import _core
-from ._base import _eval_pairs
+from ._base import _class_major, _eval_pairs
 from ._frames import read_frame
 from ._progress import Progress
 from ._validation import _feature_names, resolve_seed, set_categories
@@ -62,12 +62,12 @@ class _ShardActor:
     def __init__(self, params_json, n_total, eval_sets, *parts):
         xs = [p[1] for p in parts]
         ids = np.concatenate([np.arange(p[0], p[0] + len(p[1]), dtype=np.uint64) for p in parts])
-        weighted = parts[0][3] is not None
         x = np.ascontiguousarray(np.concatenate(xs)) if len(xs) > 1 else np.ascontiguousarray(xs[0])
         y = np.concatenate([p[2] for p in parts]).astype(np.float64)
-        w = np.concatenate([p[3] for p in parts]).astype(np.float64) if weighted else None
+        w = np.concatenate([p[3] for p in parts]).astype(np.float64) if parts[0][3] is not None else None
+        init = _class_major(np.concatenate([p[4] for p in parts])) if parts[0][4] is not None else None
         threads = get_worker().state.nthreads
-        self._shard = _core.Shard(params_json, x, y, ids, int(n_total), w, eval_sets or None, threads)
+        self._shard = _core.Shard(params_json, x, y, ids, int(n_total), w, init, eval_sets or None, threads)
         self._worker = get_worker()
         self._peers, self._index, self._timeout = [], 0, DEFAULT_TIMEOUT
         self._mail, self._seq, self._closed = {}, 0, False
@@ -183,11 +183,13 @@ def _combine(msgs):
     raise RuntimeError(f"unknown message {kind!r} from a shard")
 
 
-def _pack(offset, x, y, w):
+def _pack(offset, x, y, w, init):
     x = np.asarray(x)
     if x.dtype not in (np.float32, np.float64):
         x = x.astype(np.float64)
-    return (offset, x, np.asarray(y, dtype=np.float64), None if w is None else np.asarray(w, dtype=np.float64))
+    y = np.asarray(y, dtype=np.float64)
+    w, init = (None if v is None else np.asarray(v, dtype=np.float64) for v in (w, init))
+    return (offset, x, y, w, init)
 
 
 def _as_array(v, what, ndim):
@@ -339,7 +341,7 @@ class _Exchange:
             msgs = self._all("advance", ("stop", bool(self.on_round(msgs[0][1], msgs[0][2]))))
 
 
-def _train(client, params, X, y, w, eval_sets, timeout, on_round, reduce):
+def _train(client, params, X, y, w, init, eval_sets, timeout, on_round, reduce):
     """(model JSON, round log, evaluation histories, best round) of the fit;
     `reduce`: where the shards' parts are combined, "workers" or "client"."""
     X = _as_array(X, "X", 2)
@@ -353,14 +355,19 @@ def _train(client, params, X, y, w, eval_sets, timeout, on_round, reduce):
         if w.shape[0] != X.shape[0]:
             raise ValueError(f"X has {X.shape[0]} rows but sample_weight has {w.shape[0]}")
         w = w.rechunk((X.chunks[0],))
+    if init is not None:
+        init = _as_array(init, "init_score", 2 if getattr(init, "ndim", 1) == 2 else 1)
+        if init.shape[0] != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but init_score has {init.shape[0]}")
+        init = init.rechunk((X.chunks[0],) + ((-1,) if init.ndim == 2 else ()))
     sizes = X.chunks[0]
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
     n_total = int(offsets[-1])
     if n_total == 0:
         raise ValueError("X has no rows; at least one row is needed")
     xd, yd = X.to_delayed().ravel(), y.to_delayed().ravel()
-    wd = w.to_delayed().ravel() if w is not None else [None] * len(xd)
-    parts = [dask.delayed(_pack)(int(offsets[i]), xd[i], yd[i], wd[i]) for i in range(len(xd)) if sizes[i] > 0]
+    wd, ind = (v.to_delayed().ravel() if v is not None else [None] * len(xd) for v in (w, init))
+    parts = [dask.delayed(_pack)(int(offsets[i]), xd[i], yd[i], wd[i], ind[i]) for i in range(len(xd)) if sizes[i] > 0]
     futures = client.compute(parts)
     actors, pending = [], []
     try:
@@ -409,21 +416,23 @@ def _close(actors, grace=2.0):
             pass
 
 
-def _eval_sets(est, eval_set, eval_names, eval_sample_weight, dtype, encode):
+def _eval_sets(est, eval_set, eval_names, eval_sample_weight, eval_init_score, dtype, encode):
     """[(name, X, y, sample_weight or None)] in memory: dask collections are
     gathered, then checked and encoded by the local estimator's own rules."""
-    if eval_set is None and eval_sample_weight is None:
+    if eval_set is None and eval_sample_weight is None and eval_init_score is None:
         return []
 
     def gathered(v):
         return v.compute() if isinstance(v, (da.Array, dd.DataFrame, dd.Series)) else v
 
     pairs = None if eval_set is None else [tuple(gathered(v) for v in pair) for pair in _eval_pairs(eval_set)]
-    weights = None if eval_sample_weight is None else [None if v is None else gathered(v) for v in eval_sample_weight]
+    weights, inits = (
+        None if given is None else [None if v is None else gathered(v) for v in given]
+        for given in (eval_sample_weight, eval_init_score)
+    )
     # The training rows only set the evaluation sets' dtype here.
     rows = np.empty((0, est.n_features_in_), dtype=dtype)
-    sets = est._eval_sets(rows, np.empty(0), None, pairs, eval_names, weights, encode, 0)[4]
-    return [(name, xe, ye, we) for name, xe, ye, we, _ in sets]
+    return est._eval_sets(rows, np.empty(0), None, pairs, eval_names, weights, encode, 0, None, inits)[4]
 
 
 class _DaskMixin:
@@ -446,6 +455,8 @@ class _DaskMixin:
         eval_set,
         eval_names,
         eval_sample_weight,
+        init_score,
+        eval_init_score,
         encode,
     ):
         if self.validation_fraction is not None:
@@ -469,12 +480,12 @@ class _DaskMixin:
         dtype = np.float32 if X.dtype == np.float32 else np.float64
         if params["early_stopping_rounds"] is not None and eval_set is None:
             raise ValueError("early_stopping_rounds needs an evaluation set: pass eval_set")
-        sets = _eval_sets(self, eval_set, eval_names, eval_sample_weight, dtype, encode)
+        sets = _eval_sets(self, eval_set, eval_names, eval_sample_weight, eval_init_score, dtype, encode)
         # Callbacks and logging run here, on the client, after every round.
         progress = Progress(self, callbacks, params["n_estimators"])
         try:
             model, rounds, evals, best, stats = _train(
-                client, params, X, y, sample_weight, sets, timeout, progress, self._reduce
+                client, params, X, y, sample_weight, init_score, sets, timeout, progress, self._reduce
             )
         finally:
             progress.close()
@@ -517,13 +528,14 @@ class DaskRGBMRegressor(_DaskMixin, RGBMRegressor):
     """:class:`rgbm_rs.RGBMRegressor` trained on a Dask cluster (see the module docs).
 
     ``fit(X, y, sample_weight=None, eval_set=None, eval_names=None,
-    eval_sample_weight=None, callbacks=None, client=None, timeout=600)``
-    takes dask arrays or dataframes, and its first seven arguments as the
+    eval_sample_weight=None, callbacks=None, init_score=None,
+    eval_init_score=None, client=None, timeout=600)`` takes dask arrays or
+    dataframes (``init_score`` too), and its first nine arguments as the
     local estimator does; evaluation sets (dask or in memory) are gathered
     and every worker evaluates them whole, so keep them small; ``client``
     defaults to the current Dask client; ``callbacks`` run on the client
-    after every round. Not on a cluster: ``init_score``,
-    ``eval_init_score``, ``init_model``. ``dask_exchanges_`` records what
+    after every round. Not on a cluster: ``init_model`` (continued
+    training). ``dask_exchanges_`` records what
     the fit sent through Dask: exchanges, the bytes the workers sent each
     other, and the seconds the client waited for them.
     """
@@ -539,6 +551,8 @@ class DaskRGBMRegressor(_DaskMixin, RGBMRegressor):
         eval_names=None,
         eval_sample_weight=None,
         callbacks=None,
+        init_score=None,
+        eval_init_score=None,
         client=None,
         timeout=DEFAULT_TIMEOUT,
     ):
@@ -561,6 +575,8 @@ class DaskRGBMRegressor(_DaskMixin, RGBMRegressor):
                 eval_set,
                 eval_names,
                 eval_sample_weight,
+                init_score,
+                eval_init_score,
                 encode,
             )
 
@@ -583,6 +599,8 @@ class DaskRGBMClassifier(_DaskMixin, RGBMClassifier):
         eval_names=None,
         eval_sample_weight=None,
         callbacks=None,
+        init_score=None,
+        eval_init_score=None,
         client=None,
         timeout=DEFAULT_TIMEOUT,
     ):
@@ -623,6 +641,8 @@ class DaskRGBMClassifier(_DaskMixin, RGBMClassifier):
                 eval_set,
                 eval_names,
                 eval_sample_weight,
+                init_score,
+                eval_init_score,
                 encode,
             )
 

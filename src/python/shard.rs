@@ -24,7 +24,15 @@ pub struct PyShard {
 }
 
 /// An evaluation set owned by a shard's fit: (name, row-major X, columns, y, weights).
-type OwnedEval<T> = (String, Vec<T>, usize, Vec<f64>, Option<Vec<f64>>);
+/// (name, rows, columns, y, weights, starting scores).
+type OwnedEval<T> = (
+    String,
+    Vec<T>,
+    usize,
+    Vec<f64>,
+    Option<Vec<f64>>,
+    Option<Vec<f64>>,
+);
 
 /// The shard's training on owned copies of its rows and evaluation sets.
 #[allow(clippy::too_many_arguments)]
@@ -34,6 +42,7 @@ fn training<T: Element>(
     n_cols: usize,
     y: Vec<f64>,
     w: Option<Vec<f64>>,
+    init: Option<Vec<f64>>,
     evals: Vec<OwnedEval<T>>,
     ids: Vec<u64>,
     n_total: usize,
@@ -48,13 +57,13 @@ fn training<T: Element>(
         };
         let sets = evals
             .iter()
-            .map(|(name, ex, cols, ey, ew)| {
+            .map(|(name, ex, cols, ey, ew, ei)| {
                 Ok(EvalSet {
                     name: name.clone(),
                     x: CoreMatrix::Dense(DenseMatrix::row_major(ex, ey.len(), *cols)?),
                     y: ey,
                     w: ew.as_deref(),
-                    init_score: None,
+                    init_score: ei.as_deref(),
                 })
             })
             .collect::<crate::error::Result<Vec<_>>>()?;
@@ -63,7 +72,7 @@ fn training<T: Element>(
             &m,
             &y,
             w.as_deref(),
-            None,
+            init.as_deref(),
             rows,
             threads,
             &sets,
@@ -90,6 +99,14 @@ fn rows_f32(x: &Matrix<'_>) -> Option<(Vec<f32>, usize)> {
 
 /// Owned copies of `(name, X, y, sample_weight)` evaluation sets whose X
 /// `pick` accepts (the training data's dtype, dense).
+/// A float64 vector copied out of `v`, or None for None.
+fn optional_vector(v: &Bound<'_, PyAny>, what: &str) -> PyResult<Option<Vec<f64>>> {
+    if v.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(vector(v, what)?.as_slice()?.to_vec()))
+}
+
 fn owned_evals<T>(
     sets: Option<&Bound<'_, PyAny>>,
     pick: impl Fn(&Matrix<'_>) -> Option<(Vec<T>, usize)>,
@@ -99,20 +116,22 @@ fn owned_evals<T>(
     };
     let mut out = Vec::new();
     for item in sets.try_iter()? {
-        let (name, x, y, w): (String, Bound<'_, PyAny>, Bound<'_, PyAny>, Bound<'_, PyAny>) =
-            item?.extract()?;
+        let (name, x, y, w, init): (
+            String,
+            Bound<'_, PyAny>,
+            Bound<'_, PyAny>,
+            Bound<'_, PyAny>,
+            Bound<'_, PyAny>,
+        ) = item?.extract()?;
         let (values, cols) = pick(&Matrix::extract(&x)?).ok_or_else(|| {
             PyTypeError::new_err(format!(
                 "evaluation set {name:?}: X must be dense, of the training data's dtype"
             ))
         })?;
         let y = vector(&y, "eval y")?.as_slice()?.to_vec();
-        let w = if w.is_none() {
-            None
-        } else {
-            Some(vector(&w, "eval sample_weight")?.as_slice()?.to_vec())
-        };
-        out.push((name, values, cols, y, w));
+        let w = optional_vector(&w, "eval sample_weight")?;
+        let init = optional_vector(&init, "eval init_score")?;
+        out.push((name, values, cols, y, w, init));
     }
     Ok(out)
 }
@@ -121,12 +140,13 @@ fn owned_evals<T>(
 impl PyShard {
     /// Starts training on this shard's rows: `x` a dense 2-D float32 or
     /// float64 array (copied), `row_ids` each row's index in the whole data
-    /// (uint64), `n_total` the rows of all shards; `eval_sets` a list of
-    /// (name, X, y, sample_weight or None), whole (every shard gets the same
-    /// ones); `threads` the threads this shard uses (the model does not
-    /// depend on it). `first()` then returns the fit's first message.
+    /// (uint64), `n_total` the rows of all shards; `init_score` the rows'
+    /// starting scores (class-major, n × K); `eval_sets` a list of (name, X,
+    /// y, sample_weight or None, init_score or None), whole (every shard gets
+    /// the same ones); `threads` the threads this shard uses (the model does
+    /// not depend on it). `first()` then returns the fit's first message.
     #[new]
-    #[pyo3(signature = (params_json, x, y, row_ids, n_total, sample_weight=None, eval_sets=None, threads=None))]
+    #[pyo3(signature = (params_json, x, y, row_ids, n_total, sample_weight=None, init_score=None, eval_sets=None, threads=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         params_json: &str,
@@ -135,6 +155,7 @@ impl PyShard {
         row_ids: PyReadonlyArray1<'_, u64>,
         n_total: usize,
         sample_weight: Option<&Bound<'_, PyAny>>,
+        init_score: Option<&Bound<'_, PyAny>>,
         eval_sets: Option<&Bound<'_, PyAny>>,
         threads: Option<usize>,
     ) -> PyResult<Self> {
@@ -143,16 +164,25 @@ impl PyShard {
         params.validate().map_err(to_py)?;
         let y = vector(y, "y")?.as_slice()?.to_vec();
         let w = sample_weight
-            .map(|w| PyResult::Ok(vector(w, "sample_weight")?.as_slice()?.to_vec()))
-            .transpose()?;
+            .map(|w| optional_vector(w, "sample_weight"))
+            .transpose()?
+            .flatten();
+        let init = init_score
+            .map(|v| optional_vector(v, "init_score"))
+            .transpose()?
+            .flatten();
         let ids = row_ids.as_slice()?.to_vec();
         let x = Matrix::extract(x)?;
         let training = if let Some((values, cols)) = rows_f64(&x) {
             let evals = owned_evals(eval_sets, rows_f64)?;
-            training(params, values, cols, y, w, evals, ids, n_total, threads)
+            training(
+                params, values, cols, y, w, init, evals, ids, n_total, threads,
+            )
         } else if let Some((values, cols)) = rows_f32(&x) {
             let evals = owned_evals(eval_sets, rows_f32)?;
-            training(params, values, cols, y, w, evals, ids, n_total, threads)
+            training(
+                params, values, cols, y, w, init, evals, ids, n_total, threads,
+            )
         } else {
             return Err(PyTypeError::new_err(
                 "a shard's X must be a dense 2-D float32 or float64 array",

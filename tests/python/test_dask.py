@@ -430,3 +430,31 @@ def test_three_workers_give_the_local_model():
         )
         assert shards[0] == [1, 1, 1]
         assert model_doc(est) == expected
+
+
+def test_init_scores_match_the_local_fit(client):
+    # Per-row starting scores: a Poisson offset, and 3-class raw scores with
+    # those of an evaluation set.
+    X, y, w = data()
+    rng = np.random.default_rng(9)
+    exposure = rng.uniform(0.5, 2.0, size=N)
+    counts = rng.poisson(exposure * np.exp(0.3 * np.nan_to_num(X[:, 0])))
+    params = dict(n_estimators=5, max_depth=3, random_state=2, loss="poisson")
+    offset = np.log(exposure)
+    local = RGBMRegressor(summation="exact", **params).fit(X, counts, init_score=offset)
+    chunks = CHUNKINGS[0]
+    est = DaskRGBMRegressor(**params).fit(darr(X, chunks), darr(counts, chunks), init_score=darr(offset, chunks))
+    assert model_doc(est) == model_doc(local)
+    assert model_doc(est) != model_doc(RGBMRegressor(summation="exact", **params).fit(X, counts))  # the offset acts
+
+    _, yc, _ = data("multiclass")
+    init = rng.normal(size=(N, 3))
+    Xv, yv, iv = X[:400], yc[:400], init[:400]
+    params = dict(n_estimators=4, max_depth=3, random_state=2)
+    fit_args = dict(eval_set=[(Xv, yv)], eval_init_score=[iv])
+    local = RGBMClassifier(summation="exact", **params).fit(X, yc, init_score=init, **fit_args)
+    est = DaskRGBMClassifier(**params).fit(darr(X, chunks), darr(yc, chunks), init_score=darr(init, chunks), **fit_args)
+    assert model_doc(est) == model_doc(local)
+    assert est.evals_result_ == local.evals_result_
+    with pytest.raises(ValueError, match="init_score"):
+        DaskRGBMClassifier(**params).fit(darr(X, chunks), darr(yc, chunks), init_score=darr(init[:-1], (N - 1,)))
