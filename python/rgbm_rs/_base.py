@@ -346,7 +346,8 @@ class RGBMBase(BaseEstimator):
         """The model to continue and the rounds to add: init_model, or with
         warm_start the previous fit; (None, n_estimators) for a fresh fit."""
         if init_model is not None:
-            start, classes = _as_booster(init_model, type(self))
+            # A model of the estimator's kind (local or trained on a cluster).
+            start, classes = _as_booster(init_model, getattr(self, "_local_class", None) or type(self))
             rounds = int(self.n_estimators)
         elif self._previous is not None:
             start, classes = self._previous["_booster"], self._previous.get("classes_")
@@ -364,6 +365,20 @@ class RGBMBase(BaseEstimator):
         if fitted != native_loss:
             raise ValueError(f"init_model was trained with loss {fitted!r}, this fit uses {native_loss!r}")
         return start, rounds
+
+    def _continued_eval_init_score(self, start, eval_set, eval_init_score):
+        """eval_init_score plus the raw scores of `start` (the model a fit
+        continues) on every evaluation set."""
+        if eval_set is None:
+            return eval_init_score
+        pairs = _eval_pairs(eval_set)
+        given = [None] * len(pairs) if eval_init_score is None else list(eval_init_score)
+        if len(given) != len(pairs):
+            raise ValueError(f"eval_init_score must be a list of {len(pairs)} score arrays (or None)")
+        return [
+            start.predict_raw(native_matrix(check_X(self, pair[0]))) + (0.0 if g is None else np.asarray(g))
+            for pair, g in zip(pairs, given)
+        ]
 
     def _fit_native(
         self,
@@ -393,15 +408,7 @@ class RGBMBase(BaseEstimator):
         if start is not None:
             # Continue from the model's raw scores, on the training rows and on every eval set.
             init = start.predict_raw(native_matrix(X)) + (0.0 if init is None else init)
-            if eval_set is not None:
-                pairs = _eval_pairs(eval_set)
-                given = [None] * len(pairs) if eval_init_score is None else list(eval_init_score)
-                if len(given) != len(pairs):
-                    raise ValueError(f"eval_init_score must be a list of {len(pairs)} score arrays (or None)")
-                eval_init_score = [
-                    start.predict_raw(native_matrix(check_X(self, pair[0]))) + (0.0 if g is None else np.asarray(g))
-                    for pair, g in zip(pairs, given)
-                ]
+            eval_init_score = self._continued_eval_init_score(start, eval_set, eval_init_score)
         X, y_float, w, init, sets = self._eval_sets(
             X, y_float, w, eval_set, eval_names, eval_sample_weight, encode, seed, init, eval_init_score
         )

@@ -416,23 +416,42 @@ def _close(actors, grace=2.0):
             pass
 
 
+def _gathered(v):
+    """A dask collection computed (in memory); anything else as it is;
+    (X, y) pairs item by item."""
+    if isinstance(v, tuple):
+        return tuple(_gathered(u) for u in v)
+    return v.compute() if isinstance(v, (da.Array, dd.DataFrame, dd.Series)) else v
+
+
 def _eval_sets(est, eval_set, eval_names, eval_sample_weight, eval_init_score, dtype, encode):
-    """[(name, X, y, sample_weight or None)] in memory: dask collections are
-    gathered, then checked and encoded by the local estimator's own rules."""
+    """[(name, X, y, sample_weight, init_score)] of the gathered evaluation
+    data, checked and encoded by the local estimator's own rules."""
     if eval_set is None and eval_sample_weight is None and eval_init_score is None:
         return []
-
-    def gathered(v):
-        return v.compute() if isinstance(v, (da.Array, dd.DataFrame, dd.Series)) else v
-
-    pairs = None if eval_set is None else [tuple(gathered(v) for v in pair) for pair in _eval_pairs(eval_set)]
-    weights, inits = (
-        None if given is None else [None if v is None else gathered(v) for v in given]
-        for given in (eval_sample_weight, eval_init_score)
-    )
     # The training rows only set the evaluation sets' dtype here.
     rows = np.empty((0, est.n_features_in_), dtype=dtype)
-    return est._eval_sets(rows, np.empty(0), None, pairs, eval_names, weights, encode, 0, None, inits)[4]
+    return est._eval_sets(
+        rows, np.empty(0), None, eval_set, eval_names, eval_sample_weight, encode, 0, None, eval_init_score
+    )[4]
+
+
+def _raw_scores(start, X):
+    """The raw scores of model `start` on the rows of dask array X, (n,) or
+    (n, K), computed where X's partitions are."""
+    model = start.to_json()  # a Booster does not pickle; its JSON does
+    probe = start.predict_raw(np.zeros((1, X.shape[1]), dtype=X.dtype))
+    shape = probe.shape[1:]
+
+    def block(b):
+        if len(b) == 0:
+            return np.empty((0, *shape))
+        return _core.Booster.from_json(model).predict_raw(np.ascontiguousarray(b))
+
+    X = X.rechunk({1: -1})
+    if not shape:
+        return X.map_blocks(block, drop_axis=1, dtype=np.float64)
+    return X.map_blocks(block, chunks=(X.chunks[0], shape), dtype=np.float64)
 
 
 class _DaskMixin:
@@ -457,6 +476,7 @@ class _DaskMixin:
         eval_sample_weight,
         init_score,
         eval_init_score,
+        init_model,
         encode,
     ):
         if self.validation_fraction is not None:
@@ -474,12 +494,25 @@ class _DaskMixin:
                 raise TypeError(f"callbacks must be callables taking a CallbackEnv, got {type(cb).__name__}")
         client = default_client() if client is None else client
         X = _frame_as_array(self, X)  # before the parameters: categorical_features may name columns
-        params = self._native_params(resolve_seed(self.random_state), native_loss)
+        start, n_rounds = self._start(init_model, native_loss)
+        if start is not None and n_rounds == 0:
+            self.__dict__.update(self._previous)  # warm start, nothing to add
+            return self
+        params = self._native_params(resolve_seed(self.random_state), native_loss, n_rounds)
         params["summation"] = "exact"
         # The shards' X keep float32 (as _pack does); evaluation sets follow.
         dtype = np.float32 if X.dtype == np.float32 else np.float64
         if params["early_stopping_rounds"] is not None and eval_set is None:
             raise ValueError("early_stopping_rounds needs an evaluation set: pass eval_set")
+        eval_set = None if eval_set is None else [_gathered(pair) for pair in _eval_pairs(eval_set)]
+        eval_sample_weight, eval_init_score = (
+            None if v is None else [_gathered(u) for u in v] for v in (eval_sample_weight, eval_init_score)
+        )
+        if start is not None:
+            # Continue from the model's raw scores: on the training rows where they are, and on the eval sets.
+            raw = _raw_scores(start, X)
+            init_score = raw if init_score is None else raw + _as_array(init_score, "init_score", raw.ndim)
+            eval_init_score = self._continued_eval_init_score(start, eval_set, eval_init_score)
         sets = _eval_sets(self, eval_set, eval_names, eval_sample_weight, eval_init_score, dtype, encode)
         # Callbacks and logging run here, on the client, after every round.
         progress = Progress(self, callbacks, params["n_estimators"])
@@ -489,7 +522,7 @@ class _DaskMixin:
             )
         finally:
             progress.close()
-        self._store_fit(_core.Booster.from_json(model), rounds, evals, best, callbacks, None, sets)
+        self._store_fit(_core.Booster.from_json(model), rounds, evals, best, callbacks, start, sets)
         self.dask_exchanges_ = stats
         return self
 
@@ -529,15 +562,16 @@ class DaskRGBMRegressor(_DaskMixin, RGBMRegressor):
 
     ``fit(X, y, sample_weight=None, eval_set=None, eval_names=None,
     eval_sample_weight=None, callbacks=None, init_score=None,
-    eval_init_score=None, client=None, timeout=600)`` takes dask arrays or
-    dataframes (``init_score`` too), and its first nine arguments as the
-    local estimator does; evaluation sets (dask or in memory) are gathered
-    and every worker evaluates them whole, so keep them small; ``client``
-    defaults to the current Dask client; ``callbacks`` run on the client
-    after every round. Not on a cluster: ``init_model`` (continued
-    training). ``dask_exchanges_`` records what
-    the fit sent through Dask: exchanges, the bytes the workers sent each
-    other, and the seconds the client waited for them.
+    eval_init_score=None, init_model=None, client=None, timeout=600)``
+    takes dask arrays or dataframes (``init_score`` too), and its first ten
+    arguments as the local estimator does (``init_model`` and
+    ``warm_start`` continue a local or a Dask-trained model); evaluation
+    sets (dask or in memory) are gathered and every worker evaluates them
+    whole, so keep them small; ``client`` defaults to the current Dask
+    client; ``callbacks`` run on the client after every round.
+    ``dask_exchanges_`` records what the fit sent through Dask: exchanges,
+    the bytes the workers sent each other, and the seconds the client
+    waited for them.
     """
 
     _local_class = RGBMRegressor
@@ -553,6 +587,7 @@ class DaskRGBMRegressor(_DaskMixin, RGBMRegressor):
         callbacks=None,
         init_score=None,
         eval_init_score=None,
+        init_model=None,
         client=None,
         timeout=DEFAULT_TIMEOUT,
     ):
@@ -577,6 +612,7 @@ class DaskRGBMRegressor(_DaskMixin, RGBMRegressor):
                 eval_sample_weight,
                 init_score,
                 eval_init_score,
+                init_model,
                 encode,
             )
 
@@ -601,6 +637,7 @@ class DaskRGBMClassifier(_DaskMixin, RGBMClassifier):
         callbacks=None,
         init_score=None,
         eval_init_score=None,
+        init_model=None,
         client=None,
         timeout=DEFAULT_TIMEOUT,
     ):
@@ -643,6 +680,7 @@ class DaskRGBMClassifier(_DaskMixin, RGBMClassifier):
                 eval_sample_weight,
                 init_score,
                 eval_init_score,
+                init_model,
                 encode,
             )
 

@@ -458,3 +458,25 @@ def test_init_scores_match_the_local_fit(client):
     assert est.evals_result_ == local.evals_result_
     with pytest.raises(ValueError, match="init_score"):
         DaskRGBMClassifier(**params).fit(darr(X, chunks), darr(yc, chunks), init_score=darr(init[:-1], (N - 1,)))
+
+
+def test_continued_training_matches_the_local_fit(client):
+    # init_model (a local model, or one trained on the cluster) and warm_start.
+    X, y, _ = data("binary")
+    chunks = CHUNKINGS[0]
+    Xd, yd = darr(X, chunks), darr(y, chunks)
+    params = dict(max_depth=3, random_state=3, summation="exact")
+    first = RGBMClassifier(n_estimators=3, **params).fit(X, y)
+    fit_args = dict(eval_set=[(X[:500], y[:500])])
+    expected = RGBMClassifier(n_estimators=4, **params).fit(X, y, init_model=first, **fit_args)
+    for start in (first, DaskRGBMClassifier(n_estimators=3, **params).fit(Xd, yd)):
+        est = DaskRGBMClassifier(n_estimators=4, **params).fit(Xd, yd, init_model=start, **fit_args)
+        assert model_doc(est) == model_doc(expected)
+        assert est.n_estimators_ == 7 and est.evals_result_ == expected.evals_result_
+    local = RGBMClassifier(n_estimators=2, warm_start=True, **params).fit(X, y)
+    est = DaskRGBMClassifier(n_estimators=2, warm_start=True, **params).fit(Xd, yd)
+    local.set_params(n_estimators=5).fit(X, y)
+    est.set_params(n_estimators=5).fit(Xd, yd)
+    assert model_doc(est) == model_doc(local)
+    with pytest.raises(TypeError, match="init_model is a RGBMRegressor"):
+        DaskRGBMClassifier(**params).fit(Xd, yd, init_model=RGBMRegressor(n_estimators=1).fit(X, y))
