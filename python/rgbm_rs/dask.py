@@ -454,6 +454,11 @@ def _raw_scores(start, X):
     return X.map_blocks(block, chunks=(X.chunks[0], shape), dtype=np.float64)
 
 
+def _fit_arguments(given):
+    """fit's arguments but the estimator and the training data."""
+    return {k: v for k, v in given.items() if k not in ("self", "X", "y")}
+
+
 class _DaskMixin:
     """What the Dask estimators add to the local ones."""
 
@@ -466,19 +471,22 @@ class _DaskMixin:
         self,
         X,
         y,
-        sample_weight,
         native_loss,
-        callbacks,
-        client,
-        timeout,
+        encode,
+        *,
+        sample_weight,
         eval_set,
         eval_names,
         eval_sample_weight,
+        callbacks,
         init_score,
         eval_init_score,
         init_model,
-        encode,
+        client,
+        timeout,
     ):
+        """The fit of both estimators: `y` encoded as floats, `encode(ye, i)`
+        doing the same to evaluation set i's labels; the rest is fit's."""
         if self.validation_fraction is not None:
             raise ValueError(
                 "validation_fraction is not available when training on a Dask cluster: pass eval_set instead"
@@ -591,6 +599,7 @@ class DaskRGBMRegressor(_DaskMixin, RGBMRegressor):
         client=None,
         timeout=DEFAULT_TIMEOUT,
     ):
+        arguments = _fit_arguments(locals())
         with self._fitting():
             self._validate_params()
             self.n_features_in_ = int(X.shape[1])
@@ -599,22 +608,7 @@ class DaskRGBMRegressor(_DaskMixin, RGBMRegressor):
             def encode(ye, i):
                 return np.asarray(ye, dtype=np.float64)
 
-            return self._dask_fit(
-                X,
-                y,
-                sample_weight,
-                native_loss,
-                callbacks,
-                client,
-                timeout,
-                eval_set,
-                eval_names,
-                eval_sample_weight,
-                init_score,
-                eval_init_score,
-                init_model,
-                encode,
-            )
+            return self._dask_fit(X, y, native_loss, encode, **arguments)
 
     def _predict_dtype(self):
         return np.float64
@@ -641,6 +635,7 @@ class DaskRGBMClassifier(_DaskMixin, RGBMClassifier):
         client=None,
         timeout=DEFAULT_TIMEOUT,
     ):
+        arguments = _fit_arguments(locals())
         with self._fitting():
             self._validate_params()
             self.n_features_in_ = int(X.shape[1])
@@ -655,7 +650,7 @@ class DaskRGBMClassifier(_DaskMixin, RGBMClassifier):
             self.classes_ = classes
             encoded = y.map_blocks(lambda b: np.searchsorted(classes, b).astype(np.float64), dtype=np.float64)
             if self.class_weight is not None:
-                sample_weight = self._dask_class_weight(sample_weight, encoded, counts)
+                arguments["sample_weight"] = self._dask_class_weight(sample_weight, encoded, counts)
             native_loss = self._native_loss(len(classes))
 
             def encode(ye, i):
@@ -667,22 +662,7 @@ class DaskRGBMClassifier(_DaskMixin, RGBMClassifier):
                     )
                 return np.searchsorted(classes, ye).astype(np.float64)
 
-            return self._dask_fit(
-                X,
-                encoded,
-                sample_weight,
-                native_loss,
-                callbacks,
-                client,
-                timeout,
-                eval_set,
-                eval_names,
-                eval_sample_weight,
-                init_score,
-                eval_init_score,
-                init_model,
-                encode,
-            )
+            return self._dask_fit(X, encoded, native_loss, encode, **arguments)
 
     def _predict_dtype(self):
         return self.classes_.dtype
