@@ -21,6 +21,7 @@ import asyncio
 import json
 import threading
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -540,29 +541,48 @@ class _DaskMixin:
         local.__dict__.update({k: v for k, v in vars(self).items() if k.endswith("_") or k == "_booster"})
         return local
 
-    def _map_rows(self, X, fn, dtype, out_cols):
+    def _map_rows(self, X, method, **kwargs):
+        """The local estimator's `method` on X: for a dask collection a dask
+        array computed where X's partitions are (rows in, rows out); for
+        in-memory data, what the local estimator gives."""
         local = self.to_local()
+
+        def run(b):
+            return getattr(local, method)(b, **kwargs)
+
         if not isinstance(X, (da.Array, dd.DataFrame)):
-            return fn(local, X)  # in-memory data: predicted here
-        shape = () if out_cols is None else (out_cols,)
+            return run(X)
+        # The output's per-row shape and dtype, from one row of zeros.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a frame-fitted model warns about names
+            probe = run(np.zeros((1, self.n_features_in_)))
+        if not isinstance(probe, np.ndarray):
+            raise ValueError(f"{method} with {kwargs} on a dask collection: use to_local() on data in memory")
+        shape, dtype = probe.shape[1:], probe.dtype
 
         def block(b):
-            # An empty partition predicts nothing (the local estimator refuses 0 rows).
-            return np.empty((0, *shape), dtype=dtype) if len(b) == 0 else fn(local, b)
+            # An empty partition gives nothing (the local estimator refuses 0 rows).
+            return np.empty((0, *shape), dtype=dtype) if len(b) == 0 else run(b)
 
         if isinstance(X, dd.DataFrame):
             # Each partition goes to the local estimator as a frame: its
             # column names are checked and categories encoded as at fit.
             return X.map_partitions(block, meta=np.empty((0, *shape), dtype=dtype))
         X = _as_array(X, "X", 2).rechunk({1: -1})
-        if out_cols is None:
+        if not shape:
             return X.map_blocks(block, drop_axis=1, dtype=dtype)
-        return X.map_blocks(block, chunks=(X.chunks[0], shape), dtype=dtype)
+        new_axes = {} if len(shape) == 1 else {i + 2: n for i, n in enumerate(shape[1:])}
+        return X.map_blocks(block, chunks=(X.chunks[0], *((n,) for n in shape)), new_axis=list(new_axes), dtype=dtype)
 
-    def predict(self, X):
-        """Predictions: for a dask collection a dask array, computed where
-        X's partitions are; for in-memory data, what the local estimator gives."""
-        return self._map_rows(X, lambda m, b: m.predict(b), self._predict_dtype(), None)
+    def predict(self, X, **kwargs):
+        """The local estimator's predict (``pred_leaf``, ``pred_contrib``
+        too): for a dask collection a dask array, computed where X's
+        partitions are."""
+        return self._map_rows(X, "predict", **kwargs)
+
+    def apply(self, X):
+        """Leaf indices per tree, as the local estimator's (mapped over partitions)."""
+        return self._map_rows(X, "apply")
 
 
 class DaskRGBMRegressor(_DaskMixin, RGBMRegressor):
@@ -609,9 +629,6 @@ class DaskRGBMRegressor(_DaskMixin, RGBMRegressor):
                 return np.asarray(ye, dtype=np.float64)
 
             return self._dask_fit(X, y, native_loss, encode, **arguments)
-
-    def _predict_dtype(self):
-        return np.float64
 
 
 class DaskRGBMClassifier(_DaskMixin, RGBMClassifier):
@@ -664,9 +681,6 @@ class DaskRGBMClassifier(_DaskMixin, RGBMClassifier):
 
             return self._dask_fit(X, encoded, native_loss, encode, **arguments)
 
-    def _predict_dtype(self):
-        return self.classes_.dtype
-
     def _dask_class_weight(self, sample_weight, encoded, counts):
         """sample_weight times each row's class weight, as the local fit
         computes them (scikit-learn's "balanced": n / (n_classes * count))."""
@@ -683,5 +697,9 @@ class DaskRGBMClassifier(_DaskMixin, RGBMClassifier):
         return _as_array(sample_weight, "sample_weight", 1).rechunk((encoded.chunks[0],)) * by_class
 
     def predict_proba(self, X):
-        """Class probabilities as a dask array (n_samples, n_classes)."""
-        return self._map_rows(X, lambda m, b: m.predict_proba(b), np.float64, len(self.classes_))
+        """Class probabilities, (n_samples, n_classes) (mapped over partitions)."""
+        return self._map_rows(X, "predict_proba")
+
+    def decision_function(self, X):
+        """Raw scores, as the local estimator's (mapped over partitions)."""
+        return self._map_rows(X, "decision_function")

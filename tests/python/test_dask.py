@@ -480,3 +480,19 @@ def test_continued_training_matches_the_local_fit(client):
     assert model_doc(est) == model_doc(local)
     with pytest.raises(TypeError, match="init_model is a RGBMRegressor"):
         DaskRGBMClassifier(**params).fit(Xd, yd, init_model=RGBMRegressor(n_estimators=1).fit(X, y))
+
+
+@pytest.mark.parametrize("kind", ["regression", "multiclass"])
+def test_row_wise_methods_map_over_partitions(client, kind):
+    X, y, _ = data(kind)
+    cls = DaskRGBMRegressor if kind == "regression" else DaskRGBMClassifier
+    chunks = CHUNKINGS[0]
+    est = cls(n_estimators=3, max_depth=3, random_state=0).fit(darr(X, chunks), darr(y, chunks))
+    local = est.to_local()
+    calls = [("predict", {}), ("predict", {"pred_contrib": True}), ("predict", {"pred_leaf": True}), ("apply", {})]
+    if kind != "regression":
+        calls += [("predict_proba", {}), ("decision_function", {})]
+    for method, kwargs in calls:
+        got = getattr(est, method)(darr(X, chunks), **kwargs)
+        assert isinstance(got, da.Array), method
+        np.testing.assert_array_equal(got.compute(), getattr(local, method)(X, **kwargs), err_msg=f"{method} {kwargs}")
