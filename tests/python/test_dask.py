@@ -27,6 +27,7 @@ def client():
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
     )
     with distributed.Client(cluster) as c:
+        c.wait_for_workers(2, timeout=120)  # the tests place partitions on both
         yield c
     cluster.close()
 
