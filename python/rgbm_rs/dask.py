@@ -67,9 +67,9 @@ class _ShardActor:
         y = np.concatenate([p[2] for p in parts]).astype(np.float64)
         w = np.concatenate([p[3] for p in parts]).astype(np.float64) if parts[0][3] is not None else None
         init = _class_major(np.concatenate([p[4] for p in parts])) if parts[0][4] is not None else None
-        threads = get_worker().state.nthreads
-        self._shard = _core.Shard(params_json, x, y, ids, int(n_total), w, init, eval_sets or None, threads)
         self._worker = get_worker()
+        threads = self._worker.state.nthreads
+        self._shard = _core.Shard(params_json, x, y, ids, int(n_total), w, init, eval_sets or None, threads)
         self._peers, self._index, self._timeout = [], 0, DEFAULT_TIMEOUT
         self._mail, self._seq, self._closed = {}, 0, False
         self._arrived = threading.Condition()
@@ -455,11 +455,6 @@ def _raw_scores(start, X):
     return X.map_blocks(block, chunks=(X.chunks[0], shape), dtype=np.float64)
 
 
-def _fit_arguments(given):
-    """fit's arguments but the estimator and the training data."""
-    return {k: v for k, v in given.items() if k not in ("self", "X", "y")}
-
-
 class _DaskMixin:
     """What the Dask estimators add to the local ones."""
 
@@ -467,6 +462,32 @@ class _DaskMixin:
     #: Where the shards' parts are combined: "workers" (among themselves) or
     #: "client" (relayed through it; kept to measure the two).
     _reduce = "workers"
+
+    def fit(
+        self,
+        X,
+        y,
+        sample_weight=None,
+        eval_set=None,
+        eval_names=None,
+        eval_sample_weight=None,
+        callbacks=None,
+        init_score=None,
+        eval_init_score=None,
+        init_model=None,
+        client=None,
+        timeout=DEFAULT_TIMEOUT,
+    ):
+        """Trains on the cluster (see :class:`DaskRGBMRegressor` for the arguments)."""
+        # fit's arguments but the training data, handed on by name.
+        arguments = {k: v for k, v in locals().items() if k not in ("self", "X", "y")}
+        with self._fitting():
+            self._validate_params()
+            self.n_features_in_ = int(X.shape[1])
+            # Each estimator's _labels: (y as floats, the core's loss, encode(ye, i)
+            # for evaluation set i's labels); it may adjust `arguments` (class weights).
+            y, native_loss, encode = self._labels(y, arguments)
+            return self._dask_fit(X, y, native_loss, encode, **arguments)
 
     def _dask_fit(
         self,
@@ -604,31 +625,13 @@ class DaskRGBMRegressor(_DaskMixin, RGBMRegressor):
 
     _local_class = RGBMRegressor
 
-    def fit(
-        self,
-        X,
-        y,
-        sample_weight=None,
-        eval_set=None,
-        eval_names=None,
-        eval_sample_weight=None,
-        callbacks=None,
-        init_score=None,
-        eval_init_score=None,
-        init_model=None,
-        client=None,
-        timeout=DEFAULT_TIMEOUT,
-    ):
-        arguments = _fit_arguments(locals())
-        with self._fitting():
-            self._validate_params()
-            self.n_features_in_ = int(X.shape[1])
-            native_loss = "custom" if callable(self.loss) else self.loss
+    def _labels(self, y, arguments):
+        native_loss = "custom" if callable(self.loss) else self.loss
 
-            def encode(ye, i):
-                return np.asarray(ye, dtype=np.float64)
+        def encode(ye, i):
+            return np.asarray(ye, dtype=np.float64)
 
-            return self._dask_fit(X, y, native_loss, encode, **arguments)
+        return y, native_loss, encode
 
 
 class DaskRGBMClassifier(_DaskMixin, RGBMClassifier):
@@ -637,49 +640,29 @@ class DaskRGBMClassifier(_DaskMixin, RGBMClassifier):
 
     _local_class = RGBMClassifier
 
-    def fit(
-        self,
-        X,
-        y,
-        sample_weight=None,
-        eval_set=None,
-        eval_names=None,
-        eval_sample_weight=None,
-        callbacks=None,
-        init_score=None,
-        eval_init_score=None,
-        init_model=None,
-        client=None,
-        timeout=DEFAULT_TIMEOUT,
-    ):
-        arguments = _fit_arguments(locals())
-        with self._fitting():
-            self._validate_params()
-            self.n_features_in_ = int(X.shape[1])
-            y = _as_array(y, "y", 1)
-            # The labels stay on the workers.
-            classes, counts = dask.compute(*da.unique(y, return_counts=True))
-            if len(classes) < 2:
+    def _labels(self, y, arguments):
+        y = _as_array(y, "y", 1)
+        # The labels stay on the workers.
+        classes, counts = dask.compute(*da.unique(y, return_counts=True))
+        if len(classes) < 2:
+            raise ValueError(
+                f"DaskRGBMClassifier needs samples of at least 2 classes, but y contains only one class: {classes[0]!r}"
+            )
+        self.classes_ = classes
+        encoded = y.map_blocks(lambda b: np.searchsorted(classes, b).astype(np.float64), dtype=np.float64)
+        if self.class_weight is not None:
+            arguments["sample_weight"] = self._dask_class_weight(arguments["sample_weight"], encoded, counts)
+
+        def encode(ye, i):
+            unseen = np.setdiff1d(np.unique(ye), classes)
+            if len(unseen):
                 raise ValueError(
-                    f"DaskRGBMClassifier needs samples of at least 2 classes, but y contains only one class: "
-                    f"{classes[0]!r}"
+                    f"eval_set[{i}] has labels not seen in training: {unseen[:10].tolist()}; "
+                    f"the classes are {classes.tolist()}"
                 )
-            self.classes_ = classes
-            encoded = y.map_blocks(lambda b: np.searchsorted(classes, b).astype(np.float64), dtype=np.float64)
-            if self.class_weight is not None:
-                arguments["sample_weight"] = self._dask_class_weight(sample_weight, encoded, counts)
-            native_loss = self._native_loss(len(classes))
+            return np.searchsorted(classes, ye).astype(np.float64)
 
-            def encode(ye, i):
-                unseen = np.setdiff1d(np.unique(ye), classes)
-                if len(unseen):
-                    raise ValueError(
-                        f"eval_set[{i}] has labels not seen in training: {unseen[:10].tolist()}; "
-                        f"the classes are {classes.tolist()}"
-                    )
-                return np.searchsorted(classes, ye).astype(np.float64)
-
-            return self._dask_fit(X, encoded, native_loss, encode, **arguments)
+        return encoded, self._native_loss(len(classes)), encode
 
     def _dask_class_weight(self, sample_weight, encoded, counts):
         """sample_weight times each row's class weight, as the local fit
