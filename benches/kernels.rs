@@ -161,6 +161,7 @@ fn kernels(c: &mut Criterion) {
                 RowCounts::Exact,
                 &every_row,
                 None,
+                &mut Vec::new(),
             )
         })
     });

@@ -29,7 +29,12 @@ impl Candidates {
 
     /// The candidates on the features `keep` marks (with their thresholds).
     pub fn restricted_to(&self, keep: &[bool]) -> Candidates {
-        let picked = || (0..self.features.len()).filter(|&k| keep[self.features[k]]);
+        self.filtered(|j| keep[j])
+    }
+
+    /// The candidates on the features `keep(j)` accepts (with their thresholds).
+    pub fn filtered(&self, keep: impl Fn(usize) -> bool) -> Candidates {
+        let picked = || (0..self.features.len()).filter(|&k| keep(self.features[k]));
         Candidates {
             features: picked().map(|k| self.features[k]).collect(),
             allowed: self

@@ -32,7 +32,7 @@ mod schedule;
 mod sparse_rows;
 mod subtract;
 
-pub use node::build;
+pub use node::{build, subset_builds_alike};
 pub use pool::{BuildScratch, HistogramPool};
 pub use prefetch::{PREFETCH_AHEAD, prefetch};
 pub use subtract::{subtract_features_into, subtract_into};

@@ -132,7 +132,8 @@ fn scan_feature<const MONOTONE: bool>(
             feature,
             rule,
             allowed,
-        ));
+        )
+        .0);
     }
     let n_value_bins = thresholds.len() + 1;
     let missing = hist.stats(n_value_bins);
@@ -412,6 +413,12 @@ const PARALLEL_MIN_BINS: usize = 4 * 1024;
 /// Best split of a node among the candidates; ties go to the earlier feature.
 /// `rows` are the node's rows: with bounded counts, a feature the bounds
 /// cannot decide has its rows counted from them.
+///
+/// Candidates no threshold of which leaves both sides their row minimum
+/// are added to `constant` (in feature order): they cannot split this node
+/// or any node below it, so the grower leaves them out there. (Numeric
+/// features with exact counts and no monotone constraint are checked: the
+/// common scan; the others are always searched.)
 #[allow(clippy::too_many_arguments)]
 pub fn best_split(
     data: &BinnedDataset,
@@ -422,14 +429,84 @@ pub fn best_split(
     counts: RowCounts,
     rows: &[u32],
     mono: Option<NodeMonotone>,
+    constant: &mut Vec<usize>,
 ) -> Option<SplitCandidate> {
     let parent_score = match mono {
         Some(m) if !m.bounds.is_free() => rule.bounded_score(total, m.bounds),
         _ => rule.score(total),
     };
     let features = &cands.features;
+    let node = NodeSearch {
+        data,
+        total,
+        parent_score,
+        cands,
+        rule,
+        counts,
+        rows,
+        mono,
+    };
     let one = |(k, &j): (usize, &usize)| {
         let h = hist.slice(data.bin_offsets[j]..data.bin_offsets[j + 1]);
+        node.feature(k, j, h)
+    };
+    let bins: usize = features
+        .iter()
+        .map(|&j| data.bin_offsets[j + 1] - data.bin_offsets[j])
+        .sum();
+    // Candidates are compared in feature order either way.
+    let pick = |best: Option<SplitCandidate>, c: SplitCandidate| match best {
+        Some(b) if !clearly_better(c.gain, b.gain, parent_score) => Some(b),
+        _ => Some(c),
+    };
+    let mut best = None;
+    let mut take = |j: usize, (found, splittable): (Option<SplitCandidate>, bool)| {
+        if !splittable {
+            constant.push(j);
+        }
+        if let Some(c) = found {
+            best = pick(best.take(), c);
+        }
+    };
+    if bins >= PARALLEL_MIN_BINS {
+        let per_feature: Vec<_> = features.par_iter().enumerate().map(one).collect();
+        for (&j, r) in features.iter().zip(per_feature) {
+            take(j, r);
+        }
+    } else {
+        for (k, j) in features.iter().enumerate() {
+            take(*j, one((k, j)));
+        }
+    }
+    best
+}
+
+/// What every feature's search in one node shares.
+struct NodeSearch<'a> {
+    data: &'a BinnedDataset,
+    total: &'a BinStats,
+    parent_score: f64,
+    cands: &'a Candidates,
+    rule: &'a SplitRule,
+    counts: RowCounts,
+    rows: &'a [u32],
+    mono: Option<NodeMonotone<'a>>,
+}
+
+impl NodeSearch<'_> {
+    /// Best split of candidate `k` (feature `j`, bins `h`), and false when
+    /// the feature can split no node below (see `scan_exact`).
+    fn feature(&self, k: usize, j: usize, h: HistSlice) -> (Option<SplitCandidate>, bool) {
+        let NodeSearch {
+            data,
+            total,
+            parent_score,
+            cands,
+            rule,
+            counts,
+            rows,
+            mono,
+        } = *self;
         let fb = &data.mapper.features[j];
         let mono = mono.and_then(|m| m.for_feature(j));
         if fb.is_categorical() {
@@ -443,10 +520,14 @@ pub fn best_split(
                     HistSlice { count: &exact, ..h }
                 }
             };
-            return scan_categorical(h, fb.n_value_bins(), total, parent_score, j, rule, mono);
+            let best = scan_categorical(h, fb.n_value_bins(), total, parent_score, j, rule, mono);
+            return (best, true);
         }
         let allowed = cands.allowed.as_ref().map(|a| &a[k][..]);
-        let thresholds = &data.mapper.features[j].thresholds;
+        let thresholds = &fb.thresholds;
+        if mono.is_none() && counts == RowCounts::Exact {
+            return scan_exact(h, thresholds, total, parent_score, j, rule, allowed);
+        }
         let scan = |h: HistSlice<'_>, counts: RowCounts| match mono {
             None => scan_feature::<false>(
                 h,
@@ -471,27 +552,12 @@ pub fn best_split(
                 mono,
             ),
         };
-        scan(h, counts).unwrap_or_else(|NeedsCounts| {
+        let best = scan(h, counts).unwrap_or_else(|NeedsCounts| {
             let exact = feature_row_counts(data, j, rows);
             scan(HistSlice { count: &exact, ..h }, RowCounts::Exact)
                 .unwrap_or_else(|NeedsCounts| unreachable!("exact counts decide"))
-        })
-    };
-    let bins: usize = features
-        .iter()
-        .map(|&j| data.bin_offsets[j + 1] - data.bin_offsets[j])
-        .sum();
-    // Candidates are compared in feature order either way.
-    let pick = |best: Option<SplitCandidate>, c: SplitCandidate| match best {
-        Some(b) if !clearly_better(c.gain, b.gain, parent_score) => Some(b),
-        _ => Some(c),
-    };
-    if bins >= PARALLEL_MIN_BINS {
-        let per_feature: Vec<Option<SplitCandidate>> =
-            features.par_iter().enumerate().map(one).collect();
-        per_feature.into_iter().flatten().fold(None, pick)
-    } else {
-        features.iter().enumerate().filter_map(one).fold(None, pick)
+        });
+        (best, true)
     }
 }
 

@@ -51,7 +51,10 @@ fn side(t: &GainTerms, g: f64, h: f64, w: f64, n: f64) -> (f64, bool) {
 
 /// Best threshold of one numeric feature with exact counts and no monotone
 /// constraint: `scan_feature`'s result (missing values right, then left;
-/// ties keep the first found).
+/// ties keep the first found), and whether any threshold leaves both sides
+/// their row minimum. When none does, none does on any subset of the rows
+/// either (each side only loses rows): the feature cannot split any node
+/// below this one.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn scan_exact(
     hist: HistSlice,
@@ -61,7 +64,40 @@ pub(super) fn scan_exact(
     feature: usize,
     rule: &SplitRule,
     allowed: Option<&[bool]>,
-) -> Option<SplitCandidate> {
+) -> (Option<SplitCandidate>, bool) {
+    // A node with far fewer rows than the feature has bins leaves most bins
+    // empty: skipping them saves their gains, and the branch is then
+    // predictable. On fuller bins it would only cost a branch per bin.
+    let args = (
+        hist,
+        thresholds,
+        total,
+        parent_score,
+        feature,
+        rule,
+        allowed,
+    );
+    if total.n * 8.0 < thresholds.len() as f64 {
+        scan_exact_body::<true>(args)
+    } else {
+        scan_exact_body::<false>(args)
+    }
+}
+
+type ScanArgs<'a> = (
+    HistSlice<'a>,
+    &'a [f64],
+    &'a BinStats,
+    f64,
+    usize,
+    &'a SplitRule,
+    Option<&'a [bool]>,
+);
+
+#[inline(always)]
+fn scan_exact_body<const SKIP_EMPTY: bool>(
+    (hist, thresholds, total, parent_score, feature, rule, allowed): ScanArgs,
+) -> (Option<SplitCandidate>, bool) {
     let n_value_bins = thresholds.len() + 1;
     let missing = hist.stats(n_value_bins);
     let missing_seen = missing.w > 0.0;
@@ -73,6 +109,7 @@ pub(super) fn scan_exact(
     let t = GainTerms::new(rule);
     let min = rule.min_samples_leaf;
     let mut best: Option<SplitCandidate> = None;
+    let mut splittable = false;
     for &missing_left in directions {
         let mut left = if missing_left {
             missing
@@ -80,7 +117,18 @@ pub(super) fn scan_exact(
             BinStats::default()
         };
         for b in 0..n_value_bins - 1 {
-            left.add(&hist.stats(b));
+            let bin = hist.stats(b);
+            // An empty bin leaves the split of threshold b − 1 unchanged, and
+            // that one was judged already (unless only b is allowed); small
+            // nodes of wide data are mostly empty bins.
+            if SKIP_EMPTY
+                && b > 0
+                && bin == BinStats::default()
+                && allowed.is_none_or(|a| a[b - 1] || !a[b])
+            {
+                continue;
+            }
+            left.add(&bin);
             if left.n < min {
                 continue;
             }
@@ -88,6 +136,7 @@ pub(super) fn scan_exact(
                 // The right side only shrinks from here.
                 break;
             }
+            splittable = true;
             let right = total.sub(&left);
             let (sl, okl) = side(&t, left.g, left.h, left.w, left.n);
             let (sr, okr) = side(&t, right.g, right.h, right.w, right.n);
@@ -123,7 +172,7 @@ pub(super) fn scan_exact(
             });
         }
     }
-    best
+    (best, splittable)
 }
 
 #[cfg(test)]
@@ -172,17 +221,21 @@ mod tests {
     }
 
     /// Blocked gains give the reference's winner, bit for bit: up to 300
-    /// bins (several blocks), empty bins, weights, missing rows, both modes,
-    /// hessian minimums and restricted thresholds.
+    /// bins (several blocks), empty bins (some or nearly all: both loops),
+    /// weights, missing rows, both modes, hessian minimums and restricted
+    /// thresholds. The scan also tells whether any threshold meets the row
+    /// minimum on both sides.
     #[test]
     fn equals_the_threshold_by_threshold_scan() {
         let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let (mut sparse_nodes, mut unsplittable) = (0, 0);
         for trial in 0..3000 {
             let n_value = 2 + rng.random_range(0..300usize);
             let weighted = trial % 3 == 0;
+            let empty_share = [0.4, 0.97][(trial / 8) % 2];
             let mut bins = vec![BinStats::default(); n_value + 1];
             for b in bins.iter_mut() {
-                if rng.random::<f64>() < 0.4 {
+                if rng.random::<f64>() < empty_share {
                     continue; // empty
                 }
                 let n = rng.random_range(1..6) as f64;
@@ -200,6 +253,7 @@ mod tests {
             }
             let mut total = BinStats::default();
             bins.iter().for_each(|b| total.add(b));
+            sparse_nodes += usize::from(total.n * 4.0 < (n_value - 1) as f64);
             let mode = if trial % 4 == 1 {
                 Mode::Gradient
             } else {
@@ -218,7 +272,7 @@ mod tests {
                 (trial % 5 == 0).then(|| (0..n_value).map(|_| rng.random::<f64>() < 0.5).collect());
             let thresholds: Vec<f64> = (0..n_value - 1).map(|t| t as f64).collect();
             let hist = Histogram::from_stats(&bins);
-            let got = scan_exact(
+            let (got, splittable) = scan_exact(
                 hist.view(),
                 &thresholds,
                 &total,
@@ -228,6 +282,21 @@ mod tests {
                 allowed.as_deref(),
             );
             let want = reference(&bins, &total, &rule, allowed.as_deref());
+            // Some threshold, with missing rows on either side, leaves both
+            // sides their row minimum.
+            let min = rule.min_samples_leaf;
+            let missing = bins[n_value];
+            let sides_ok = |first: BinStats| {
+                let mut left = first;
+                (0..n_value - 1).any(|b| {
+                    left.add(&bins[b]);
+                    left.n >= min && total.n - left.n >= min
+                })
+            };
+            let want_splittable =
+                sides_ok(BinStats::default()) || (missing.w > 0.0 && sides_ok(missing));
+            assert_eq!(splittable, want_splittable, "trial {trial}");
+            unsplittable += usize::from(!splittable);
             match (&got, want) {
                 (None, None) => {}
                 (Some(c), Some((b, dl, gain, l))) => {
@@ -240,5 +309,7 @@ mod tests {
                 _ => panic!("trial {trial}: {got:?} vs {want:?}"),
             }
         }
+        assert!(sparse_nodes > 300, "{sparse_nodes} trials skip empty bins");
+        assert!(unsplittable > 100, "{unsplittable} trials cannot split");
     }
 }

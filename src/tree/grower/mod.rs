@@ -20,12 +20,14 @@ use crate::constraints::monotone::clip_leaves;
 use crate::constraints::{Bounds, NO_CONSTRAINTS, TreeConstraints};
 use crate::error::{Result, RgbmError};
 use crate::histogram::{
-    BinStats, BuildScratch, Gradients, Histogram, HistogramPool, build, subtract_features_into,
+    BinStats, BuildScratch, Gradients, Histogram, HistogramPool, build, subset_builds_alike,
+    subtract_features_into, subtract_into,
 };
 use crate::params::Mode;
 use crate::reduce::{self, Local, Reduce};
 use crate::selection::{Candidates, Selector};
 use crate::split::{NodeMonotone, RowCounts, SplitCandidate, SplitRule, best_split};
+use constant::ConstantFeatures;
 
 /// Which splits a tree may use (RGBM's candidate set J).
 pub enum NodeSelection<'s> {
@@ -87,6 +89,8 @@ struct OpenLeaf {
     /// Interaction constraints: the features split on along the path to
     /// this leaf, sorted (empty without interaction constraints).
     used: Vec<u32>,
+    /// Features found constant on this leaf's rows (or an ancestor's).
+    constant: ConstantFeatures,
 }
 
 /// A grown tree (leaf values unscaled) and the row range of each leaf in the
@@ -236,12 +240,20 @@ impl<'a> TreeGrower<'a> {
         Ok(hist)
     }
 
-    /// Best split of `leaf` (rows `rows`) from its histogram `hist`.
-    fn find_best(&self, leaf: &mut OpenLeaf, hist: &Histogram, cands: &Candidates, rows: &[u32]) {
+    /// Best split of `leaf` (rows `rows`) from its histogram `hist`; the
+    /// candidates found constant join the leaf's constant features.
+    fn find_best(
+        &self,
+        leaf: &mut OpenLeaf,
+        hist: &Histogram,
+        cands: &Candidates,
+        rows: &[u32],
+    ) -> Result<()> {
         let mono = self.constraints.has_monotone().then(|| NodeMonotone {
             directions: &self.constraints.monotone,
             bounds: leaf.bounds,
         });
+        let mut constant = Vec::new();
         leaf.best = best_split(
             self.data,
             hist,
@@ -251,11 +263,43 @@ impl<'a> TreeGrower<'a> {
             self.counts,
             rows,
             mono,
+            &mut constant,
         );
         if let Some(b) = &leaf.best {
             let fb = &self.data.mapper.features[b.feature];
             leaf.best_missing = hist.stats(self.data.bin_offsets[b.feature] + fb.missing_bin());
         }
+        leaf.constant.extend(&constant, self.data.n_features())
+    }
+
+    /// The features a child of `m` rows builds bins for, when it searches
+    /// `searched` (its candidates `all` less its constant features, or None
+    /// when none is constant): `searched` where that leaves the searched
+    /// bins as `all`'s build would, and they are few enough that the
+    /// feature-major kernel on them beats the kernels over every feature.
+    fn build_features<'c>(
+        &self,
+        all: &'c Candidates,
+        searched: Option<&'c Candidates>,
+        m: usize,
+    ) -> &'c [usize] {
+        match searched {
+            Some(s)
+                if 4 * self.bins_of(&s.features) <= self.bins_of(&all.features)
+                    && subset_builds_alike(self.data, m) =>
+            {
+                #[cfg(test)]
+                tests::NARROWED_BUILDS.with(|n| n.set(n.get() + 1));
+                &s.features
+            }
+            _ => &all.features,
+        }
+    }
+
+    /// The histogram bins of `features`.
+    fn bins_of(&self, features: &[usize]) -> usize {
+        let o = &self.data.bin_offsets;
+        features.iter().map(|&j| o[j + 1] - o[j]).sum()
     }
 
     /// The candidates a node whose path split on `used` may search: `cands`
@@ -389,6 +433,7 @@ impl<'a> TreeGrower<'a> {
             cands: Self::node_cands(&mut selection),
             bounds: Bounds::FREE,
             used: Vec::new(),
+            constant: ConstantFeatures::default(),
         };
         if self.can_split(0, &total) {
             let cands = root.cands.take();
@@ -396,7 +441,7 @@ impl<'a> TreeGrower<'a> {
             let mut hist = self.histogram(rows, all_rows, grads, &c.features, &total)?;
             let offsets = &self.data.bin_offsets;
             reduce::sum_histograms(self.reduce, &mut [(&mut hist, &c.features)], offsets)?;
-            self.find_best(&mut root, &hist, c, rows);
+            self.find_best(&mut root, &hist, c, rows)?;
             root.cands = cands;
             self.keep(&mut root, hist);
         }
@@ -582,7 +627,7 @@ impl<'a> TreeGrower<'a> {
         drop(built);
         let mut out = Vec::with_capacity(pairs.len());
         for pair in pairs {
-            out.push(self.search_children(pair, rows, &*selection));
+            out.push(self.search_children(pair, rows, &*selection)?);
         }
         Ok(out)
     }
@@ -680,22 +725,25 @@ impl<'a> TreeGrower<'a> {
         } else {
             Vec::new()
         };
-        let child = |start, end, total, is_left, order, bounds| OpenLeaf {
-            start,
-            end,
-            depth,
-            total,
-            hist: None,
-            best: None,
-            best_missing: BinStats::default(),
-            parent: Some((node, is_left)),
-            order,
-            cands: None,
-            bounds,
-            used: used.clone(),
+        let child = |start, end, total, is_left, order, bounds| -> Result<OpenLeaf> {
+            Ok(OpenLeaf {
+                start,
+                end,
+                depth,
+                total,
+                hist: None,
+                best: None,
+                best_missing: BinStats::default(),
+                parent: Some((node, is_left)),
+                order,
+                cands: None,
+                bounds,
+                used: used.clone(),
+                constant: leaf.constant.try_clone()?,
+            })
         };
-        let left = child(leaf.start, mid, cand.left, true, *created, left_bounds);
-        let right = child(mid, leaf.end, cand.right, false, *created + 1, right_bounds);
+        let left = child(leaf.start, mid, cand.left, true, *created, left_bounds)?;
+        let right = child(mid, leaf.end, cand.right, false, *created + 1, right_bounds)?;
         *created += 2;
         Ok(Pair {
             parent: self.take_kept(leaf),
@@ -739,29 +787,31 @@ impl<'a> TreeGrower<'a> {
                 }
                 // Drawn even for final leaves, so later draws stay the same.
                 let drawn = Self::node_cands(selection).expect("node scope draws");
-                // Interaction constraints narrow the draw; a node left
-                // with no candidate stays a leaf.
+                // Interaction constraints and the parent's constant
+                // features narrow the draw; a node left with no candidate
+                // stays a leaf.
                 let cands = self.node_candidates(&drawn, &used).into_owned();
-                if last || cands.features.is_empty() {
+                let searched = c.constant.drop_from(&cands);
+                if last || searched.as_ref().unwrap_or(&cands).features.is_empty() {
                     continue;
                 }
                 let c_rows = &rows[c.start..c.end];
-                let hist = self.histogram(c_rows, false, grads, &cands.features, &c.total)?;
+                let built = self.build_features(&cands, searched.as_ref(), c_rows.len());
+                let hist = self.histogram(c_rows, false, grads, built, &c.total)?;
                 pair.hists[k] = Some(hist);
                 pair.searches[k] = true;
-                c.cands = Some(cands);
+                c.cands = Some(searched.unwrap_or(cands));
             }
             return Ok(());
         }
         // Both children share the path's features, and so their candidates:
         // the tree's set, less what interaction constraints exclude (a subset
         // of the parent's, so its histogram still covers them).
+        // The parent's constant features are constant on both children.
         let tree_set = tree_cands(selection);
         let cands = self.node_candidates(tree_set, &used);
-        let features = cands.features.clone();
-        if let Cow::Owned(c) = cands {
-            pair.cands = Some(c);
-        }
+        let searched = pair.left.constant.drop_from(&cands);
+        let features = searched.as_ref().unwrap_or(&cands).features.clone();
         let small = if pair.left.total.n <= pair.right.total.n {
             0
         } else {
@@ -783,7 +833,8 @@ impl<'a> TreeGrower<'a> {
         };
         let node_hist = |this: &mut Self, k: usize| {
             let (s, e) = ranges[k];
-            this.histogram(&rows[s..e], false, grads, &features, &totals[k])
+            let built = this.build_features(&cands, searched.as_ref(), e - s);
+            this.histogram(&rows[s..e], false, grads, built, &totals[k])
         };
         match pair.parent.take() {
             Some(parent) if large_splits => {
@@ -802,6 +853,11 @@ impl<'a> TreeGrower<'a> {
                 }
             }
         }
+        pair.cands = match (searched, cands) {
+            (Some(s), _) => Some(s),
+            (None, Cow::Owned(c)) => Some(c),
+            (None, Cow::Borrowed(_)) => None,
+        };
         Ok(())
     }
 
@@ -812,7 +868,7 @@ impl<'a> TreeGrower<'a> {
         mut pair: Pair,
         rows: &[u32],
         selection: &NodeSelection,
-    ) -> (OpenLeaf, OpenLeaf) {
+    ) -> Result<(OpenLeaf, OpenLeaf)> {
         if let NodeSelection::Node(..) = selection {
             for k in 0..2 {
                 let c = if k == 0 {
@@ -822,12 +878,12 @@ impl<'a> TreeGrower<'a> {
                 };
                 if let Some(h) = pair.hists[k].take() {
                     let cands = c.cands.take().expect("a searched child has candidates");
-                    self.find_best(c, &h, &cands, &rows[c.start..c.end]);
+                    self.find_best(c, &h, &cands, &rows[c.start..c.end])?;
                     c.cands = Some(cands);
                     self.keep(c, h);
                 }
             }
-            return (pair.left, pair.right);
+            return Ok((pair.left, pair.right));
         }
         let cands = pair.cands.take();
         let cands = cands.as_ref().unwrap_or_else(|| tree_cands(selection));
@@ -835,7 +891,13 @@ impl<'a> TreeGrower<'a> {
             let small = pair.hists[1 - large]
                 .as_ref()
                 .expect("the smaller child was built");
-            subtract_features_into(&mut parent, small, self.data, &cands.features);
+            // Feature by feature pays only when it skips most bins (the
+            // others are never read).
+            if 2 * self.bins_of(&cands.features) <= self.data.total_bins() {
+                subtract_features_into(&mut parent, small, self.data, &cands.features);
+            } else {
+                subtract_into(&mut parent, small);
+            }
             pair.hists[large] = Some(parent);
         }
         let small = if pair.left.total.n <= pair.right.total.n {
@@ -849,16 +911,16 @@ impl<'a> TreeGrower<'a> {
         // The two searches are independent: run them side by side (each
         // result is what it would be alone).
         let this = &*self;
-        let search = |splits: bool, leaf: &mut OpenLeaf, hist: &Option<Histogram>| {
-            if let (true, Some(h)) = (splits, hist) {
-                this.find_best(leaf, h, cands, &rows[leaf.start..leaf.end]);
-            }
+        let search = |splits: bool, leaf: &mut OpenLeaf, hist: &Option<Histogram>| match hist {
+            Some(h) if splits => this.find_best(leaf, h, cands, &rows[leaf.start..leaf.end]),
+            _ => Ok(()),
         };
         let (left, right) = (&mut pair.left, &mut pair.right);
-        rayon::join(
+        let (l, r) = rayon::join(
             || search(searches[0], left, &left_hist),
             || search(searches[1], right, &right_hist),
         );
+        l.and(r)?;
         let mut hists = [left_hist, right_hist];
         for k in [large, small] {
             if let Some(h) = hists[k].take() {
@@ -870,7 +932,7 @@ impl<'a> TreeGrower<'a> {
                 self.keep(c, h);
             }
         }
-        (pair.left, pair.right)
+        Ok((pair.left, pair.right))
     }
 }
 
@@ -923,6 +985,7 @@ fn tree_cands<'a>(selection: &'a NodeSelection) -> &'a Candidates {
     }
 }
 
+mod constant;
 mod prefix;
 #[cfg(test)]
 mod tests;

@@ -340,3 +340,127 @@ fn respects_leaf_and_depth_limits_and_ranges_cover_rows() {
         assert_eq!(all, (0..n as u32).collect::<Vec<_>>());
     }
 }
+
+thread_local! {
+    /// Children built on their non-constant features only (this thread's).
+    pub(super) static NARROWED_BUILDS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Best-first growth written from rows: each open leaf's best split found
+/// by summing its rows at every threshold of every feature, with no
+/// histograms and nothing left out. The splits (feature, bin) in order.
+fn brute_force_best_first(
+    data: &BinnedDataset,
+    gh: &[[f64; 2]],
+    rule: &SplitRule,
+    max_leaves: usize,
+) -> Vec<(usize, usize)> {
+    let sum = |rows: &mut dyn Iterator<Item = usize>| {
+        let mut s = BinStats::default();
+        for r in rows {
+            s.add(&BinStats {
+                g: gh[r][0],
+                h: gh[r][1],
+                w: 1.0,
+                n: 1.0,
+            });
+        }
+        s
+    };
+    let best_of = |rows: &[usize]| {
+        let total = sum(&mut rows.iter().copied());
+        let parent = rule.score(&total);
+        let mut best: Option<(f64, usize, usize)> = None;
+        for j in 0..data.n_features() {
+            for b in 0..data.mapper.features[j].n_value_bins() - 1 {
+                let left = sum(&mut rows.iter().copied().filter(|&r| data.code(r, j) <= b));
+                let gain = rule.gain(parent, &left, &total.sub(&left));
+                // Ties (as the search judges them) go to the earlier split.
+                let better = |g: f64, bg: f64| g > bg + 1e-9 * (bg.abs() + parent.abs());
+                if let Some(g) = gain.filter(|&g| best.is_none_or(|(bg, _, _)| better(g, bg))) {
+                    best = Some((g, j, b));
+                }
+            }
+        }
+        best
+    };
+    // (rows, best split, creation order)
+    let mut open = vec![((0..data.n_rows).collect::<Vec<_>>(), None, 0)];
+    open[0].1 = best_of(&open[0].0);
+    let mut splits = Vec::new();
+    let mut created = 1;
+    while open.len() < max_leaves {
+        let pick = (0..open.len())
+            .filter(|&i| open[i].1.is_some())
+            .max_by(|&a, &b| {
+                let (ga, gb) = (open[a].1.unwrap().0, open[b].1.unwrap().0);
+                ga.total_cmp(&gb).then(open[b].2.cmp(&open[a].2))
+            });
+        let Some(i) = pick else { break };
+        let (rows, best, _) = open.swap_remove(i);
+        let (_, j, b) = best.unwrap();
+        splits.push((j, b));
+        let (l, r): (Vec<usize>, Vec<usize>) = rows.iter().partition(|&&r| data.code(r, j) <= b);
+        for (child, order) in [(l, created), (r, created + 1)] {
+            let best = best_of(&child);
+            open.push((child, best, order));
+        }
+        created += 2;
+    }
+    splits
+}
+
+/// Deep trees on sparse, wide data: most features are constant on a deep
+/// node's few rows and are left out of the search, the bins built and the
+/// subtraction below it. The splits are those of growth from the rows.
+#[test]
+fn trees_on_wide_sparse_data_equal_growth_from_rows() {
+    let (n, p) = (400, 80);
+    let mut s = 7u64;
+    let mut next = || {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (s >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let x: Vec<f64> = (0..n * p)
+        .map(|_| {
+            if next() < 0.96 {
+                0.0
+            } else {
+                (next() * 40.0).floor() + 1.0
+            }
+        })
+        .collect();
+    let data =
+        BinnedDataset::from_matrix(&DenseMatrix::row_major(&x, n, p).unwrap(), 255, 0).unwrap();
+    assert!(data.sparse_rows.is_some());
+    let gh: Vec<[f64; 2]> = (0..n).map(|_| [next() - 0.5, 0.2 + next()]).collect();
+    for min_samples_leaf in [1.0, 3.0] {
+        let rule = SplitRule {
+            min_samples_leaf,
+            ..rule()
+        };
+        let cfg = GrowerConfig {
+            max_depth: None,
+            max_leaves: Some(100),
+            rule,
+            exact_counts: true,
+            min_bounded_rows: 0,
+        };
+        NARROWED_BUILDS.with(|c| c.set(0));
+        let (grown, _, _) = grow_all(&data, cfg, &gh, &Candidates::all(p));
+        assert!(NARROWED_BUILDS.with(|c| c.get()) > 10);
+        let want = brute_force_best_first(&data, &gh, &rule, 100);
+        let t = &grown.tree;
+        let got: Vec<(usize, f64)> = (0..t.n_internal())
+            .map(|i| (t.feature[i] as usize, t.threshold[i]))
+            .collect();
+        let want: Vec<(usize, f64)> = want
+            .iter()
+            .map(|&(j, b)| (j, data.mapper.features[j].thresholds[b]))
+            .collect();
+        assert!(want.len() > 40, "{} splits", want.len());
+        assert_eq!(got, want, "min_samples_leaf {min_samples_leaf}");
+    }
+}
