@@ -378,4 +378,93 @@ mod tests {
         }
         data.total_bins()
     }
+
+    /// What `subset_builds_alike` promises: on nodes of one row chunk, a
+    /// build over every feature (the sparse-row kernel, which adds in place
+    /// on few rows, or the dense row-major one) and builds over feature
+    /// subsets (the feature-major kernel) give each feature the same bins,
+    /// bit for bit, weighted or not, counted or not.
+    #[test]
+    fn every_feature_and_subset_builds_agree_where_alike() {
+        let (n, p) = (3000, 24);
+        let mut s = 77u64;
+        let mut next = || {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let sparse_x: Vec<f64> = (0..n * p)
+            .map(|_| {
+                if next() < 0.9 {
+                    0.0
+                } else {
+                    (next() * 300.0).floor()
+                }
+            })
+            .collect();
+        let dense_x: Vec<f64> = (0..n * p).map(|_| next()).collect();
+        let gh: Vec<[f64; 2]> = (0..n).map(|_| [next() - 0.5, next()]).collect();
+        let unit: Vec<[f64; 2]> = gh.iter().map(|&[g, _]| [g, 1.0]).collect();
+        let w: Vec<f64> = (0..n).map(|_| next() * 2.0).collect();
+        for (x, sparse) in [(&sparse_x, true), (&dense_x, false)] {
+            let m = DenseMatrix::row_major(x, n, p).unwrap();
+            let data = BinnedDataset::from_matrix(&m, 255, 0).unwrap();
+            assert_eq!(data.sparse_rows.is_some(), sparse);
+            let len = data.total_bins();
+            for m in [3, 40, 700] {
+                assert!(subset_builds_alike(&data, m));
+                let rows: Vec<u32> = (0..m as u32).map(|i| (i * 7 + 5) % n as u32).collect();
+                let mut rows = rows;
+                rows.sort_unstable();
+                for (weights, unit_hessian) in [(None, false), (Some(&w[..]), false), (None, true)]
+                {
+                    let grads = Gradients {
+                        gh: if unit_hessian { &unit } else { &gh },
+                        weights,
+                        unit_hessian,
+                        uncounted: false,
+                    };
+                    let mut total = BinStats::default();
+                    for &r in &rows {
+                        let [g, h] = grads.gh[r as usize];
+                        let wr = weights.map_or(1.0, |w| w[r as usize]);
+                        total.add(&BinStats {
+                            g,
+                            h,
+                            w: wr,
+                            n: 1.0,
+                        });
+                    }
+                    let mut scratch = BuildScratch::new(n).unwrap();
+                    let mut run = |features: &[usize]| {
+                        let mut h = Histogram::new(len).unwrap();
+                        build(
+                            &data,
+                            features,
+                            Some(&rows),
+                            &grads,
+                            &mut h,
+                            &mut scratch,
+                            &total,
+                        )
+                        .unwrap();
+                        h
+                    };
+                    let all = run(&(0..p).collect::<Vec<_>>());
+                    let evens: Vec<usize> = (0..p).step_by(2).collect();
+                    let odds: Vec<usize> = (1..p).step_by(2).collect();
+                    let (a, b) = (run(&evens), run(&odds));
+                    for j in 0..p {
+                        let part = if j % 2 == 0 { &a } else { &b };
+                        for i in data.bin_offsets[j]..data.bin_offsets[j + 1] {
+                            let (x, y) = (all.stats(i), part.stats(i));
+                            let bits = |s: BinStats| [s.g, s.h, s.w, s.n].map(f64::to_bits);
+                            assert_eq!(bits(x), bits(y), "sparse {sparse}, {m} rows, bin {i}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

@@ -25,18 +25,43 @@ fn build_sparse_chunk_body<const ALL_ROWS: bool, const WEIGHTED: bool>(
     w: &[f64],
     mut hist: HistSliceMut,
 ) {
-    // One-hot data has few bins: as in the feature-major kernel, one 4-wide
-    // add per entry into 32-byte records beats two read-modify-writes.
-    let mut sums = vec![BinStats::default(); hist.gh.len()];
     let n = if ALL_ROWS { span.len() } else { rows.len() };
-    // One index walks either the dense span or the row list.
-    #[allow(clippy::needless_range_loop)]
-    for k in 0..n {
-        let r = if ALL_ROWS {
+    let row = |k: usize| {
+        if ALL_ROWS {
             span.start + k
         } else {
             rows[k] as usize
-        };
+        }
+    };
+    let entries: usize = (0..n)
+        .map(|k| sparse.row_ptr[row(k) + 1] - sparse.row_ptr[row(k)])
+        .sum();
+    if entries * 4 < hist.gh.len() {
+        // A few rows (deep nodes): a buffer of every bin would cost more to
+        // zero and copy out than the rows cost to add in place. Each bin
+        // still sums its rows in order from zero.
+        hist.clear();
+        for k in 0..n {
+            let r = row(k);
+            let one = BinStats::row::<WEIGHTED>(gh[r], w, r);
+            for &b in &sparse.bins[sparse.row_ptr[r]..sparse.row_ptr[r + 1]] {
+                let b = b as usize;
+                hist.gh[b] = [hist.gh[b][0] + one.g, hist.gh[b][1] + one.h];
+                if let Some(c) = hist.count.get_mut(b) {
+                    *c += 1;
+                }
+                if let Some(s) = hist.weight.get_mut(b) {
+                    *s += one.w;
+                }
+            }
+        }
+        return;
+    }
+    // One-hot data has few bins: as in the feature-major kernel, one 4-wide
+    // add per entry into 32-byte records beats two read-modify-writes.
+    let mut sums = vec![BinStats::default(); hist.gh.len()];
+    for k in 0..n {
+        let r = row(k);
         let one = BinStats::row::<WEIGHTED>(gh[r], w, r);
         for &b in &sparse.bins[sparse.row_ptr[r]..sparse.row_ptr[r + 1]] {
             debug_assert!((b as usize) < sums.len());
