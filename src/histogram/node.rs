@@ -386,14 +386,10 @@ mod tests {
     /// bit for bit, weighted or not, counted or not.
     #[test]
     fn every_feature_and_subset_builds_agree_where_alike() {
+        use rand::{RngExt, SeedableRng};
         let (n, p) = (3000, 24);
-        let mut s = 77u64;
-        let mut next = || {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (s >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(77);
+        let mut next = || rng.random::<f64>();
         let sparse_x: Vec<f64> = (0..n * p)
             .map(|_| {
                 if next() < 0.9 {

@@ -497,18 +497,15 @@ impl NodeSearch<'_> {
     /// Best split of candidate `k` (feature `j`, bins `h`), and false when
     /// the feature can split no node below (see `scan_exact`).
     fn feature(&self, k: usize, j: usize, h: HistSlice) -> (Option<SplitCandidate>, bool) {
-        let NodeSearch {
-            data,
-            total,
-            parent_score,
-            cands,
-            rule,
-            counts,
-            rows,
-            mono,
-        } = *self;
+        let (data, total, parent_score, rule, counts) = (
+            self.data,
+            self.total,
+            self.parent_score,
+            self.rule,
+            self.counts,
+        );
         let fb = &data.mapper.features[j];
-        let mono = mono.and_then(|m| m.for_feature(j));
+        let mono = self.mono.and_then(|m| m.for_feature(j));
         if fb.is_categorical() {
             // Category sets need each bin's row count (`min_data_per_group`,
             // and the sides' sizes are not bounded by a running sum).
@@ -516,14 +513,14 @@ impl NodeSearch<'_> {
             let h = match counts {
                 RowCounts::Exact => h,
                 RowCounts::Bounded { .. } => {
-                    exact = feature_row_counts(data, j, rows);
+                    exact = feature_row_counts(data, j, self.rows);
                     HistSlice { count: &exact, ..h }
                 }
             };
             let best = scan_categorical(h, fb.n_value_bins(), total, parent_score, j, rule, mono);
             return (best, true);
         }
-        let allowed = cands.allowed.as_ref().map(|a| &a[k][..]);
+        let allowed = self.cands.allowed.as_ref().map(|a| &a[k][..]);
         let thresholds = &fb.thresholds;
         if mono.is_none() && counts == RowCounts::Exact {
             return scan_exact(h, thresholds, total, parent_score, j, rule, allowed);
@@ -553,7 +550,7 @@ impl NodeSearch<'_> {
             ),
         };
         let best = scan(h, counts).unwrap_or_else(|NeedsCounts| {
-            let exact = feature_row_counts(data, j, rows);
+            let exact = feature_row_counts(data, j, self.rows);
             scan(HistSlice { count: &exact, ..h }, RowCounts::Exact)
                 .unwrap_or_else(|NeedsCounts| unreachable!("exact counts decide"))
         });

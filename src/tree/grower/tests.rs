@@ -415,14 +415,10 @@ fn brute_force_best_first(
 /// subtraction below it. The splits are those of growth from the rows.
 #[test]
 fn trees_on_wide_sparse_data_equal_growth_from_rows() {
+    use rand::{RngExt, SeedableRng};
     let (n, p) = (400, 80);
-    let mut s = 7u64;
-    let mut next = || {
-        s = s
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (s >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let mut next = || rng.random::<f64>();
     let x: Vec<f64> = (0..n * p)
         .map(|_| {
             if next() < 0.96 {
