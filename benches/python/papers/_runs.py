@@ -6,8 +6,9 @@ the file and skips the jobs already there, so a killed run loses at most the job
 flight. Only the parent process writes the file (results come back from the workers), so
 lines never interleave; a line cut short by a kill is ignored on reading.
 
-Each launch also appends ``{"launch": {...}}`` with its wall time when it ends (also on
-Ctrl-C / SIGTERM), so the total run time over restarts can be reported.
+Each launch that ran jobs also appends ``{"launch": {...}}`` with its commit and wall time
+when it ends (also on Ctrl-C / SIGTERM). A launch killed outright records nothing, so the run time is
+reported as the sum of the jobs' own times, which every finished job carries.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ class ResultStore:
         self.path = os.path.abspath(path)
         self.records: dict[str, dict] = {}
         self.launches: list[dict] = []
+        self.added = 0  # results appended by this process
         if os.path.exists(self.path):
             _drop_partial_last_line(self.path)
             with open(self.path, encoding="utf-8") as f:
@@ -74,6 +76,7 @@ class ResultStore:
         rec = dict(result, key=key)
         self._append(rec)
         self.records[canon(key)] = rec
+        self.added += 1
 
     def add_launch(self, info: dict) -> None:
         self._append({"launch": info})
@@ -83,8 +86,15 @@ class ResultStore:
         """The commits the launches started from, in order, each once."""
         return ", ".join(dict.fromkeys(s.get("commit", "unknown") for s in self.launches)) or git_commit()
 
-    def total_wall(self) -> float:
-        return float(sum(s.get("wall_s", 0.0) for s in self.launches))
+    def run_time_line(self, keep: Callable[[dict], bool] = lambda key: True) -> str:
+        """The summed time of the recorded jobs whose key passes ``keep``, killed launches' too."""
+        recs = [r for r in self.records.values() if keep(r["key"])]
+        seconds = float(sum(r.get("job_s", 0.0) for r in recs))
+        return (
+            f"- Run time: {fmt_duration(seconds)} summed over the {len(recs):,} jobs "
+            f"(each single-threaded), over {len(self.launches)} recorded launch(es); "
+            f"results in `{shown_path(self.path)}`"
+        )
 
 
 def run_jobs(
@@ -133,7 +143,7 @@ def _keyed(fn, job):
 
 
 class Launch:
-    """Context manager that records a launch's wall time in the store, also when killed."""
+    """Context manager that records a launch that ran jobs (commit, wall time), also on SIGTERM."""
 
     def __init__(self, store: ResultStore, argv: list[str]):
         self.store, self.argv = store, argv
@@ -143,6 +153,7 @@ class Launch:
         self.started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
         self.commit = git_commit()  # at the start: the tree may change while a long run goes on
         self._old = signal.signal(signal.SIGTERM, _raise_interrupt)
+        self._added = self.store.added
         return self
 
     def elapsed(self) -> float:
@@ -150,6 +161,8 @@ class Launch:
 
     def __exit__(self, exc_type, exc, tb):
         signal.signal(signal.SIGTERM, self._old)
+        if self.store.added == self._added:
+            return False  # a launch that only reports adds nothing to the run's history
         self.store.add_launch(
             dict(
                 started=self.started,
@@ -186,6 +199,9 @@ def finish_args(ap, args, quick: dict | None):
                 setattr(args, k, v)
     if args.n_jobs < 1:
         args.n_jobs = os.cpu_count() or 1
+    # Where the data lives is not part of a job's identity: jobs take it as an argument, so a
+    # results file stays valid from any checkout and any data folder.
+    args.data_dir = os.path.abspath(args.data_dir)
     return args
 
 
@@ -213,13 +229,6 @@ def machine() -> str:
     except OSError:
         pass
     return f"{model}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end"
-
-
-def repo_relative(path: str) -> str:
-    """``path`` relative to the repository: job keys stay valid when the checkout moves.
-
-    Readers join it to REPO (joining an absolute path gives that path back)."""
-    return os.path.relpath(os.path.abspath(path), REPO)
 
 
 def shown_path(path: str) -> str:

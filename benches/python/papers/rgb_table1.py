@@ -124,7 +124,7 @@ def _read_idx(path: str) -> np.ndarray:
 def load(name: str, data_dir: str):
     import pandas as pd
 
-    p = functools.partial(os.path.join, _runs.REPO, data_dir)
+    p = functools.partial(os.path.join, data_dir)
     if name == "sonar":
         d = pd.read_csv(p("sonar", "sonar.csv"), header=None)
         return d.iloc[:, :-1].to_numpy(float), (d.iloc[:, -1] == "M").to_numpy(np.int64)
@@ -199,9 +199,9 @@ def make_model(key: dict):
     )
 
 
-def run_job(key: dict) -> dict:
+def run_job(data_dir: str, key: dict) -> dict:
     """Fit one configuration: the 5 CV folds (phase "cv") or the refit and test error ("test")."""
-    Xtr, Xte, ytr, yte, folds = split_data(key["dataset"], key["data_dir"], key["split"], key["test_size"])
+    Xtr, Xte, ytr, yte, folds = split_data(key["dataset"], data_dir, key["split"], key["test_size"])
     parts = [(tr, va) for tr, va in folds] if key["phase"] == "cv" else [(None, None)]
     errors, fit_s = [], 0.0
     for tr, va in parts:
@@ -218,7 +218,6 @@ def run_job(key: dict) -> dict:
 def base_key(args, name, split):
     return dict(
         dataset=name,
-        data_dir=_runs.repo_relative(args.data_dir),
         split=split,
         test_size=args.test_size,
         rounds=args.rounds,
@@ -352,7 +351,7 @@ def summarize(store, args, names, missing, incomplete):
         if res is None:
             incomplete.append(name)
             continue
-        X, _ = load(name, _runs.repo_relative(args.data_dir))
+        X, _ = load(name, args.data_dir)
         g = res["GB"]["err"]
         cells = []
         for lab in rgb_labels:
@@ -451,7 +450,7 @@ def time_probe(args, names) -> dict:
     """Seconds per fit at 100 rounds: GB at every paper depth (lr 0.1, lambda 1), RGB each variant at beta 0.1."""
     out = {}
     for name in names:
-        Xtr, _, ytr, _, folds = split_data(name, _runs.repo_relative(args.data_dir), 0, args.test_size)
+        Xtr, _, ytr, _, folds = split_data(name, args.data_dir, 0, args.test_size)
         tr = folds[0][0]
         base = dict(base_key(args, name, 0), rounds=100, S=args.rgb_candidates, seed=0)
         jobs = [
@@ -522,22 +521,20 @@ def main(argv=None):
         return
     store = _runs.ResultStore(args.results)
     cmd = "python " + " ".join(shlex.quote(a) for a in ["benches/python/papers/rgb_table1.py"] + argv)
-    with _runs.Launch(store, argv) as launch:
+    fit = functools.partial(run_job, args.data_dir)
+    with _runs.Launch(store, argv):
         for name in names:
             print(f"{name}:", flush=True)
-            _runs.run_jobs(store, cv_jobs(args, name), run_job, args.n_jobs, f"{name} CV", log=_print)
-            _runs.run_jobs(store, list(test_jobs(store, args, name)), run_job, args.n_jobs, f"{name} test", log=_print)
-        this = launch.elapsed()
+            _runs.run_jobs(store, cv_jobs(args, name), fit, args.n_jobs, f"{name} CV", log=_print)
+            _runs.run_jobs(store, list(test_jobs(store, args, name)), fit, args.n_jobs, f"{name} test", log=_print)
     incomplete: list[str] = []
     table, verdicts, details = summarize(store, args, names, missing, incomplete)
-    total = store.total_wall()
     est_md, _ = estimate(per_fit_from_store(store), args, args.n_jobs)
     head = [
         f"- Command: `{cmd}`",
         f"- Commit (at the start of each launch): {store.commits()}; machine: {_runs.machine()}; {args.n_jobs} worker process(es), "
         f"each fit single-threaded; XGBoost {_xgb_version()}",
-        f"- Run time: {_runs.fmt_duration(total)} over {len(store.launches)} launch(s) (this one "
-        f"{_runs.fmt_duration(this)}); results in `{_runs.shown_path(store.path)}`",
+        store.run_time_line(lambda key: key["dataset"] in names),
         f"- Full report: `{_runs.shown_path(os.path.abspath(args.report))}`"
         if args.report
         else "- Full report: not written",

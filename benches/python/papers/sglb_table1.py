@@ -584,7 +584,7 @@ def load_adult(data_dir: str):
     import pandas as pd
 
     frames = [
-        pd.read_csv(os.path.join(REPO, data_dir, "adult", f), header=None, names=ADULT_COLS, skipinitialspace=True)
+        pd.read_csv(os.path.join(data_dir, "adult", f), header=None, names=ADULT_COLS, skipinitialspace=True)
         for f in ("adult-train.csv", "adult-test.csv")
     ]
     d = pd.concat(frames, ignore_index=True).dropna(subset=["income"])
@@ -645,7 +645,6 @@ def adult_base(args, method):
         trees=args.adult_trees,
         split_seed=args.seed,
         sgb_subsample_for=args.adult_sgb_subsample_for if method == "SGB" else None,
-        data_dir=_runs.repo_relative(args.data_dir),
     )
 
 
@@ -655,9 +654,9 @@ def adult_search_jobs(args):
             yield dict(adult_base(args, m), draw=i, params=p, fit_seed=args.seed * 7919 + i)
 
 
-def run_adult_job(key: dict) -> dict:
+def run_adult_job(data_dir: str, key: dict) -> dict:
     """Fit, pick the best number of trees on validation, and keep that model's per-row test losses."""
-    (Xtr, ytr), (Xva, yva), (Xte, yte) = adult_split(key["data_dir"], key["split_seed"])
+    (Xtr, ytr), (Xva, yva), (Xte, yte) = adult_split(data_dir, key["split_seed"])
     est = adult_estimator(key, key["fit_seed"])
     t = time.perf_counter()
     est.fit(Xtr, ytr)
@@ -710,7 +709,7 @@ def adult_md(store, args):
     best = adult_selected(store, args)
     if best is None:
         return None
-    n_te = len(adult_split(_runs.repo_relative(args.data_dir), args.seed)[2][1])
+    n_te = len(adult_split(args.data_dir, args.seed)[2][1])
     wrong = {m: unpack_wrong(best[m][0], n_te) for m in best}
     p_rows = ttest_p(wrong["SGB"], wrong["SGLB"])
     refits = {m: [] for m in ("SGB", "SGLB")}
@@ -818,9 +817,13 @@ def time_probe(args) -> dict:
     ]
     if not args.skip_adult:
         p = dict(lr=0.1, depth=8, l2=1.0, subsample=0.5, shrink_rate=1e-3, temperature=1e3)
-        load_adult(_runs.repo_relative(args.data_dir))  # not part of a job's time in a long run
+        load_adult(args.data_dir)  # not part of a job's time in a long run
         jobs += [
-            ("adult", run_adult_job, dict(adult_base(args, m), trees=1000, draw=0, params=p, fit_seed=0))
+            (
+                "adult",
+                functools.partial(run_adult_job, args.data_dir),
+                dict(adult_base(args, m), trees=1000, draw=0, params=p, fit_seed=0),
+            )
             for m in ("SGB", "SGLB")
         ]
     if not args.skip_catboost:
@@ -872,27 +875,24 @@ def main(argv=None):
         cb_ok = not args.skip_catboost
     except ImportError:
         cb_ok = False
-    with _runs.Launch(store, argv) as launch:
+    with _runs.Launch(store, argv):
         log(f"Part 1: Table 1, {args.folds} folds x {len(table1_methods(args))} methods, {args.iterations} rounds")
         _runs.run_jobs(store, table1_jobs(args), run_table1_job, args.n_jobs, "table 1", log=log)
         if adult_ok:
             log(f"Part 2: Adult, {args.adult_draws} draws per method, <= {args.adult_trees} trees")
-            _runs.run_jobs(store, adult_search_jobs(args), run_adult_job, args.n_jobs, "Adult search", log=log)
-            _runs.run_jobs(
-                store, list(adult_refit_jobs(store, args)), run_adult_job, args.n_jobs, "Adult refits", log=log
-            )
+            fit = functools.partial(run_adult_job, args.data_dir)
+            _runs.run_jobs(store, adult_search_jobs(args), fit, args.n_jobs, "Adult search", log=log)
+            _runs.run_jobs(store, list(adult_refit_jobs(store, args)), fit, args.n_jobs, "Adult refits", log=log)
         if cb_ok:
             log(f"Part 3: CatBoost cross-check, {args.cb_folds} folds")
             _runs.run_jobs(store, catboost_jobs(args), run_catboost_job, args.n_jobs, "CatBoost", log=log)
-        this = launch.elapsed()
 
     cmd = "python " + " ".join(shlex.quote(a) for a in ["benches/python/papers/sglb_table1.py"] + argv)
     head = [
         f"- Command: `{cmd}`",
         f"- Commit (at the start of each launch): {store.commits()}; machine: {_runs.machine()}; {args.n_jobs} worker process(es), "
         "every fit single-threaded",
-        f"- Run time: {_runs.fmt_duration(store.total_wall())} over {len(store.launches)} launch(s) (this one "
-        f"{_runs.fmt_duration(this)}); results in `{_runs.shown_path(store.path)}`",
+        store.run_time_line(),
         f"- Full report: `{_runs.shown_path(os.path.abspath(args.report))}`"
         if args.report
         else "- Full report: not written",
