@@ -243,6 +243,14 @@ fn shards_refuse_what_needs_every_row() {
             },
             "step='line_search' cannot train on shards",
         ),
+        (
+            BoosterParams {
+                loss: Loss::Gaussian,
+                summation: exact,
+                ..Default::default()
+            },
+            "loss='gaussian' cannot train on shards",
+        ),
     ] {
         let rows = ShardRows::local(200);
         let err = train_shard(

@@ -218,6 +218,24 @@ def _encode(part, categories):
     return read_frame(part).to_array(categories=categories, text=True)[0]
 
 
+def _unpacked(cols, shape):
+    """Columns of a packed dask array back to rows of ``shape``."""
+    if not shape:
+        return cols[:, 0]
+    if len(shape) == 1:
+        return cols
+    return cols.map_blocks(
+        lambda c: c.reshape(len(c), *shape),
+        chunks=(cols.chunks[0], *((n,) for n in shape)),
+        new_axis=list(range(2, len(shape) + 1)),
+        dtype=cols.dtype,
+    )
+
+
+def _is_dask(X):
+    return isinstance(X, (da.Array, dd.DataFrame))
+
+
 def _frame_as_array(est, X):
     """A dask dataframe as a dask array, its column names and categories
     recorded on `est` as a local fit on the concatenated frame records them;
@@ -564,36 +582,49 @@ class _DaskMixin:
 
     def _map_rows(self, X, method, **kwargs):
         """The local estimator's `method` on X: for a dask collection a dask
-        array computed where X's partitions are (rows in, rows out); for
-        in-memory data, what the local estimator gives."""
+        array computed where X's partitions are (rows in, rows out; a dict of
+        arrays comes back as a dict of dask arrays, each partition computed
+        once for all of them); for in-memory data, what the local estimator
+        gives."""
         local = self.to_local()
 
         def run(b):
             return getattr(local, method)(b, **kwargs)
 
-        if not isinstance(X, (da.Array, dd.DataFrame)):
+        if not _is_dask(X):
             return run(X)
-        # The output's per-row shape and dtype, from one row of zeros.
+        # The output's layout, from one row of zeros (which also raises any
+        # argument error here rather than on the workers).
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a frame-fitted model warns about names
             probe = run(np.zeros((1, self.n_features_in_)))
-        if not isinstance(probe, np.ndarray):
+        names = list(probe) if isinstance(probe, dict) else None
+        parts = [probe[k] for k in names] if names is not None else [probe]
+        if not all(isinstance(p, np.ndarray) and p.ndim >= 1 for p in parts) or len({p.dtype for p in parts}) > 1:
             raise ValueError(f"{method} with {kwargs} on a dask collection: use to_local() on data in memory")
-        shape, dtype = probe.shape[1:], probe.dtype
+        widths = [p[0].size for p in parts]
+        dtype = parts[0].dtype
 
-        def block(b):
+        def packed(b):
             # An empty partition gives nothing (the local estimator refuses 0 rows).
-            return np.empty((0, *shape), dtype=dtype) if len(b) == 0 else run(b)
+            if len(b) == 0:
+                return np.empty((0, sum(widths)), dtype=dtype)
+            out = run(b)
+            out = [out[k] for k in names] if names is not None else [out]
+            return np.concatenate([o.reshape(len(b), -1) for o in out], axis=1)
 
         if isinstance(X, dd.DataFrame):
             # Each partition goes to the local estimator as a frame: its
             # column names are checked and categories encoded as at fit.
-            return X.map_partitions(block, meta=np.empty((0, *shape), dtype=dtype))
-        X = _as_array(X, "X", 2).rechunk({1: -1})
-        if not shape:
-            return X.map_blocks(block, drop_axis=1, dtype=dtype)
-        new_axes = {} if len(shape) == 1 else {i + 2: n for i, n in enumerate(shape[1:])}
-        return X.map_blocks(block, chunks=(X.chunks[0], *((n,) for n in shape)), new_axis=list(new_axes), dtype=dtype)
+            cols = X.map_partitions(packed, meta=np.empty((0, sum(widths)), dtype=dtype))
+        else:
+            X = _as_array(X, "X", 2).rechunk({1: -1})
+            cols = X.map_blocks(packed, chunks=(X.chunks[0], (sum(widths),)), dtype=dtype)
+        out, at = [], 0
+        for p, w in zip(parts, widths):
+            out.append(_unpacked(cols[:, at : at + w], p.shape[1:]))
+            at += w
+        return dict(zip(names, out)) if names is not None else out[0]
 
     def predict(self, X, **kwargs):
         """The local estimator's predict (``pred_leaf``, ``pred_contrib``
@@ -604,6 +635,23 @@ class _DaskMixin:
     def apply(self, X):
         """Leaf indices per tree, as the local estimator's (mapped over partitions)."""
         return self._map_rows(X, "apply")
+
+    def predict_uncertainty(self, X, n_members=10):
+        """The local estimator's virtual-ensemble uncertainty: for a dask
+        collection a dict of dask arrays, computed where X's partitions are."""
+        return self._map_rows(X, "predict_uncertainty", n_members=n_members)
+
+    def _in_memory(self, X, method):
+        if _is_dask(X):
+            raise TypeError(
+                f"{method} does not take a dask collection: it yields every round's predictions for "
+                "every row; pass data in memory (for instance a sample, X.compute())"
+            )
+        return getattr(super(), method)(X)
+
+    def staged_predict(self, X):
+        """The local estimator's staged_predict, for data in memory only."""
+        return self._in_memory(X, "staged_predict")
 
 
 class DaskRGBMRegressor(_DaskMixin, RGBMRegressor):
@@ -686,3 +734,11 @@ class DaskRGBMClassifier(_DaskMixin, RGBMClassifier):
     def decision_function(self, X):
         """Raw scores, as the local estimator's (mapped over partitions)."""
         return self._map_rows(X, "decision_function")
+
+    def staged_predict_proba(self, X):
+        """The local estimator's staged_predict_proba, for data in memory only."""
+        return self._in_memory(X, "staged_predict_proba")
+
+    def staged_decision_function(self, X):
+        """The local estimator's staged_decision_function, for data in memory only."""
+        return self._in_memory(X, "staged_decision_function")

@@ -106,6 +106,13 @@ pub fn check_params(params: &BoosterParams) -> Result<()> {
              (they would depend on how the rows are split); use step='newton' or 'constant'",
         ));
     }
+    if params.loss == Loss::Gaussian {
+        return Err(RgbmError::param(
+            "loss",
+            "loss='gaussian' cannot train on shards: it starts from the mean and standard deviation of \
+             all rows, sums that are not exact (they would depend on how the rows are split)",
+        ));
+    }
     if params.summation() != Summation::Exact {
         return Err(RgbmError::param(
             "summation",

@@ -10,6 +10,7 @@ import time
 import numpy as np
 import pytest
 
+dask = pytest.importorskip("dask", reason="the dask extra is not installed")
 da = pytest.importorskip("dask.array", reason="the dask extra is not installed")
 distributed = pytest.importorskip("distributed", reason="the dask extra is not installed")
 
@@ -215,6 +216,8 @@ def test_refusals_are_clear(client):
         DaskRGBMRegressor(booster="rgb").fit(Xd, yd)
     with pytest.raises(ValueError, match="step='line_search' cannot train on shards"):
         DaskRGBMRegressor(step="line_search").fit(Xd, yd)
+    with pytest.raises(ValueError, match="loss='gaussian' cannot train on shards"):
+        DaskRGBMRegressor(loss="gaussian").fit(Xd, yd)
     with pytest.raises(ValueError, match="validation_fraction"):
         DaskRGBMRegressor(validation_fraction=0.2).fit(Xd, yd)
     with pytest.raises(TypeError, match="dask array"):
@@ -497,3 +500,28 @@ def test_row_wise_methods_map_over_partitions(client, kind):
         got = getattr(est, method)(darr(X, chunks), **kwargs)
         assert isinstance(got, da.Array), method
         np.testing.assert_array_equal(got.compute(), getattr(local, method)(X, **kwargs), err_msg=f"{method} {kwargs}")
+
+
+@pytest.mark.parametrize("kind", ["regression", "binary", "multiclass"])
+def test_uncertainty_maps_over_partitions_and_staged_wants_memory(client, kind):
+    X, y, _ = data(kind)
+    cls = DaskRGBMRegressor if kind == "regression" else DaskRGBMClassifier
+    params = dict(n_estimators=8, max_depth=3, langevin=True, temperature=100.0, random_state=0)
+    chunks = CHUNKINGS[0]
+    Xd = darr(X, chunks)
+    est = cls(**params).fit(Xd, darr(y, chunks))
+    local = est.to_local()
+    got = est.predict_uncertainty(Xd, n_members=3)
+    want = local.predict_uncertainty(X, n_members=3)
+    assert got.keys() == want.keys() and all(isinstance(v, da.Array) for v in got.values())
+    (computed,) = dask.compute(got)
+    for k in want:
+        np.testing.assert_array_equal(computed[k], want[k], err_msg=k)
+    with pytest.raises(ValueError, match="n_members"):
+        est.predict_uncertainty(Xd, n_members=1)
+    staged = ["staged_predict"] + ([] if kind == "regression" else ["staged_predict_proba", "staged_decision_function"])
+    for method in staged:
+        with pytest.raises(TypeError, match=f"{method} does not take a dask collection"):
+            getattr(est, method)(Xd)
+        for a, b in zip(getattr(est, method)(X[:50]), getattr(local, method)(X[:50]), strict=True):
+            np.testing.assert_array_equal(a, b, err_msg=method)
