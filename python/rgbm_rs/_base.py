@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 from numbers import Integral
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -17,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _core, _custom, _model_file
 from ._constraints import check_monotone_numeric, feature_position, interaction_sets, monotone_directions
 from ._progress import Progress
+from ._typing import MatrixLike, PathLike
 from ._validation import (
     as_float_list,
     as_int,
@@ -31,6 +33,9 @@ from ._validation import (
     resolve_seed,
 )
 from .callback import EarlyStopping
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def store_params(estimator, values):
@@ -479,7 +484,7 @@ class RGBMBase(BaseEstimator):
         check_is_fitted(self, "_booster")
         return self._booster.predict_raw(native_matrix(check_X(self, X)))
 
-    def apply(self, X):
+    def apply(self, X: MatrixLike) -> np.ndarray:
         """The leaf each row reaches in every tree (scikit-learn's ``apply``).
 
         Leaves are numbered as in the model's trees (``leaf_value`` indices,
@@ -556,7 +561,7 @@ class RGBMBase(BaseEstimator):
         return self._booster.virtual_ensemble(native_matrix(check_X(self, X)), n_members)
 
     @property
-    def feature_importances_(self):
+    def feature_importances_(self) -> np.ndarray:
         """Importance per feature, normalised to sum to 1 (0 everywhere for a model without splits).
 
         ``importance_type="gain"`` (default): total split gain of the feature;
@@ -565,18 +570,18 @@ class RGBMBase(BaseEstimator):
         check_is_fitted(self, "_booster")
         return self._booster.feature_importances(self.importance_type)
 
-    def get_booster(self):
+    def get_booster(self) -> _core.Booster:
         """The native booster (immutable): ``to_json()``, ``n_rounds``, ``n_outputs``, ``base_score``, ..."""
         check_is_fitted(self, "_booster")
         return self._booster
 
-    def dump_model(self) -> dict:
+    def dump_model(self) -> dict[str, Any]:
         """The trees as nested dicts (see :func:`rgbm_rs.dump_model`), with feature names."""
         from ._introspect import dump_model
 
         return dump_model(self)
 
-    def trees_to_dataframe(self):
+    def trees_to_dataframe(self) -> pd.DataFrame:
         """One row per node of every tree, as a pandas DataFrame (needs pandas)."""
         from ._introspect import trees_to_dataframe
 
@@ -597,7 +602,7 @@ class RGBMBase(BaseEstimator):
         """The losses a model of this estimator may have."""
         return self._parameter_constraints["loss"][0].options | {"custom"}
 
-    def save_model(self, path) -> None:
+    def save_model(self, path: PathLike) -> None:
         """Write the fitted estimator as JSON (read it back with :func:`load_model`).
 
         Parameters

@@ -327,7 +327,7 @@ def read_csv(path) -> CsvTable:
         raise DataError(f"{_quote(path)} is empty")
     if not rows:
         raise DataError(f"{_quote(path)} has a header but no data rows")
-    seen = {}
+    seen: dict[str, int] = {}
     for j, name in enumerate(header):
         if name in seen:
             raise DataError(
@@ -423,8 +423,7 @@ def read_libsvm(path, n_features: int | None = None, zero_based: bool | None = N
                     idx.append(k)
                     val.append(v)
                 if len(set(idx)) != len(idx):
-                    seen = set()
-                    dup = next(k for k in idx if k in seen or seen.add(k))
+                    dup = next(k for i, k in enumerate(idx) if k in idx[:i])
                     raise DataError(f"line {line_no} of {_quote(path)}: feature index {dup} is listed twice")
                 labels.append(label)
                 row_idx.append(np.asarray(idx, dtype=np.int64))
@@ -456,8 +455,8 @@ def read_libsvm(path, n_features: int | None = None, zero_based: bool | None = N
             f"{_quote(path)} has feature index {max_idx}: a dense matrix of {len(labels)} rows x "
             f"{width} columns does not fit in memory"
         ) from None
-    for i, (idx, val) in enumerate(zip(row_idx, row_val)):
-        X[i, idx - offset] = val
+    for i, (cols, vals) in enumerate(zip(row_idx, row_val)):
+        X[i, cols - offset] = vals
     return X, np.asarray(labels, dtype=np.float64), zero_based
 
 

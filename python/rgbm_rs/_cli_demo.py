@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from typing import Any
 
 from ._cli_report import CLIError, one_line
 
@@ -24,7 +25,7 @@ def _demo_datasets(seed: int):
     }
 
 
-_DEMO_SETTINGS = dict(n_estimators=200, learning_rate=0.1, max_depth=4)
+_DEMO_SETTINGS: dict[str, Any] = dict(n_estimators=200, learning_rate=0.1, max_depth=4)
 
 
 def _demo_methods(p: int):
@@ -142,6 +143,7 @@ def cmd_demo(args, report) -> int:
     settings = ", ".join(f"{k}={v}" for k, v in _DEMO_SETTINGS.items())
     report.info(f"common settings: {settings} (RGB ignores learning_rate)")
 
+    lightgbm: Any
     try:
         import lightgbm
     except ImportError:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import time
+from typing import Any
 
 from ._cli_outputs import check_model_output, check_writable
 from ._cli_report import CLIError, UsageError, score_line
@@ -71,7 +72,7 @@ def _resolve_task(args, y):
 
 def _collect_params(args) -> dict:
     """``--param`` and trailing ``key=value`` arguments as one dict; a key given twice is an error."""
-    params = {}
+    params: dict[str, Any] = {}
     for key, value in list(args.params) + list(args.hyperparams):
         if key in params:
             raise UsageError(f"parameter {key!r} is given twice ({params[key]!r} and {value!r})")
@@ -187,7 +188,7 @@ def cmd_train(args, report) -> int:
     fit_s = time.perf_counter() - start
     report.info(f"trained {est.n_estimators_} rounds on {len(y_train)} rows in {fit_s:.3f} s")
 
-    if X_test is not None:
+    if X_test is not None and y_test is not None:
         report.info(f"test {score_line(task, y_test, est.predict(X_test))} on {len(y_test)} held-out rows")
     if names is not None:
         # The estimator was fitted on a plain array; record the CSV header so that

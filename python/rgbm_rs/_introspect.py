@@ -21,6 +21,11 @@ The functions are pure: they never modify the document they are given.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["dump_model", "tree_to_dict", "trees_to_dataframe"]
 
@@ -160,7 +165,7 @@ def _float(v):
 
 
 # ---------------------------------------------------------------- public API
-def tree_to_dict(tree, feature_names=None) -> dict:
+def tree_to_dict(tree: dict[str, Any], feature_names: Sequence[str] | None = None) -> dict[str, Any]:
     """Convert one tree's flat arrays to a nested dict.
 
     Parameters
@@ -197,9 +202,9 @@ def tree_to_dict(tree, feature_names=None) -> dict:
         child references) or a split feature has no name.
     """
     names = _check_feature_names(feature_names)
-    nodes = {}
-    leaves = {}
-    root = None
+    nodes: dict[int, dict] = {}
+    leaves: dict[int, dict] = {}
+    root: dict = {}
     for kind, idx, _depth, parent, side in _walk(tree):
         if kind == "node":
             j = int(tree["feature"][idx])
@@ -233,7 +238,7 @@ def tree_to_dict(tree, feature_names=None) -> dict:
     return root
 
 
-def dump_model(model_doc, feature_names=None) -> dict:
+def dump_model(model_doc: Any, feature_names: Sequence[str] | None = None) -> dict[str, Any]:
     """Nested description of every tree of a model.
 
     Parameters
@@ -306,7 +311,7 @@ def _node_id(tree_index, kind, idx):
     return f"{tree_index}-{'N' if kind == 'node' else 'L'}{idx}"
 
 
-def trees_to_dataframe(model_doc, feature_names=None):
+def trees_to_dataframe(model_doc: Any, feature_names: Sequence[str] | None = None) -> pd.DataFrame:
     """One row per node (internal and leaf) of every tree.
 
     Parameters
@@ -347,7 +352,7 @@ def trees_to_dataframe(model_doc, feature_names=None):
     doc, default_names = _as_model_doc(model_doc)
     names = _check_feature_names(feature_names if feature_names is not None else default_names, doc.get("n_features"))
     k = _n_outputs(doc)
-    rows = []
+    rows: list[tuple] = []
     nan = float("nan")
     for t, tree in enumerate(doc["trees"]):
         for kind, idx, depth, parent, _side in _walk(tree):

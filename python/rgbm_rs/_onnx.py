@@ -35,6 +35,8 @@ from sklearn.utils.validation import check_is_fitted
 if TYPE_CHECKING:
     import onnx
 
+    from ._base import RGBMBase
+
 __all__ = ["to_onnx"]
 
 #: Opsets: (default domain, ai.onnx.ml) for threshold-only and categorical models.
@@ -111,9 +113,9 @@ class _Tree:
     def __init__(self, tree: dict, output: int, cat_column: dict):
         self.output = output
         self.leaves = tree["leaf_value"]
-        self.nodes = []
+        self.nodes: list[tuple] = []
         m = len(tree["feature"])
-        splits = float32_at_most([np.nan if v is None else v for v in tree["threshold"]])
+        splits = float32_at_most(np.array([np.nan if v is None else v for v in tree["threshold"]], dtype=np.float64))
         sets = tree.get("categories") or [[]] * m
         for i in range(m):
             left, right, default_left = tree["left"][i], tree["right"][i], bool(tree["default_left"][i])
@@ -177,7 +179,10 @@ def _regressor_node(helper, trees: list, x: str, out: str, n_targets: int, base:
 def _ensemble_node(helper, numpy_helper, trees: list, x: str, out: str, n_targets: int):
     """TreeEnsemble (ai.onnx.ml opset 5): nodes and leaves numbered across trees; no base score."""
     a: dict = {k: [] for k in ("features", "splits", "modes", "true", "true_leaf", "false", "false_leaf", "missing")}
-    roots, members, leaf_targets, leaf_weights = [], [], [], []
+    roots: list[int] = []
+    members: list[float] = []
+    leaf_targets: list[int] = []
+    leaf_weights: list[float] = []
     for tree in trees:
         node0, leaf0 = len(a["features"]), len(leaf_weights)
         roots.append(node0)
@@ -188,9 +193,16 @@ def _ensemble_node(helper, numpy_helper, trees: list, x: str, out: str, n_target
         for f, s, codes, miss, yes, no in nodes:
             if codes is not None:
                 members.extend([*codes, np.nan])
-            row = (f, s, 0 if codes is None else 6)  # BRANCH_LEQ, BRANCH_MEMBER
-            row += (node0 + yes if yes >= 0 else leaf0 + ~yes, int(yes < 0))
-            row += (node0 + no if no >= 0 else leaf0 + ~no, int(no < 0), miss)
+            row = (
+                f,
+                s,
+                0 if codes is None else 6,  # BRANCH_LEQ, BRANCH_MEMBER
+                node0 + yes if yes >= 0 else leaf0 + ~yes,
+                int(yes < 0),
+                node0 + no if no >= 0 else leaf0 + ~no,
+                int(no < 0),
+                miss,
+            )
             for key, v in zip(a, row):
                 a[key].append(v)
     extra = {}
@@ -306,7 +318,7 @@ def _classifier_outputs(g: _Graph, raw: str, kind: str, scale: float, classes: n
     ]
 
 
-def to_onnx(estimator, path: str | os.PathLike | None = None) -> onnx.ModelProto:
+def to_onnx(estimator: RGBMBase, path: str | os.PathLike | None = None) -> onnx.ModelProto:
     """The fitted estimator as an ONNX model (needs the ``onnx`` package).
 
     Parameters

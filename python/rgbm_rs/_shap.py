@@ -12,9 +12,13 @@ imports shap.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
+
+if TYPE_CHECKING:
+    from ._base import RGBMBase
 
 __all__ = ["to_shap"]
 
@@ -66,7 +70,7 @@ def _shap_tree(tree, output, n_outputs):
     }
 
 
-def to_shap(estimator) -> dict:
+def to_shap(estimator: RGBMBase) -> dict[str, Any]:
     """The fitted model as a dict ``shap.TreeExplainer`` accepts.
 
     ``shap.TreeExplainer(rgbm_rs.to_shap(est)).shap_values(X)`` explains the

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numbers
 import sys
 import warnings
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -37,7 +38,7 @@ _FIT_CHECKS = dict(_X_CHECKS, accept_sparse=["csr", "csc"], accept_large_sparse=
 _PREDICT_CHECKS = dict(_X_CHECKS, accept_sparse="csr", accept_large_sparse=True)
 
 
-def check_X_y(estimator, X, y, *, regression: bool):
+def check_X_y(estimator, X, y, *, regression: bool) -> tuple[Any, np.ndarray]:
     """Validate training data; NaN in X means missing, infinity is an error.
 
     X may be an array or a data frame. For a frame, string column names are
@@ -296,7 +297,7 @@ def check_weights(sample_weight, X):
 def resolve_seed(random_state) -> int:
     """An int seed for the native RNG: the int itself, or drawn from numpy's generator."""
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
-        if random_state < 0 or random_state >= 2**64:
+        if int(random_state) < 0 or int(random_state) >= 2**64:
             raise ValueError(f"random_state must be in [0, 2**64), got {random_state}")
         return int(random_state)
     rng = check_random_state(random_state)

@@ -104,7 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="rgbm_rs: gradient boosting (GBM, RGBM, SGLB, RGB) with a Rust core.",
     )
     parser.add_argument("--version", action="version", version=f"rgbm_rs {__version__}")
-    common = argparse.ArgumentParser(add_help=False)
+    common = _ArgumentParser(add_help=False)
     common.add_argument("-q", "--quiet", action="store_true", help="print only errors and warnings")
     common.add_argument("-v", "--verbose", action="store_true", help="show a traceback on unexpected internal errors")
     sub = parser.add_subparsers(

@@ -22,7 +22,9 @@ import json
 import threading
 import time
 import warnings
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -40,8 +42,17 @@ from . import _core
 from ._base import _class_major, _eval_pairs
 from ._frames import read_frame
 from ._progress import Progress
+from ._typing import Callback
 from ._validation import _feature_names, resolve_seed, set_categories
 from .sklearn import RGBMClassifier, RGBMRegressor
+
+if TYPE_CHECKING:
+    from distributed import Client
+    from typing_extensions import Self
+
+    from ._base import RGBMBase as _DaskBase
+else:
+    _DaskBase = object
 
 __all__ = ["DaskRGBMClassifier", "DaskRGBMRegressor"]
 
@@ -473,29 +484,29 @@ def _raw_scores(start, X):
     return X.map_blocks(block, chunks=(X.chunks[0], shape), dtype=np.float64)
 
 
-class _DaskMixin:
+class _DaskMixin(_DaskBase):
     """What the Dask estimators add to the local ones."""
 
-    _local_class = None
+    _local_class: type[RGBMRegressor] | type[RGBMClassifier]
     #: Where the shards' parts are combined: "workers" (among themselves) or
     #: "client" (relayed through it; kept to measure the two).
     _reduce = "workers"
 
     def fit(
         self,
-        X,
-        y,
-        sample_weight=None,
-        eval_set=None,
-        eval_names=None,
-        eval_sample_weight=None,
-        callbacks=None,
-        init_score=None,
-        eval_init_score=None,
-        init_model=None,
-        client=None,
-        timeout=DEFAULT_TIMEOUT,
-    ):
+        X: Any,
+        y: Any,
+        sample_weight: Any = None,
+        eval_set: Sequence[tuple[Any, Any]] | None = None,
+        eval_names: Sequence[str] | None = None,
+        eval_sample_weight: Sequence[Any] | None = None,
+        callbacks: Sequence[Callback] | None = None,
+        init_score: Any = None,
+        eval_init_score: Sequence[Any] | None = None,
+        init_model: Any = None,
+        client: Client | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> Self:
         """Trains on the cluster (see :class:`DaskRGBMRegressor` for the arguments)."""
         # fit's arguments but the training data, handed on by name.
         arguments = {k: v for k, v in locals().items() if k not in ("self", "X", "y")}
@@ -574,7 +585,7 @@ class _DaskMixin:
         self.dask_exchanges_ = stats
         return self
 
-    def to_local(self):
+    def to_local(self) -> Any:
         """The fitted model as the ordinary (local) estimator."""
         local = self._local_class(**self.get_params())
         local.__dict__.update({k: v for k, v in vars(self).items() if k.endswith("_") or k == "_booster"})
@@ -626,17 +637,17 @@ class _DaskMixin:
             at += w
         return dict(zip(names, out)) if names is not None else out[0]
 
-    def predict(self, X, **kwargs):
+    def predict(self, X: Any, *args: Any, **kwargs: Any) -> Any:
         """The local estimator's predict (``pred_leaf``, ``pred_contrib``
         too): for a dask collection a dask array, computed where X's
         partitions are."""
         return self._map_rows(X, "predict", **kwargs)
 
-    def apply(self, X):
+    def apply(self, X: Any) -> Any:
         """Leaf indices per tree, as the local estimator's (mapped over partitions)."""
         return self._map_rows(X, "apply")
 
-    def predict_uncertainty(self, X, n_members=10):
+    def predict_uncertainty(self, X: Any, n_members: int = 10) -> dict[str, Any]:
         """The local estimator's virtual-ensemble uncertainty: for a dask
         collection a dict of dask arrays, computed where X's partitions are."""
         return self._map_rows(X, "predict_uncertainty", n_members=n_members)
@@ -649,7 +660,7 @@ class _DaskMixin:
             )
         return getattr(super(), method)(X)
 
-    def staged_predict(self, X):
+    def staged_predict(self, X: Any) -> Iterator[np.ndarray]:
         """The local estimator's staged_predict, for data in memory only."""
         return self._in_memory(X, "staged_predict")
 
@@ -727,18 +738,18 @@ class DaskRGBMClassifier(_DaskMixin, RGBMClassifier):
             return by_class
         return _as_array(sample_weight, "sample_weight", 1).rechunk((encoded.chunks[0],)) * by_class
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Any) -> Any:
         """Class probabilities, (n_samples, n_classes) (mapped over partitions)."""
         return self._map_rows(X, "predict_proba")
 
-    def decision_function(self, X):
+    def decision_function(self, X: Any) -> Any:
         """Raw scores, as the local estimator's (mapped over partitions)."""
         return self._map_rows(X, "decision_function")
 
-    def staged_predict_proba(self, X):
+    def staged_predict_proba(self, X: Any) -> Iterator[np.ndarray]:
         """The local estimator's staged_predict_proba, for data in memory only."""
         return self._in_memory(X, "staged_predict_proba")
 
-    def staged_decision_function(self, X):
+    def staged_decision_function(self, X: Any) -> Iterator[np.ndarray]:
         """The local estimator's staged_decision_function, for data in memory only."""
         return self._in_memory(X, "staged_decision_function")

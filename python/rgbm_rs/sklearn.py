@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping, Sequence
 from numbers import Real
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
@@ -10,9 +12,21 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from . import _model_file, _params
+from . import _core, _model_file, _params
 from ._base import RGBMBase, store_params
+from ._typing import (
+    Callback,
+    FeatureSelection,
+    LossFunction,
+    MatrixLike,
+    Metric,
+    PathLike,
+    VectorLike,
+)
 from ._validation import check_regression_target, check_weights, check_X_y, encode_classes
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 
 class RGBMRegressor(RegressorMixin, RGBMBase):
@@ -254,58 +268,58 @@ or callable, default="squared"
 
     def __init__(
         self,
-        n_estimators=100,
-        learning_rate=0.1,
-        max_depth=6,
-        max_leaves=None,
-        max_bins=255,
-        min_samples_leaf=20,
-        min_child_weight=1e-3,
-        reg_lambda=0.0,
-        min_split_gain=0.0,
-        categorical_features=None,
-        max_cat_to_onehot=None,
-        max_cat_threshold=None,
-        cat_smooth=None,
-        min_data_per_group=None,
-        monotone_constraints=None,
-        interaction_constraints=None,
-        loss="squared",
-        huber_delta=1.0,
-        alpha=None,
-        tweedie_variance_power=None,
-        gain="newton",
-        leaf="newton",
-        subsample=1.0,
-        subsample_for=None,
-        step="shrinkage",
-        selection="full",
-        selection_size=None,
-        groups=None,
-        selection_scope="tree",
-        record_train_loss=False,
-        booster="gbm",
-        rgb_candidates=4,
-        rgb_beta=0.1,
-        rgb_nodes=None,
-        rgb_lambdas=None,
-        rgb_step=None,
-        rgb_penalty=None,
-        langevin=False,
-        langevin_split_noise=None,
-        temperature=1e4,
-        shrink_rate=None,
-        summation=None,
-        init="optimal",
-        early_stopping_rounds=None,
-        validation_fraction=None,
-        eval_metric=None,
-        importance_type="gain",
-        warm_start=False,
-        random_state=None,
-        n_jobs=None,
-        verbose=0,
-    ):
+        n_estimators: int = 100,
+        learning_rate: float = 0.1,
+        max_depth: int | None = 6,
+        max_leaves: int | None = None,
+        max_bins: int = 255,
+        min_samples_leaf: int = 20,
+        min_child_weight: float = 1e-3,
+        reg_lambda: float = 0.0,
+        min_split_gain: float = 0.0,
+        categorical_features: FeatureSelection | str | None = None,
+        max_cat_to_onehot: int | None = None,
+        max_cat_threshold: int | None = None,
+        cat_smooth: float | None = None,
+        min_data_per_group: int | None = None,
+        monotone_constraints: Sequence[int] | Mapping[str, int] | None = None,
+        interaction_constraints: Sequence[Sequence[int | str]] | None = None,
+        loss: str | LossFunction = "squared",
+        huber_delta: float = 1.0,
+        alpha: float | None = None,
+        tweedie_variance_power: float | None = None,
+        gain: str = "newton",
+        leaf: str = "newton",
+        subsample: float = 1.0,
+        subsample_for: str | None = None,
+        step: str = "shrinkage",
+        selection: str = "full",
+        selection_size: int | None = None,
+        groups: Sequence[Sequence[int]] | None = None,
+        selection_scope: str = "tree",
+        record_train_loss: bool = False,
+        booster: str = "gbm",
+        rgb_candidates: int = 4,
+        rgb_beta: float = 0.1,
+        rgb_nodes: Sequence[int] | None = None,
+        rgb_lambdas: Sequence[float] | None = None,
+        rgb_step: str | None = None,
+        rgb_penalty: str | None = None,
+        langevin: bool = False,
+        langevin_split_noise: bool | None = None,
+        temperature: float = 1e4,
+        shrink_rate: float | None = None,
+        summation: str | None = None,
+        init: str = "optimal",
+        early_stopping_rounds: int | None = None,
+        validation_fraction: float | None = None,
+        eval_metric: Metric | Sequence[Metric] | None = None,
+        importance_type: str = "gain",
+        warm_start: bool = False,
+        random_state: int | np.random.RandomState | None = None,
+        n_jobs: int | None = None,
+        verbose: int = 0,
+    ) -> None:
         store_params(self, locals())
 
     def _loss_params(self, native_loss):
@@ -320,17 +334,17 @@ or callable, default="squared"
 
     def fit(
         self,
-        X,
-        y,
-        sample_weight=None,
-        eval_set=None,
-        eval_names=None,
-        eval_sample_weight=None,
-        callbacks=None,
-        init_score=None,
-        eval_init_score=None,
-        init_model=None,
-    ):
+        X: MatrixLike,
+        y: VectorLike,
+        sample_weight: VectorLike | None = None,
+        eval_set: Sequence[tuple[MatrixLike, VectorLike]] | None = None,
+        eval_names: Sequence[str] | None = None,
+        eval_sample_weight: Sequence[VectorLike | None] | None = None,
+        callbacks: Sequence[Callback] | None = None,
+        init_score: VectorLike | None = None,
+        eval_init_score: Sequence[VectorLike | None] | None = None,
+        init_model: PathLike | _core.Booster | RGBMBase | None = None,
+    ) -> Self:
         """Fit on X (n_samples, n_features; NaN = missing) and targets y.
 
         Parameters
@@ -401,7 +415,9 @@ or callable, default="squared"
                 init_model,
             )
 
-    def predict(self, X, return_std=False, pred_leaf=False, pred_contrib=False):
+    def predict(
+        self, X: MatrixLike, return_std: bool = False, pred_leaf: bool = False, pred_contrib: bool = False
+    ) -> Any:
         """Predicted values.
 
         Parameters
@@ -445,7 +461,7 @@ or callable, default="squared"
             return raw[:, 0], self._booster.standard_deviation(raw[:, 1])
         return raw[:, 0] if raw.ndim == 2 else self._booster.response(raw)
 
-    def staged_predict(self, X):
+    def staged_predict(self, X: MatrixLike) -> Iterator[np.ndarray]:
         """Predictions after each boosting round.
 
         Parameters
@@ -461,7 +477,7 @@ or callable, default="squared"
         for raw in self._staged_raw(X):
             yield raw[:, 0] if raw.ndim == 2 else self._booster.response(raw)
 
-    def predict_uncertainty(self, X, n_members=10):
+    def predict_uncertainty(self, X: MatrixLike, n_members: int = 10) -> dict[str, np.ndarray]:
         """Virtual-ensemble uncertainty of an SGLB model.
 
         The members are the model truncated at ``n_members`` rounds spread over
@@ -543,59 +559,59 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
 
     def __init__(
         self,
-        n_estimators=100,
-        learning_rate=0.1,
-        max_depth=6,
-        max_leaves=None,
-        max_bins=255,
-        min_samples_leaf=20,
-        min_child_weight=1e-3,
-        reg_lambda=0.0,
-        min_split_gain=0.0,
-        categorical_features=None,
-        max_cat_to_onehot=None,
-        max_cat_threshold=None,
-        cat_smooth=None,
-        min_data_per_group=None,
-        monotone_constraints=None,
-        interaction_constraints=None,
-        loss="logistic",
-        logistic_reg=0.0,
-        clamp=None,
-        sla_scale=0.1,
-        gain="newton",
-        leaf="newton",
-        subsample=1.0,
-        subsample_for=None,
-        step="shrinkage",
-        selection="full",
-        selection_size=None,
-        groups=None,
-        selection_scope="tree",
-        record_train_loss=False,
-        booster="gbm",
-        rgb_candidates=4,
-        rgb_beta=0.1,
-        rgb_nodes=None,
-        rgb_lambdas=None,
-        rgb_step=None,
-        rgb_penalty=None,
-        langevin=False,
-        langevin_split_noise=None,
-        temperature=1e4,
-        shrink_rate=None,
-        summation=None,
-        init="optimal",
-        early_stopping_rounds=None,
-        validation_fraction=None,
-        eval_metric=None,
-        importance_type="gain",
-        warm_start=False,
-        class_weight=None,
-        random_state=None,
-        n_jobs=None,
-        verbose=0,
-    ):
+        n_estimators: int = 100,
+        learning_rate: float = 0.1,
+        max_depth: int | None = 6,
+        max_leaves: int | None = None,
+        max_bins: int = 255,
+        min_samples_leaf: int = 20,
+        min_child_weight: float = 1e-3,
+        reg_lambda: float = 0.0,
+        min_split_gain: float = 0.0,
+        categorical_features: FeatureSelection | str | None = None,
+        max_cat_to_onehot: int | None = None,
+        max_cat_threshold: int | None = None,
+        cat_smooth: float | None = None,
+        min_data_per_group: int | None = None,
+        monotone_constraints: Sequence[int] | Mapping[str, int] | None = None,
+        interaction_constraints: Sequence[Sequence[int | str]] | None = None,
+        loss: str | LossFunction = "logistic",
+        logistic_reg: float = 0.0,
+        clamp: float | None = None,
+        sla_scale: float = 0.1,
+        gain: str = "newton",
+        leaf: str = "newton",
+        subsample: float = 1.0,
+        subsample_for: str | None = None,
+        step: str = "shrinkage",
+        selection: str = "full",
+        selection_size: int | None = None,
+        groups: Sequence[Sequence[int]] | None = None,
+        selection_scope: str = "tree",
+        record_train_loss: bool = False,
+        booster: str = "gbm",
+        rgb_candidates: int = 4,
+        rgb_beta: float = 0.1,
+        rgb_nodes: Sequence[int] | None = None,
+        rgb_lambdas: Sequence[float] | None = None,
+        rgb_step: str | None = None,
+        rgb_penalty: str | None = None,
+        langevin: bool = False,
+        langevin_split_noise: bool | None = None,
+        temperature: float = 1e4,
+        shrink_rate: float | None = None,
+        summation: str | None = None,
+        init: str = "optimal",
+        early_stopping_rounds: int | None = None,
+        validation_fraction: float | None = None,
+        eval_metric: Metric | Sequence[Metric] | None = None,
+        importance_type: str = "gain",
+        warm_start: bool = False,
+        class_weight: Mapping[Any, float] | str | None = None,
+        random_state: int | np.random.RandomState | None = None,
+        n_jobs: int | None = None,
+        verbose: int = 0,
+    ) -> None:
         store_params(self, locals())
 
     def _with_class_weight(self, sample_weight, X, y):
@@ -652,17 +668,17 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
 
     def fit(
         self,
-        X,
-        y,
-        sample_weight=None,
-        eval_set=None,
-        eval_names=None,
-        eval_sample_weight=None,
-        callbacks=None,
-        init_score=None,
-        eval_init_score=None,
-        init_model=None,
-    ):
+        X: MatrixLike,
+        y: VectorLike,
+        sample_weight: VectorLike | None = None,
+        eval_set: Sequence[tuple[MatrixLike, VectorLike]] | None = None,
+        eval_names: Sequence[str] | None = None,
+        eval_sample_weight: Sequence[VectorLike | None] | None = None,
+        callbacks: Sequence[Callback] | None = None,
+        init_score: VectorLike | None = None,
+        eval_init_score: Sequence[VectorLike | None] | None = None,
+        init_model: PathLike | _core.Booster | RGBMBase | None = None,
+    ) -> Self:
         """Fit on X (n_samples, n_features; NaN = missing) and labels y.
 
         Parameters are those of :meth:`RGBMRegressor.fit`; the labels of
@@ -724,7 +740,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
             )
 
     @property
-    def n_classes_(self):
+    def n_classes_(self) -> int:
         """Number of classes seen in fit."""
         check_is_fitted(self, "classes_")
         return len(self.classes_)
@@ -738,7 +754,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
             return self.classes_[np.argmax(raw, axis=1)]
         return self.classes_[(raw > 0).astype(np.intp)]
 
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
         """Raw scores (log-odds for the binary logistic loss).
 
         Parameters
@@ -752,7 +768,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         """
         return self._raw(X)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """Class probabilities.
 
         Parameters
@@ -767,7 +783,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         """
         return self._proba_from_raw(self._raw(X))
 
-    def predict(self, X, pred_leaf=False, pred_contrib=False):
+    def predict(self, X: MatrixLike, pred_leaf: bool = False, pred_contrib: bool = False) -> np.ndarray:
         """Predicted labels.
 
         Parameters
@@ -800,7 +816,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
             return self._contributions(X)
         return self._labels_from_raw(self._raw(X))
 
-    def staged_decision_function(self, X):
+    def staged_decision_function(self, X: MatrixLike) -> Iterator[np.ndarray]:
         """Raw scores after each boosting round.
 
         Parameters
@@ -815,7 +831,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         """
         yield from self._staged_raw(X)
 
-    def staged_predict_proba(self, X):
+    def staged_predict_proba(self, X: MatrixLike) -> Iterator[np.ndarray]:
         """Class probabilities after each boosting round.
 
         Parameters
@@ -830,7 +846,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         for raw in self._staged_raw(X):
             yield self._proba_from_raw(raw)
 
-    def staged_predict(self, X):
+    def staged_predict(self, X: MatrixLike) -> Iterator[np.ndarray]:
         """Labels after each boosting round.
 
         Parameters
@@ -845,7 +861,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         for raw in self._staged_raw(X):
             yield self._labels_from_raw(raw)
 
-    def predict_uncertainty(self, X, n_members=10):
+    def predict_uncertainty(self, X: MatrixLike, n_members: int = 10) -> dict[str, np.ndarray]:
         """Virtual-ensemble uncertainty of an SGLB model (entropy-based).
 
         Returns a dict with ``proba`` (mean member probability: of
@@ -882,7 +898,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
 _ESTIMATORS = {"RGBMRegressor": RGBMRegressor, "RGBMClassifier": RGBMClassifier}
 
 
-def load_model(path):
+def load_model(path: PathLike) -> RGBMRegressor | RGBMClassifier:
     """Load an estimator written by ``save_model``.
 
     The file is untrusted input: its structure, sizes, indices and numbers
