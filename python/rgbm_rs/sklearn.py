@@ -170,7 +170,7 @@ or callable, default="squared"
     rgb_penalty : {"per_candidate", "weighted"} or None, default=None
         How a candidate pays for its family's complexity Omega:
         "per_candidate" (None; Algorithm 1) adds ``rgb_beta`` * Omega,
-        "weighted" (the objective of Eq. 7) ``rgb_beta`` * |alpha| * Omega.
+        "weighted" (the objective of Eq. 7) ``rgb_beta * |alpha| * Omega``.
     langevin : bool, default=False
         SGLB (Ustimenko & Prokhorenkova 2021): Gaussian noise of per-row scale
         sqrt(2 / (learning_rate * temperature)) on the gradients that choose
