@@ -5,7 +5,7 @@
 //! so the values do not depend on the thread count.
 use rayon::prelude::*;
 
-use crate::objective::{Objective, weighted_sums};
+use crate::objective::{Objective, Queries, ndcg, weighted_sums};
 use crate::options::Metric;
 
 fn weighted_mean(n: usize, w: Option<&[f64]>, f: impl Fn(usize) -> f64 + Sync) -> f64 {
@@ -44,7 +44,16 @@ fn auc(y: &[f64], f: &[f64], w: Option<&[f64]>) -> f64 {
 
 impl Metric {
     /// The metric of raw scores `f` (class-major, `objective.n_outputs()` blocks) against labels `y`.
-    pub fn evaluate(self, objective: &Objective, y: &[f64], f: &[f64], w: Option<&[f64]>) -> f64 {
+    /// `queries` and `at` are the ranking metric's (NaN without queries).
+    pub fn evaluate(
+        self,
+        objective: &Objective,
+        y: &[f64],
+        f: &[f64],
+        w: Option<&[f64]>,
+        queries: Option<&Queries>,
+        at: Option<usize>,
+    ) -> f64 {
         let n = y.len();
         match self {
             Metric::L2 => weighted_mean(n, w, |i| (y[i] - objective.mean_of(f[i])).powi(2)),
@@ -77,6 +86,7 @@ impl Metric {
                 }
             }),
             Metric::Auc => auc(y, f, w),
+            Metric::Ndcg => queries.map_or(f64::NAN, |q| ndcg(y, f, q, at)),
             Metric::MultiError => {
                 let k_out = objective.n_outputs();
                 weighted_mean(n, w, |i| {
@@ -131,12 +141,15 @@ mod tests {
         let f = [2.0, 0.5, -1.0];
         let sig = |z: f64| 1.0 / (1.0 + (-z).exp());
         let ll = -(sig(2.0).ln() + (1.0 - sig(0.5)).ln() + sig(-1.0).ln()) / 3.0;
-        assert!((Metric::Logloss.evaluate(&lg, &y, &f, None) - ll).abs() < 1e-12);
-        assert!((Metric::Error.evaluate(&lg, &y, &f, None) - 2.0 / 3.0).abs() < 1e-12);
+        assert!((Metric::Logloss.evaluate(&lg, &y, &f, None, None, None) - ll).abs() < 1e-12);
+        assert!((Metric::Error.evaluate(&lg, &y, &f, None, None, None) - 2.0 / 3.0).abs() < 1e-12);
         let sm = Objective::Softmax(Softmax { n_classes: 3 });
         // Two rows, class-major scores: row 0 argmax 2, row 1 argmax 0.
         let f = [0.0, 1.0, 0.5, 0.0, 2.0, 0.5];
-        assert_eq!(Metric::MultiError.evaluate(&sm, &[2.0, 1.0], &f, None), 0.5);
+        assert_eq!(
+            Metric::MultiError.evaluate(&sm, &[2.0, 1.0], &f, None, None, None),
+            0.5
+        );
         assert!(Metric::L2.check_loss(Loss::Logistic, None).is_err());
         assert!(Metric::Auc.check_loss(Loss::Sla01, None).is_ok());
     }

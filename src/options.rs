@@ -34,6 +34,10 @@ pub enum Loss {
     /// has no value, no σ and no link: the fit starts from 0, predictions
     /// are raw scores. Regression without `n_classes`, else K classes.
     Custom,
+    /// Learning to rank with LambdaRank gradients of NDCG over query groups;
+    /// labels are integer relevance grades, predictions raw scores.
+    #[serde(rename = "lambdarank")]
+    LambdaRank,
 }
 
 impl Loss {
@@ -45,7 +49,7 @@ impl Loss {
     /// Losses of real-valued targets (the regressor's; a custom loss's
     /// task depends on `n_classes`).
     pub fn is_regression(self) -> bool {
-        !self.is_binary() && !matches!(self, Loss::Softmax | Loss::Custom)
+        !self.is_binary() && !matches!(self, Loss::Softmax | Loss::Custom | Loss::LambdaRank)
     }
 
     /// Whether the loss is σ-smooth in the score for a known σ (given its
@@ -226,6 +230,8 @@ pub enum Metric {
     Gamma,
     /// Mean Tweedie negative log-likelihood of the loss's variance power.
     Tweedie,
+    /// Mean NDCG over the query groups, at `eval_at` positions (all when unset).
+    Ndcg,
 }
 
 impl Metric {
@@ -248,10 +254,11 @@ impl Metric {
             Metric::Poisson => "poisson",
             Metric::Gamma => "gamma",
             Metric::Tweedie => "tweedie",
+            Metric::Ndcg => "ndcg",
         }
     }
 
-    pub const ALL: [Metric; 17] = [
+    pub const ALL: [Metric; 18] = [
         Metric::L2,
         Metric::Rmse,
         Metric::Mae,
@@ -269,6 +276,7 @@ impl Metric {
         Metric::Poisson,
         Metric::Gamma,
         Metric::Tweedie,
+        Metric::Ndcg,
     ];
 
     /// The metrics that apply to `loss` with `n_classes` (those
@@ -300,12 +308,13 @@ impl Metric {
             Loss::Poisson => Metric::Poisson,
             Loss::Gamma => Metric::Gamma,
             Loss::Tweedie => Metric::Tweedie,
+            Loss::LambdaRank => Metric::Ndcg,
             Loss::Custom => return None,
         })
     }
 
     pub fn higher_is_better(self) -> bool {
-        self == Metric::Auc
+        matches!(self, Metric::Auc | Metric::Ndcg)
     }
 
     /// Refuses metrics that do not apply to the training loss's predictions.
@@ -333,6 +342,7 @@ impl Metric {
             Metric::Poisson => loss == Loss::Poisson,
             Metric::Gamma => loss == Loss::Gamma,
             Metric::Tweedie => loss == Loss::Tweedie,
+            Metric::Ndcg => loss == Loss::LambdaRank,
         };
         if ok {
             Ok(())

@@ -65,6 +65,7 @@ fn monitor_gradients_reproduce_the_builtin_loss_and_metrics_are_recorded() {
         y: &y,
         w: None,
         init_score: None,
+        queries: None,
     }];
     let builtin = BoosterParams {
         loss: Loss::Squared,

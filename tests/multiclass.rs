@@ -190,6 +190,7 @@ fn early_stopping_keeps_the_argmin_of_the_validation_curve() {
         y: &yv,
         w: None,
         init_score: None,
+        queries: None,
     }];
     let trained = train_with(&params, &m, &y, None, &sets, &mut Unmonitored).unwrap();
     let curve = &trained.evals[0].values;

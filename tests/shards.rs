@@ -251,6 +251,14 @@ fn shards_refuse_what_needs_every_row() {
             },
             "loss='gaussian' cannot train on shards",
         ),
+        (
+            BoosterParams {
+                loss: Loss::LambdaRank,
+                summation: exact,
+                ..Default::default()
+            },
+            "loss='lambdarank' cannot train on shards",
+        ),
     ] {
         let rows = ShardRows::local(200);
         let err = train_shard(

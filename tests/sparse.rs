@@ -108,6 +108,7 @@ fn check<T: Element>(
             y: eval_y,
             w: None,
             init_score: None,
+            queries: None,
         }]
     };
     let a = train_with(

@@ -2,7 +2,7 @@
 
 Estimators follow scikit-learn conventions::
 
-    from rgbm_rs import RGBMClassifier, RGBMRegressor, load_model
+    from rgbm_rs import RGBMClassifier, RGBMRanker, RGBMRegressor, load_model
 
 Submodules: :mod:`rgbm_rs.callback` (callbacks for ``fit``),
 :mod:`rgbm_rs.plotting` (matplotlib plots, optional); :func:`to_onnx`
@@ -16,11 +16,12 @@ from ._introspect import dump_model, tree_to_dict, trees_to_dataframe
 from ._onnx import to_onnx
 from ._shap import to_shap
 from .callback import early_stopping, log_evaluation, record_evaluation
-from .sklearn import RGBMClassifier, RGBMRegressor, load_model
+from .sklearn import RGBMClassifier, RGBMRanker, RGBMRegressor, load_model
 
 __all__ = [
     "RGBMClassifier",
     "RGBMRegressor",
+    "RGBMRanker",
     "load_model",
     "callback",
     "early_stopping",

@@ -399,7 +399,11 @@ class RGBMBase(BaseEstimator):
         init_score=None,
         eval_init_score=None,
         init_model=None,
+        group=None,
+        eval_group=None,
     ):
+        """The fit itself; ``group`` / ``eval_group`` are ranking's query
+        group sizes (checked by the caller)."""
         if native_loss == "custom":
             _custom.check_loss(self.loss)
         start, n_rounds = self._start(init_model, native_loss)
@@ -431,9 +435,10 @@ class RGBMBase(BaseEstimator):
             metrics_fn = _custom.metrics_hook(metric_fns, pairs, native["eval_metric"])
         progress = Progress(self, callbacks, n_rounds) if (callbacks or self.verbose) else None
         try:
-            native_sets = [(name, native_matrix(Xe), ye, we, ie) for name, Xe, ye, we, ie in sets]
+            groups = [None] * len(sets) if eval_group is None else eval_group
+            native_sets = [(name, native_matrix(Xe), ye, we, ie, g) for (name, Xe, ye, we, ie), g in zip(sets, groups)]
             booster = _core.Booster.train(
-                params, native_matrix(X), y_float, w, native_sets or None, progress, init, loss_fn, metrics_fn
+                params, native_matrix(X), y_float, w, native_sets or None, progress, init, loss_fn, metrics_fn, group
             )
         finally:
             if progress is not None:

@@ -4,6 +4,7 @@ Keep in sync with ``src/python/mod.rs`` and ``src/python/booster.rs``; CI checks
 these stubs against the compiled module with ``python3 -m mypy.stubtest rgbm_rs._core``.
 """
 
+from collections.abc import Sequence
 from typing import Any, Callable, Final, final
 
 import numpy as np
@@ -41,9 +42,12 @@ _Matrix: TypeAlias = NDArray[np.float32] | NDArray[np.float64] | _Sparse
 #: Targets / weights: 1-D contiguous float64.
 _Vector: TypeAlias = NDArray[np.float64]
 #: An evaluation set: (name, X with the training dtype, y, sample_weight or
-#: None[, init_score or None]); init_score is class-major (n × n_outputs).
+#: None[, init_score or None[, query group sizes or None]]); init_score is
+#: class-major (n × n_outputs).
 _EvalSet: TypeAlias = (
-    tuple[str, _Matrix, _Vector, _Vector | None] | tuple[str, _Matrix, _Vector, _Vector | None, _Vector | None]
+    tuple[str, _Matrix, _Vector, _Vector | None]
+    | tuple[str, _Matrix, _Vector, _Vector | None, _Vector | None]
+    | tuple[str, _Matrix, _Vector, _Vector | None, _Vector | None, Sequence[int] | None]
 )
 #: One evaluation result: (set name, metric name, value, higher_is_better).
 _EvalItem: TypeAlias = tuple[str, str, float, bool]
@@ -68,6 +72,7 @@ class Booster:
         init_score: _Vector | None = None,
         objective: Callable[[NDArray[np.float64]], tuple[NDArray[np.float64], NDArray[np.float64]]] | None = None,
         metrics: Callable[[int, NDArray[np.float64]], list[tuple[str, float, bool]]] | None = None,
+        group: Sequence[int] | None = None,
     ) -> Booster:
         """Trains a model. ``params_json`` holds BoosterParams (unknown keys are
         errors); ``eval_sets`` is a list of (name, X, y, sample_weight or None)
@@ -78,7 +83,9 @@ class Booster:
         With loss "custom", ``objective(raw)`` returns (grad, hess) at the
         class-major raw scores; ``metrics(set, raw)`` returns evaluation set
         ``set``'s [(name, value, higher_is_better)], recorded after the
-        built-in metrics.
+        built-in metrics. With loss "lambdarank", ``group`` holds the sizes
+        of the consecutive rows' queries (and each evaluation set its own,
+        sixth).
 
         Raises ValueError for invalid parameters or data, TypeError for wrong
         array types, KeyboardInterrupt on Ctrl-C, and re-raises any exception

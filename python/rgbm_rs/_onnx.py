@@ -52,6 +52,7 @@ _LINKS = {
     "absolute_error": _IDENTITY,
     "quantile": _IDENTITY,
     "gaussian": _IDENTITY,  # predict returns the mean output only
+    "lambdarank": _IDENTITY,  # ranking scores are raw scores
     "poisson": ("exp", 1.0),
     "gamma": ("exp", 1.0),
     "tweedie": ("exp", 1.0),
@@ -323,7 +324,7 @@ def to_onnx(estimator: RGBMBase, path: str | os.PathLike | None = None) -> onnx.
 
     Parameters
     ----------
-    estimator : RGBMRegressor or RGBMClassifier
+    estimator : RGBMRegressor, RGBMClassifier or RGBMRanker
         A fitted estimator.
     path : str or os.PathLike, optional
         Also write the model there (to a temporary name, then renamed, as
@@ -350,10 +351,12 @@ def to_onnx(estimator: RGBMBase, path: str | os.PathLike | None = None) -> onnx.
         float32 range, labels ONNX cannot hold).
     """
     from . import __version__
-    from .sklearn import RGBMClassifier, RGBMRegressor
+    from .sklearn import RGBMClassifier, RGBMRanker, RGBMRegressor
 
-    if not isinstance(estimator, (RGBMRegressor, RGBMClassifier)):
-        raise TypeError(f"to_onnx exports a fitted RGBMRegressor or RGBMClassifier, got {type(estimator).__name__}")
+    if not isinstance(estimator, (RGBMRegressor, RGBMClassifier, RGBMRanker)):
+        raise TypeError(
+            f"to_onnx exports a fitted RGBMRegressor, RGBMClassifier or RGBMRanker, got {type(estimator).__name__}"
+        )
     check_is_fitted(estimator, "_booster")
     if path is not None and not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")

@@ -26,9 +26,27 @@ _DERIVED = {"n_classes"}
 #: core's "softmax" with more than two classes).
 REGRESSION_LOSSES = ("squared", "huber", "gaussian", "absolute_error", "quantile", "poisson", "gamma", "tweedie")
 CLASSIFICATION_LOSSES = ("logistic", "exponential", "sla01")
+RANKING_LOSSES = ("lambdarank",)
 #: Core parameters of one estimator's losses only.
 REGRESSION_ONLY = ("huber_delta", "alpha", "tweedie_variance_power")
 CLASSIFICATION_ONLY = ("logistic_reg", "clamp", "sla_scale", "class_weight")
+RANKING_ONLY = ("lambdarank_truncation_level", "eval_at")
+#: What ranking cannot use (RGB, the constant step and the line search need a
+#: loss value or σ, a query cannot be split by validation_fraction, the fit
+#: starts from 0): the ranker has no such parameters.
+NOT_RANKING = (
+    "booster",
+    "rgb_candidates",
+    "rgb_beta",
+    "rgb_nodes",
+    "rgb_lambdas",
+    "rgb_step",
+    "rgb_penalty",
+    "step",
+    "record_train_loss",
+    "init",
+    "validation_fraction",
+)
 
 # (constraints, default, values, doc) of parameters the core does not see,
 # or sees in a resolved form (random_state as a seed, n_jobs as a count,
@@ -202,9 +220,13 @@ def markdown_table():
         else:
             default, values, doc = spec["default"], _values(spec), spec["doc"]
         if name == "loss":
-            values = "regressor: {}; classifier: {}; either: a function `(y_true, raw_score) -> (grad, hess)`".format(
-                " \\| ".join(f"`{o}`" for o in REGRESSION_LOSSES),
-                " \\| ".join(f"`{o}`" for o in CLASSIFICATION_LOSSES),
+            values = (
+                "regressor: {}; classifier: {}; either: a function `(y_true, raw_score) -> (grad, hess)`; "
+                "ranker: {}".format(
+                    " \\| ".join(f"`{o}`" for o in REGRESSION_LOSSES),
+                    " \\| ".join(f"`{o}`" for o in CLASSIFICATION_LOSSES),
+                    " \\| ".join(f"`{o}`" for o in RANKING_LOSSES),
+                )
             )
             default = f"`{REGRESSION_LOSSES[0]}`, `{CLASSIFICATION_LOSSES[0]}`"
         else:

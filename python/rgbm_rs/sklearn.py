@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core, _model_file, _params
 from ._base import RGBMBase, store_params
+from ._ranker import RGBMRanker
 from ._typing import (
     Callback,
     FeatureSelection,
@@ -264,7 +265,9 @@ or callable, default="squared"
     _regression = True
     # scikit-learn's validation gives messages like "The 'learning_rate'
     # parameter of RGBMRegressor must be ..."; the bounds come from the core.
-    _parameter_constraints = _params.constraints(skip=_params.CLASSIFICATION_ONLY, loss=_params.REGRESSION_LOSSES)
+    _parameter_constraints = _params.constraints(
+        skip=_params.CLASSIFICATION_ONLY + _params.RANKING_ONLY, loss=_params.REGRESSION_LOSSES
+    )
 
     def __init__(
         self,
@@ -555,7 +558,9 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
     """
 
     _regression = False
-    _parameter_constraints = _params.constraints(skip=_params.REGRESSION_ONLY, loss=_params.CLASSIFICATION_LOSSES)
+    _parameter_constraints = _params.constraints(
+        skip=_params.REGRESSION_ONLY + _params.RANKING_ONLY, loss=_params.CLASSIFICATION_LOSSES
+    )
 
     def __init__(
         self,
@@ -895,10 +900,10 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         return {"proba": mean, "total": total, "data": data, "knowledge": np.maximum(total - data, 0.0)}
 
 
-_ESTIMATORS = {"RGBMRegressor": RGBMRegressor, "RGBMClassifier": RGBMClassifier}
+_ESTIMATORS = {"RGBMRegressor": RGBMRegressor, "RGBMClassifier": RGBMClassifier, "RGBMRanker": RGBMRanker}
 
 
-def load_model(path: PathLike) -> RGBMRegressor | RGBMClassifier:
+def load_model(path: PathLike) -> RGBMRegressor | RGBMClassifier | RGBMRanker:
     """Load an estimator written by ``save_model``.
 
     The file is untrusted input: its structure, sizes, indices and numbers
@@ -910,7 +915,7 @@ def load_model(path: PathLike) -> RGBMRegressor | RGBMClassifier:
 
     Returns
     -------
-    RGBMRegressor or RGBMClassifier
+    RGBMRegressor, RGBMClassifier or RGBMRanker
         Fitted, predicting exactly as the saved estimator did.
 
     Raises

@@ -14,8 +14,8 @@ use crate::data::BinnedDataset;
 use crate::data::matrix::{AsMatrix, Element, Matrix};
 use crate::error::{Result, RgbmError};
 use crate::model::Model;
-use crate::objective::Objective;
-use crate::params::{BoosterKind, BoosterParams, Summation};
+use crate::objective::{Objective, Queries};
+use crate::params::{BoosterKind, BoosterParams, Loss, Summation};
 use crate::threads::{fit_threads, with_cached_threads};
 use crate::tree::Tree;
 
@@ -176,6 +176,7 @@ pub fn train_from<T: Element>(
         y,
         w,
         init_score,
+        None,
         rows,
         params.n_jobs,
         eval_sets,
@@ -209,7 +210,7 @@ pub fn train_shard<T: Element>(
     rows.check(x.n_rows())?;
     let n_jobs = threads.or(params.n_jobs);
     train_rows(
-        params, x, y, w, init_score, rows, n_jobs, eval_sets, monitor,
+        params, x, y, w, init_score, None, rows, n_jobs, eval_sets, monitor,
     )
 }
 
@@ -220,6 +221,7 @@ fn train_rows<T: Element>(
     y: &[f64],
     w: Option<&[f64]>,
     init_score: Option<&[f64]>,
+    queries: Option<&Queries>,
     rows: ShardRows,
     n_jobs: Option<usize>,
     eval_sets: &[EvalSet<T>],
@@ -227,6 +229,7 @@ fn train_rows<T: Element>(
 ) -> Result<Trained> {
     params.validate()?;
     check_inputs(x, y, w, rows.is_local())?;
+    check_queries(params, queries, y.len(), w)?;
     let normalised = weights::normalise(w, params.summation() == Summation::Exact, &rows)?;
     let (w, weight_unit) = (normalised.weights.as_deref(), normalised.unit);
     let objective = Objective::from_params(params);
@@ -249,12 +252,74 @@ fn train_rows<T: Element>(
         w,
         init_score,
         rows,
+        queries,
     };
     // Results do not depend on the thread count, so this is speed only.
     let threads = fit_threads(n_jobs, x.stored_values());
     with_cached_threads(threads, || {
         train_in_pool(problem, weight_unit, eval_sets, monitor)
     })?
+}
+
+/// Learning to rank: [`train_from`] with the rows' query groups (`loss =
+/// lambdarank`; consecutive rows of a query, `queries` sizing them) and no
+/// sample weights. Evaluation sets carry their own groups.
+pub fn train_ranking<T: Element>(
+    params: &BoosterParams,
+    x: &impl AsMatrix<T>,
+    y: &[f64],
+    queries: &Queries,
+    init_score: Option<&[f64]>,
+    eval_sets: &[EvalSet<T>],
+    monitor: &mut dyn Monitor,
+) -> Result<Trained> {
+    let x = &x.as_matrix();
+    let rows = ShardRows::local(x.n_rows());
+    train_rows(
+        params,
+        x,
+        y,
+        None,
+        init_score,
+        Some(queries),
+        rows,
+        params.n_jobs,
+        eval_sets,
+        monitor,
+    )
+}
+
+/// Query groups go with `loss = lambdarank` and only with it, cover the
+/// rows, and come without sample weights (the pairs of a query carry the
+/// weight; per-row weights have no agreed meaning there).
+fn check_queries(
+    params: &BoosterParams,
+    queries: Option<&Queries>,
+    n_rows: usize,
+    w: Option<&[f64]>,
+) -> Result<()> {
+    match (queries, params.loss == Loss::LambdaRank) {
+        (None, true) => Err(RgbmError::param(
+            "loss",
+            "loss='lambdarank' needs the rows' query groups (train_ranking)",
+        )),
+        (Some(_), false) => Err(RgbmError::param(
+            "group",
+            format!(
+                "query groups are for loss='lambdarank', not {:?}",
+                format!("{:?}", params.loss).to_lowercase()
+            ),
+        )),
+        (Some(q), true) if q.n_rows() != n_rows => Err(RgbmError::Shape(format!(
+            "the group sizes add up to {} rows, but there are {n_rows}",
+            q.n_rows()
+        ))),
+        (Some(_), true) if w.is_some() => Err(RgbmError::param(
+            "sample_weight",
+            "ranking takes no sample weights",
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Starting scores: n × K finite numbers.

@@ -9,8 +9,8 @@ use serde::Serialize;
 
 use crate::data::matrix::{Element, Matrix};
 use crate::error::{Result, RgbmError};
-use crate::objective::Objective;
-use crate::options::Metric;
+use crate::objective::{Objective, Queries};
+use crate::options::{Loss, Metric};
 use crate::params::BoosterParams;
 use crate::tree::Tree;
 use crate::tree::predict::add_tree_outputs;
@@ -25,6 +25,8 @@ pub struct EvalSet<'a, T: Element> {
     /// Per-row starting scores added to the base score (n × K,
     /// class-major), like the training `init_score`.
     pub init_score: Option<&'a [f64]>,
+    /// The set's query groups (`loss = lambdarank` needs them, others refuse them).
+    pub queries: Option<Queries>,
 }
 
 /// One metric on one evaluation set, after one round.
@@ -97,6 +99,8 @@ pub(crate) struct Evaluator<'s, 'a, T: Element> {
     /// that changed them (weighted metrics are ratios, so only overflow of
     /// Σ w·loss is avoided; the values are otherwise bit-identical).
     weights: Vec<Option<Vec<f64>>>,
+    /// Positions of the ranking metric.
+    at: Option<usize>,
     pub histories: Vec<EvalHistory>,
 }
 
@@ -162,6 +166,34 @@ impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
                 let what = format!("evaluation set {:?}: init_score", set.name);
                 super::boost::check_init_score(init, set.y.len(), objective.n_outputs(), &what)?;
             }
+            match (&set.queries, params.loss == Loss::LambdaRank) {
+                (Some(q), true) if q.n_rows() != set.y.len() => {
+                    return Err(what(format!(
+                        "the group sizes add up to {} rows, but the set has {}",
+                        q.n_rows(),
+                        set.y.len()
+                    )));
+                }
+                (None, true) => {
+                    return Err(RgbmError::param(
+                        "eval_group",
+                        format!(
+                            "evaluation set {:?} needs query groups for ranking",
+                            set.name
+                        ),
+                    ));
+                }
+                (Some(_), false) => {
+                    return Err(RgbmError::param(
+                        "eval_group",
+                        format!(
+                            "evaluation set {:?} has query groups, which only loss='lambdarank' uses",
+                            set.name
+                        ),
+                    ));
+                }
+                _ => {}
+            }
             objective.check_labels(set.y).map_err(|e| {
                 RgbmError::InvalidLabel(format!("evaluation set {:?}: {e}", set.name))
             })?;
@@ -204,6 +236,7 @@ impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
             metrics,
             scores,
             weights,
+            at: params.eval_at,
             histories: Vec::new(),
         })
     }
@@ -246,10 +279,13 @@ impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
             let before = out.len();
             let w = rescaled.as_deref().or(set.w);
             for &m in &self.metrics {
-                let value = m.evaluate(objective, set.y, scores, w);
+                let value = m.evaluate(objective, set.y, scores, w, set.queries.as_ref(), self.at);
                 out.push(EvalResult {
                     set: set.name.clone(),
-                    metric: m.name().to_string(),
+                    metric: match (m, self.at) {
+                        (Metric::Ndcg, Some(k)) => format!("ndcg@{k}"),
+                        _ => m.name().to_string(),
+                    },
                     value,
                     higher_is_better: m.higher_is_better(),
                 });
@@ -399,6 +435,7 @@ mod tests {
             y,
             w,
             init_score: None,
+            queries: None,
         };
         assert!(check_both_classes(&set(&[0.0, 1.0, 1.0, 0.0], None)).is_ok());
         let e = check_both_classes(&set(&[1.0; 4], None)).unwrap_err();

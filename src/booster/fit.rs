@@ -14,7 +14,7 @@ use crate::data::matrix::{Element, Matrix};
 use crate::error::{Result, RgbmError};
 use crate::histogram::Gradients;
 use crate::model::{Model, check_log_std_leaves, format_version_for};
-use crate::objective::Objective;
+use crate::objective::{Objective, Queries};
 use crate::params::{
     BoosterKind, BoosterParams, Init, Loss, Mode, RgbPenalty, RgbStep, Step, SubsampleFor,
     Summation,
@@ -44,6 +44,8 @@ pub(super) struct Problem<'a, T: Element> {
     pub init_score: Option<&'a [f64]>,
     /// Where these rows are among all of the data's.
     pub rows: ShardRows<'a>,
+    /// `loss = lambdarank`: the query groups of the rows.
+    pub queries: Option<&'a Queries>,
 }
 
 impl<T: Element> Problem<'_, T> {
@@ -196,6 +198,11 @@ impl<'a, T: Element> Fit<'a, T> {
     /// The loss's gradients and hessians at the current scores, weighted.
     fn point_gradients(&mut self, monitor: &mut dyn Monitor) -> Result<()> {
         let p = self.p;
+        if let (Objective::LambdaRank(rank), Some(queries)) = (p.objective, p.queries) {
+            // Unweighted: ranking refuses sample weights (`train_rows`).
+            rank.gradients(p.y, &self.scores, queries, &mut self.gh);
+            return Ok(());
+        }
         let Objective::Custom(custom) = p.objective else {
             p.objective.gradients(p.y, &self.scores, p.w, &mut self.gh);
             return Ok(());

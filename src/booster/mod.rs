@@ -12,6 +12,7 @@ pub mod step;
 mod weights;
 
 pub use boost::{
-    RoundHook, RoundLog, Trained, train, train_from, train_logged, train_shard, train_with,
+    RoundHook, RoundLog, Trained, train, train_from, train_logged, train_ranking, train_shard,
+    train_with,
 };
 pub use eval::{EvalHistory, EvalResult, EvalSet, Monitor, Unmonitored};

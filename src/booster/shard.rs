@@ -106,6 +106,12 @@ pub fn check_params(params: &BoosterParams) -> Result<()> {
              (they would depend on how the rows are split); use step='newton' or 'constant'",
         ));
     }
+    if params.loss == Loss::LambdaRank {
+        return Err(RgbmError::param(
+            "loss",
+            "loss='lambdarank' cannot train on shards: a query's rows would have to be on one shard",
+        ));
+    }
     if params.loss == Loss::Gaussian {
         return Err(RgbmError::param(
             "loss",

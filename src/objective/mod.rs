@@ -4,6 +4,7 @@ mod custom;
 mod exponential;
 mod gaussian;
 mod huber;
+mod lambdarank;
 mod log_link;
 mod logistic;
 mod quantile;
@@ -17,6 +18,7 @@ pub use custom::Custom;
 pub use exponential::Exponential;
 pub use gaussian::Gaussian;
 pub use huber::Huber;
+pub use lambdarank::{DEFAULT_TRUNCATION, LambdaRank, MAX_LABEL, Queries, ndcg};
 pub use log_link::{Gamma, Poisson, Tweedie};
 pub use logistic::Logistic;
 pub use quantile::{AbsoluteError, Quantile, weighted_quantile};
@@ -62,11 +64,16 @@ pub enum Objective {
     Tweedie(Tweedie),
     /// Gradients from the training monitor (see `custom`).
     Custom(Custom),
+    /// Learning to rank: gradients of NDCG over query groups (see `lambdarank`).
+    LambdaRank(LambdaRank),
 }
 
 /// Runs `$body` with `$o` bound to the point loss; `$multi` handles the
 /// multi-output losses (softmax, gaussian), which share method names, and
-/// `$custom` the custom loss, which the core cannot evaluate.
+/// `$custom` the custom loss, which the core cannot evaluate. LambdaRank
+/// takes the custom branch as a custom regression loss: it has no value per
+/// row, and its gradients need the query groups, which the fit supplies
+/// (`Fit::point_gradients`).
 macro_rules! dispatch {
     ($self:expr, $o:ident => $body:expr, $s:ident => $multi:expr, $c:pat => $custom:expr) => {
         match $self {
@@ -83,6 +90,10 @@ macro_rules! dispatch {
             Objective::Softmax($s) => $multi,
             Objective::Gaussian($s) => $multi,
             Objective::Custom($c) => $custom,
+            Objective::LambdaRank(_) => {
+                let $c = &Custom { n_classes: None };
+                $custom
+            }
         }
     };
 }
@@ -203,6 +214,9 @@ impl Objective {
             Loss::Custom => Objective::Custom(Custom {
                 n_classes: p.n_classes,
             }),
+            Loss::LambdaRank => Objective::LambdaRank(LambdaRank {
+                truncation: p.lambdarank_truncation_level.unwrap_or(DEFAULT_TRUNCATION),
+            }),
         }
     }
 
@@ -312,7 +326,7 @@ impl Objective {
     }
 
     /// Labels must be finite, and 0/1 for binary losses, ≥ 0 for Poisson
-    /// and Tweedie, > 0 for Gamma.
+    /// and Tweedie, > 0 for Gamma, integer relevance 0..=31 for ranking.
     pub fn check_labels(&self, y: &[f64]) -> Result<()> {
         if let Some(i) = y.iter().position(|v| !v.is_finite()) {
             return Err(RgbmError::NonFinite(format!(
@@ -353,6 +367,9 @@ impl Objective {
                 y[i]
             )));
         }
+        if let Objective::LambdaRank(_) = self {
+            lambdarank::check_labels(y)?;
+        }
         let classes = match self {
             Objective::Softmax(s) => Some(s.n_classes),
             Objective::Custom(c) => c.n_classes,
@@ -387,6 +404,7 @@ impl Objective {
     fn is_regression(&self) -> bool {
         match self {
             Objective::Custom(c) => c.n_classes.is_none(),
+            Objective::LambdaRank(_) => false,
             _ => !self.is_binary() && !matches!(self, Objective::Softmax(_)),
         }
     }
@@ -551,7 +569,7 @@ impl Objective {
                 s => weighted_sum(n, w, |i| s.value_of(y[i], |k| base[k * n + i] + rho * dir[k * n + i])),
                 _ => f64::NAN)
         };
-        if let Objective::Custom(_) = self {
+        if let Objective::Custom(_) | Objective::LambdaRank(_) = self {
             // No value to minimise (validation refuses the line search).
             return f64::NAN;
         }

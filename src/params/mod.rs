@@ -81,6 +81,10 @@ pub struct BoosterParams {
     /// Tweedie variance power ρ in (1, 2); None = 1.5 with `loss = tweedie`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tweedie_variance_power: Option<f64>,
+    /// `loss = lambdarank`: pairs whose better-ranked row is below this
+    /// position are skipped; None = 30.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lambdarank_truncation_level: Option<usize>,
     pub gain: Mode,
     pub leaf: Mode,
     /// Each row is in a round's sample with this probability; an empty draw
@@ -135,6 +139,9 @@ pub struct BoosterParams {
     pub n_jobs: Option<usize>,
     /// Metrics recorded on every evaluation set; `None` = the loss's default.
     pub eval_metric: Option<Vec<Metric>>,
+    /// The positions NDCG is measured at (`eval_metric` ndcg); None = all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub eval_at: Option<usize>,
     /// Stop when the first metric on the last evaluation set has not improved
     /// for this many rounds, and keep the model of the best round.
     pub early_stopping_rounds: Option<usize>,
@@ -167,6 +174,7 @@ impl Default for BoosterParams {
             sla_scale: 0.1,
             alpha: None,
             tweedie_variance_power: None,
+            lambdarank_truncation_level: None,
             gain: Mode::Newton,
             leaf: Mode::Newton,
             subsample: 1.0,
@@ -193,6 +201,7 @@ impl Default for BoosterParams {
             random_state: 0,
             n_jobs: None,
             eval_metric: None,
+            eval_at: None,
             early_stopping_rounds: None,
         }
     }

@@ -205,6 +205,7 @@ pub const PARAMS: &[ParamSpec] = &[
                 "gamma",
                 "tweedie",
                 "custom",
+                "lambdarank",
             ],
         },
         "the training loss (custom: per-row gradients from a function)",
@@ -254,6 +255,11 @@ pub const PARAMS: &[ParamSpec] = &[
             max_closed: false,
         },
         "variance power ρ of loss='tweedie'; None = 1.5",
+    ),
+    maybe(
+        "lambdarank_truncation_level",
+        int(1, MAX_EXACT_INT),
+        "loss='lambdarank': pairs whose better-ranked row is below this position are skipped; None = 30",
     ),
     spec(
         "gain",
@@ -406,6 +412,11 @@ pub const PARAMS: &[ParamSpec] = &[
         "eval_metric",
         Values::Metrics,
         "metrics on evaluation sets; None = the loss's default",
+    ),
+    maybe(
+        "eval_at",
+        int(1, MAX_EXACT_INT),
+        "the positions NDCG is measured at (metric ndcg); None = every position",
     ),
     maybe(
         "early_stopping_rounds",
@@ -606,6 +617,8 @@ mod tests {
         let every = BoosterParams {
             alpha: Some(0.5),
             tweedie_variance_power: Some(1.5),
+            lambdarank_truncation_level: Some(30),
+            eval_at: Some(10),
             categorical_features: Some(vec![0]),
             max_cat_to_onehot: Some(4),
             max_cat_threshold: Some(32),

@@ -118,13 +118,42 @@ impl BoosterParams {
                 },
             )?;
         }
-        if self.loss == Loss::Custom {
+        check(
+            self.lambdarank_truncation_level.is_none() || self.loss == Loss::LambdaRank,
+            "lambdarank_truncation_level",
+            || {
+                format!(
+                    "lambdarank_truncation_level is used by loss='lambdarank' only, not {:?}",
+                    loss_name(self.loss)
+                )
+            },
+        )?;
+        check(
+            self.eval_at.is_none() || self.loss == Loss::LambdaRank,
+            "eval_at",
+            || {
+                format!(
+                    "eval_at sets the positions of the ranking metric ndcg, which loss={:?} does not record",
+                    loss_name(self.loss)
+                )
+            },
+        )?;
+        if matches!(self.loss, Loss::Custom | Loss::LambdaRank) {
             // Rules that need the loss's value: refused, not approximated.
+            let which = if self.loss == Loss::Custom {
+                "a custom loss"
+            } else {
+                "loss='lambdarank'"
+            };
             check(self.step != Step::LineSearch, "step", || {
-                "step='line_search' minimises the loss's value, which a custom loss does not give; use step='shrinkage'".to_string()
+                format!(
+                    "step='line_search' minimises the loss's value, which {which} does not give; use step='shrinkage'"
+                )
             })?;
             check(!self.record_train_loss, "record_train_loss", || {
-                "a custom loss has no value to record; evaluate a metric on the training data instead".to_string()
+                format!(
+                    "{which} has no value to record; evaluate a metric on the training data instead"
+                )
             })?;
         }
         match (self.loss, self.n_classes) {

@@ -8,12 +8,15 @@ use pyo3::types::{PyList, PyTuple};
 
 use super::convert::{Matrix, vector};
 use super::errors::{run_detached, run_interruptible, to_py};
-use crate::booster::{EvalHistory, EvalResult, EvalSet, Monitor, RoundLog, Trained, train_from};
+use crate::booster::{
+    EvalHistory, EvalResult, EvalSet, Monitor, RoundLog, Trained, train_from, train_ranking,
+};
 use crate::cancel::Cancel;
 use crate::data::matrix::{Element, Matrix as CoreMatrix};
 use crate::error::{Result as CoreResult, RgbmError};
 use crate::model::{ImportanceKind, Model};
 use crate::objective::Gaussian;
+use crate::objective::Queries;
 use crate::params::{BoosterParams, Loss};
 use crate::threads::with_cached_threads;
 use crate::tree::predict::SEQUENTIAL_MAX_ROWS;
@@ -135,13 +138,20 @@ impl Monitor for PyMonitor<'_> {
     }
 }
 
-/// Evaluation sets converted from Python: (name, X, y, weights).
+/// Evaluation sets converted from Python: (name, X, y, weights[, init
+/// score[, query group sizes]]).
 struct PyEvalSet<'py> {
     name: String,
     x: Matrix<'py>,
     y: PyReadonlyArray1<'py, f64>,
     w: Option<PyReadonlyArray1<'py, f64>>,
     init_score: Option<PyReadonlyArray1<'py, f64>>,
+    groups: Option<Vec<u64>>,
+}
+
+/// Query groups from their sizes, which must cover `n_rows`.
+fn queries(sizes: &[u64], n_rows: usize) -> PyResult<Queries> {
+    Queries::from_sizes(sizes, n_rows).map_err(to_py)
 }
 
 fn extract_eval_sets<'py>(sets: Option<&Bound<'py, PyAny>>) -> PyResult<Vec<PyEvalSet<'py>>> {
@@ -150,7 +160,7 @@ fn extract_eval_sets<'py>(sets: Option<&Bound<'py, PyAny>>) -> PyResult<Vec<PyEv
     };
     let list = sets.cast::<PyList>().map_err(|_| {
         PyTypeError::new_err(
-            "eval_sets must be a list of (name, X, y, sample_weight[, init_score]) tuples",
+            "eval_sets must be a list of (name, X, y, sample_weight[, init_score[, group]]) tuples",
         )
     })?;
     list.iter()
@@ -160,17 +170,21 @@ fn extract_eval_sets<'py>(sets: Option<&Bound<'py, PyAny>>) -> PyResult<Vec<PyEv
                     "each evaluation set must be a (name, X, y, sample_weight) tuple",
                 )
             })?;
-            if t.len() != 4 && t.len() != 5 {
+            if !(4..=6).contains(&t.len()) {
                 return Err(PyTypeError::new_err(
-                    "each evaluation set must be a (name, X, y, sample_weight[, init_score]) tuple",
+                    "each evaluation set must be a (name, X, y, sample_weight[, init_score[, group]]) tuple",
                 ));
             }
             let w = t.get_item(3)?;
-            let init = if t.len() == 5 {
-                Some(t.get_item(4)?).filter(|i| !i.is_none())
-            } else {
-                None
+            let optional = |i: usize| -> PyResult<Option<Bound<'py, PyAny>>> {
+                Ok(if t.len() > i {
+                    Some(t.get_item(i)?).filter(|v| !v.is_none())
+                } else {
+                    None
+                })
             };
+            let init = optional(4)?;
+            let groups = optional(5)?.map(|g| g.extract::<Vec<u64>>()).transpose()?;
             Ok(PyEvalSet {
                 name: t.get_item(0)?.extract()?,
                 x: Matrix::extract(&t.get_item(1)?)?,
@@ -181,6 +195,7 @@ fn extract_eval_sets<'py>(sets: Option<&Bound<'py, PyAny>>) -> PyResult<Vec<PyEv
                     Some(vector(&w, "eval sample_weight")?)
                 },
                 init_score: init.map(|i| vector(&i, "eval init_score")).transpose()?,
+                groups,
             })
         })
         .collect()
@@ -212,6 +227,11 @@ fn eval_views<'a, 'py, T: Element>(
                     Some(i) => Some(i.as_slice()?),
                     None => None,
                 },
+                queries: s
+                    .groups
+                    .as_deref()
+                    .map(|g| queries(g, s.y.len()?))
+                    .transpose()?,
             })
         })
         .collect()
@@ -255,8 +275,10 @@ impl PyBooster {
     /// stops training by returning True. With loss "custom", `objective(raw)`
     /// returns (grad, hess) at the class-major raw scores; `metrics(set,
     /// raw)` returns an evaluation set's [(name, value, higher_is_better)].
+    /// With loss "lambdarank", `group` holds the sizes of the consecutive
+    /// rows' queries (and each evaluation set its own, sixth).
     #[staticmethod]
-    #[pyo3(signature = (params_json, x, y, sample_weight=None, eval_sets=None, callback=None, init_score=None, objective=None, metrics=None))]
+    #[pyo3(signature = (params_json, x, y, sample_weight=None, eval_sets=None, callback=None, init_score=None, objective=None, metrics=None, group=None))]
     #[allow(clippy::too_many_arguments)]
     fn train(
         py: Python<'_>,
@@ -269,6 +291,7 @@ impl PyBooster {
         init_score: Option<&Bound<'_, PyAny>>,
         objective: Option<Py<PyAny>>,
         metrics: Option<Py<PyAny>>,
+        group: Option<Vec<u64>>,
     ) -> PyResult<Self> {
         let params = BoosterParams::from_json(params_json).map_err(to_py)?;
         let x = Matrix::extract(x)?;
@@ -283,6 +306,10 @@ impl PyBooster {
             None => None,
         };
         let ys = y.as_slice()?;
+        let groups = group.as_deref().map(|g| queries(g, ys.len())).transpose()?;
+        if groups.is_some() && w.is_some() {
+            return Err(PyValueError::new_err("ranking takes no sample_weight"));
+        }
         let ws = match &w {
             Some(w) => Some(w.as_slice()?),
             None => None,
@@ -300,16 +327,18 @@ impl PyBooster {
                 .core_f32()
                 .ok_or_else(|| PyTypeError::new_err("X must be float32"))??;
             let evals = eval_views(&sets, Matrix::core_f32)?;
-            run_interruptible(py, |cancel| {
-                train_from(&params, &m, ys, ws, inits, &evals, &mut monitor(cancel))
+            run_interruptible(py, |cancel| match &groups {
+                Some(q) => train_ranking(&params, &m, ys, q, inits, &evals, &mut monitor(cancel)),
+                None => train_from(&params, &m, ys, ws, inits, &evals, &mut monitor(cancel)),
             })
         } else {
             let m = x
                 .core_f64()
                 .ok_or_else(|| PyTypeError::new_err("X must be float64"))??;
             let evals = eval_views(&sets, Matrix::core_f64)?;
-            run_interruptible(py, |cancel| {
-                train_from(&params, &m, ys, ws, inits, &evals, &mut monitor(cancel))
+            run_interruptible(py, |cancel| match &groups {
+                Some(q) => train_ranking(&params, &m, ys, q, inits, &evals, &mut monitor(cancel)),
+                None => train_from(&params, &m, ys, ws, inits, &evals, &mut monitor(cancel)),
             })
         };
         if let Some(e) = failure.lock().ok().and_then(|mut slot| slot.take()) {

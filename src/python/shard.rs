@@ -64,6 +64,7 @@ fn training<T: Element>(
                     y: ey,
                     w: ew.as_deref(),
                     init_score: ei.as_deref(),
+                    queries: None,
                 })
             })
             .collect::<crate::error::Result<Vec<_>>>()?;

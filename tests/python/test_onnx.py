@@ -334,7 +334,7 @@ def test_unfitted_and_foreign_estimators_are_refused(data):
     with pytest.raises(NotFittedError):
         to_onnx(RGBMClassifier())
     X, y = data
-    with pytest.raises(TypeError, match="RGBMRegressor or RGBMClassifier"):
+    with pytest.raises(TypeError, match="RGBMRegressor, RGBMClassifier or RGBMRanker"):
         to_onnx(LinearRegression().fit(np.nan_to_num(X), y))
 
 

@@ -11,7 +11,7 @@ import pandas as pd
 from typing_extensions import assert_type
 
 import rgbm_rs
-from rgbm_rs import RGBMClassifier, RGBMRegressor, load_model
+from rgbm_rs import RGBMClassifier, RGBMRanker, RGBMRegressor, load_model
 from rgbm_rs.callback import CallbackEnv, early_stopping
 from rgbm_rs.dask import DaskRGBMClassifier
 
@@ -38,7 +38,10 @@ def use(X: np.ndarray, y: np.ndarray, frame: pd.DataFrame) -> None:
     assert_type(clf.predict_proba(X), np.ndarray)
     assert_type(clf.staged_predict_proba(X), Iterator[np.ndarray])
     assert_type(clf.n_classes_, int)
-    assert_type(load_model("model.json"), RGBMRegressor | RGBMClassifier)
+    assert_type(load_model("model.json"), RGBMRegressor | RGBMClassifier | RGBMRanker)
+    ranker = RGBMRanker(eval_at=10).fit(X, y, group=[3, 4], eval_set=[(X, y)], eval_qid=[y])
+    assert_type(ranker, RGBMRanker)
+    assert_type(ranker.predict(X), np.ndarray)
 
     def stop_early(env: CallbackEnv) -> bool:
         return env.iteration > 3

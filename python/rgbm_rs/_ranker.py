@@ -1,0 +1,258 @@
+"""The learning-to-rank estimator (LambdaRank on the core's query groups)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+from sklearn.utils._param_validation import StrOptions
+
+from . import _core, _params
+from ._base import RGBMBase, store_params
+from ._typing import Callback, FeatureSelection, MatrixLike, PathLike, VectorLike
+from ._validation import check_X_y
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+
+def _group_sizes(group, qid, n_rows, what):
+    """Query group sizes from LightGBM's ``group`` (sizes of consecutive
+    queries) or XGBoost's ``qid`` (a query id per row, rows of a query
+    together); exactly one of them."""
+    if (group is None) == (qid is None):
+        raise ValueError(f"{what}: pass the query groups as exactly one of group (sizes) or qid (a query id per row)")
+    if group is not None:
+        sizes = np.asarray(group)
+        if sizes.ndim != 1 or sizes.size == 0 or sizes.dtype.kind not in "iu":
+            raise ValueError(f"{what}: group must be a non-empty 1-D array of integer query sizes, got {sizes!r:.80}")
+        if (sizes < 1).any():
+            raise ValueError(f"{what}: every group size must be at least 1, got {int(sizes.min())}")
+        if int(sizes.sum()) != n_rows:
+            raise ValueError(f"{what}: the group sizes add up to {int(sizes.sum())}, but there are {n_rows} rows")
+        return [int(s) for s in sizes]
+    ids = np.asarray(qid)
+    if ids.ndim != 1 or ids.shape[0] != n_rows:
+        raise ValueError(f"{what}: qid must be 1-D with one query id per row ({n_rows}), got shape {ids.shape}")
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    if len(np.unique(ids)) != len(starts):
+        raise ValueError(f"{what}: the rows of each query must be consecutive in qid (sort the rows by qid)")
+    return np.diff(np.r_[starts, n_rows]).astype(int).tolist()
+
+
+class RGBMRanker(RGBMBase):
+    """Gradient boosted trees for learning to rank (LambdaRank, NDCG).
+
+    Rows come in query groups: consecutive rows of one query, given to
+    ``fit`` as LightGBM's ``group`` (the query sizes) or XGBoost's ``qid``
+    (a query id per row). Labels are integer relevance grades 0..31, higher
+    is more relevant (gain 2^label - 1). ``predict`` gives raw scores; sort a
+    query's rows by them, highest first.
+
+    Takes the tree, categorical, constraint, subsampling, RGBM selection,
+    SGLB and training-control parameters of :class:`RGBMRegressor` (not RGB,
+    ``step``, ``init``, ``record_train_loss`` or ``validation_fraction``: a
+    ranking loss has no value to minimise or record, ranking starts from 0,
+    and a random row split would cut queries), with these of its own:
+
+    loss : {"lambdarank"}, default="lambdarank"
+        LambdaRank gradients of NDCG: pairs of rows with different grades,
+        weighted by the NDCG change of swapping them, with LightGBM's
+        normalisations (by the score gap, and per query).
+    lambdarank_truncation_level : int or None, default=None
+        Pairs whose better-ranked row (in the current order) is below this
+        position are skipped; None = 30 (LightGBM's default).
+    eval_at : int or None, default=None
+        NDCG of the evaluation sets is measured over the top ``eval_at``
+        rows of each query (recorded as "ndcg@k"); None = every row
+        ("ndcg").
+
+    ``eval_metric`` takes metric names ("ndcg"). Ranking takes no sample
+    weights. Model files, pickling, SHAP values (``predict(X,
+    pred_contrib=True)``), leaf indices and ONNX export work as for the
+    regressor.
+
+    Attributes
+    ----------
+    n_estimators_, best_iteration_, best_score_, evals_result_,
+    training_log_, feature_importances_, n_features_in_, feature_names_in_ :
+        As :class:`RGBMRegressor`'s.
+    """
+
+    _regression = True
+    _parameter_constraints = {
+        **_params.constraints(
+            skip=_params.REGRESSION_ONLY + _params.CLASSIFICATION_ONLY + _params.NOT_RANKING,
+            loss=_params.RANKING_LOSSES,
+        ),
+        "loss": [StrOptions(set(_params.RANKING_LOSSES))],
+    }
+    # What the shared fit reads of the parameters the ranker does not take.
+    booster, step, init, record_train_loss, validation_fraction = "gbm", "shrinkage", "zero", False, None
+    rgb_candidates, rgb_beta, rgb_nodes, rgb_lambdas, rgb_step, rgb_penalty = 4, 0.1, None, None, None, None
+
+    def __init__(
+        self,
+        n_estimators: int = 100,
+        learning_rate: float = 0.1,
+        max_depth: int | None = 6,
+        max_leaves: int | None = None,
+        max_bins: int = 255,
+        min_samples_leaf: int = 20,
+        min_child_weight: float = 1e-3,
+        reg_lambda: float = 0.0,
+        min_split_gain: float = 0.0,
+        categorical_features: FeatureSelection | str | None = None,
+        max_cat_to_onehot: int | None = None,
+        max_cat_threshold: int | None = None,
+        cat_smooth: float | None = None,
+        min_data_per_group: int | None = None,
+        monotone_constraints: Sequence[int] | Mapping[str, int] | None = None,
+        interaction_constraints: Sequence[Sequence[int | str]] | None = None,
+        loss: str = "lambdarank",
+        lambdarank_truncation_level: int | None = None,
+        gain: str = "newton",
+        leaf: str = "newton",
+        subsample: float = 1.0,
+        subsample_for: str | None = None,
+        selection: str = "full",
+        selection_size: int | None = None,
+        groups: Sequence[Sequence[int]] | None = None,
+        selection_scope: str = "tree",
+        langevin: bool = False,
+        langevin_split_noise: bool | None = None,
+        temperature: float = 1e4,
+        shrink_rate: float | None = None,
+        summation: str | None = None,
+        early_stopping_rounds: int | None = None,
+        eval_metric: str | Sequence[str] | None = None,
+        eval_at: int | None = None,
+        importance_type: str = "gain",
+        warm_start: bool = False,
+        random_state: int | np.random.RandomState | None = None,
+        n_jobs: int | None = None,
+        verbose: int = 0,
+    ) -> None:
+        store_params(self, locals())
+
+    def _loss_params(self, native_loss):
+        return {
+            "lambdarank_truncation_level": None
+            if self.lambdarank_truncation_level is None
+            else int(self.lambdarank_truncation_level),
+            "eval_at": None if self.eval_at is None else int(self.eval_at),
+        }
+
+    def _model_losses(self):
+        return set(_params.RANKING_LOSSES)
+
+    def fit(
+        self,
+        X: MatrixLike,
+        y: VectorLike,
+        group: VectorLike | None = None,
+        qid: VectorLike | None = None,
+        eval_set: Sequence[tuple[MatrixLike, VectorLike]] | None = None,
+        eval_group: Sequence[VectorLike] | None = None,
+        eval_qid: Sequence[VectorLike] | None = None,
+        eval_names: Sequence[str] | None = None,
+        callbacks: Sequence[Callback] | None = None,
+        init_score: VectorLike | None = None,
+        eval_init_score: Sequence[VectorLike | None] | None = None,
+        init_model: PathLike | _core.Booster | RGBMBase | None = None,
+    ) -> Self:
+        """Fit on X (n_samples, n_features; NaN = missing) and relevance grades y.
+
+        Parameters
+        ----------
+        X : array-like or data frame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Integer relevance grades in 0..31.
+        group : array-like of int or None
+            The sizes of consecutive queries (LightGBM's ``group``); they add
+            up to n_samples.
+        qid : array-like of shape (n_samples,) or None
+            A query id per row, the rows of a query together (XGBoost's
+            ``qid``). Pass ``group`` or ``qid``.
+        eval_set : list of (X, y) or None
+            Data evaluated after every round (``evals_result_``); early
+            stopping watches the last one.
+        eval_group, eval_qid : list of array-like or None
+            The query groups of each eval_set entry, as ``group`` / ``qid``.
+        eval_names, callbacks, init_score, eval_init_score, init_model :
+            As :meth:`RGBMRegressor.fit`.
+
+        Returns
+        -------
+        self
+        """
+        with self._fitting():
+            self._validate_params()
+            if any(
+                callable(m)
+                for m in ([self.eval_metric] if isinstance(self.eval_metric, str) else self.eval_metric or [])
+            ):
+                raise ValueError("RGBMRanker takes metric names in eval_metric (metric functions get no query groups)")
+            X, y = check_X_y(self, X, y, regression=True)
+            sizes = _group_sizes(group, qid, X.shape[0], "fit")
+            eval_sizes = None
+            if eval_set is not None:
+                pairs = list(eval_set)
+                given_g = [None] * len(pairs) if eval_group is None else list(eval_group)
+                given_q = [None] * len(pairs) if eval_qid is None else list(eval_qid)
+                if len(given_g) != len(pairs) or len(given_q) != len(pairs):
+                    raise ValueError(f"eval_group / eval_qid must hold one entry per eval_set entry ({len(pairs)})")
+                eval_sizes = [
+                    _group_sizes(g, q, len(np.asarray(ye)), f"eval_set[{i}]")
+                    for i, ((_, ye), g, q) in enumerate(zip(pairs, given_g, given_q))
+                ]
+            elif eval_group is not None or eval_qid is not None:
+                raise ValueError("eval_group and eval_qid need eval_set")
+
+            def encode(ye, i):
+                try:
+                    return np.asarray(ye, dtype=np.float64)
+                except (TypeError, ValueError):
+                    raise ValueError(f"eval_set[{i}]: y must be numeric relevance grades") from None
+
+            return self._fit_native(
+                X,
+                np.asarray(y, dtype=np.float64),
+                None,
+                "lambdarank",
+                eval_set,
+                eval_names,
+                None,
+                callbacks,
+                encode,
+                init_score,
+                eval_init_score,
+                init_model,
+                group=sizes,
+                eval_group=eval_sizes,
+            )
+
+    def predict(self, X: MatrixLike, pred_leaf: bool = False, pred_contrib: bool = False) -> np.ndarray:
+        """Ranking scores (raw), higher ranks first.
+
+        Parameters
+        ----------
+        X : array-like or data frame of shape (n_samples, n_features)
+        pred_leaf, pred_contrib : bool, default=False
+            Leaf indices or SHAP values instead, as :meth:`RGBMRegressor.predict`.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        kind = self._predict_kind(pred_leaf=pred_leaf, pred_contrib=pred_contrib)
+        if kind == "pred_leaf":
+            return self.apply(X)
+        if kind == "pred_contrib":
+            return self._contributions(X)
+        return self._raw(X)
+
+    def staged_predict(self, X: MatrixLike) -> Iterator[np.ndarray]:
+        """Ranking scores after each boosting round."""
+        yield from self._staged_raw(X)
