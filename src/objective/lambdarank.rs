@@ -188,43 +188,60 @@ impl LambdaRank {
         s.order.extend(0..n);
         s.order
             .sort_by(|&a, &b| f[b].total_cmp(&f[a]).then(a.cmp(&b)));
-        // Per row its gain over the ideal DCG, per position its discount.
+        // Everything by position in the current order, so the pair loop
+        // reads contiguous memory: grade, score, gain over the ideal DCG,
+        // discount, and the lambda and hessian sums.
+        let order = &s.order;
+        s.label.clear();
+        s.label.extend(order.iter().map(|&i| y[i]));
+        s.score.clear();
+        s.score.extend(order.iter().map(|&i| f[i]));
         s.gain.clear();
-        s.gain.extend(y.iter().map(|&l| gain(l) / ideal));
+        s.gain.extend(s.label.iter().map(|&l| gain(l) / ideal));
         s.discount.clear();
         s.discount.extend((0..n).map(discount));
-        let order = &s.order;
-        let (best, worst) = (f[order[0]], f[order[n - 1]]);
+        s.lambda.clear();
+        s.lambda.resize(n, 0.0);
+        s.hess.clear();
+        s.hess.resize(n, 0.0);
+        let (label, score, gains, disc) = (&s.label, &s.score, &s.gain, &s.discount);
+        // LightGBM leaves the score gap out while every score is equal.
+        let by_gap = score[0] != score[n - 1];
         let mut abs_sum = 0.0;
         for a in 0..(n - 1).min(self.truncation) {
-            let i = order[a];
-            for (b, &j) in order.iter().enumerate().skip(a + 1) {
-                if y[i] == y[j] {
+            let (la, fa, ga, da) = (label[a], score[a], gains[a], disc[a]);
+            for b in a + 1..n {
+                if label[b] == la {
                     continue;
                 }
-                // (high, low): the more relevant row first.
-                let (hi, lo) = if y[i] > y[j] { (i, j) } else { (j, i) };
-                let delta_score = f[hi] - f[lo];
-                let mut delta_ndcg = (s.gain[hi] - s.gain[lo]) * (s.discount[a] - s.discount[b]);
-                if best != worst {
-                    delta_ndcg /= 0.01 + delta_score.abs();
-                }
-                let p = 1.0 / (1.0 + (SIGMA * delta_score).exp());
-                let lambda = -SIGMA * delta_ndcg * p;
-                let hess = SIGMA * SIGMA * delta_ndcg * p * (1.0 - p);
-                gh[hi][0] += lambda;
-                gh[hi][1] += hess;
-                gh[lo][0] -= lambda;
-                gh[lo][1] += hess;
+                // +1 when the row at a is the more relevant one.
+                let sign = if la > label[b] { 1.0 } else { -1.0 };
+                let delta_score = sign * (fa - score[b]);
+                let delta_ndcg = sign * (ga - gains[b]) * (da - disc[b]);
+                let gap = if by_gap {
+                    0.01 + delta_score.abs()
+                } else {
+                    1.0
+                };
+                // One division: inv = p / gap with p = 1 / (1 + e^{σ·Δs}).
+                let inv = 1.0 / (gap * (1.0 + (SIGMA * delta_score).exp()));
+                let p = gap * inv;
+                let lambda = -SIGMA * delta_ndcg * inv;
+                let hess = SIGMA * SIGMA * delta_ndcg * inv * (1.0 - p);
+                s.lambda[a] += sign * lambda;
+                s.lambda[b] -= sign * lambda;
+                s.hess[a] += hess;
+                s.hess[b] += hess;
                 abs_sum -= 2.0 * lambda;
             }
         }
-        if abs_sum > 0.0 {
-            let scale = (1.0 + abs_sum).log2() / abs_sum;
-            gh.iter_mut().for_each(|v| {
-                v[0] *= scale;
-                v[1] *= scale;
-            });
+        let scale = if abs_sum > 0.0 {
+            (1.0 + abs_sum).log2() / abs_sum
+        } else {
+            1.0
+        };
+        for (pos, &row) in order.iter().enumerate() {
+            gh[row] = [s.lambda[pos] * scale, s.hess[pos] * scale];
         }
     }
 }
@@ -233,8 +250,12 @@ impl LambdaRank {
 #[derive(Default)]
 struct Scratch {
     order: Vec<usize>,
+    label: Vec<f64>,
+    score: Vec<f64>,
     gain: Vec<f64>,
     discount: Vec<f64>,
+    lambda: Vec<f64>,
+    hess: Vec<f64>,
 }
 
 #[cfg(test)]
