@@ -168,20 +168,41 @@ pub fn train_from<T: Element>(
     eval_sets: &[EvalSet<T>],
     monitor: &mut dyn Monitor,
 ) -> Result<Trained> {
-    let x = &x.as_matrix();
-    let rows = ShardRows::local(x.n_rows());
-    train_rows(
-        params,
-        x,
-        y,
-        w,
-        init_score,
-        None,
-        rows,
-        params.n_jobs,
-        eval_sets,
-        monitor,
-    )
+    let local = Local { eval_sets, monitor };
+    local.train(params, &x.as_matrix(), y, w, init_score, None)
+}
+
+/// What a fit on one machine adds to its data: evaluation sets and a monitor.
+struct Local<'s, 'a, 'm, T: Element> {
+    eval_sets: &'s [EvalSet<'a, T>],
+    monitor: &'m mut dyn Monitor,
+}
+
+impl<T: Element> Local<'_, '_, '_, T> {
+    fn train(
+        self,
+        params: &BoosterParams,
+        x: &Matrix<T>,
+        y: &[f64],
+        w: Option<&[f64]>,
+        init_score: Option<&[f64]>,
+        queries: Option<&Queries>,
+    ) -> Result<Trained> {
+        let rows = ShardRows::local(x.n_rows());
+        let (sets, monitor) = (self.eval_sets, self.monitor);
+        train_rows(
+            params,
+            x,
+            y,
+            w,
+            init_score,
+            queries,
+            rows,
+            params.n_jobs,
+            sets,
+            monitor,
+        )
+    }
 }
 
 /// Trains on one shard of the data: every shard runs this with its own rows
@@ -273,20 +294,8 @@ pub fn train_ranking<T: Element>(
     eval_sets: &[EvalSet<T>],
     monitor: &mut dyn Monitor,
 ) -> Result<Trained> {
-    let x = &x.as_matrix();
-    let rows = ShardRows::local(x.n_rows());
-    train_rows(
-        params,
-        x,
-        y,
-        None,
-        init_score,
-        Some(queries),
-        rows,
-        params.n_jobs,
-        eval_sets,
-        monitor,
-    )
+    let local = Local { eval_sets, monitor };
+    local.train(params, &x.as_matrix(), y, None, init_score, Some(queries))
 }
 
 /// Query groups go with `loss = lambdarank` and only with it, cover the
