@@ -35,6 +35,8 @@ def _group_sizes(group, qid, n_rows, what):
     ids = np.asarray(qid)
     if ids.ndim != 1 or ids.shape[0] != n_rows:
         raise ValueError(f"{what}: qid must be 1-D with one query id per row ({n_rows}), got shape {ids.shape}")
+    if ids.dtype.kind in "fc" and not np.isfinite(ids).all():
+        raise ValueError(f"{what}: qid holds NaN or infinity; every row needs a query id")
     starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
     if len(np.unique(ids)) != len(starts):
         raise ValueError(f"{what}: the rows of each query must be consecutive in qid (sort the rows by qid)")

@@ -135,3 +135,29 @@ def test_bad_groups_labels_and_options_are_refused():
     with pytest.raises(TypeError):
         est.fit(X, y, group=g, sample_weight=np.ones(len(y)))
     assert not hasattr(est, "_booster")
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"eval_at": 0}, "'eval_at' parameter of RGBMRanker"),
+        ({"eval_at": 2.5}, "'eval_at' parameter of RGBMRanker"),
+        ({"lambdarank_truncation_level": 0}, "'lambdarank_truncation_level' parameter"),
+        ({"lambdarank_truncation_level": "all"}, "'lambdarank_truncation_level' parameter"),
+    ],
+)
+def test_bad_ranking_parameters_are_refused(params, match):
+    X, y, g = queries(10, 10)
+    with pytest.raises(ValueError, match=match):
+        RGBMRanker(**params).fit(X, y, group=g)
+
+
+def test_hostile_groups_are_refused():
+    X, y, g = queries(10, 11)
+    for group in ([2**70], np.array([len(y)], dtype=np.uint64) * 3, [[len(y)]], "10"):
+        with pytest.raises(ValueError):
+            RGBMRanker(**SMALL).fit(X, y, group=group)
+    qid = np.repeat(np.arange(len(g)), g).astype(float)
+    qid[0] = np.nan
+    with pytest.raises(ValueError):
+        RGBMRanker(**SMALL).fit(X, y, qid=qid)
