@@ -161,3 +161,23 @@ def test_hostile_groups_are_refused():
     qid[0] = np.nan
     with pytest.raises(ValueError):
         RGBMRanker(**SMALL).fit(X, y, qid=qid)
+
+
+def test_tree_options_carry_over_to_ranking():
+    # SGLB, subsampling, RGBM selection and a monotone constraint on the
+    # feature the grades rise with: the scores never fall as it grows.
+    X, y, g = queries(150, 12)
+    est = RGBMRanker(
+        **SMALL,
+        langevin=True,
+        temperature=1e3,
+        subsample=0.7,
+        selection="groups",
+        selection_size=3,
+        monotone_constraints=[1] + [0] * (X.shape[1] - 1),
+    ).fit(X, y, group=g)
+    grid = np.repeat(X[:20], 41, axis=0)
+    grid[:, 0] = np.tile(np.linspace(-3, 3, 41), 20)
+    scores = est.predict(grid).reshape(20, 41)
+    assert (np.diff(scores, axis=1) >= 0).all()
+    assert sklearn_ndcg(y, est.predict(X), g, 10) > sklearn_ndcg(y, np.zeros(len(y)), g, 10)
