@@ -9,12 +9,12 @@ import re
 import numpy as np
 import pytest
 
-from rgbm_rs import RGBMClassifier, RGBMRegressor, _core, _params
+from rgbm_rs import RGBMClassifier, RGBMRanker, RGBMRegressor, _core, _params
 
-ESTIMATORS = [RGBMRegressor, RGBMClassifier]
+ESTIMATORS = [RGBMRegressor, RGBMClassifier, RGBMRanker]
 README = os.path.join(os.path.dirname(__file__), "..", "..", "README.md")
 X = np.random.default_rng(0).normal(size=(60, 2))
-Y = {RGBMRegressor: X[:, 0], RGBMClassifier: (X[:, 0] > 0).astype(int)}
+Y = {RGBMRegressor: X[:, 0], RGBMClassifier: (X[:, 0] > 0).astype(int), RGBMRanker: (X[:, 0] > 0).astype(int)}
 
 
 def _init_defaults(cls):
@@ -30,11 +30,12 @@ def test_every_parameter_has_a_constraint(cls):
 def test_estimator_defaults_are_the_core_defaults(cls):
     # Where Python and the core differ, the difference is deliberate: the
     # classifier's loss, and random_state=None (a fresh seed) as in scikit-learn.
-    differ = {"random_state"} | ({"loss"} if cls is RGBMClassifier else set())
+    differ = {"random_state"} | ({"loss"} if cls is not RGBMRegressor else set())
     for name, default in _init_defaults(cls).items():
         if name in _core_names() and name not in differ:
             assert default == _params.SCHEMA[name]["default"], name
     assert RGBMClassifier().loss == _params.CLASSIFICATION_LOSSES[0]
+    assert RGBMRanker().loss == _params.RANKING_LOSSES[0]
 
 
 def _core_names():
@@ -43,7 +44,8 @@ def _core_names():
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
 def test_every_parameter_is_documented_with_its_default(cls):
-    doc = RGBMRegressor.__doc__ + (cls.__doc__ if cls is RGBMClassifier else "")
+    # An estimator's own lines first; the others defer to the regressor's.
+    doc = (cls.__doc__ if cls is not RGBMRegressor else "") + RGBMRegressor.__doc__
     lines = {}
     for m in re.finditer(r"^    ([a-z_, ]+) : (.*)$", doc, re.M):
         for name in m.group(1).split(", "):
@@ -59,12 +61,19 @@ def test_every_parameter_is_documented_with_its_default(cls):
 @pytest.mark.parametrize("name", sorted(n for n, s in _params.SCHEMA.items() if s["type"] in ("int", "float")))
 def test_a_value_past_a_core_bound_is_refused_before_the_core(name):
     spec = _params.SCHEMA[name]
-    cls = RGBMClassifier if name in _params.CLASSIFICATION_ONLY else RGBMRegressor
+    cls = (
+        RGBMClassifier
+        if name in _params.CLASSIFICATION_ONLY
+        else RGBMRanker
+        if name in _params.RANKING_ONLY
+        else RGBMRegressor
+    )
     if name not in _init_defaults(cls) or name in _params.PYTHON_ONLY:
         pytest.skip(f"{name} is not an estimator parameter with a core bound")
     below = spec["min"] - 1 if spec["type"] == "int" else (spec["min"] if not spec["min_closed"] else spec["min"] - 1)
+    ranking = {"group": [len(X)]} if cls is RGBMRanker else {}
     with pytest.raises(ValueError, match=f"'{name}' parameter of {cls.__name__} must be"):
-        cls(**{name: below}).fit(X, Y[cls])
+        cls(**{name: below}).fit(X, Y[cls], **ranking)
 
 
 def test_the_core_refuses_what_the_constraints_refuse():
