@@ -191,9 +191,9 @@ class RGBMRanker(RGBMBase):
         """
         with self._fitting():
             self._validate_params()
+            metrics = self.eval_metric
             if any(
-                callable(m)
-                for m in ([self.eval_metric] if isinstance(self.eval_metric, str) else self.eval_metric or [])
+                callable(m) for m in ([metrics] if isinstance(metrics, str) or callable(metrics) else metrics or [])
             ):
                 raise ValueError("RGBMRanker takes metric names in eval_metric (metric functions get no query groups)")
             X, y = check_X_y(self, X, y, regression=True)

@@ -130,8 +130,9 @@ def test_bad_groups_labels_and_options_are_refused():
         est.fit(X, y, group=g, eval_group=[g])
     with pytest.raises(ValueError, match="'loss' parameter of RGBMRanker"):
         RGBMRanker(loss="squared").fit(X, y, group=g)
-    with pytest.raises(ValueError, match="metric names"):
-        RGBMRanker(eval_metric=[lambda y, f: ("m", 0.0, True)]).fit(X, y, group=g)
+    for metric in ([lambda y, f: ("m", 0.0, True)], lambda y, f: ("m", 0.0, True)):
+        with pytest.raises(ValueError, match="metric names"):
+            RGBMRanker(eval_metric=metric).fit(X, y, group=g)
     with pytest.raises(TypeError):
         est.fit(X, y, group=g, sample_weight=np.ones(len(y)))
     assert not hasattr(est, "_booster")
@@ -181,3 +182,15 @@ def test_tree_options_carry_over_to_ranking():
     scores = est.predict(grid).reshape(20, 41)
     assert (np.diff(scores, axis=1) >= 0).all()
     assert sklearn_ndcg(y, est.predict(X), g, 10) > sklearn_ndcg(y, np.zeros(len(y)), g, 10)
+
+
+def test_continued_training_equals_one_long_fit():
+    X, y, g = queries(80, 13)
+    long = RGBMRanker(**{**SMALL, "n_estimators": 30}).fit(X, y, group=g)
+    first = RGBMRanker(**{**SMALL, "n_estimators": 20}).fit(X, y, group=g)
+    more = RGBMRanker(**{**SMALL, "n_estimators": 10}).fit(X, y, group=g, init_model=first)
+    assert more.n_estimators_ == 30
+    assert np.allclose(more.predict(X), long.predict(X), rtol=0, atol=1e-10)
+    warm = RGBMRanker(**{**SMALL, "n_estimators": 20}, warm_start=True).fit(X, y, group=g)
+    warm.set_params(n_estimators=30).fit(X, y, group=g)
+    assert np.allclose(warm.predict(X), long.predict(X), rtol=0, atol=1e-10)
