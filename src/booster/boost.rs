@@ -168,41 +168,20 @@ pub fn train_from<T: Element>(
     eval_sets: &[EvalSet<T>],
     monitor: &mut dyn Monitor,
 ) -> Result<Trained> {
-    let local = Local { eval_sets, monitor };
-    local.train(params, &x.as_matrix(), y, w, init_score, None)
-}
-
-/// What a fit on one machine adds to its data: evaluation sets and a monitor.
-struct Local<'s, 'a, 'm, T: Element> {
-    eval_sets: &'s [EvalSet<'a, T>],
-    monitor: &'m mut dyn Monitor,
-}
-
-impl<T: Element> Local<'_, '_, '_, T> {
-    fn train(
-        self,
-        params: &BoosterParams,
-        x: &Matrix<T>,
-        y: &[f64],
-        w: Option<&[f64]>,
-        init_score: Option<&[f64]>,
-        queries: Option<&Queries>,
-    ) -> Result<Trained> {
-        let rows = ShardRows::local(x.n_rows());
-        let (sets, monitor) = (self.eval_sets, self.monitor);
-        train_rows(
-            params,
-            x,
-            y,
-            w,
-            init_score,
-            queries,
-            rows,
-            params.n_jobs,
-            sets,
-            monitor,
-        )
-    }
+    let x = &x.as_matrix();
+    let rows = ShardRows::local(x.n_rows());
+    train_rows(
+        params,
+        x,
+        y,
+        w,
+        init_score,
+        None,
+        rows,
+        params.n_jobs,
+        eval_sets,
+        monitor,
+    )
 }
 
 /// Trains on one shard of the data: every shard runs this with its own rows
@@ -294,8 +273,21 @@ pub fn train_ranking<T: Element>(
     eval_sets: &[EvalSet<T>],
     monitor: &mut dyn Monitor,
 ) -> Result<Trained> {
-    let local = Local { eval_sets, monitor };
-    local.train(params, &x.as_matrix(), y, None, init_score, Some(queries))
+    let x = &x.as_matrix();
+    let rows = ShardRows::local(x.n_rows());
+    let queries = Some(queries);
+    train_rows(
+        params,
+        x,
+        y,
+        None,
+        init_score,
+        queries,
+        rows,
+        params.n_jobs,
+        eval_sets,
+        monitor,
+    )
 }
 
 /// Query groups go with `loss = lambdarank` and only with it, cover the

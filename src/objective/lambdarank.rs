@@ -95,16 +95,17 @@ fn discount(position: usize) -> f64 {
     1.0 / ((position + 2) as f64).log2()
 }
 
-/// The positions of a query's rows by descending score (ties by row order).
-fn order_by_score(f: &[f64]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..f.len()).collect();
+/// `order` becomes a query's rows by descending score (ties by row order).
+fn order_by_score(f: &[f64], order: &mut Vec<usize>) {
+    order.clear();
+    order.extend(0..f.len());
     order.sort_by(|&a, &b| f[b].total_cmp(&f[a]).then(a.cmp(&b)));
-    order
 }
 
-/// The ideal DCG of the top `at` positions (all when None).
-fn max_dcg(y: &[f64], at: Option<usize>) -> f64 {
-    let mut gains: Vec<f64> = y.iter().map(|&l| gain(l)).collect();
+/// The ideal DCG of the top `at` positions (all when None); `gains` is a buffer.
+fn max_dcg(y: &[f64], at: Option<usize>, gains: &mut Vec<f64>) -> f64 {
+    gains.clear();
+    gains.extend(y.iter().map(|&l| gain(l)));
     gains.sort_by(|a, b| b.total_cmp(a));
     let k = at.map_or(gains.len(), |k| k.min(gains.len()));
     gains[..k]
@@ -119,11 +120,12 @@ fn max_dcg(y: &[f64], at: Option<usize>) -> f64 {
 /// their gains (the DCG averaged over the orders of the tie, as
 /// scikit-learn's `ndcg_score`), so the value does not depend on row order.
 fn query_ndcg(y: &[f64], f: &[f64], at: Option<usize>) -> f64 {
-    let ideal = max_dcg(y, at);
+    let ideal = max_dcg(y, at, &mut Vec::new());
     if !(ideal > 0.0) {
         return 1.0;
     }
-    let order = order_by_score(f);
+    let mut order = Vec::new();
+    order_by_score(f, &mut order);
     let k = at.map_or(order.len(), |k| k.min(order.len()));
     let mut dcg = 0.0;
     let mut start = 0;
@@ -180,14 +182,11 @@ impl LambdaRank {
     fn query_gradients(&self, y: &[f64], f: &[f64], gh: &mut [[f64; 2]], s: &mut Scratch) {
         gh.fill([0.0, 0.0]);
         let n = y.len();
-        let ideal = max_dcg(y, Some(self.truncation));
+        let ideal = max_dcg(y, Some(self.truncation), &mut s.gain);
         if n < 2 || !(ideal > 0.0) {
             return;
         }
-        s.order.clear();
-        s.order.extend(0..n);
-        s.order
-            .sort_by(|&a, &b| f[b].total_cmp(&f[a]).then(a.cmp(&b)));
+        order_by_score(f, &mut s.order);
         // Everything by position in the current order, so the pair loop
         // reads contiguous memory: grade, score, gain over the ideal DCG,
         // discount, and the lambda and hessian sums.

@@ -100,8 +100,8 @@ def test_persistence_shap_and_onnx(tmp_path):
     assert est.predict(X, pred_leaf=True).shape == (len(y), 30)
     ort = pytest.importorskip("onnxruntime")
     pytest.importorskip("onnx")
-    session = ort.InferenceSession(to_onnx(est).SerializeToString(), providers=["CPUExecutionProvider"])
-    got = session.run(None, {"X": X.astype(np.float32)})[0].ravel()
+    runner = ort.InferenceSession(to_onnx(est).SerializeToString(), providers=["CPUExecutionProvider"])
+    got = runner.run(None, {"X": X.astype(np.float32)})[0].ravel()
     assert np.allclose(got, est.predict(X.astype(np.float32)), atol=1e-5)
     assert clone(est).get_params() == est.get_params()
 
