@@ -304,10 +304,6 @@ impl Model {
         ))
     }
 
-    /// The model as it was after its first `n_rounds` rounds: later trees
-    /// are dropped and the shrinkage they applied to the kept trees (SGLB's
-    /// q = 1 − γν per round) is undone. Used to keep the best round when a
-    /// user callback stops training.
     /// This model followed by `more`, a model trained from this one's raw
     /// scores (`train_from`): the earlier trees and base score, then the new
     /// trees; the parameters are the continuation's with the total rounds.
@@ -354,6 +350,10 @@ impl Model {
         Ok(model)
     }
 
+    /// The model as it was after its first `n_rounds` rounds: later trees
+    /// are dropped and the shrinkage they applied to the kept trees (SGLB's
+    /// q = 1 − γν per round) is undone. Used to keep the best round when a
+    /// user callback stops training.
     pub fn truncated(&self, n_rounds: usize) -> Result<Model> {
         let total = self.n_rounds();
         if n_rounds == 0 || n_rounds > total {
@@ -362,8 +362,7 @@ impl Model {
                 format!("must be in [1, {total}], got {n_rounds}"),
             ));
         }
-        let q = self.params.shrink_factor();
-        let undo = q.powi(-((total - n_rounds) as i32));
+        let undo = self.shrinkage_undo(total - n_rounds)?;
         let mut trees = self.trees[..n_rounds * self.n_outputs].to_vec();
         if undo != 1.0 {
             trees
