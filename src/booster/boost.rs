@@ -169,18 +169,25 @@ pub fn train_from<T: Element>(
     monitor: &mut dyn Monitor,
 ) -> Result<Trained> {
     let x = &x.as_matrix();
+    train_local(params, x, y, w, init_score, None, eval_sets, monitor)
+}
+
+/// A fit on every row, on this machine.
+#[allow(clippy::too_many_arguments)]
+fn train_local<T: Element>(
+    params: &BoosterParams,
+    x: &Matrix<T>,
+    y: &[f64],
+    w: Option<&[f64]>,
+    init_score: Option<&[f64]>,
+    queries: Option<&Queries>,
+    eval_sets: &[EvalSet<T>],
+    monitor: &mut dyn Monitor,
+) -> Result<Trained> {
     let rows = ShardRows::local(x.n_rows());
+    let threads = params.n_jobs;
     train_rows(
-        params,
-        x,
-        y,
-        w,
-        init_score,
-        None,
-        rows,
-        params.n_jobs,
-        eval_sets,
-        monitor,
+        params, x, y, w, init_score, queries, rows, threads, eval_sets, monitor,
     )
 }
 
@@ -274,17 +281,13 @@ pub fn train_ranking<T: Element>(
     monitor: &mut dyn Monitor,
 ) -> Result<Trained> {
     let x = &x.as_matrix();
-    let rows = ShardRows::local(x.n_rows());
-    let queries = Some(queries);
-    train_rows(
+    train_local(
         params,
         x,
         y,
         None,
         init_score,
-        queries,
-        rows,
-        params.n_jobs,
+        Some(queries),
         eval_sets,
         monitor,
     )
