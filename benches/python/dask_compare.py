@@ -72,7 +72,7 @@ def main():
     ):
         rows = -(-len(ytr) // args.chunks)
         client.wait_for_workers(args.workers)
-        workers = sorted(client.scheduler_info()["workers"])
+        workers = sorted(client.nthreads())
 
         def spread(a):  # partition i on worker i mod workers: shards of equal size
             return da.concatenate(

@@ -321,7 +321,7 @@ class _Exchange:
                     # A call to a lost worker may wait instead of failing
                     # (and Dask may already have rebuilt the actor
                     # elsewhere): check that the shards' workers are alive.
-                    gone = self.addresses - set(self.client.scheduler_info()["workers"])
+                    gone = self.addresses - set(self.client.nthreads())
                     if gone or any(p.status != "finished" for p in self.holders):
                         raise RuntimeError(f"the worker holding a shard was lost ({sorted(gone)})") from None
             self.stats["seconds"] += time.monotonic() - started

@@ -43,7 +43,7 @@ def shard_pid(client):
 def spread(client, a):
     """`a` with its chunks persisted on the workers in turn (so that a fit
     has a shard on every worker)."""
-    workers = sorted(client.scheduler_info()["workers"])
+    workers = sorted(client.nthreads())
     blocks = [client.persist(a.blocks[i], workers=[workers[i % len(workers)]]) for i in range(a.numblocks[0])]
     return da.concatenate(blocks)
 
@@ -155,7 +155,7 @@ def test_dataframes_and_one_worker(client):
     Xd = dd.from_pandas(frame, npartitions=3)
     yd = dd.from_pandas(pd.Series(y), npartitions=3)
     assert model_doc(DaskRGBMRegressor(**params).fit(Xd, yd)) == expected
-    one = [next(iter(client.scheduler_info()["workers"]))]
+    one = [next(iter(client.nthreads()))]
     Xo = client.persist(darr(X, (1000, 2000)), workers=one)
     yo = client.persist(darr(y, (1000, 2000)), workers=one)
     assert model_doc(DaskRGBMRegressor(**params).fit(Xo, yo)) == expected
@@ -281,7 +281,7 @@ def _mend_shards():
 )
 def test_a_failing_shard_ends_the_fit_at_once(client, method, error, match):
     X, y, _ = data()
-    victim = sorted(client.scheduler_info()["workers"])[1]
+    victim = sorted(client.nthreads())[1]
     client.run(_break_shards, method, workers=[victim])
     try:
         started = time.monotonic()
