@@ -1,5 +1,7 @@
 """Ctrl-C stops every long phase (binning, rounds, prediction) within a
-second or two; fit releases the GIL."""
+second or two; concurrent predictions agree with a serial one; the thread
+count follows n_jobs and the cores the process may use. (That fit releases
+the GIL is checked in test_concurrency_and_leaks.py.)"""
 
 import signal
 import subprocess
