@@ -8,7 +8,7 @@ use crate::data::matrix::{AsMatrix, Element, Matrix};
 use crate::error::{Result, RgbmError};
 use crate::explain::contributions;
 use crate::objective::{Gaussian, Objective};
-use crate::params::{BoosterKind, BoosterParams, Loss, RgbStep};
+use crate::params::{BoosterKind, BoosterParams, Loss, RgbCandidate, RgbStep};
 use crate::tree::Tree;
 use crate::tree::predict::{add_tree_outputs_multi, leaf_indices};
 use crate::tree::tree::MAX_ABS_VALUE;
@@ -402,8 +402,13 @@ impl Model {
         de.end()
             .map_err(|e| RgbmError::ModelFormat(e.to_string()))?;
         if model.params.booster == BoosterKind::Rgb {
-            // RGB files without a step rule predate the choice: the exact step made them.
+            // RGB files without a step rule predate the choice: the exact step made them;
+            // files without a candidate rule grew projected Newton trees.
             model.params.rgb_step.get_or_insert(RgbStep::Exact);
+            model
+                .params
+                .rgb_candidate
+                .get_or_insert(RgbCandidate::Projected);
         }
         model.validate()?;
         Ok(model)

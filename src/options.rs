@@ -152,6 +152,21 @@ pub enum RgbStep {
     Exact,
 }
 
+/// Which member of its family RGB proposes (Algorithm 1, line 4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RgbCandidate {
+    /// Line 4's argmin over the family under the step rule, grown greedily:
+    /// under `Lipschitz` the structure maximising Σ_l G_l² with leaves
+    /// −λ·G/‖G‖ on the λ sphere; under `Exact` the structure maximising
+    /// Σ_l G_l²/n_l with leaves ∝ −G_l/n_l (the gradient tree).
+    Argmin,
+    /// A tree grown with `gain` and `leaf` (Newton by default) and scaled
+    /// down onto the λ ball when outside it. Not line 4's argmin; RGB files
+    /// without a candidate rule were made this way.
+    Projected,
+}
+
 /// How RGB's candidates pay for their family's complexity Ω_k.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

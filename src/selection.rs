@@ -10,6 +10,36 @@ use crate::data::BinnedDataset;
 use crate::error::{Result, RgbmError};
 use crate::params::{BoosterParams, Selection, SelectionSize};
 
+/// Lu & Mazumder's formula (18): the minimal cosine angle Θ of Type 1
+/// selection (t of p weak learners drawn uniformly without replacement)
+/// for p orthogonal weak learners, min_i (1/√i)·Σ_{j≤i} γ(j), where
+/// γ(j) = C(p−j, t−1)/C(p, t) is the chance that the j-th best learner is
+/// the best one drawn (their eq. 10). t = p (Type 0) gives 1/√p, t = 1
+/// gives 1/p.
+pub fn type1_theta(p: usize, t: usize) -> Result<f64> {
+    if t == 0 || t > p {
+        return Err(RgbmError::param(
+            "t",
+            format!("must be in 1..=p (p = {p}), got {t}"),
+        ));
+    }
+    // γ(1) = t/p; γ(j+1) = γ(j)·(p−j−t+1)/(p−j), zero once j > p − t.
+    let (pf, tf) = (p as f64, t as f64);
+    let (mut gamma, mut cumulative, mut theta) = (tf / pf, 0.0f64, f64::INFINITY);
+    for j in 1..=p {
+        cumulative += gamma;
+        theta = theta.min(cumulative / (j as f64).sqrt());
+        let jf = j as f64;
+        gamma *= ((pf - jf - tf + 1.0) / (pf - jf)).max(0.0);
+        if gamma == 0.0 {
+            // The rest only adds nothing while √i grows: the minimum is at i = p.
+            theta = theta.min(cumulative / pf.sqrt());
+            break;
+        }
+    }
+    Ok(theta)
+}
+
 /// A drawn candidate set.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Candidates {
@@ -205,6 +235,37 @@ impl Selector {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Formula (18) against binomials computed directly, and its two ends.
+    #[test]
+    fn type1_theta_matches_the_binomial_formula() {
+        let choose = |n: usize, k: usize| -> f64 {
+            (0..k).map(|i| (n - i) as f64 / (i + 1) as f64).product()
+        };
+        for p in 1..=30 {
+            for t in 1..=p {
+                let mut best = f64::INFINITY;
+                let mut sum = 0.0;
+                for i in 1..=p {
+                    if p - i >= t - 1 {
+                        sum += choose(p - i, t - 1) / choose(p, t);
+                    }
+                    best = best.min(sum / (i as f64).sqrt());
+                }
+                let got = type1_theta(p, t).unwrap();
+                assert!(
+                    (got - best).abs() < 1e-12 * best,
+                    "p {p} t {t}: {got} vs {best}"
+                );
+            }
+            assert!((type1_theta(p, p).unwrap() - 1.0 / (p as f64).sqrt()).abs() < 1e-15);
+            assert!((type1_theta(p, 1).unwrap() - 1.0 / p as f64).abs() < 1e-15);
+        }
+        assert!(type1_theta(5, 0).is_err() && type1_theta(5, 6).is_err());
+        // Large p stays finite and between the two ends.
+        let big = type1_theta(1_000_000, 100).unwrap();
+        assert!(big > 1e-6 && big < 1e-3, "{big}");
+    }
     use crate::data::DenseMatrix;
     use crate::params::SelectionScope;
     use crate::rng::{Purpose, stream};

@@ -3,7 +3,7 @@ mod common;
 
 use rgbm_rs::booster::rgb::coordinate_step;
 use rgbm_rs::booster::train_logged;
-use rgbm_rs::params::{BoosterKind, BoosterParams, Init, Loss, RgbPenalty, RgbStep};
+use rgbm_rs::params::{BoosterKind, BoosterParams, Init, Loss, RgbCandidate, RgbPenalty, RgbStep};
 use rgbm_rs::{DenseMatrix, train};
 
 fn rgb() -> BoosterParams {
@@ -370,12 +370,18 @@ fn a_model_records_its_rgb_rules_and_old_files_read_as_exact() {
     .unwrap();
     assert_eq!(model.params.rgb_step, Some(RgbStep::Lipschitz));
     assert_eq!(model.params.rgb_penalty, Some(RgbPenalty::PerCandidate));
+    assert_eq!(model.params.rgb_candidate, Some(RgbCandidate::Argmin));
     let text = model.to_json().unwrap();
     let old = text
         .replace(r#""rgb_step":"lipschitz","#, "")
+        .replace(r#""rgb_candidate":"argmin","#, "")
         .replace(r#""rgb_penalty":"per_candidate","#, "");
-    assert_ne!(old, text);
+    assert_eq!(
+        old.matches("rgb_").count() + 3,
+        text.matches("rgb_").count()
+    );
     let loaded = rgbm_rs::Model::from_json(&old).unwrap();
     assert_eq!(loaded.params.rgb_step, Some(RgbStep::Exact));
+    assert_eq!(loaded.params.rgb_candidate, Some(RgbCandidate::Projected));
     assert_eq!(loaded.trees, model.trees);
 }

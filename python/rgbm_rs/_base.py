@@ -176,6 +176,16 @@ def _as_booster(init_model, cls):
     raise TypeError(f"init_model must be a path, a Booster or a fitted {cls.__name__}, got {type(init_model).__name__}")
 
 
+def _running_min(values):
+    """The running minimum of per-round values, skipping None (undefined rounds)."""
+    out, low = [], None
+    for v in values:
+        if v is not None and (low is None or v < low):
+            low = v
+        out.append(low)
+    return out
+
+
 def _class_major(rows):
     """(n, K) rows to the core's class-major layout (block k = output k)."""
     return np.ascontiguousarray(rows.T).ravel() if rows.ndim == 2 else np.ascontiguousarray(rows)
@@ -231,6 +241,7 @@ class RGBMBase(BaseEstimator):
             "rgb_nodes": None if self.rgb_nodes is None else as_int_list(self.rgb_nodes, "rgb_nodes"),
             "rgb_lambdas": None if self.rgb_lambdas is None else as_float_list(self.rgb_lambdas, "rgb_lambdas"),
             "rgb_step": self.rgb_step,
+            "rgb_candidate": self.rgb_candidate,
             "rgb_penalty": self.rgb_penalty,
             "langevin": bool(self.langevin),
             "langevin_split_noise": None if self.langevin_split_noise is None else bool(self.langevin_split_noise),
@@ -470,19 +481,21 @@ class RGBMBase(BaseEstimator):
             if sets:
                 last = self.evals_result_[sets[-1][0]]
                 self.best_score_ = {m: values[int(best)] for m, values in last.items()}
-        self.training_log_ = {
-            key: [r[key] for r in rounds]
-            for key in ("root_feature", "root_threshold", "features_searched", "step", "seconds", "train_loss")
-        }
+        keys = ("root_feature", "root_threshold", "features_searched", "step", "seconds", "train_loss")
+        keys += ("gamma", "gamma_star", "cosine")
+        self.training_log_ = {key: [r[key] for r in rounds] for key in keys}
+        self.training_log_["theta"] = _running_min(self.training_log_["cosine"])
         if self.booster == "rgb":
-            self.training_log_["rgb_nodes"] = [r["rgb_nodes"] for r in rounds]
-            self.training_log_["rgb_lambda"] = [r["rgb_lambda"] for r in rounds]
+            for key in ("rgb_nodes", "rgb_lambda", "rgb_omega", "rgb_complexity"):
+                self.training_log_[key] = [r[key] for r in rounds]
             counts = {}
             for r in rounds:
                 # One chosen family per tree: per class for multiclass models.
                 for nodes, lam in r["rgb_families"]:
                     counts[(nodes, lam)] = counts.get((nodes, lam), 0) + 1
             self.rgb_family_counts_ = dict(sorted(counts.items()))
+            kept = rounds if best is None else rounds[: int(best) + 1]
+            self.rgb_complexity_ = float(sum(r["rgb_complexity"] for r in kept))
         return self
 
     def _raw(self, X):

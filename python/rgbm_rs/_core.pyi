@@ -11,7 +11,16 @@ import numpy as np
 from numpy.typing import NDArray
 from typing_extensions import TypeAlias
 
-__all__ = ["Booster", "FORMAT_VERSION", "Shard", "__version__", "available_cores", "metrics_for", "param_schema"]
+__all__ = [
+    "Booster",
+    "FORMAT_VERSION",
+    "Shard",
+    "__version__",
+    "available_cores",
+    "metrics_for",
+    "param_schema",
+    "type1_theta",
+]
 
 #: Version of the model JSON format this build writes (it reads 1..FORMAT_VERSION).
 FORMAT_VERSION: Final[int]
@@ -25,6 +34,10 @@ def metrics_for(loss: str, n_classes: int | None = None) -> list[str]:
 def available_cores() -> int:
     """The cores this process may use (its affinity mask and cgroup CPU
     quota): what ``n_jobs=None`` or -1 runs on."""
+
+def type1_theta(p: int, t: int) -> float:
+    """Lu & Mazumder's formula (18): Type 1 selection's minimal cosine angle
+    for ``p`` orthogonal weak learners, ``t`` drawn per round (1 <= t <= p)."""
 
 def param_schema() -> str:
     """Every training parameter as JSON: a list of objects with ``name``,

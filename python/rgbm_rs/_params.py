@@ -41,6 +41,7 @@ NOT_RANKING = (
     "rgb_nodes",
     "rgb_lambdas",
     "rgb_step",
+    "rgb_candidate",
     "rgb_penalty",
     "step",
     "record_train_loss",

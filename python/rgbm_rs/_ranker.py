@@ -93,6 +93,7 @@ class RGBMRanker(RGBMBase):
     # What the shared fit reads of the parameters the ranker does not take.
     booster, step, init, record_train_loss, validation_fraction = "gbm", "shrinkage", "zero", False, None
     rgb_candidates, rgb_beta, rgb_nodes, rgb_lambdas, rgb_step, rgb_penalty = 4, 0.1, None, None, None, None
+    rgb_candidate = None
 
     def __init__(
         self,

@@ -23,7 +23,15 @@ import numpy as np
 
 from ._introspect import _as_model_doc, _check_feature_names, _feature_name, _n_outputs, _walk
 
-__all__ = ["plot_importance", "plot_metric", "plot_selection_comparison", "plot_tree"]
+__all__ = [
+    "plot_cosine",
+    "plot_importance",
+    "plot_metric",
+    "plot_rgb_families",
+    "plot_selection_comparison",
+    "plot_tree",
+    "plot_weak_learnability",
+]
 
 #: gid of the artists ``plot_tree`` draws, so they can be found again.
 SPLIT_GID = "rgbm-tree-split"
@@ -575,3 +583,131 @@ def plot_selection_comparison(
     if ax is None:
         fig.tight_layout()
     return fig
+
+
+# ---------------------------------------------------------------- the papers' diagnostics
+def _log_series(estimator, keys):
+    """The per-round values of ``training_log_[key]`` for each key, as float
+    arrays with NaN where a round has none."""
+    log = getattr(estimator, "training_log_", None)
+    if log is None:
+        raise ValueError(f"{type(estimator).__name__} has no training_log_: fit it first")
+    out = []
+    for key in keys:
+        values = log.get(key)
+        if values is None:
+            raise ValueError(f"training_log_ has no {key!r}; available: {sorted(log)}")
+        out.append(np.array([np.nan if v is None else float(v) for v in values], dtype=float))
+    if not any(np.isfinite(v).any() for v in out):
+        raise ValueError(f"the estimator recorded no {' or '.join(map(repr, keys))} (a Dask fit, or no tree split)")
+    return out
+
+
+def plot_weak_learnability(estimator, ax=None, *, title=None, figsize=(6.4, 4.0)):
+    """Sun, Zhang & Zhou's weak-learnability ratios per round.
+
+    ``gamma`` (sum_l G_l^2/n_l over sum_i g_i^2) and ``gamma_star`` (the
+    same in the hessian metric) of each round's first tree, from
+    ``training_log_``, on a log scale. Their paper's Table 2 reports each
+    ratio's minimum over the rounds: a larger gamma* means a faster linear
+    rate for Newton boosting, while gamma does not order the rates.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        Two lines, labelled ``gamma`` and ``gamma*`` (rounds where a ratio
+        is undefined are gaps).
+
+    Raises
+    ------
+    ValueError
+        If the estimator is not fitted or recorded neither ratio.
+    """
+    gamma, star = _log_series(estimator, ("gamma", "gamma_star"))
+    ax = _new_axes(ax, figsize)
+    rounds = np.arange(1, len(gamma) + 1)
+    ax.plot(rounds, gamma, lw=1.2, label="gamma")
+    ax.plot(rounds, star, lw=1.2, label="gamma*")
+    ax.set_yscale("log")
+    ax.set_xlabel("round")
+    ax.set_ylabel("ratio")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title(title if title is not None else "Weak learnability per round")
+    return ax
+
+
+def plot_cosine(estimator, ax=None, *, theta=None, title=None, figsize=(6.4, 4.0)):
+    """The cosine of each round's tree with the residual, and its running minimum.
+
+    ``cosine`` = |<r, b>| / ||r|| from ``training_log_`` per round, and
+    ``theta``, its running minimum: the realised minimal cosine angle of Lu &
+    Mazumder (2020), whose square sets RGBM's linear rate.
+
+    Parameters
+    ----------
+    theta : float, optional
+        A reference level drawn as a horizontal line, e.g.
+        :func:`rgbm_rs.theory.type1_theta` for the selection's p and t.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        Lines labelled ``cosine`` and ``running minimum`` (and ``reference``).
+
+    Raises
+    ------
+    ValueError
+        If the estimator is not fitted or recorded no cosine.
+    """
+    cosine, low = _log_series(estimator, ("cosine", "theta"))
+    ax = _new_axes(ax, figsize)
+    rounds = np.arange(1, len(cosine) + 1)
+    ax.plot(rounds, cosine, lw=1.0, alpha=0.7, label="cosine")
+    ax.plot(rounds, low, lw=1.6, label="running minimum")
+    if theta is not None:
+        ax.axhline(float(theta), color="k", ls="--", lw=1.0, label="reference")
+    ax.set_xlabel("round")
+    ax.set_ylabel("|<r, b>| / ||r||")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title(title if title is not None else "Cosine of each tree with the residual")
+    return ax
+
+
+def plot_rgb_families(estimator, ax=None, *, title=None, figsize=(6.4, 4.4)):
+    """How often RGB chose each family: a (nodes x lambda) grid of counts.
+
+    Reads ``rgb_family_counts_`` of a model fitted with ``booster="rgb"``.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        An image whose rows are the node limits and columns the radii seen,
+        each cell annotated with its count.
+
+    Raises
+    ------
+    ValueError
+        If the estimator was not fitted with ``booster="rgb"``.
+    """
+    counts = getattr(estimator, "rgb_family_counts_", None)
+    if counts is None:
+        raise ValueError(f"{type(estimator).__name__} has no rgb_family_counts_: fit it with booster='rgb'")
+    nodes = sorted({n for n, _ in counts})
+    lambdas = sorted({lam for _, lam in counts})
+    grid = np.zeros((len(nodes), len(lambdas)))
+    for (n, lam), c in counts.items():
+        grid[nodes.index(n), lambdas.index(lam)] = c
+    ax = _new_axes(ax, figsize)
+    ax.imshow(grid, cmap="Blues", aspect="auto", origin="lower")
+    for i in range(len(nodes)):
+        for j in range(len(lambdas)):
+            if grid[i, j]:
+                ax.text(j, i, f"{int(grid[i, j])}", ha="center", va="center", fontsize=8)
+    ax.set_xticks(range(len(lambdas)), [f"{lam:g}" for lam in lambdas])
+    ax.set_yticks(range(len(nodes)), [str(n) for n in nodes])
+    ax.set_xlabel("lambda (leaf L2 radius)")
+    ax.set_ylabel("internal nodes n")
+    ax.set_title(title if title is not None else "RGB: chosen families")
+    return ax

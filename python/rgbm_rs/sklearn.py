@@ -147,13 +147,14 @@ or callable, default="squared"
         "rgb" is regularized boosting over tree families with structural risk
         minimisation (Cortes, Mohri & Storcheus 2019): each round draws
         ``rgb_candidates`` families (n internal nodes, leaf L2 radius lambda)
-        with probability proportional to lambda, grows the best tree of each,
-        projects its leaves onto the lambda ball, takes the coordinate step
-        (``rgb_step``; ``learning_rate`` is not used) and keeps the candidate
-        with the lowest training loss + ``rgb_beta`` * complexity
-        (``rgb_penalty``). ``max_depth`` still caps the trees (use None to let the
-        families decide). After fit, ``rgb_family_counts_`` counts the chosen
-        (nodes, lambda) families.
+        with probability proportional to lambda, takes each family's best
+        member (``rgb_candidate``), takes the coordinate step (``rgb_step``;
+        ``learning_rate`` is not used) and keeps the candidate with the lowest
+        training loss + ``rgb_beta`` * complexity (``rgb_penalty``).
+        ``max_depth`` still caps the trees (use None to let the families
+        decide). After fit, ``rgb_family_counts_`` counts the chosen
+        (nodes, lambda) families and ``rgb_complexity_`` is the fitted
+        model's complexity term of Theorem 2.
     rgb_candidates : int, default=4
     rgb_beta : float, default=0.1
     rgb_nodes, rgb_lambdas : list or None
@@ -166,8 +167,22 @@ or callable, default="squared"
         lambda, always so for lambda <= 1 (a projected leaf is at most
         lambda), not necessarily for larger radii. "exact" takes C = sigma *
         mean(h^2), the minimiser of the sigma-smooth bound along h: it never
-        raises the loss, but undoes the projection's scale, so lambda then
-        only shapes the leaves.
+        raises the loss, but undoes the leaves' scale, so lambda then only
+        enters the sampling and the penalty.
+    rgb_candidate : {"argmin", "projected"} or None, default=None
+        Which member of a drawn family is its candidate. "argmin" (None; the
+        paper's Algorithm 1 line 4) is the member with the largest
+        first-order decrease under ``rgb_step``: for "lipschitz" the
+        structure maximising sum_l G_l^2 (G_l a leaf's gradient sum) with
+        leaves -lambda * G / ||G|| on the lambda sphere, so the update is
+        -lambda * G_l / (m * sigma); for "exact" the structure maximising
+        sum_l G_l^2 / n_l with leaves proportional to -G_l / n_l. Structures
+        grow greedily, split by split, as in every tree learner; the
+        candidate has its own gain and leaves, so ``gain``, ``leaf`` and
+        ``reg_lambda`` must stay at their defaults. "projected" grows a tree
+        with ``gain`` and ``leaf`` (Newton by default) and scales its leaves
+        down onto the lambda ball when outside it: a departure from the
+        paper, kept for comparison and for models made before the choice.
     rgb_penalty : {"per_candidate", "weighted"} or None, default=None
         How a candidate pays for its family's complexity Omega:
         "per_candidate" (None; Algorithm 1) adds ``rgb_beta`` * Omega,
@@ -257,7 +272,21 @@ or callable, default="squared"
     training_log_ : dict
         Per round: root split (``root_feature``, ``root_threshold``),
         ``features_searched``, ``step``, ``seconds`` and ``train_loss`` (with
-        ``record_train_loss``).
+        ``record_train_loss``). The papers' diagnostics of the round's first
+        tree, on the rows it was fitted to (None on Dask shards and where
+        undefined): ``gamma`` = sum_l G_l^2/n_l / sum_i g_i^2 and
+        ``gamma_star`` = sum_l G_l^2/H_l / sum_i g_i^2/h_i, Sun, Zhang & Zhou's
+        weak-learnability ratios (their Table 2 reports each one's minimum
+        over the rounds); ``cosine`` = |<r, b>| / ||r||, the cosine of the
+        tree's output b with the residual r = -g, and ``theta``, its running
+        minimum (Lu & Mazumder's realised minimal cosine angle). With
+        ``booster="rgb"`` also the chosen family (``rgb_nodes``,
+        ``rgb_lambda``), its normalised complexity ``rgb_omega`` and the
+        round's ``rgb_complexity`` = |alpha| * R(H_k) (Theorem 1's
+        Rademacher bound of the family).
+    rgb_complexity_ : float
+        With ``booster="rgb"``: sum_t |alpha_t| * R(H_{k_t}) over the kept
+        rounds, the complexity term of Cortes, Mohri & Storcheus' Theorem 2.
     feature_importances_ : ndarray of shape (n_features,)
     n_features_in_, feature_names_in_ : scikit-learn's input attributes.
     """
@@ -307,6 +336,7 @@ or callable, default="squared"
         rgb_nodes: Sequence[int] | None = None,
         rgb_lambdas: Sequence[float] | None = None,
         rgb_step: str | None = None,
+        rgb_candidate: str | None = None,
         rgb_penalty: str | None = None,
         langevin: bool = False,
         langevin_split_noise: bool | None = None,
@@ -600,6 +630,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         rgb_nodes: Sequence[int] | None = None,
         rgb_lambdas: Sequence[float] | None = None,
         rgb_step: str | None = None,
+        rgb_candidate: str | None = None,
         rgb_penalty: str | None = None,
         langevin: bool = False,
         langevin_split_noise: bool | None = None,

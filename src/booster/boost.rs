@@ -23,6 +23,7 @@ use super::eval::{BeforeRound, EarlyStopping, EvalHistory, EvalSet, Monitor};
 use super::fit::{Fit, Problem};
 use super::rgb::RgbState;
 use super::shard::ShardRows;
+use super::theory::TreeTheory;
 use super::weights;
 
 /// Called before every round with the round index; an error (e.g. a pending
@@ -96,17 +97,46 @@ pub struct RoundLog {
     pub rgb_nodes: Option<usize>,
     pub rgb_lambda: Option<f64>,
     pub rgb_families: Vec<(usize, f64)>,
+    /// The round's first tree: Sun, Zhang & Zhou's weak-learnability ratios
+    /// γ and γ*, and Lu & Mazumder's cosine of the tree with the residual
+    /// (`theory`). None on shards and where undefined.
+    pub gamma: Option<f64>,
+    pub gamma_star: Option<f64>,
+    pub cosine: Option<f64>,
+    /// RGB: the normalised complexity Ω_k of the first tree's family.
+    pub rgb_omega: Option<f64>,
+    /// RGB: Σ |α|·R̂(H_k) over the round's trees, R̂ Theorem 1's Rademacher
+    /// bound of the tree's family; summed over rounds it is the complexity
+    /// term of Theorem 2's margin bound.
+    pub rgb_complexity: Option<f64>,
 }
 
 impl RoundLog {
-    /// The log of a round whose first tree is `first`, scaled by `step`.
-    pub(super) fn first_tree(first: &Tree, step: f64) -> RoundLog {
+    /// The log of a round whose first tree is `first`, scaled by `step`,
+    /// with diagnostics `theory`.
+    pub(super) fn first_tree(first: &Tree, step: f64, theory: TreeTheory) -> RoundLog {
         RoundLog {
             root_feature: first.feature.first().map(|&f| f as usize),
             root_threshold: first.threshold.first().copied(),
             step,
+            gamma: theory.gamma,
+            gamma_star: theory.gamma_star,
+            cosine: theory.cosine,
             ..RoundLog::default()
         }
+    }
+}
+
+impl Trained {
+    /// RGB: the complexity term Σ_t |α_t|·R̂(H_{I_t}) of Theorem 2 over the
+    /// model's trees (the rounds up to `best_iteration` when it is set);
+    /// None for other boosters.
+    pub fn rgb_complexity(&self) -> Option<f64> {
+        let kept = self.best_iteration.map_or(self.log.len(), |b| b + 1);
+        self.log[..kept.min(self.log.len())]
+            .iter()
+            .map(|r| r.rgb_complexity)
+            .sum()
     }
 }
 

@@ -16,8 +16,8 @@ use crate::histogram::Gradients;
 use crate::model::{Model, check_log_std_leaves, format_version_for};
 use crate::objective::{Objective, Queries};
 use crate::params::{
-    BoosterKind, BoosterParams, Init, Loss, Mode, RgbPenalty, RgbStep, Step, SubsampleFor,
-    Summation,
+    BoosterKind, BoosterParams, Init, Loss, Mode, RgbCandidate, RgbPenalty, RgbStep, Step,
+    SubsampleFor, Summation,
 };
 use crate::rng::{Purpose, RowDraws, stream};
 use crate::split::SplitRule;
@@ -30,6 +30,7 @@ use super::learner::WeakLearner;
 use super::rgb::RgbState;
 use super::scores::{add_tree_to_rows, rows_by_leaf};
 use super::shard::ShardRows;
+use super::theory::{self, TreeTheory};
 use super::{grid, sglb, step};
 
 /// What a fit is given: the options, the loss and the training data.
@@ -259,12 +260,14 @@ impl<'a, T: Element> Fit<'a, T> {
         self.shrink_model();
         let mut round_trees = Vec::with_capacity(k_out);
         let mut features_searched = None;
+        let mut theory = TreeTheory::default();
         for class in 0..k_out {
             // Per-tree random streams: (round, class) → one index; equals the round for single-output losses.
             let stream_id = (round * k_out + class) as u64;
             let (grown, searched, every_row) = self.grow_tree(class, stream_id)?;
             if class == 0 {
                 features_searched = searched;
+                theory = self.theory_of(&grown, every_row);
             }
             let tree = self.add_tree(class, grown, every_row, fixed);
             round_trees.push(tree);
@@ -284,10 +287,25 @@ impl<'a, T: Element> Fit<'a, T> {
         }
         let entry = RoundLog {
             features_searched,
-            ..RoundLog::first_tree(&round_trees[0], scale)
+            ..RoundLog::first_tree(&round_trees[0], scale, theory)
         };
         self.trees.extend(round_trees);
         Ok(entry)
+    }
+
+    /// The papers' diagnostics of output 0's tree on the clean gradients
+    /// (`theory`); none on shards, whose leaf sums are partial.
+    fn theory_of(&self, grown: &GrownTree, every_row: bool) -> TreeTheory {
+        if !self.p.rows.is_local() {
+            return TreeTheory::default();
+        }
+        let grads = self.p.gradients(&self.gh[..self.n]);
+        let rows = if every_row {
+            &self.leaf_rows
+        } else {
+            &self.rows
+        };
+        theory::tree_theory(&grads, rows, &grown.leaf_ranges, &grown.tree.leaf_value)
     }
 
     /// SGLB's model shrinkage F ← b + q·(F − b), on the training and the
@@ -440,9 +458,10 @@ impl<'a, T: Element> Fit<'a, T> {
 
     /// One RGB round: a coordinate step per output. RGB is coordinate
     /// descent, so each step sees the gradients after the previous one (for
-    /// a single output this is the round's gradient); every step then
-    /// minimises the σ-smooth upper bound of the loss and the loss never
-    /// increases.
+    /// a single output this is the round's gradient). The exact step
+    /// minimises the σ-smooth upper bound along the candidate, so it never
+    /// raises the loss; the Lipschitz step 1/(λ_k·σ) is a descent step only
+    /// while its curvature bound holds, which is sure for λ_k ≤ 1.
     pub(super) fn rgb_round(
         &mut self,
         rgb: &RgbState,
@@ -452,6 +471,7 @@ impl<'a, T: Element> Fit<'a, T> {
         let (p, n, k_out) = (self.p, self.n, self.k_out);
         let mut families = Vec::with_capacity(k_out);
         let mut entry = None;
+        let mut complexity = 0.0;
         for class in 0..k_out {
             if class > 0 {
                 self.compute_gradients(monitor)?;
@@ -477,7 +497,11 @@ impl<'a, T: Element> Fit<'a, T> {
             chosen.add_to(&mut self.scores[block]);
             self.evaluator.add_tree(&chosen.tree, class);
             families.push(rgb.family(&chosen));
-            entry.get_or_insert_with(|| RoundLog::first_tree(&chosen.tree, chosen.alpha));
+            complexity += chosen.alpha.abs() * rgb.rademacher(&chosen);
+            entry.get_or_insert_with(|| RoundLog {
+                rgb_omega: Some(rgb.omega(&chosen)),
+                ..RoundLog::first_tree(&chosen.tree, chosen.alpha, chosen.theory)
+            });
             self.trees.push(chosen.tree);
         }
         Ok(RoundLog {
@@ -485,6 +509,7 @@ impl<'a, T: Element> Fit<'a, T> {
             rgb_nodes: families.first().map(|f| f.0),
             rgb_lambda: families.first().map(|f| f.1),
             rgb_families: families,
+            rgb_complexity: Some(complexity),
             ..entry.unwrap_or_default()
         })
     }
@@ -536,6 +561,7 @@ impl<'a, T: Element> Fit<'a, T> {
         if params.booster == BoosterKind::Rgb {
             // A model says which rule made it (files without one predate the choice).
             params.rgb_step.get_or_insert(RgbStep::Lipschitz);
+            params.rgb_candidate.get_or_insert(RgbCandidate::Argmin);
             params.rgb_penalty.get_or_insert(RgbPenalty::PerCandidate);
         }
         let model = Model {
@@ -587,14 +613,21 @@ fn check_finite_round(
     if bound.is_finite() {
         return Ok(());
     }
+    let advice = if params.booster == BoosterKind::Rgb {
+        // RGB's Lipschitz step moves λ_k·G/(m·σ): radii above 1 can overshoot.
+        "use smaller rgb_lambdas (at most 1) or rgb_step='exact'".to_string()
+    } else {
+        format!(
+            "use a smaller learning_rate (now {:?}){}",
+            params.learning_rate,
+            if params.langevin {
+                " or a larger temperature"
+            } else {
+                ""
+            }
+        )
+    };
     Err(RgbmError::NonFinite(format!(
-        "the fit diverged in round {round}: a tree's leaf values are not finite or the scores overflow; \
-         use a smaller learning_rate (now {:?}){}",
-        params.learning_rate,
-        if params.langevin {
-            " or a larger temperature"
-        } else {
-            ""
-        }
+        "the fit diverged in round {round}: a tree's leaf values are not finite or the scores overflow; {advice}"
     )))
 }

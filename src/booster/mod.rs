@@ -9,6 +9,7 @@ mod scores;
 pub mod sglb;
 pub mod shard;
 pub mod step;
+pub mod theory;
 mod weights;
 
 pub use boost::{

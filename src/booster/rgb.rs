@@ -3,12 +3,28 @@
 //!
 //! Family k = H(n_k, λ_k): trees with at most n_k internal nodes and leaf
 //! vector ‖w‖₂ ≤ λ_k. Each round draws S families with p_k ∝ λ_k, takes the
-//! best-first tree of each on the current gradients (all are prefixes of the
-//! largest one, which is grown once), projects its leaves onto the
-//! λ_k ball, takes the coordinate step α = −∇_k L / C_k and keeps the
-//! candidate with the lowest training loss + β·Ω_k (or + β·|α|·Ω_k, Eq. 7).
-//! The paper's experiments bound C_k by λ_k·σ (`RgbStep::Lipschitz`), so λ
-//! sets the step; `RgbStep::Exact` uses the candidate's own σ·mean(h²).
+//! family's best member on the current gradients (line 4), takes the
+//! coordinate step α = −∇_k L / C_k and keeps the candidate with the lowest
+//! training loss + β·Ω_k (or + β·|α|·Ω_k, Eq. 7). The paper's experiments
+//! bound C_k by λ_k·σ (`RgbStep::Lipschitz`), so λ sets the step;
+//! `RgbStep::Exact` uses the candidate's own σ·mean(h²).
+//!
+//! The best member (`RgbCandidate::Argmin`). For h = Σ_l w_l·1_l with leaf
+//! gradient sums G_l and row weights n_l, ∇_k L = t = (1/m)·Σ_l w_l·G_l and
+//! the step's first-order decrease is t²/(2C_k).
+//! - Lipschitz, C_k = λ_k·σ: by Cauchy–Schwarz, t over ‖w‖ ≤ λ_k is largest
+//!   at w = −λ_k·G/‖G‖ (on the sphere, leaves ∝ the gradient sums), where
+//!   t = λ_k·‖G‖/m; the best structure maximises Σ_l G_l² (split score G²,
+//!   `Curvature::Unit`). The update is F_l += −λ_k·G_l/(m·σ).
+//! - Exact, C_k = σ·(1/m)·Σ_l w_l²·n_l: the decrease (Σ w_l G_l)²/(2mσ·Σ w_l² n_l)
+//!   is scale-free and largest at w ∝ −G_l/n_l, with value Σ_l G_l²/n_l
+//!   (the gradient tree, `Curvature::Weight`); the leaves are put on the
+//!   sphere, which the step's α undoes.
+//!
+//! Neither structure depends on λ, so all candidates of a round are
+//! prefixes of one best-first tree grown to the largest drawn size. Growth
+//! is greedy, split by split, as for every tree learner: a prefix is the
+//! greedy tree of its size, not a global optimum over structures.
 use std::sync::Mutex;
 
 use rand::RngExt;
@@ -23,14 +39,15 @@ use crate::data::matrix::{Element, Matrix};
 use crate::error::{Result, RgbmError};
 use crate::histogram::Gradients;
 use crate::objective::Objective;
-use crate::params::{BoosterParams, RgbPenalty, RgbStep};
+use crate::params::{BoosterParams, RgbCandidate, RgbPenalty, RgbStep};
 use crate::rng::{Purpose, stream};
 use crate::selection::Candidates;
-use crate::split::SplitRule;
+use crate::split::{Curvature, SplitRule};
 use crate::tree::predict::add_tree_outputs;
 use crate::tree::{GrowerConfig, NodeSelection, Tree, TreeGrower};
 
 use super::scores::add_leaf_values;
+use super::theory::{TreeTheory, tree_theory};
 
 /// The paper's grid.
 pub const DEFAULT_NODES: [usize; 7] = [2, 4, 8, 16, 32, 64, 256];
@@ -43,6 +60,8 @@ pub struct Families {
     pub lambdas: Vec<f64>,
     /// Ω_k normalised to [0, 1] over the grid (Theorem 1's Rademacher bound).
     pub omega: Vec<f64>,
+    /// R̂(H_k) ≤ λ_k·sqrt((4n_k+2)·log₂(d+2)·ln(m+1)/m), Theorem 1's bound itself.
+    pub rademacher: Vec<f64>,
     cumulative: Vec<f64>,
 }
 
@@ -66,6 +85,7 @@ impl Families {
                 omega.push(l * ((4 * n + 2) as f64 * (d + 2.0).log2() * (m + 1.0).ln() / m).sqrt());
             }
         }
+        let rademacher = omega.clone();
         let top = omega.iter().cloned().fold(0.0, f64::max);
         if top > 0.0 {
             omega.iter_mut().for_each(|o| *o /= top);
@@ -82,6 +102,7 @@ impl Families {
             nodes,
             lambdas,
             omega,
+            rademacher,
             cumulative,
         }
     }
@@ -104,9 +125,51 @@ impl Families {
     }
 }
 
+/// ‖w‖₂ without overflow: a diverging fit's huge gradient sums must not
+/// read as an infinite norm (which would scale the leaves to zero and stall
+/// the fit at garbage scores instead of letting the divergence check see it).
+fn l2_norm(w: &[f64]) -> f64 {
+    let top = w.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    if top == 0.0 || !top.is_finite() {
+        return top;
+    }
+    top * w.iter().map(|v| (v / top) * (v / top)).sum::<f64>().sqrt()
+}
+
+/// Scales `w` onto the sphere of radius `radius` (a zero vector stays zero).
+pub fn scale_to_sphere(w: &mut [f64], radius: f64) {
+    let norm = l2_norm(w);
+    if norm > 0.0 {
+        let s = radius / norm;
+        w.iter_mut().for_each(|v| *v *= s);
+    }
+}
+
+/// The split rule of RGB's candidates: for `Argmin`, the family's best
+/// member under the step rule (see the module doc): no L2 term, score and
+/// leaves by the gradient sums (Lipschitz) or per-row means (Exact);
+/// for `Projected`, the fit's own rule.
+pub fn candidate_rule(params: &BoosterParams, rule: SplitRule) -> SplitRule {
+    match params.rgb_candidate() {
+        RgbCandidate::Projected => rule,
+        RgbCandidate::Argmin => {
+            let c = match params.rgb_step() {
+                RgbStep::Lipschitz => Curvature::Unit,
+                RgbStep::Exact => Curvature::Weight,
+            };
+            SplitRule {
+                gain: c,
+                leaf: c,
+                lambda: 0.0,
+                ..rule
+            }
+        }
+    }
+}
+
 /// Scales `w` onto the L2 ball of radius `radius` if it lies outside.
 pub fn project_l2(w: &mut [f64], radius: f64) {
-    let norm = w.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let norm = l2_norm(w);
     if norm > radius {
         let s = radius / norm;
         w.iter_mut().for_each(|v| *v *= s);
@@ -169,6 +232,7 @@ pub(crate) struct RgbState<'a> {
     /// largest drawn size, and reads the smaller candidates off its prefixes.
     grower: Mutex<TreeGrower<'a>>,
     rule: SplitRule,
+    candidate: RgbCandidate,
     candidates: usize,
     n_features: usize,
     /// Monotone constraints: a negative coordinate step would reverse the
@@ -184,6 +248,8 @@ pub(crate) struct RgbChoice {
     pub alpha: f64,
     /// The projected tree's output on every training row (before α).
     h: Vec<f64>,
+    /// The candidate's diagnostics (`theory`).
+    pub theory: TreeTheory,
 }
 
 impl RgbChoice {
@@ -205,12 +271,17 @@ impl<'a> RgbState<'a> {
         cancel: Cancel,
     ) -> Result<RgbState<'a>> {
         let families = Families::new(params, data.n_features(), data.n_rows);
+        let cfg = GrowerConfig {
+            rule: candidate_rule(params, cfg.rule),
+            ..cfg
+        };
         let mut grower = TreeGrower::constrained(data, cfg, constraints)?;
         grower.set_cancel(cancel);
         Ok(RgbState {
             families,
             grower: Mutex::new(grower),
             rule: cfg.rule,
+            candidate: params.rgb_candidate(),
             candidates: params.rgb_candidates,
             n_features: data.n_features(),
             monotone: constraints.has_monotone(),
@@ -223,6 +294,16 @@ impl<'a> RgbState<'a> {
             self.families.nodes[choice.family],
             self.families.lambdas[choice.family],
         )
+    }
+
+    /// Ω_k (normalised) of the chosen family.
+    pub fn omega(&self, choice: &RgbChoice) -> f64 {
+        self.families.omega[choice.family]
+    }
+
+    /// Theorem 1's Rademacher bound R̂(H_k) of the chosen family.
+    pub fn rademacher(&self, choice: &RgbChoice) -> f64 {
+        self.families.rademacher[choice.family]
     }
 
     /// One coordinate step on output `class`: draws S families, builds their
@@ -246,7 +327,7 @@ impl<'a> RgbState<'a> {
         let sigma = objective
             .smoothness()
             .ok_or_else(|| RgbmError::param("loss", "RGB needs a smooth loss"))?;
-        let step_rule = params.rgb_step.unwrap_or(RgbStep::Lipschitz);
+        let step_rule = params.rgb_step();
         let penalty_rule = params.rgb_penalty.unwrap_or(RgbPenalty::PerCandidate);
         let drawn = self.draw_families(params.random_state, stream_id);
         let all_features = Candidates::all(self.n_features);
@@ -286,13 +367,18 @@ impl<'a> RgbState<'a> {
                 };
                 let mut tree = sub.tree.clone();
                 // A positive scaling: it keeps a monotone tree's order.
-                project_l2(&mut tree.leaf_value, self.families.lambdas[k]);
+                let radius = self.families.lambdas[k];
+                match self.candidate {
+                    RgbCandidate::Argmin => scale_to_sphere(&mut tree.leaf_value, radius),
+                    RgbCandidate::Projected => project_l2(&mut tree.leaf_value, radius),
+                }
                 let mut h = filled_vec(n, 0.0, "the candidate's outputs")?;
                 if all_rows {
                     add_leaf_values(&mut h, sub_rows, &sub.leaf_ranges, &tree.leaf_value);
                 } else {
                     add_tree_outputs(std::slice::from_ref(&tree), x, &mut h);
                 }
+                let theory = tree_theory(grads, sub_rows, &sub.leaf_ranges, &tree.leaf_value);
                 let lambda = self.families.lambdas[k];
                 let mut alpha = coordinate_step(step_rule, grads.gh, &h, w, lambda, sigma)?;
                 if self.monotone {
@@ -318,6 +404,7 @@ impl<'a> RgbState<'a> {
                         tree,
                         alpha,
                         h,
+                        theory,
                     },
                 ))
             })

@@ -17,9 +17,9 @@ use crate::reduce::Reduce;
 use crate::alloc::filled_vec;
 use crate::error::Result;
 use crate::histogram::{BinStats, Gradients};
-use crate::params::{BoosterParams, Mode};
+use crate::params::BoosterParams;
 use crate::rng::{Purpose, RowDraws, stream};
-use crate::split::SplitRule;
+use crate::split::{Curvature, SplitRule};
 use crate::tree::Tree;
 use crate::tree::grower::sum_rows;
 
@@ -68,12 +68,9 @@ pub fn noisy_leaf_values(
     sums.iter()
         .map(|s| {
             let z: f64 = rng.sample(StandardNormal);
-            let d = match rule.leaf {
-                Mode::Gradient => s.w + rule.lambda,
-                Mode::Newton => s.h + rule.lambda,
-            };
+            let d = SplitRule::denominator(rule.leaf, s, rule.lambda);
             let mut noisy = *s;
-            if rule.leaf == Mode::Newton && d < rule.min_child_weight {
+            if rule.leaf == Curvature::Hessian && d < rule.min_child_weight {
                 // Only a root that could not split has H + λ below the
                 // hessian minimum; its noise (std c/sqrt(D), unbounded as
                 // H → 0) is that of a leaf at the minimum.
@@ -221,8 +218,8 @@ mod tests {
     #[test]
     fn leaf_noise_is_bounded_by_the_hessian_minimum() {
         let rule = SplitRule {
-            gain: Mode::Newton,
-            leaf: Mode::Newton,
+            gain: Curvature::Hessian,
+            leaf: Curvature::Hessian,
             lambda: 0.0,
             min_samples_leaf: 1.0,
             min_child_weight: 1e-3,
@@ -249,8 +246,8 @@ mod tests {
     #[test]
     fn leaf_noise_has_the_specified_variance() {
         let rule = SplitRule {
-            gain: Mode::Gradient,
-            leaf: Mode::Gradient,
+            gain: Curvature::Weight,
+            leaf: Curvature::Weight,
             lambda: 1.0,
             min_samples_leaf: 1.0,
             min_child_weight: 0.0,

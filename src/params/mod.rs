@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, RgbmError};
 pub use crate::options::{
-    BoosterKind, Init, Loss, Metric, Mode, RgbPenalty, RgbStep, Selection, SelectionScope,
-    SelectionSize, Step, SubsampleFor, Summation,
+    BoosterKind, Init, Loss, Metric, Mode, RgbCandidate, RgbPenalty, RgbStep, Selection,
+    SelectionScope, SelectionSize, Step, SubsampleFor, Summation,
 };
 pub use spec::{MAX_CATEGORY, MAX_EXACT_INT, MAX_ROUNDS, PARAMS, ParamSpec, Values, schema_json};
 
@@ -116,6 +116,11 @@ pub struct BoosterParams {
     /// and used `exact` (`Model::from_json` says so).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rgb_step: Option<RgbStep>,
+    /// RGB: which member of each drawn family is its candidate (None =
+    /// `argmin`, the paper's). Trained RGB models record it; RGB files
+    /// without it predate the choice and used `projected`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rgb_candidate: Option<RgbCandidate>,
     /// RGB: how Ω_k enters the candidate choice (None = `per_candidate`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rgb_penalty: Option<RgbPenalty>,
@@ -191,6 +196,7 @@ impl Default for BoosterParams {
             rgb_nodes: None,
             rgb_lambdas: None,
             rgb_step: None,
+            rgb_candidate: None,
             rgb_penalty: None,
             summation: None,
             langevin: false,
@@ -211,6 +217,16 @@ impl BoosterParams {
     /// `subsample_for`, None meaning `tree`.
     pub fn subsample_for(&self) -> SubsampleFor {
         self.subsample_for.unwrap_or_default()
+    }
+
+    /// `rgb_step`, None meaning `lipschitz`.
+    pub fn rgb_step(&self) -> RgbStep {
+        self.rgb_step.unwrap_or(RgbStep::Lipschitz)
+    }
+
+    /// `rgb_candidate`, None meaning `argmin`.
+    pub fn rgb_candidate(&self) -> RgbCandidate {
+        self.rgb_candidate.unwrap_or(RgbCandidate::Argmin)
     }
 
     /// `summation`, None meaning `float`.

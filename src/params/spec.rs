@@ -362,6 +362,13 @@ pub const PARAMS: &[ParamSpec] = &[
         "RGB: step 1/C_k with C_k = λ_k·σ (the paper's) or σ·mean(h²); None = lipschitz",
     ),
     maybe(
+        "rgb_candidate",
+        Values::Choice {
+            options: &["argmin", "projected"],
+        },
+        "RGB: each family's best member under the step (the paper's) or a gain/leaf tree scaled into the λ ball; None = argmin",
+    ),
+    maybe(
         "rgb_penalty",
         Values::Choice {
             options: &["per_candidate", "weighted"],
@@ -628,6 +635,7 @@ mod tests {
             langevin_split_noise: Some(false),
             summation: Some(crate::options::Summation::Exact),
             rgb_step: Some(crate::options::RgbStep::Exact),
+            rgb_candidate: Some(crate::options::RgbCandidate::Projected),
             rgb_penalty: Some(crate::options::RgbPenalty::Weighted),
             monotone_constraints: Some(vec![1]),
             interaction_constraints: Some(vec![vec![0]]),

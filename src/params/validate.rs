@@ -3,7 +3,7 @@
 use super::BoosterParams;
 use crate::error::{Result, RgbmError};
 use crate::options::{
-    BoosterKind, Loss, Mode, Selection, SelectionScope, Step, SubsampleFor, Summation,
+    BoosterKind, Loss, Mode, RgbCandidate, Selection, SelectionScope, Step, SubsampleFor, Summation,
 };
 
 fn check(ok: bool, name: &str, reason: impl FnOnce() -> String) -> Result<()> {
@@ -317,10 +317,11 @@ impl BoosterParams {
                 self.rgb_nodes.is_none()
                     && self.rgb_lambdas.is_none()
                     && self.rgb_step.is_none()
+                    && self.rgb_candidate.is_none()
                     && self.rgb_penalty.is_none(),
                 "rgb_nodes",
                 || {
-                    "rgb_nodes / rgb_lambdas / rgb_step / rgb_penalty are used by booster='rgb' only"
+                    "rgb_nodes / rgb_lambdas / rgb_step / rgb_candidate / rgb_penalty are used by booster='rgb' only"
                         .to_string()
                 },
             );
@@ -360,8 +361,25 @@ impl BoosterParams {
         if self.step != Step::Shrinkage || self.shrink_rate() > 0.0 {
             return refuse(
                 "step",
-                "RGB takes the coordinate step alpha = -<g,h>/(sigma |h|^2); use step='shrinkage' and no shrink_rate",
+                "RGB takes its own coordinate step alpha = -<g,h>/C_k (rgb_step); use step='shrinkage' and no shrink_rate",
             );
+        }
+        if self.rgb_candidate() == RgbCandidate::Argmin {
+            // The family's best member has its own gain and leaves (`booster::rgb`).
+            if self.gain != Mode::Newton || self.leaf != Mode::Newton {
+                return refuse(
+                    "gain",
+                    "rgb_candidate='argmin' grows each family's best member, whose gain and leaves follow from rgb_step; \
+                     gain and leaf choose the tree of rgb_candidate='projected'",
+                );
+            }
+            if self.reg_lambda != 0.0 {
+                return refuse(
+                    "reg_lambda",
+                    "rgb_candidate='argmin' has no L2 term: the family radius lambda_k bounds the leaves; \
+                     reg_lambda applies with rgb_candidate='projected'",
+                );
+            }
         }
         Ok(())
     }

@@ -25,6 +25,13 @@ pub fn param_schema() -> PyResult<String> {
     crate::params::schema_json().map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
+/// Lu & Mazumder's formula (18): Type 1 selection's minimal cosine angle
+/// for p orthogonal weak learners, t drawn per round.
+#[pyfunction]
+pub fn type1_theta(p: usize, t: usize) -> PyResult<f64> {
+    crate::selection::type1_theta(p, t).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
 /// The cores this process may use (affinity mask and cgroup quota): what
 /// `n_jobs=None` or -1 runs on, and what -k counts down from.
 #[pyfunction]

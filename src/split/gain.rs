@@ -7,11 +7,32 @@ use crate::params::{BoosterParams, Mode};
 /// Denominators at or below this make a node unusable (no split, zero leaf).
 const TINY: f64 = 1e-300;
 
+/// What a node's score and leaf value divide its gradient sum G by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Curvature {
+    /// H = Σh: Newton boosting (`Mode::Newton`).
+    Hessian,
+    /// W = Σw, the row count or weight: gradient boosting (`Mode::Gradient`).
+    Weight,
+    /// 1: score G², leaf −G. RGB's candidate under the Lipschitz step, the
+    /// family member with the largest first-order decrease (see `booster::rgb`).
+    Unit,
+}
+
+impl From<Mode> for Curvature {
+    fn from(m: Mode) -> Curvature {
+        match m {
+            Mode::Newton => Curvature::Hessian,
+            Mode::Gradient => Curvature::Weight,
+        }
+    }
+}
+
 /// Everything split search needs to judge a candidate.
 #[derive(Clone, Copy, Debug)]
 pub struct SplitRule {
-    pub gain: Mode,
-    pub leaf: Mode,
+    pub gain: Curvature,
+    pub leaf: Curvature,
     pub lambda: f64,
     pub min_samples_leaf: f64,
     pub min_child_weight: f64,
@@ -56,8 +77,8 @@ impl CatRule {
 impl SplitRule {
     pub fn from_params(p: &BoosterParams) -> SplitRule {
         SplitRule {
-            gain: p.gain,
-            leaf: p.leaf,
+            gain: p.gain.into(),
+            leaf: p.leaf.into(),
             lambda: p.reg_lambda,
             min_samples_leaf: p.min_samples_leaf as f64,
             min_child_weight: p.min_child_weight,
@@ -83,13 +104,20 @@ impl SplitRule {
         }
     }
 
-    /// The curvature a mode divides by: Σh (Newton) or Σw (gradient).
+    /// The curvature a rule divides by: Σh (Newton), Σw (gradient) or 1, plus λ.
     #[inline(always)]
-    fn denominator(mode: Mode, s: &BinStats, lambda: f64) -> f64 {
-        match mode {
-            Mode::Newton => s.h + lambda,
-            Mode::Gradient => s.w + lambda,
+    pub fn denominator(c: Curvature, s: &BinStats, lambda: f64) -> f64 {
+        match c {
+            Curvature::Hessian => s.h + lambda,
+            Curvature::Weight => s.w + lambda,
+            Curvature::Unit => 1.0 + lambda,
         }
+    }
+
+    /// Whether a formula of the rule divides by the hessian sum.
+    #[inline(always)]
+    pub fn uses_hessian(&self) -> bool {
+        self.gain == Curvature::Hessian || self.leaf == Curvature::Hessian
     }
 
     /// The key categories are sorted by: G/(H + smooth) (Newton) or
@@ -101,7 +129,7 @@ impl SplitRule {
         if d > TINY { s.g / d } else { 0.0 }
     }
 
-    /// Node score G²/(H+λ) (Newton) or G²/(W+λ) (gradient).
+    /// Node score G²/(H+λ) (Newton), G²/(W+λ) (gradient) or G²/(1+λ).
     #[inline(always)]
     pub fn score(&self, s: &BinStats) -> f64 {
         let d = Self::denominator(self.gain, s, self.lambda);
@@ -115,8 +143,7 @@ impl SplitRule {
     /// smoothed 0-1 loss it is negative on misclassified rows.
     #[inline(always)]
     fn child_ok_but_rows(&self, s: &BinStats) -> bool {
-        let uses_hessian = self.gain == Mode::Newton || self.leaf == Mode::Newton;
-        (!uses_hessian || s.h >= self.min_child_weight)
+        (!self.uses_hessian() || s.h >= self.min_child_weight)
             && Self::denominator(self.gain, s, self.lambda) > TINY
             && Self::denominator(self.leaf, s, self.lambda) > TINY
     }
@@ -200,7 +227,7 @@ impl SplitRule {
         self.accept(parent_score, children)
     }
 
-    /// Leaf value −G/(H+λ) (Newton) or −G/(W+λ) (gradient), before shrinkage.
+    /// Leaf value −G/(H+λ) (Newton), −G/(W+λ) (gradient) or −G/(1+λ), before shrinkage.
     #[inline]
     pub fn leaf_value(&self, s: &BinStats) -> f64 {
         let d = Self::denominator(self.leaf, s, self.lambda);
@@ -214,8 +241,8 @@ mod tests {
 
     fn rule(gain: Mode, leaf: Mode) -> SplitRule {
         SplitRule {
-            gain,
-            leaf,
+            gain: gain.into(),
+            leaf: leaf.into(),
             lambda: 1.0,
             min_samples_leaf: 1.0,
             min_child_weight: 0.0,

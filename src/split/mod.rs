@@ -3,5 +3,5 @@ pub mod gain;
 pub mod search;
 mod threshold_scan;
 
-pub use gain::SplitRule;
+pub use gain::{Curvature, SplitRule};
 pub use search::{NodeMonotone, RowCounts, SplitCandidate, best_split};

@@ -583,8 +583,8 @@ mod tests {
 
     fn rule() -> SplitRule {
         SplitRule {
-            gain: Mode::Newton,
-            leaf: Mode::Newton,
+            gain: Mode::Newton.into(),
+            leaf: Mode::Newton.into(),
             lambda: 0.5,
             min_samples_leaf: 2.0,
             min_child_weight: 0.0,

@@ -3,10 +3,9 @@
 //! feature and each threshold judged branch-free. Each gain is computed with
 //! the operations, in the order, of `SplitRule::gain_but_rows`, so the
 //! winner and its bits are the ones the general scan finds.
-use super::gain::SplitRule;
+use super::gain::{Curvature, SplitRule};
 use super::search::{SplitCandidate, clearly_better};
 use crate::histogram::{BinStats, HistSlice};
-use crate::params::Mode;
 
 /// What the gain formula needs, with the rule's modes resolved up front.
 #[derive(Clone, Copy)]
@@ -18,6 +17,8 @@ struct GainTerms {
     uses_hessian: bool,
     gain_newton: bool,
     leaf_newton: bool,
+    gain_unit: bool,
+    leaf_unit: bool,
 }
 
 impl GainTerms {
@@ -27,9 +28,11 @@ impl GainTerms {
             min_rows: rule.min_samples_leaf,
             min_child_weight: rule.min_child_weight,
             min_split_gain: rule.min_split_gain,
-            uses_hessian: rule.gain == Mode::Newton || rule.leaf == Mode::Newton,
-            gain_newton: rule.gain == Mode::Newton,
-            leaf_newton: rule.leaf == Mode::Newton,
+            uses_hessian: rule.uses_hessian(),
+            gain_newton: rule.gain == Curvature::Hessian,
+            leaf_newton: rule.leaf == Curvature::Hessian,
+            gain_unit: rule.gain == Curvature::Unit,
+            leaf_unit: rule.leaf == Curvature::Unit,
         }
     }
 }
@@ -37,10 +40,21 @@ impl GainTerms {
 /// `SplitRule::score` and `child_ok_but_rows` (and the row minimum) of one
 /// side, written branch-free.
 #[inline(always)]
-fn side(t: &GainTerms, g: f64, h: f64, w: f64, n: f64) -> (f64, bool) {
+fn side<const UNIT: bool>(t: &GainTerms, g: f64, h: f64, w: f64, n: f64) -> (f64, bool) {
     const TINY: f64 = 1e-300;
-    let d_gain = if t.gain_newton { h } else { w } + t.lambda;
-    let d_leaf = if t.leaf_newton { h } else { w } + t.lambda;
+    // `UNIT` (some formula divides by 1) is resolved at compile time, so the
+    // Newton and gradient scans keep their single select.
+    let pick = |newton: bool, unit: bool| {
+        if UNIT && unit {
+            1.0
+        } else if newton {
+            h
+        } else {
+            w
+        }
+    };
+    let d_gain = pick(t.gain_newton, t.gain_unit) + t.lambda;
+    let d_leaf = pick(t.leaf_newton, t.leaf_unit) + t.lambda;
     let ok = (n >= t.min_rows)
         & (!t.uses_hessian | (h >= t.min_child_weight))
         & (d_gain > TINY)
@@ -77,10 +91,12 @@ pub(super) fn scan_exact(
         rule,
         allowed,
     );
-    if total.n * 8.0 < thresholds.len() as f64 {
-        scan_exact_body::<true>(args)
-    } else {
-        scan_exact_body::<false>(args)
+    let unit = rule.gain == Curvature::Unit || rule.leaf == Curvature::Unit;
+    match (total.n * 8.0 < thresholds.len() as f64, unit) {
+        (true, false) => scan_exact_body::<true, false>(args),
+        (false, false) => scan_exact_body::<false, false>(args),
+        (true, true) => scan_exact_body::<true, true>(args),
+        (false, true) => scan_exact_body::<false, true>(args),
     }
 }
 
@@ -95,7 +111,7 @@ type ScanArgs<'a> = (
 );
 
 #[inline(always)]
-fn scan_exact_body<const SKIP_EMPTY: bool>(
+fn scan_exact_body<const SKIP_EMPTY: bool, const UNIT: bool>(
     (hist, thresholds, total, parent_score, feature, rule, allowed): ScanArgs,
 ) -> (Option<SplitCandidate>, bool) {
     let n_value_bins = thresholds.len() + 1;
@@ -138,8 +154,8 @@ fn scan_exact_body<const SKIP_EMPTY: bool>(
             }
             splittable = true;
             let right = total.sub(&left);
-            let (sl, okl) = side(&t, left.g, left.h, left.w, left.n);
-            let (sr, okr) = side(&t, right.g, right.h, right.w, right.n);
+            let (sl, okl) = side::<UNIT>(&t, left.g, left.h, left.w, left.n);
+            let (sr, okr) = side::<UNIT>(&t, right.g, right.h, right.w, right.n);
             let children = sl + sr;
             let gain = children - parent_score;
             if !(okl & okr & (gain > t.min_split_gain) & (gain > 1e-10 * children))
@@ -254,11 +270,12 @@ mod tests {
             let mut total = BinStats::default();
             bins.iter().for_each(|b| total.add(b));
             sparse_nodes += usize::from(total.n * 4.0 < (n_value - 1) as f64);
-            let mode = if trial % 4 == 1 {
-                Mode::Gradient
-            } else {
-                Mode::Newton
-            };
+            let mode = [
+                Curvature::Hessian,
+                Curvature::Weight,
+                Curvature::Hessian,
+                Curvature::Unit,
+            ][trial % 4];
             let rule = SplitRule {
                 gain: mode,
                 leaf: mode,

@@ -33,7 +33,7 @@ def test_rgb_regressor_custom_grid_and_determinism():
             n_estimators=60,
             max_depth=None,
             rgb_nodes=[1, 3, 7],
-            rgb_lambdas=[0.5, 5.0],
+            rgb_lambdas=[0.1, 1.0],
             rgb_candidates=3,
             random_state=1,
             n_jobs=n,
@@ -86,3 +86,18 @@ def test_lambda_acts_through_the_lipschitz_step_and_the_model_says_so(tmp_path):
     assert np.abs(lipschitz[0].decision_function(X) - lipschitz[1].decision_function(X)).max() > 0.1
     params = json.loads(lipschitz[0].get_booster().params_json())
     assert (params["rgb_step"], params["rgb_penalty"]) == ("lipschitz", "per_candidate")
+
+
+def test_radii_above_one_overshoot_the_squared_loss_and_a_divergence_says_what_to_change():
+    # The Lipschitz step moves lambda * G_l / (m sigma): for lambda > 1 it can exceed
+    # the squared loss's curvature and diverge, as a too-large learning rate does.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 3))
+    y = 10 * X[:, 0] + rng.normal(size=400)
+    fit = dict(booster="rgb", max_depth=None, rgb_nodes=[1], record_train_loss=True, random_state=0)
+    small = RGBMRegressor(n_estimators=30, rgb_lambdas=[1.0], **fit).fit(X, y)
+    assert np.all(np.diff(small.training_log_["train_loss"]) <= 1e-9)
+    with pytest.raises(ValueError, match="rgb_lambdas .at most 1. or rgb_step='exact'"):
+        RGBMRegressor(n_estimators=3000, rgb_lambdas=[8.0], **fit).fit(X, y)
+    exact = RGBMRegressor(n_estimators=30, rgb_lambdas=[8.0], rgb_step="exact", **fit).fit(X, y)
+    assert np.all(np.diff(exact.training_log_["train_loss"]) <= 1e-9)

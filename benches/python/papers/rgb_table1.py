@@ -12,7 +12,8 @@ Protocol
   HIGGS sample shipped with LightGBM; the paper's subset size is in its appendix Table 2,
   which our copy lacks). The second digit is class 1. A dataset whose files are missing
   is skipped and listed as missing.
-* splits: ``--splits`` (paper: 10) stratified random train/test splits, ``--test-size``
+* splits: ``--splits`` (default 10; the number of trials is not stated in our copy of the
+  paper) stratified random train/test splits, ``--test-size``
   (default 0.25) of the rows in the test part, seed = split index; 5 stratified CV folds
   of the training part per split, shared by all methods.
 * loss: logistic for both methods; T = ``--rounds`` = 100 rounds for both.
@@ -20,12 +21,15 @@ Protocol
   lambda in {0.001,0.01,0.1,0.5,1,2,4} (the library default), drawn with p_k ~ lambda_k;
   S = ``--rgb-candidates`` (not stated in the paper; default 4); F = 0 start
   (``init="zero"``, Algorithm 1's input); trees ``max_depth=None, min_samples_leaf=1``.
-  Four variants, each a separate row: step rule ``rgb_step`` "lipschitz" (the paper's
+  Variants, each a separate row: step rule ``rgb_step`` "lipschitz" (the paper's
   1/C_k, C_k = lambda_k sigma) or "exact", times penalty ``rgb_penalty``
-  "per_candidate" (Algorithm 1, line 6) or "weighted" (Eq. 7). beta from
-  {0.001,0.01,0.1,0.3,1} by the mean 5-fold CV error over ``--seeds`` seeds (default 5);
-  the reported test error of a split is the mean over those seeds of the refits with the
-  chosen beta.
+  "per_candidate" (Algorithm 1, line 6) or "weighted" (Eq. 7), with each family's
+  candidate its best member (``rgb_candidate="argmin"``, line 4); ``/projected``
+  variants grow Newton trees scaled into the ball instead. beta from
+  {0, 1e-4, 0.001, 0.01, 0.1, 0.3, 1, 3, 10} by the mean 5-fold CV error over ``--seeds``
+  seeds (default 5); the reported test error of a split is the mean over those seeds of
+  the refits with the chosen beta. The refits record the chosen families, the mean |alpha|
+  and the complexity term sum_t |alpha_t| R(H_t) of Theorem 2.
 * GB (XGBoost, ``binary:logistic``, ``tree_method="hist"``, ``base_score=0.5`` = a
   start from F = 0 as in XGBoost before 2.0 and as RGB, one thread): the paper's
   245-point grid reg_lambda {0.001,0.01,0.1,0.5,1,2,4} x max_depth {1..7} x learning_rate
@@ -88,12 +92,11 @@ FILES = {
     "mnist49": ["mnist/t10k-images-idx3-ubyte.gz", "mnist/t10k-labels-idx1-ubyte.gz"],
     "higgs": ["higgs/lightgbm_binary.train", "higgs/lightgbm_binary.test"],
 }
-BETAS = [0.001, 0.01, 0.1, 0.3, 1.0]
-VARIANTS = [  # (rgb_step, rgb_penalty); the first is the paper's Algorithm 1
+BETAS = [0.0, 1e-4, 0.001, 0.01, 0.1, 0.3, 1.0, 3.0, 10.0]
+VARIANTS = [  # rgb_step/rgb_penalty[/rgb_candidate]; the first is the paper's Algorithm 1
     ("lipschitz", "per_candidate"),
     ("lipschitz", "weighted"),
     ("exact", "per_candidate"),
-    ("exact", "weighted"),
 ]
 XGB_GRIDS = {
     "paper": dict(
@@ -191,6 +194,8 @@ def make_model(key: dict):
         rgb_beta=key["params"]["beta"],
         rgb_step=key["params"]["step"],
         rgb_penalty=key["params"]["penalty"],
+        # Keys without a candidate rule were run before the argmin candidate existed.
+        rgb_candidate=key["params"].get("candidate", "projected"),
         init="zero",
         max_depth=None,
         min_samples_leaf=1,
@@ -211,7 +216,14 @@ def run_job(data_dir: str, key: dict) -> dict:
         m.fit(A, b)
         fit_s += time.perf_counter() - t
         errors.append(float(np.mean(m.predict(At) != bt)))
-    return dict(errors=errors, fit_s=fit_s, n_fits=len(parts))
+    out = dict(errors=errors, fit_s=fit_s, n_fits=len(parts))
+    if key["method"] == "RGB" and key["phase"] == "test":
+        out["rgb"] = dict(
+            families=[[n, lam, c] for (n, lam), c in m.rgb_family_counts_.items()],
+            complexity=m.rgb_complexity_,
+            mean_abs_alpha=float(np.mean(np.abs(m.training_log_["step"]))),
+        )
+    return out
 
 
 # ---------------------------------------------------------------- the plan
@@ -237,9 +249,12 @@ def gb_grid(args) -> list[dict]:
 def methods(args) -> dict[str, list[tuple[dict, list[dict]]]]:
     """method label -> list of (params, extra key fields per seed)."""
     out = {"GB": [(p, [dict(method="GB")]) for p in gb_grid(args)]}
-    for step, pen in args.variants:
+    for variant in args.variants:
+        step, pen = variant[:2]
+        candidate = variant[2] if len(variant) > 2 else "argmin"
         seeds = [dict(method="RGB", S=args.rgb_candidates, seed=s) for s in range(args.seeds)]
-        out[f"RGB {step}/{pen}"] = [(dict(step=step, penalty=pen, beta=b), seeds) for b in args.betas]
+        extra = {} if candidate == "projected" else {"candidate": candidate}
+        out["RGB " + "/".join(variant)] = [(dict(step=step, penalty=pen, beta=b, **extra), seeds) for b in args.betas]
     return out
 
 
@@ -427,7 +442,9 @@ def estimate(per_fit: dict, args, n_workers: int) -> tuple[str, float]:
                 _runs.fmt_duration(cpu / n_workers),
             ]
         )
-    md = _runs.md_table(["dataset", "GB ms/fit", "RGB ms/fit (4 variants)", f"wall with {n_workers} workers"], rows) + (
+    md = _runs.md_table(
+        ["dataset", "GB ms/fit", f"RGB ms/fit ({len(VARIANTS)} variants)", f"wall with {n_workers} workers"], rows
+    ) + (
         f"\n\nFull protocol: {args.splits_full} splits; GB {n['GB']} fits and each RGB variant {n['RGB']} fits "
         f"per dataset. Estimated total: {_runs.fmt_duration(total / n_workers)} "
         f"({_runs.fmt_duration(total)} of single-core fit time)."
@@ -439,6 +456,8 @@ def per_fit_from_store(store) -> dict:
     acc: dict = {}
     for rec in store.records.values():
         k = rec["key"]
+        if k["method"] == "RGB" and k["params"].get("candidate") != "argmin":
+            continue  # the projected candidate's times do not predict the current run's
         kind = "GB" if k["method"] == "GB" else f"RGB {k['params']['step']}/{k['params']['penalty']}"
         a = acc.setdefault((k["dataset"], kind), [0.0, 0])
         a[0] += rec["fit_s"] * 100.0 / k["rounds"]  # fit time grows linearly with the rounds
@@ -458,7 +477,8 @@ def time_probe(args, names) -> dict:
             for d in range(1, 8)
         ]
         jobs += [
-            (f"RGB {s}/{p}", dict(base, method="RGB", params=dict(step=s, penalty=p, beta=0.1))) for s, p in VARIANTS
+            (f"RGB {s}/{p}", dict(base, method="RGB", params=dict(step=s, penalty=p, beta=0.1, candidate="argmin")))
+            for s, p in VARIANTS
         ]
         for kind, key in jobs:
             m = make_model(key)

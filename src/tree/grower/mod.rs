@@ -23,10 +23,9 @@ use crate::histogram::{
     BinStats, BuildScratch, Gradients, Histogram, HistogramPool, build, subset_builds_alike,
     subtract_features_into, subtract_into,
 };
-use crate::params::Mode;
 use crate::reduce::{self, Local, Reduce};
 use crate::selection::{Candidates, Selector};
-use crate::split::{NodeMonotone, RowCounts, SplitCandidate, SplitRule, best_split};
+use crate::split::{Curvature, NodeMonotone, RowCounts, SplitCandidate, SplitRule, best_split};
 use constant::ConstantFeatures;
 
 /// Which splits a tree may use (RGBM's candidate set J).
@@ -341,7 +340,7 @@ impl<'a> TreeGrower<'a> {
     /// exact counts otherwise.
     fn row_counts(&self, rows: &[u32], grads: &Gradients) -> RowCounts {
         let rule = &self.cfg.rule;
-        let newton = rule.gain == Mode::Newton && rule.leaf == Mode::Newton;
+        let newton = rule.gain == Curvature::Hessian && rule.leaf == Curvature::Hessian;
         // The dense kernels save work without counts: the row-major one
         // (every feature a candidate) a separate count update, the
         // feature-major one (the root, feature subsets) half of each

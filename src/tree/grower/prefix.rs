@@ -166,16 +166,16 @@ mod tests {
     use crate::data::BinnedDataset;
     use crate::data::matrix::DenseMatrix;
     use crate::histogram::Gradients;
-    use crate::params::{BoosterParams, Mode};
+    use crate::params::BoosterParams;
     use crate::selection::Candidates;
-    use crate::split::SplitRule;
+    use crate::split::{Curvature, SplitRule};
 
     struct Case {
         n: usize,
         weighted: bool,
         subsample: bool,
         monotone: bool,
-        gradient_mode: bool,
+        curvature: Curvature,
         min_samples_leaf: f64,
     }
 
@@ -213,14 +213,9 @@ mod tests {
             ..Default::default()
         };
         let constraints = TreeConstraints::new(&params, p).unwrap();
-        let mode = if case.gradient_mode {
-            Mode::Gradient
-        } else {
-            Mode::Newton
-        };
         let rule = SplitRule {
-            gain: mode,
-            leaf: mode,
+            gain: case.curvature,
+            leaf: case.curvature,
             lambda: 0.5,
             min_samples_leaf: case.min_samples_leaf,
             min_child_weight: 0.0,
@@ -249,7 +244,13 @@ mod tests {
             (grown, buffer)
         };
         let (big, big_rows) = grow(41);
-        assert!(big.splits() >= 20, "{} splits", big.splits());
+        // Unit curvature stops where no split separates opposite-signed sums.
+        let least = if case.curvature == Curvature::Unit {
+            5
+        } else {
+            20
+        };
+        assert!(big.splits() >= least, "{} splits", big.splits());
         for splits in [0, 1, 2, 3, 7, 16, 39, 40, 100] {
             // At or past its own size, a prefix is the tree itself.
             let (want, want_rows) = grow(splits.min(40) + 1);
@@ -272,7 +273,7 @@ mod tests {
             weighted: false,
             subsample: false,
             monotone: false,
-            gradient_mode: false,
+            curvature: Curvature::Hessian,
             min_samples_leaf: 1.0,
         };
         let cases = [
@@ -288,8 +289,15 @@ mod tests {
                 ..base
             },
             Case {
-                gradient_mode: true,
+                curvature: Curvature::Weight,
                 subsample: true,
+                ..base
+            },
+            // RGB's Lipschitz candidate: score G², leaves −G.
+            Case {
+                curvature: Curvature::Unit,
+                weighted: true,
+                monotone: true,
                 ..base
             },
             // Leaves of more than one summation chunk.

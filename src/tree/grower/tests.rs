@@ -5,8 +5,8 @@ use crate::params::Mode;
 
 fn rule() -> SplitRule {
     SplitRule {
-        gain: Mode::Newton,
-        leaf: Mode::Newton,
+        gain: Mode::Newton.into(),
+        leaf: Mode::Newton.into(),
         lambda: 0.0,
         min_samples_leaf: 1.0,
         min_child_weight: 0.0,
