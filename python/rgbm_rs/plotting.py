@@ -640,7 +640,7 @@ def plot_weak_learnability(estimator, ax=None, *, title=None, figsize=(6.4, 4.0)
 def plot_cosine(estimator, ax=None, *, theta=None, title=None, figsize=(6.4, 4.0)):
     """The cosine of each round's tree with the residual, and its running minimum.
 
-    ``cosine`` = |<r, b>| / ||r|| from ``training_log_`` per round, and
+    ``cosine`` = ``abs(<r, b>) / ||r||`` from ``training_log_`` per round, and
     ``theta``, its running minimum: the realised minimal cosine angle of Lu &
     Mazumder (2020), whose square sets RGBM's linear rate.
 

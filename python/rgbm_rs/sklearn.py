@@ -277,15 +277,15 @@ or callable, default="squared"
         undefined): ``gamma`` = sum_l G_l^2/n_l / sum_i g_i^2 and
         ``gamma_star`` = sum_l G_l^2/H_l / sum_i g_i^2/h_i, Sun, Zhang & Zhou's
         weak-learnability ratios (their Table 2 reports each one's minimum
-        over the rounds); ``cosine`` = |<r, b>| / ||r||, the cosine of the
+        over the rounds); ``cosine`` = ``abs(<r, b>) / ||r||``, the cosine of the
         tree's output b with the residual r = -g, and ``theta``, its running
         minimum (Lu & Mazumder's realised minimal cosine angle). With
         ``booster="rgb"`` also the chosen family (``rgb_nodes``,
         ``rgb_lambda``), its normalised complexity ``rgb_omega`` and the
-        round's ``rgb_complexity`` = |alpha| * R(H_k) (Theorem 1's
+        round's ``rgb_complexity`` = ``abs(alpha) * R(H_k)`` (Theorem 1's
         Rademacher bound of the family).
     rgb_complexity_ : float
-        With ``booster="rgb"``: sum_t |alpha_t| * R(H_{k_t}) over the kept
+        With ``booster="rgb"``: ``sum_t abs(alpha_t) * R(H_{k_t})`` over the kept
         rounds, the complexity term of Cortes, Mohri & Storcheus' Theorem 2.
     feature_importances_ : ndarray of shape (n_features,)
     n_features_in_, feature_names_in_ : scikit-learn's input attributes.
