@@ -603,6 +603,23 @@ def _log_series(estimator, keys):
     return out
 
 
+def _per_round(ax, figsize, lines):
+    """Axes with one line per (values per round, label, plot keywords)."""
+    ax = _new_axes(ax, figsize)
+    for values, label, kw in lines:
+        ax.plot(np.arange(1, len(values) + 1), values, **{"lw": 1.2, "label": label, **kw})
+    return ax
+
+
+def _finish_rounds(ax, ylabel, title, default_title):
+    ax.set_xlabel("round")
+    ax.set_ylabel(ylabel)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title(title if title is not None else default_title)
+    return ax
+
+
 def plot_weak_learnability(estimator, ax=None, *, title=None, figsize=(6.4, 4.0)):
     """Sun, Zhang & Zhou's weak-learnability ratios per round.
 
@@ -624,17 +641,9 @@ def plot_weak_learnability(estimator, ax=None, *, title=None, figsize=(6.4, 4.0)
         If the estimator is not fitted or recorded neither ratio.
     """
     gamma, star = _log_series(estimator, ("gamma", "gamma_star"))
-    ax = _new_axes(ax, figsize)
-    rounds = np.arange(1, len(gamma) + 1)
-    ax.plot(rounds, gamma, lw=1.2, label="gamma")
-    ax.plot(rounds, star, lw=1.2, label="gamma*")
+    ax = _per_round(ax, figsize, [(gamma, "gamma", {}), (star, "gamma*", {})])
     ax.set_yscale("log")
-    ax.set_xlabel("round")
-    ax.set_ylabel("ratio")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    ax.set_title(title if title is not None else "Weak learnability per round")
-    return ax
+    return _finish_rounds(ax, "ratio", title, "Weak learnability per round")
 
 
 def plot_cosine(estimator, ax=None, *, theta=None, title=None, figsize=(6.4, 4.0)):
@@ -661,18 +670,10 @@ def plot_cosine(estimator, ax=None, *, theta=None, title=None, figsize=(6.4, 4.0
         If the estimator is not fitted or recorded no cosine.
     """
     cosine, low = _log_series(estimator, ("cosine", "theta"))
-    ax = _new_axes(ax, figsize)
-    rounds = np.arange(1, len(cosine) + 1)
-    ax.plot(rounds, cosine, lw=1.0, alpha=0.7, label="cosine")
-    ax.plot(rounds, low, lw=1.6, label="running minimum")
+    ax = _per_round(ax, figsize, [(cosine, "cosine", {"alpha": 0.7}), (low, "running minimum", {"lw": 1.6})])
     if theta is not None:
         ax.axhline(float(theta), color="k", ls="--", lw=1.0, label="reference")
-    ax.set_xlabel("round")
-    ax.set_ylabel("|<r, b>| / ||r||")
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
-    ax.set_title(title if title is not None else "Cosine of each tree with the residual")
-    return ax
+    return _finish_rounds(ax, "|<r, b>| / ||r||", title, "Cosine of each tree with the residual")
 
 
 def plot_rgb_families(estimator, ax=None, *, title=None, figsize=(6.4, 4.4)):
