@@ -124,3 +124,39 @@ def test_sglb_table1_quick_resumes_and_writes_markdown(tmp_path):
     second = run("sglb_table1.py", args)
     assert "jobs to run" not in second
     assert records(results) == (recs, launches)
+
+
+@pytest.mark.skipif(
+    not os.path.exists(os.path.join(DATA, "letter", "letter-recognition.data")), reason="letter data absent"
+)
+def test_sun_convergence_reports_table2_from_the_training_log(tmp_path):
+    from rgbm_rs import RGBMClassifier
+
+    md, png = tmp_path / "sun.md", tmp_path / "sun.png"
+    args = ["--datasets", "letter01", "--n-iter", "40", "--no-f-scale", "--n-jobs", "1"]
+    run("sun_convergence.py", args + ["--write-md", str(md), "--png", str(png)])
+    text = md.read_text(encoding="utf-8")
+    assert png.exists() and "## Table 2: weak learnability γ*, γ and T'" in text
+    assert "| dataset | n | MART γ* (paper) | MART γ (paper) | MART T' (paper) | LogitBoost γ* (paper) |" in text
+    # The script's loader: letters A (0) and B (1) of the first 16,000 rows.
+    raw = np.genfromtxt(os.path.join(DATA, "letter", "letter-recognition.data"), delimiter=",", dtype=str)[1:16001]
+    keep = np.isin(raw[:, 0], ["A", "B"])
+    X, y = raw[keep, 1:].astype(float), (raw[keep, 0] == "B").astype(int)
+    cells, stars = [], []
+    for gain in ("gradient", "newton"):  # MART, LogitBoost
+        clf = RGBMClassifier(
+            n_estimators=40, learning_rate=0.1, max_depth=None, max_leaves=8, max_bins=16, min_samples_leaf=1,
+            min_child_weight=0.0, clamp=0.05, init="zero", loss="logistic", gain=gain, leaf="newton",
+            random_state=0, n_jobs=1,
+        )  # fmt: skip
+        log = clf.fit(X, y).training_log_
+        # No tree reaches a loss of 1e-6 within 40 rounds, so the minimum is over all of them.
+        stars.append(min(log["gamma_star"]))
+        cells += [f"{stars[-1]:.3g} (", f"{min(log['gamma']):.3g} (", ">40 ("]
+    paper = ["0.078)", "0.029)", "518)", "0.263)", "0.027)", "345)"]
+    row = "| #4 letter01 | 1263 | " + " | ".join(c + p for c, p in zip(cells, paper)) + " |"
+    assert row in text
+    # The verdicts come from the numbers; the paper's (in parentheses) from its Table 2, where
+    # LogitBoost has the larger γ* and the smaller T' on letter01.
+    ours = "yes" if stars[1] > stars[0] else "no (equal)" if stars[1] == stars[0] else "no"
+    assert f"| #4 letter01 | neither reaches 1e-6 (LogitBoost) | {ours} (yes) | n/a (same T') (yes) |" in text
