@@ -283,15 +283,15 @@ fn lambda_sets_the_step_under_the_lipschitz_rule_only() {
             .map(|(u, v)| (u - v).abs())
             .fold(0.0, f64::max)
     };
-    // The exact step undoes the projection's scale: λ changes nothing.
+    // The exact step undoes the leaves' scale: λ changes nothing.
     let (e_small, e_large) = (predict(RgbStep::Exact, 0.001), predict(RgbStep::Exact, 4.0));
     assert!(
         gap(&e_small, &e_large) < 1e-9,
         "{}",
         gap(&e_small, &e_large)
     );
-    // The paper's step is 1/(λσ) times the gradient: λ = 4 moves 4000x less per
-    // unit gradient than λ = 0.001 would, after its leaves are 4000x longer.
+    // The paper's step moves F_l by −λ·G_l/(m·σ) with the argmin candidate:
+    // λ = 4 moves 4000x further than λ = 0.001.
     let (l_small, l_large) = (
         predict(RgbStep::Lipschitz, 0.001),
         predict(RgbStep::Lipschitz, 4.0),
@@ -300,7 +300,7 @@ fn lambda_sets_the_step_under_the_lipschitz_rule_only() {
 }
 
 /// The Lipschitz step minimises an upper bound of the loss when C_k = λσ
-/// bounds σ·mean(h²), which holds whenever λ ≤ 1 (projected leaves have
+/// bounds σ·mean(h²), which holds whenever λ ≤ 1 (candidate leaves have
 /// |h| ≤ λ, so mean(h²) ≤ λ² ≤ λ): the training loss never rises then.
 #[test]
 fn lipschitz_steps_never_raise_the_loss_for_radii_up_to_one() {

@@ -243,10 +243,10 @@ pub(crate) struct RgbState<'a> {
 /// The candidate RGB keeps for one output in a round.
 pub(crate) struct RgbChoice {
     family: usize,
-    /// The projected tree, already multiplied by α.
+    /// The candidate tree (leaves on or in the λ ball), already multiplied by α.
     pub tree: Tree,
     pub alpha: f64,
-    /// The projected tree's output on every training row (before α).
+    /// The candidate's output on every training row (before α).
     h: Vec<f64>,
     /// The candidate's diagnostics (`theory`).
     pub theory: TreeTheory,
