@@ -181,7 +181,13 @@ def _raise_interrupt(signum, frame):
 
 def add_run_options(ap, name: str, data_dir: str) -> None:
     """The options every resumable reproduction has; ``name`` is its marker and results file stem."""
-    ap.add_argument("--results", default=os.path.join(REPO, "benches", "results", f"{name}.jsonl"))
+    # Raw job stores stay out of the repository (they grow to megabytes); BENCHMARKS.md and
+    # the --report file hold what the tables are computed from.
+    ap.add_argument(
+        "--results",
+        default=os.path.abspath(os.path.join(REPO, "..", "runs", f"{name}.jsonl")),
+        help="the JSONL job store (default: runs/ next to the repository)",
+    )
     ap.add_argument("--n-jobs", type=int, default=1, help="parallel worker processes (each fit single-threaded)")
     ap.add_argument("--data-dir", default=data_dir)
     ap.add_argument("--write-md", metavar="BENCHMARKS.md", help=f"replace the {name} section between the markers")
@@ -232,9 +238,9 @@ def machine() -> str:
 
 
 def shown_path(path: str) -> str:
-    """A path relative to the repository when it is inside it, else absolute."""
+    """A path relative to the repository when it is inside it or next to it, else absolute."""
     rel = os.path.relpath(path, REPO)
-    return path if rel.startswith("..") else rel
+    return path if rel.startswith(os.path.join("..", "..")) else rel
 
 
 def fmt_duration(seconds: float) -> str:

@@ -747,7 +747,8 @@ def adult_md(store, args):
         "",
         f"Paired t-test SGB vs SGLB over the {n_te} test rows: p = {fmt_p(p_rows)}; over the {n_pair} refit seeds: "
         f"p = {fmt_p(p_seeds)} (paper: p = {PAPER_ADULT[2]}, two-tailed). "
-        + adult_verdict(best["SGB"][0]["test"], best["SGLB"][0]["test"], p_rows, p_seeds),
+        + adult_verdict(best["SGB"][0]["test"], best["SGLB"][0]["test"], p_rows, p_seeds)
+        + refit_direction(refits["SGB"][:n_pair], refits["SGLB"][:n_pair]),
     ]
     search = []
     for key in adult_search_jobs(args):
@@ -773,6 +774,16 @@ def adult_verdict(sgb, sglb, p_rows, p_seeds):
     if sglb < sgb:
         return f"Verdict: SGLB lower by {100 * (sgb - sglb):.2f} points, not significant: not reproduced."
     return f"Verdict: SGLB is not better (SGB − SGLB = {100 * (sgb - sglb):+.2f} points): not reproduced."
+
+
+def refit_direction(sgb, sglb):
+    """Whether the refits of the two selected configurations agree with the test-row direction."""
+    if not len(sgb):
+        return ""
+    a, b = 100 * float(np.mean(sgb)), 100 * float(np.mean(sglb))
+    if b < a:
+        return f" The refits agree in direction (SGLB {b:.2f} % vs SGB {a:.2f} %)."
+    return f" The refits reverse the direction: SGLB {b:.2f} % vs SGB {a:.2f} %."
 
 
 # ---------------------------------------------------------------- time estimate
