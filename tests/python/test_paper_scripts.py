@@ -160,3 +160,45 @@ def test_sun_convergence_reports_table2_from_the_training_log(tmp_path):
     # LogitBoost has the larger γ* and the smaller T' on letter01.
     ours = "yes" if stars[1] > stars[0] else "no (equal)" if stars[1] == stars[0] else "no"
     assert f"| #4 letter01 | neither reaches 1e-6 (LogitBoost) | {ours} (yes) | n/a (same T') (yes) |" in text
+
+
+@pytest.mark.skipif(
+    not os.path.exists(os.path.join(DATA, "california-housing", "california_housing.csv")),
+    reason="California housing data absent",
+)
+def test_rgbm_figure5_summarises_the_seeds(tmp_path):
+    pytest.importorskip("pandas")
+    pytest.importorskip("matplotlib")
+    import pandas as pd
+    from sklearn.model_selection import train_test_split
+
+    from rgbm_rs import RGBMRegressor
+
+    md = tmp_path / "f5.md"
+    args = ["--datasets", "california", "--split-seeds", "40", "41", "--timing-reps", "1", "--max-rounds", "25"]
+    run("rgbm_figure5.py", args + ["--seed", "3", "--png-dir", str(tmp_path), "--write-md", str(md)])
+    text = md.read_text(encoding="utf-8")
+    assert (tmp_path / "rgbm_figure5_california.png").exists()
+    assert "- Seeds: 2; split seeds 40, 41 " in text and "= --seed + i = 3, 4. Timing reps: 1 " in text
+    assert "load average " in text and "Total wall time " in text
+    assert "### Across seeds (2)" in text and "### Split seed 40, `random_state=3` (first seed;" in text
+    assert "- **california: " in text and "(time axis).** In time: on " in text and "; in passes: on " in text
+    assert "--max-rounds 25 cut some budgets" in text
+    # The i-th split seed gets its own split and random_state = --seed + i; level A is each seed's GBM
+    # (t = p = 8) final training loss, and the t = 1 row gives median (min..max) of the final training loss.
+    df = pd.read_csv(os.path.join(DATA, "california-housing", "california_housing.csv"))
+    y = df.pop("target").to_numpy(np.float64)
+    X = df.to_numpy(np.float64)
+    final = {}
+    for i, split in enumerate((40, 41)):
+        Xtr, _, ytr, _ = train_test_split(X, y, test_size=0.2, random_state=split)
+        for t in (8, 1):
+            reg = RGBMRegressor(
+                loss="squared", n_estimators=25, max_depth=1, max_bins=100, min_samples_leaf=1,
+                min_child_weight=0.0, step="constant", gain="gradient", leaf="gradient", init="zero",
+                selection="groups", selection_size=t, record_train_loss=True, n_jobs=1, random_state=3 + i,
+            )  # fmt: skip
+            final[split, t] = reg.fit(np.ascontiguousarray(Xtr), ytr).training_log_["train_loss"][-1]
+    assert f"level A = its own GBM's final training loss: {final[40, 8]:.6g}, {final[41, 8]:.6g}. " in text
+    ones = sorted([final[40, 1], final[41, 1]])
+    assert f" | {np.median(ones):.6g} ({ones[0]:.6g}..{ones[1]:.6g}) | " in text.split("\n| 1 | ")[1].split("\n")[0]
