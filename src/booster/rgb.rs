@@ -452,6 +452,24 @@ mod tests {
         }
     }
 
+    /// Huge leaf sums (a diverging fit) still land on the sphere instead of
+    /// reading as an infinite norm and collapsing to zero.
+    #[test]
+    fn the_sphere_survives_huge_and_zero_vectors() {
+        let mut w = vec![3e200, -4e200];
+        scale_to_sphere(&mut w, 2.0);
+        assert!(
+            (w[0] - 1.2).abs() < 1e-12 && (w[1] + 1.6).abs() < 1e-12,
+            "{w:?}"
+        );
+        let mut tiny = vec![3e-200, 4e-200];
+        scale_to_sphere(&mut tiny, 1.0);
+        assert!((tiny[0] - 0.6).abs() < 1e-12 && (tiny[1] - 0.8).abs() < 1e-12);
+        let mut zero = vec![0.0, 0.0];
+        scale_to_sphere(&mut zero, 1.0);
+        assert_eq!(zero, vec![0.0, 0.0]);
+    }
+
     /// Chi-square: family draws follow λ_k / Σλ.
     #[test]
     fn families_are_drawn_in_proportion_to_lambda() {

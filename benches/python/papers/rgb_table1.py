@@ -345,6 +345,11 @@ def verdict(name, r, g):
     if level is None:  # diabetes: the paper reports no improvement
         if np.isfinite(p) and p < 0.05:
             return f"not reproduced: RGB is significantly better here (p = {p:.3f}), the paper has no improvement"
+        if np.isfinite(p_rev) and p_rev < 0.05:
+            return (
+                f"no improvement, as in the paper, but GB is significantly better here "
+                f"(by {diff:.2f} points, p = {p_rev:.3g}); the paper has them level"
+            )
         return f"reproduced: no significant improvement (p = {p:.3f})"
     if np.isfinite(p) and p < level:
         return f"reproduced: RGB lower by {-diff:.2f} points, p = {p:.3g} < {level:g}"
