@@ -286,7 +286,8 @@ or callable, default="squared"
         Rademacher bound of the family).
     rgb_complexity_ : float
         With ``booster="rgb"``: ``sum_t abs(alpha_t) * R(H_{k_t})`` over the kept
-        rounds, the complexity term of Cortes, Mohri & Storcheus' Theorem 2.
+        rounds of this fit (a continued fit counts its own rounds only), the
+        complexity term of Cortes, Mohri & Storcheus' Theorem 2.
     feature_importances_ : ndarray of shape (n_features,)
     n_features_in_, feature_names_in_ : scikit-learn's input attributes.
     """
