@@ -280,8 +280,16 @@ def native_vector(v):
     return np.require(v, dtype=np.float64, requirements=["C", "A"])
 
 
-def check_weights(sample_weight, X):
-    """Finite, non-negative float64 weights, one per row, not all zero (or None)."""
+#: The refusal of weights without a positive one.
+ZERO_WEIGHTS = "sample_weight sums to zero: at least one row needs a positive weight"
+
+
+def check_weights(sample_weight, X, *, whole=True):
+    """Finite, non-negative float64 weights, one per row, not all zero (or None).
+
+    ``whole=False`` checks one part of the rows (a partition): it may be all
+    zero, the caller checking that some part has a positive weight.
+    """
     if sample_weight is None:
         return None
     w = _check_sample_weight(_as_1d(sample_weight), X, dtype=np.float64, ensure_non_negative=True)
@@ -289,8 +297,8 @@ def check_weights(sample_weight, X):
         raise ValueError("sample_weight contains NaN or infinity")
     # Only relative weights matter (the core normalises them to mean 1), so a
     # sum that overflows is no error; all zero is.
-    if not np.any(w > 0):
-        raise ValueError("sample_weight sums to zero: at least one row needs a positive weight")
+    if whole and not np.any(w > 0):
+        raise ValueError(ZERO_WEIGHTS)
     return native_vector(w)
 
 

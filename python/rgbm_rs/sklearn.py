@@ -657,6 +657,24 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         by_class = compute_sample_weight(self.class_weight, y)
         return by_class if w is None else w * by_class
 
+    def _classes(self, y):
+        """The classes of labels y (checked by check_X_y) and each label's
+        code, as np.unique gives them; labels that are no classes refused."""
+        try:
+            if not (y.ndim == 1 and y.dtype.kind in "iub"):
+                # One-dimensional integer or boolean labels are always binary or
+                # multiclass targets; anything else gets scikit-learn's check.
+                check_classification_targets(y)
+            return encode_classes(y)
+        except TypeError:
+            kinds = sorted({type(v).__name__ for v in np.asarray(y, dtype=object).ravel()})
+            if len(kinds) < 2:
+                raise  # scikit-learn's own reason (bytes labels, ...)
+            raise TypeError(
+                f"the labels in y cannot be ordered: they mix types {kinds} (missing labels such as None "
+                "are not allowed); use labels of one type"
+            ) from None
+
     def _check_class_weight(self):
         """A dict class_weight: finite weights >= 0 for labels of y (classes_ set)."""
         if isinstance(self.class_weight, dict):
@@ -724,20 +742,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         with self._fitting():
             self._validate_params()
             X, y = check_X_y(self, X, y, regression=False)
-            try:
-                if not (y.ndim == 1 and y.dtype.kind in "iub"):
-                    # One-dimensional integer or boolean labels are always binary or
-                    # multiclass targets; anything else gets scikit-learn's check.
-                    check_classification_targets(y)
-                classes, encoded = encode_classes(y)
-            except TypeError:
-                kinds = sorted({type(v).__name__ for v in np.asarray(y, dtype=object).ravel()})
-                if len(kinds) < 2:
-                    raise  # scikit-learn's own reason (bytes labels, ...)
-                raise TypeError(
-                    f"the labels in y cannot be ordered: they mix types {kinds} (missing labels such as None "
-                    "are not allowed); use labels of one type"
-                ) from None
+            classes, encoded = self._classes(y)
             if len(classes) < 2:
                 raise ValueError(
                     f"RGBMClassifier needs samples of at least 2 classes, but y contains only one class: {classes[0]!r}"
