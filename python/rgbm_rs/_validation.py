@@ -292,7 +292,9 @@ def check_weights(sample_weight, X, *, whole=True):
     """
     if sample_weight is None:
         return None
-    w = _check_sample_weight(_as_1d(sample_weight), X, dtype=np.float64, ensure_non_negative=True)
+    w = _check_sample_weight(
+        _as_1d(sample_weight), X, dtype=np.float64, ensure_non_negative=True, allow_all_zero_weights=not whole
+    )
     if not np.all(np.isfinite(w)):
         raise ValueError("sample_weight contains NaN or infinity")
     # Only relative weights matter (the core normalises them to mean 1), so a
