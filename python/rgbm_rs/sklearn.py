@@ -652,10 +652,32 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         store_params(self, locals())
 
     def _with_class_weight(self, sample_weight, X, y):
+        """sample_weight times the rows' class weights (the weights the core gets)."""
         self._check_class_weight()
         w = check_weights(sample_weight, X)
         by_class = compute_sample_weight(self.class_weight, y)
-        return by_class if w is None else w * by_class
+        if not np.any(by_class > 0):
+            raise ValueError(
+                f"class_weight={self.class_weight!r} gives every row weight 0 (the classes of y are "
+                f"{self.classes_.tolist()}): at least one class present in y needs a positive weight"
+            )
+        if w is None:
+            return by_class
+        with np.errstate(over="ignore"):
+            product = w * by_class
+        if not np.all(np.isfinite(product)):
+            i = int(np.flatnonzero(~np.isfinite(product))[0])
+            raise ValueError(
+                f"sample_weight times class_weight overflows: row {i} weighs {float(w[i])!r} * {float(by_class[i])!r} "
+                "(beyond the float range); only relative weights matter, so scale class_weight or "
+                "sample_weight down"
+            )
+        if not np.any(product > 0):
+            raise ValueError(
+                "sample_weight times class_weight is zero on every row: the rows with a positive "
+                "sample_weight all belong to classes of class_weight 0"
+            )
+        return product
 
     def _classes(self, y):
         """The classes of labels y (checked by check_X_y) and each label's

@@ -67,6 +67,36 @@ def test_bad_class_weight_is_refused(class_weight, error, match):
         RGBMClassifier(n_estimators=2, class_weight=class_weight).fit(X, LABELS["binary"])
 
 
-def test_zero_weight_for_every_class_is_refused():
-    with pytest.raises(ValueError, match="non-zero"):
+def test_zero_weight_for_every_class_is_refused_naming_class_weight():
+    with pytest.raises(ValueError, match=r"class_weight=\{'yes': 0.0, 'no': 0.0\} gives every row weight 0"):
         RGBMClassifier(n_estimators=2, class_weight={"yes": 0.0, "no": 0.0}).fit(X, LABELS["binary"])
+    # The same with integer labels and valid sample weights: class_weight is at fault.
+    y = (LABELS["binary"] == "yes").astype(int)
+    with pytest.raises(ValueError, match="class_weight=.* gives every row weight 0") as e:
+        RGBMClassifier(n_estimators=2, class_weight={0: 0.0, 1: 0.0}).fit(X, y, sample_weight=np.ones(len(y)))
+    assert "Sample weights" not in str(e.value)
+
+
+def test_sample_weight_zero_where_class_weight_is_positive_is_refused_naming_both():
+    y = LABELS["binary"]
+    with pytest.raises(ValueError, match="sample_weight times class_weight is zero on every row"):
+        RGBMClassifier(n_estimators=2, class_weight={"no": 0.0}).fit(X, y, sample_weight=(y == "no").astype(float))
+
+
+def test_an_overflowing_product_of_weights_names_class_weight_and_the_product():
+    y = LABELS["binary"]
+    with pytest.raises(ValueError, match=r"sample_weight times class_weight overflows: row 0 weighs 10.0 \* 1e\+308"):
+        RGBMClassifier(n_estimators=2, class_weight={"yes": 1e308, "no": 1e308}).fit(
+            X, y, sample_weight=np.full(len(y), 10.0)
+        )
+    # Each of them alone is fine, and so is a large product that stays finite:
+    # the model is the one of the explicit weights (only relative weights matter).
+    big = RGBMClassifier(n_estimators=5, class_weight={"yes": 1e308, "no": 1e308}, random_state=0).fit(X, y)
+    plain = RGBMClassifier(n_estimators=5, random_state=0).fit(X, y)
+    np.testing.assert_allclose(big.predict_proba(X), plain.predict_proba(X), rtol=0, atol=1e-12)
+    sw = rng.uniform(1.0, 10.0, size=len(y))
+    a = RGBMClassifier(n_estimators=5, class_weight={"yes": 1e300, "no": 2e300}, random_state=0).fit(
+        X, y, sample_weight=sw
+    )
+    b = RGBMClassifier(n_estimators=5, random_state=0).fit(X, y, sample_weight=sw * np.where(y == "yes", 1e300, 2e300))
+    _same_model(a, b)
