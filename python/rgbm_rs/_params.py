@@ -16,6 +16,16 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from . import _core
 
+
+class Number(Interval):
+    """scikit-learn's ``Interval`` refusing bools: ``True`` is not a count, a
+    depth or a rate, though Python counts it as the int 1 (scikit-learn's own
+    intervals take it)."""
+
+    def is_satisfied_by(self, val):
+        return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
+
+
 #: name -> {"type", bounds..., "optional", "doc", "default"}, in the core's order.
 SCHEMA = {p["name"]: p for p in json.loads(_core.param_schema())}
 
@@ -72,7 +82,7 @@ PYTHON_ONLY = {
         "each root-to-leaf path splits on features of one set (a feature in no set: on its own)",
     ),
     "validation_fraction": (
-        [Interval(Real, 0, 1, closed="neither"), None],
+        [Number(Real, 0, 1, closed="neither"), None],
         None,
         "(0, 1) or None",
         "hold out this share of the training rows (stratified for classifiers) as evaluation set `validation`",
@@ -103,19 +113,20 @@ PYTHON_ONLY = {
         "classifier: weights of the classes, multiplied into `sample_weight`",
     ),
     "random_state": (
-        ["random_state"],
+        # scikit-learn's "random_state" constraint, without bools.
+        [Number(Integral, 0, 2**32 - 1, closed="both"), np.random.RandomState, None],
         None,
         "int, RandomState or None",
         "seed of every random draw (None draws one)",
     ),
     "n_jobs": (
-        [Integral, None],
+        [Number(Integral, None, None, closed="neither"), None],
         None,
         "int ≠ 0 or None",
         "threads; None or -1 = every core this process may use (affinity, cgroup quota), or one for fits of under 500,000 input values; -k = all but k - 1",
     ),
     "verbose": (
-        ["verbose"],
+        [Number(Integral, 0, None, closed="left")],
         0,
         "int ≥ 0",
         "log every `verbose` rounds (with a tqdm progress bar when installed)",
@@ -125,7 +136,7 @@ PYTHON_ONLY = {
 
 def _interval(kind, low, high, low_closed, high_closed):
     closed = {(True, True): "both", (True, False): "left", (False, True): "right", (False, False): "neither"}
-    return Interval(kind, low, high, closed=closed[(low_closed, high_closed)])
+    return Number(kind, low, high, closed=closed[(low_closed, high_closed)])
 
 
 def _core_constraint(spec, options=None):
@@ -144,7 +155,7 @@ def _core_constraint(spec, options=None):
     elif kind == "bool":
         out = ["boolean"]
     elif kind == "count_or_fraction":
-        out = [Interval(Integral, 1, None, closed="left"), Interval(Real, 0, 1, closed="right")]
+        out = [Number(Integral, 1, None, closed="left"), Number(Real, 0, 1, closed="right")]
     elif kind in ("int_list", "positive_list", "feature_groups"):
         out = [list, tuple]
     else:

@@ -104,3 +104,60 @@ def test_readme_parameter_table_is_generated_from_the_schema():
     assert m.group(1) == _params.markdown_table(), (
         "README's parameter table is stale: regenerate it from rgbm_rs._params.markdown_table()"
     )
+
+
+def _numeric_parameters():
+    """(estimator, name) of every numeric parameter: the core's int, float and
+    count-or-fraction ones and the Python-only numbers."""
+    core = [n for n, s in _params.SCHEMA.items() if s["type"] in ("int", "float", "count_or_fraction")]
+    python = ["validation_fraction", "n_jobs", "verbose", "random_state"]
+    out = []
+    for name in sorted(set(core + python) - _params._DERIVED):
+        owners = [cls for cls in ESTIMATORS if name in _init_defaults(cls)]
+        assert owners, f"{name} is no estimator's parameter"
+        out.append((owners[0], name))
+    return out
+
+
+NUMERIC = _numeric_parameters()
+
+
+def test_the_numeric_parameters_are_found():
+    names = {name for _, name in NUMERIC}
+    assert {"n_estimators", "max_depth", "learning_rate", "selection_size", "eval_at", "n_jobs", "verbose"} <= names
+    assert "booster" not in names and "langevin" not in names
+
+
+@pytest.mark.parametrize("cls,name", NUMERIC, ids=[name for _, name in NUMERIC])
+@pytest.mark.parametrize("flag", [True, False, np.True_], ids=["True", "False", "np.True_"])
+def test_a_bool_is_refused_for_every_numeric_parameter(cls, name, flag):
+    # Python counts True as the int 1 (and scikit-learn's intervals take it):
+    # max_depth=True used to fit stumps. The constraint refuses it by type.
+    with pytest.raises(TypeError, match=rf"'{name}' parameter of {cls.__name__} must be .*Got {flag!r} instead"):
+        cls(**{name: flag})._validate_params()
+    ranking = {"group": [len(X)]} if cls is RGBMRanker else {}
+    with pytest.raises(TypeError, match=f"'{name}' parameter"):
+        cls(**{"n_estimators": 2, name: flag}).fit(X, Y[cls], **ranking)
+
+
+def _one_in_range(name):
+    """Whether the number 1 (what True stands for) is a valid value of ``name``."""
+    spec = _params.SCHEMA.get(name)
+    if name == "validation_fraction":
+        return False  # (0, 1)
+    if spec is None or name in _params.PYTHON_ONLY or spec["type"] == "count_or_fraction":
+        return True  # n_jobs, verbose, random_state; selection_size counts from 1
+    low = spec["min"] < 1 or (spec["min"] == 1 and spec.get("min_closed", True))
+    high = spec["max"] is None or spec["max"] > 1 or (spec["max"] == 1 and spec.get("max_closed", True))
+    return low and high
+
+
+@pytest.mark.parametrize("cls,name", NUMERIC, ids=[name for _, name in NUMERIC])
+def test_the_number_a_bool_stands_for_is_accepted(cls, name):
+    # What is refused is the type: the number 1 passes the same constraint
+    # wherever it is in range (and is refused as a number where it is not).
+    if _one_in_range(name):
+        cls(**{name: 1})._validate_params()
+    else:
+        with pytest.raises(ValueError, match="Got 1 instead"):
+            cls(**{name: 1})._validate_params()
