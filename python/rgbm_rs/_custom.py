@@ -104,9 +104,19 @@ def _rows(raw, n_rows):
     return np.ascontiguousarray(raw.reshape(-1, n_rows).T)
 
 
+def _short(value, limit=60):
+    """repr(value), shortened (an int of 400 digits is not worth printing)."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[: limit - 3]}..."
+
+
 def _class_major(a, what, shape):
     try:
         a = np.asarray(a, dtype=np.float64)
+    except OverflowError:
+        raise ValueError(
+            f"the loss function's {what} holds a number too large for a float (at most about 1.8e308)"
+        ) from None
     except (TypeError, ValueError):
         raise TypeError(f"the loss function's {what} must be an array of numbers") from None
     if a.shape != shape:
@@ -146,7 +156,15 @@ def _metric_values(fn, out):
             raise TypeError(f"eval_metric {name!r} returned the value {value!r}; expected a number")
         if not isinstance(higher, (bool, np.bool_)):
             raise TypeError(f"eval_metric {name!r} returned higher_is_better={higher!r}; expected a bool")
-        checked.append((name, float(value), bool(higher)))
+        try:
+            value = float(value)
+        except OverflowError:
+            # A Python int (or Fraction, Decimal) beyond the float range.
+            raise ValueError(
+                f"eval_metric {name!r} of function {function_name(fn)} returned {_short(value)}, "
+                "too large for a float (at most about 1.8e308)"
+            ) from None
+        checked.append((name, value, bool(higher)))
     return checked
 
 

@@ -197,6 +197,7 @@ def test_an_exception_propagates_unchanged_and_leaves_no_model(binary, where):
         (lambda y, f: (np.full_like(f, np.nan), np.ones_like(f)), ValueError, "non-finite value at row 0"),
         (lambda y, f: (f - y, -np.ones_like(f)), ValueError, "negative hessian"),
         (lambda y, f: (["a"] * len(f), np.ones_like(f)), (TypeError, ValueError), "grad"),
+        (lambda y, f: (f - y, [10**400] * len(f)), ValueError, "hess holds a number too large for a float"),
         (lambda y: (y, y), TypeError, r"must take \(y_true, raw_score\)"),
         (lambda y, f, w, g: (y, y), TypeError, r"must take \(y_true, raw_score\)"),
     ],
@@ -223,6 +224,8 @@ def test_a_negative_hessian_is_fine_for_gradient_steps(regression):
         (lambda y, f: ("m", 0.5, 1), TypeError, "expected a bool"),
         (lambda y, f: ("l2", 0.5, False), ValueError, "names a metric twice"),
         (lambda y: ("m", 0.5, False), TypeError, r"must take \(y_true, raw_score\)"),
+        # A Python int beyond the float range (float() raises OverflowError).
+        (lambda y, f: ("huge", 10**400, False), ValueError, "eval_metric 'huge' of function .* too large for a float"),
     ],
 )
 def test_bad_metric_functions_get_clear_errors(regression, metric, error, fragment):
