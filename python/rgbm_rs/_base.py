@@ -115,9 +115,10 @@ def _metric_list(eval_metric):
     return metrics
 
 
-def _metric_names(eval_metric, native_loss, n_classes=None):
+def _metric_names(eval_metric, native_loss, n_classes=None, functions=True):
     """The built-in metrics requested, checked against the loss: None for
-    the loss's default, [] when only functions are requested."""
+    the loss's default, [] when only functions are requested. ``functions``:
+    whether the estimator also takes metric functions (the ranker does not)."""
     metrics = _metric_list(eval_metric)
     if metrics is None:
         return None
@@ -125,9 +126,8 @@ def _metric_names(eval_metric, native_loss, n_classes=None):
     names = [m for m in metrics if not callable(m)]
     for m in names:
         if not isinstance(m, str) or m not in allowed:
-            raise ValueError(
-                f"eval_metric {m!r} is not available for this loss; choose from {list(allowed)} or pass a function"
-            )
+            choose = f"choose from {list(allowed)}" + (" or pass a function" if functions else "")
+            raise ValueError(f"eval_metric {m!r} is not available for this loss; {choose}")
     if len(set(names)) != len(names):
         raise ValueError(f"eval_metric names a metric twice: {names}")
     return names
@@ -195,6 +195,8 @@ class RGBMBase(BaseEstimator):
     """Fitting, prediction and persistence shared by the estimators."""
 
     _regression = True
+    #: Whether eval_metric may hold functions besides metric names.
+    _metric_functions_allowed = True
 
     def _native_params(self, seed, native_loss, n_rounds=None) -> dict:
         if self.max_depth is None and self.max_leaves is None and self.booster != "rgb":
@@ -254,7 +256,9 @@ class RGBMBase(BaseEstimator):
             "early_stopping_rounds": None if self.early_stopping_rounds is None else int(self.early_stopping_rounds),
         }
         p.update(self._loss_params(native_loss))
-        p["eval_metric"] = _metric_names(self.eval_metric, native_loss, p.get("n_classes"))
+        p["eval_metric"] = _metric_names(
+            self.eval_metric, native_loss, p.get("n_classes"), functions=self._metric_functions_allowed
+        )
         return p
 
     def _eval_sets(

@@ -83,6 +83,7 @@ class RGBMRanker(RGBMBase):
     """
 
     _regression = True
+    _metric_functions_allowed = False  # they would get no query groups
     _parameter_constraints = {
         **_params.constraints(
             skip=_params.REGRESSION_ONLY + _params.CLASSIFICATION_ONLY + _params.NOT_RANKING,

@@ -9,7 +9,7 @@ import pytest
 from sklearn.base import clone
 from sklearn.metrics import ndcg_score
 
-from rgbm_rs import RGBMRanker, load_model, to_onnx
+from rgbm_rs import RGBMRanker, RGBMRegressor, load_model, to_onnx
 
 
 def queries(n_queries, seed, p=8):
@@ -133,6 +133,12 @@ def test_bad_groups_labels_and_options_are_refused():
     for metric in ([lambda y, f: ("m", 0.0, True)], lambda y, f: ("m", 0.0, True)):
         with pytest.raises(ValueError, match="metric names"):
             RGBMRanker(eval_metric=metric).fit(X, y, group=g)
+    # A metric name the ranker lacks: its message offers names only, as the
+    # ranker takes no functions (the regressor's offers functions too).
+    with pytest.raises(ValueError, match=r"eval_metric 'rmse' is not available for this loss; choose from \['ndcg'\]$"):
+        RGBMRanker(eval_metric="rmse").fit(X, y, group=g)
+    with pytest.raises(ValueError, match=r"choose from \['l2', 'rmse', 'mae'\] or pass a function$"):
+        RGBMRegressor(eval_metric="ndcg").fit(X, y)
     with pytest.raises(TypeError):
         est.fit(X, y, group=g, sample_weight=np.ones(len(y)))
     assert not hasattr(est, "_booster")
