@@ -47,6 +47,7 @@ def check_X_y(estimator, X, y, *, regression: bool) -> tuple[Any, np.ndarray]:
     no string names -> list of categories); prediction maps category values to
     these codes, an unseen value counting as missing.
     """
+    check_sparse_index(X)
     frame = read_frame(X)
     if frame is None:
         X, y = validate_data(estimator, X, _as_1d(y), reset=True, y_numeric=regression, **_FIT_CHECKS)
@@ -71,6 +72,7 @@ def check_X(estimator, X):
     """
     if _is_plain_small_batch(estimator, X):
         return X
+    check_sparse_index(X)
     frame = read_frame(X)
     if frame is None:
         return _contiguous(validate_data(estimator, X, reset=False, **_PREDICT_CHECKS))
@@ -228,6 +230,36 @@ def fitted_categories(estimator, n_features=None):
     names = getattr(estimator, "feature_names_in_", None)
     keys = list(names) if names is not None and len(names) == n else list(range(n))
     return [recorded.get(k, recorded.get(j)) for j, k in enumerate(keys)]
+
+
+def check_sparse_index(X):
+    """A compressed sparse matrix's index pointer must run from 0 up to its
+    number of entries without decreasing: checked here (one pass of numpy)
+    because scipy's canonicalisation, which runs first, does not check it
+    and fails obscurely (or reads out of bounds) on a bad one."""
+    if not sp.issparse(X) or X.format not in ("csr", "csc", "bsr"):
+        return
+    indptr, indices = np.asarray(X.indptr), np.asarray(X.indices)
+    if X.format == "bsr":
+        major = X.shape[0] // X.blocksize[0]
+    else:
+        major = X.shape[0] if X.format == "csr" else X.shape[1]
+    what = f"sparse X ({X.format})"
+    if indptr.ndim != 1 or indptr.shape[0] != major + 1:
+        raise ValueError(f"{what}: indptr has {indptr.size} entries, expected {major + 1}")
+    if indptr.dtype.kind not in "iu":
+        raise ValueError(f"{what}: indptr must hold integers, got dtype {indptr.dtype}")
+    if indptr[0] != 0 or indptr[-1] != indices.shape[0]:
+        raise ValueError(
+            f"{what}: indptr must run from 0 to the number of stored entries ({indices.shape[0]}), "
+            f"got {indptr[0]} to {indptr[-1]}"
+        )
+    falls = np.flatnonzero(indptr[1:] < indptr[:-1])
+    if falls.size:
+        k = int(falls[0])
+        raise ValueError(
+            f"{what}: indptr must not decrease, but it falls from {indptr[k]} to {indptr[k + 1]} at entry {k + 1}"
+        )
 
 
 def _contiguous(X):

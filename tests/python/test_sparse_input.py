@@ -157,3 +157,31 @@ def test_sparse_predict_uncertainty_and_virtual_ensemble():
     ub = b.predict_uncertainty(X, n_members=4)
     for s, d in zip(ua, ub):
         assert np.array_equal(s, d)
+
+
+@pytest.mark.parametrize("kind", [sp.csr_array, sp.csr_matrix, sp.csc_array, sp.csc_matrix])
+def test_a_decreasing_index_pointer_is_refused_before_scipy_reads_it(kind):
+    # scipy's sum_duplicates (run to canonicalise the matrix) does not check
+    # indptr: a decreasing one gave RuntimeError "vector::_M_default_append".
+    X, y = _data(60, 4, 0.5, seed=5)
+    good = kind(np.nan_to_num(X))
+    indptr = good.indptr.copy()
+    indptr[1], indptr[2] = indptr[2], indptr[1]
+    assert indptr[2] < indptr[1]
+    bad = kind((good.data, good.indices, indptr), shape=good.shape)
+    match = rf"sparse X \({good.format}\): indptr must not decrease, but it falls from {indptr[1]} to {indptr[2]}"
+    with pytest.raises(ValueError, match=match):
+        RGBMRegressor(n_estimators=2).fit(bad, y)
+    model = RGBMRegressor(n_estimators=2, random_state=0).fit(good, y)
+    for predict in (model.predict, model.apply):
+        with pytest.raises(ValueError, match=match):
+            predict(bad)
+    with pytest.raises(ValueError, match=match):
+        RGBMRegressor(n_estimators=2).fit(good, y, eval_set=[(bad, y)])
+    # An index pointer that does not end at the number of entries.
+    short = good.copy()
+    short.indptr[-1] -= 1
+    with pytest.raises(ValueError, match=r"indptr must run from 0 to the number of stored entries"):
+        RGBMRegressor(n_estimators=2).fit(short, y)
+    # The check passes valid matrices: the intact one fits as its dense form.
+    _same_model(model, RGBMRegressor(n_estimators=2, random_state=0).fit(np.nan_to_num(X), y))
