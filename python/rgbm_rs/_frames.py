@@ -20,7 +20,10 @@ Column policy
   ``Categorical`` and the (unified) dictionary for arrow. When predicting, a
   value is looked up in the fit-time list *by value* (so the codes of the new
   frame do not matter), and a value that was not seen at fit is treated as
-  missing (NaN).
+  missing (NaN). A column that was categorical at fit must be categorical
+  when predicting, unless it holds nothing but missing values (pandas types a
+  column of None alone as object, one of NaN alone as float; polars and
+  arrow as null): it is then read as missing.
 * pandas string columns (``str``/``string`` dtypes, or objects holding
   strings), when the estimator has ``categorical_features``: categorical,
   with the sorted distinct strings recorded at fit as the categories.
@@ -126,7 +129,7 @@ class Frame:
         if problems:
             raise TypeError(_problem_message(problems))
         if categories is not None:
-            _check_category_layout(self.labels, self.columns, categories)
+            _check_category_layout(self.labels, self.columns, categories, self._all_missing(categories))
         use_float32 = bool(self.columns) and all(col.float32 for col in self.columns)
         if self._whole is not None and self.columns:
             dtype = np.float32 if use_float32 else np.float64
@@ -142,6 +145,22 @@ class Frame:
                 out[:, j] = col.values(out.dtype)
                 used.append(None)
         return out, used
+
+    def _all_missing(self, categories):
+        """Positions of the columns that were categorical at fit, are not
+        categorical now and hold nothing but missing values: a column of
+        None alone is an object column in pandas, one of NaN alone a float
+        column, a polars or arrow column of nulls alone has the null type.
+        Read as numbers they are NaN, which is what missing categories are."""
+        suspects = [
+            j for j, (col, cats) in enumerate(zip(self.columns, categories)) if not col.categorical and cats is not None
+        ]
+        if not suspects:
+            return set()
+        if self._whole is not None:
+            whole = np.asarray(self._whole(np.float64), dtype=np.float64)
+            return {j for j in suspects if np.isnan(whole[:, j]).all()}
+        return {j for j in suspects if np.isnan(self.columns[j].values(np.float64)).all()}
 
 
 def _label(label):
@@ -163,13 +182,16 @@ def _problem_message(problems):
     )
 
 
-def _check_category_layout(labels, columns, categories):
-    """A column must be categorical at predict time exactly when it was at fit."""
+def _check_category_layout(labels, columns, categories, all_missing=()):
+    """A column must be categorical at predict time exactly when it was at fit
+    (or, if it was, hold only missing values: positions ``all_missing``)."""
     now_categorical = [
         _label(lab) for lab, col, cats in zip(labels, columns, categories) if col.categorical and cats is None
     ]
     now_numeric = [
-        _label(lab) for lab, col, cats in zip(labels, columns, categories) if not col.categorical and cats is not None
+        _label(lab)
+        for j, (lab, col, cats) in enumerate(zip(labels, columns, categories))
+        if not col.categorical and cats is not None and j not in all_missing
     ]
     parts = []
     if now_categorical:

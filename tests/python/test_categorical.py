@@ -129,3 +129,42 @@ def test_sparse_categorical_fit_equals_dense():
     sparse = RGBMRegressor(n_estimators=5, categorical_features=[0]).fit(sp.csr_array(X), y)
     assert dense.dump_model() == sparse.dump_model()
     np.testing.assert_array_equal(dense.predict(X), sparse.predict(sp.csr_array(X)))
+
+
+@pytest.mark.parametrize("fitted_as", ["strings", "category"])
+def test_a_column_of_missing_values_alone_predicts_as_missing(fitted_as):
+    # pandas types a column of None alone as object and one of NaN alone as
+    # float64, and these were refused as "categorical at fit but not now".
+    pd = pytest.importorskip("pandas")
+    X, y = _data()
+    names = np.array([f"city-{i}" for i in range(20)], dtype=object)[X[:, 0].astype(int)]
+    city = names if fitted_as == "strings" else pd.Categorical(names)
+    frame = pd.DataFrame({"city": city, "noise": X[:, 1]})
+    est = RGBMRegressor(n_estimators=5, categorical_features="auto", random_state=0).fit(frame, y)
+    # The reference: the same rows inside a batch whose column has its categorical
+    # dtype (a missing value among categories) and in the codes a plain array takes.
+    rows = pd.DataFrame(
+        {"city": pd.Series(["city-3", None, None], dtype=frame["city"].dtype), "noise": [0.2, 0.1, -1.5]}
+    )
+    if fitted_as == "strings":
+        rows["city"] = rows["city"].astype(object)
+    want = est.predict(rows)[1:]
+    with pytest.warns(UserWarning, match="does not have valid feature names"):
+        np.testing.assert_array_equal(want, est.predict(np.array([[np.nan, 0.1], [np.nan, -1.5]])))
+    blank = [
+        pd.DataFrame({"city": [None, None], "noise": [0.1, -1.5]}),
+        pd.DataFrame({"city": [np.nan, np.nan], "noise": [0.1, -1.5]}),
+        pd.DataFrame({"city": [pd.NA, None], "noise": [0.1, -1.5]}),
+        pd.DataFrame({"city": pd.array([None, None], dtype="Float64"), "noise": [0.1, -1.5]}),
+    ]
+    for batch in blank:
+        assert batch["city"].dtype.kind in "Of"
+        np.testing.assert_array_equal(est.predict(batch), want)
+        np.testing.assert_array_equal(est.predict(batch.iloc[:1]), want[:1])
+    pl = pytest.importorskip("polars")
+    np.testing.assert_array_equal(est.predict(pl.DataFrame({"city": [None, None], "noise": [0.1, -1.5]})), want)
+    pa = pytest.importorskip("pyarrow")
+    np.testing.assert_array_equal(est.predict(pa.table({"city": pa.nulls(2), "noise": [0.1, -1.5]})), want)
+    # A numeric column with a value in it is still refused.
+    with pytest.raises(TypeError, match="categorical at fit but not now: 'city'"):
+        est.predict(pd.DataFrame({"city": [np.nan, 2.0], "noise": [0.1, -1.5]}))
