@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
+import numbers
 import threading
 import time
 import warnings
@@ -38,12 +40,23 @@ try:
 except ImportError as e:  # pragma: no cover - exercised without the extra only
     raise ImportError('rgbm_rs.dask needs dask and distributed: pip install "rgbm_rs[dask]"') from e
 
+from sklearn.exceptions import DataConversionWarning
+from sklearn.utils.validation import check_consistent_length
+
 from . import _core
-from ._base import _class_major, _eval_pairs
+from ._base import _class_major, _eval_pairs, _init_rows
 from ._frames import read_frame
 from ._progress import Progress
 from ._typing import Callback
-from ._validation import _feature_names, resolve_seed, set_categories
+from ._validation import (
+    ZERO_WEIGHTS,
+    _feature_names,
+    check_regression_target,
+    check_weights,
+    check_X_y,
+    resolve_seed,
+    set_categories,
+)
 from .sklearn import RGBMClassifier, RGBMRegressor
 
 if TYPE_CHECKING:
@@ -195,17 +208,140 @@ def _combine(msgs):
     raise RuntimeError(f"unknown message {kind!r} from a shard")
 
 
-def _pack(offset, x, y, w, init):
-    x = np.asarray(x)
-    if x.dtype not in (np.float32, np.float64):
-        x = x.astype(np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    w, init = (None if v is None else np.asarray(v, dtype=np.float64) for v in (w, init))
-    return (offset, x, y, w, init)
+def _pack(offset, x, y, w, init, probe, labels):
+    """_checked_part's partition, or the error refusing it (raised on the
+    client: a refused input is no failure of the worker)."""
+    try:
+        return _checked_part(offset, x, y, w, init, probe, labels)
+    except (ValueError, TypeError) as e:
+        return e
+
+
+def _checked_part(offset, x, y, w, init, probe, labels):
+    """One partition (its first row is row `offset`) as a shard reads it,
+    checked as the local fit checks its data: X and y by check_X_y, the
+    targets by check_regression_target or the labels by the classifier's
+    own check, the weights by check_weights, init_score as the local
+    init_score. `probe`: an unfitted estimator of the fit's class (for the
+    checks' messages); `labels`: None for regression, else (classes, the
+    class weights or None). y comes out as floats (labels as their class
+    codes), the weights times their class weights; last, whether the
+    sample weights, and the weights times the class weights, have a
+    positive one (the fit needs one of each among all partitions)."""
+    x, y = check_X_y(probe, x, y, regression=labels is None)
+    _check_finite(x, offset)
+    if labels is None:
+        y = check_regression_target(y)
+    else:
+        classes, per_class = labels
+        probe._classes(y)  # raises as the local fit does
+        y = np.searchsorted(classes, y).astype(np.float64)
+    w = check_weights(w, x, whole=False)
+    positive = [w is None or bool(np.any(w > 0))]
+    if labels is not None and per_class is not None:
+        by_class = per_class[y.astype(np.intp)]
+        w = check_weights(by_class if w is None else w * by_class, x, whole=False)
+        positive.append(bool(np.any(w > 0)))
+    init = None if init is None else _init_rows(init, len(y), "init_score")
+    return (offset, x, y, w, init, positive)
+
+
+def _check_finite(x, offset):
+    """Refuses infinity in a partition's rows, naming the row among all rows
+    (as the local fit names it; a shard would count its own rows only)."""
+    bad = np.isinf(x)
+    if bad.any():
+        row, col = np.argwhere(bad)[0]
+        raise ValueError(
+            f"non-finite value: X contains infinity at row {offset + int(row)}, column {int(col)} "
+            "(NaN is allowed and means missing)"
+        )
+
+
+def _block_classes(probe, y):
+    """The classes of one partition's labels and each one's count, the
+    labels checked as the local classifier checks them (check_X_y's checks
+    of y, then the classifier's; X is checked with the partition's rows);
+    or the error refusing them."""
+    try:
+        _, y = check_X_y(probe, np.zeros((len(y), 1)), y, regression=False)
+        classes, codes = probe._classes(y)
+    except (ValueError, TypeError) as e:
+        return e
+    return classes, np.bincount(codes, minlength=len(classes))
+
+
+def _raise_refusal(results):
+    """Raises the first of the partitions' refusals (the local fit's error)."""
+    for r in results:
+        if isinstance(r, Exception):
+            raise r
+
+
+def _check_timeout(timeout):
+    """fit's timeout as float seconds: a finite number > 0."""
+    if isinstance(timeout, (bool, np.bool_)) or not isinstance(timeout, numbers.Real):
+        raise TypeError(f"timeout must be a number of seconds, got {type(timeout).__name__} {timeout!r}")
+    seconds = float(timeout)
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise ValueError(f"timeout must be a finite number of seconds > 0, got {timeout!r}")
+    return seconds
+
+
+def _ready(futures, timeout, what):
+    """Waits for `futures` (`what` they compute); a future's own error
+    (a refused partition, say) is raised as itself."""
+    try:
+        wait(futures, timeout=timeout)
+    except TimeoutError:
+        raise TimeoutError(
+            f"{what} were not ready within timeout={timeout:g} s; the fit was stopped "
+            "(pass a larger fit(timeout=...) for data that takes longer to compute)"
+        ) from None
+    for f in futures:
+        if f.status == "error":
+            f.result()
+
+
+def _check_data(est, X, y):
+    """X (a dask array or dataframe) and y as dask collections of fitting
+    shapes (a column vector y raveled with scikit-learn's warning); the
+    numbers of rows compared where they are known (a frame's are known once
+    it is read)."""
+    if not isinstance(X, dd.DataFrame):
+        X = _as_array(X, "X", 2)
+    y = _as_array(y, "y", (1, 2))
+    if y.ndim == 2:
+        if y.shape[1] != 1:
+            raise ValueError(f"y should be a 1d array, got an array of shape {y.shape} instead.")
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected. Please change the shape of y to "
+            "(n_samples, ), for example using ravel().",
+            DataConversionWarning,
+            stacklevel=3,
+        )
+        y = y[:, 0]
+    if X.shape[1] == 0:
+        raise ValueError(
+            f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is required by {type(est).__name__}."
+        )
+    if isinstance(X, da.Array):
+        _check_rows(est, X, y)
+    return X, y
+
+
+def _check_rows(est, X, y):
+    """X's and y's numbers of rows agree, X has rows (scikit-learn's messages)."""
+    check_consistent_length(X, y)
+    if X.shape[0] == 0:
+        raise ValueError(
+            f"Found array with 0 sample(s) (shape={X.shape}) while a minimum of 1 is required by {type(est).__name__}."
+        )
 
 
 def _as_array(v, what, ndim):
-    """A dask array with known chunk sizes (frames and series converted)."""
+    """A dask array with known chunk sizes (frames and series converted);
+    `ndim`: its number of dimensions, or a tuple of those allowed."""
     if isinstance(v, (dd.DataFrame, dd.Series)):
         v = v.to_dask_array(lengths=True)
     if not isinstance(v, da.Array):
@@ -216,7 +352,7 @@ def _as_array(v, what, ndim):
             f"training on a Dask cluster takes dense partitions ({what}.map_blocks(lambda b: b.toarray()) "
             "for scipy.sparse)"
         )
-    if v.ndim != ndim:
+    if v.ndim not in (ndim if isinstance(ndim, tuple) else (ndim,)):
         raise ValueError(f"{what} must be {ndim}-dimensional, got shape {v.shape}")
     if any(np.isnan(c) for c in v.chunks[0]):
         v = v.compute_chunk_sizes()
@@ -371,13 +507,13 @@ class _Exchange:
             msgs = self._all("advance", ("stop", bool(self.on_round(msgs[0][1], msgs[0][2]))))
 
 
-def _train(client, params, X, y, w, init, eval_sets, timeout, on_round, reduce):
+def _train(client, params, X, y, w, init, eval_sets, timeout, on_round, reduce, probe, labels):
     """(model JSON, round log, evaluation histories, best round) of the fit;
-    `reduce`: where the shards' parts are combined, "workers" or "client"."""
+    `reduce`: where the shards' parts are combined, "workers" or "client";
+    `probe` and `labels` as _pack takes them."""
     X = _as_array(X, "X", 2)
     y = _as_array(y, "y", 1)
-    if X.shape[0] != y.shape[0]:
-        raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]}")
+    _check_rows(probe, X, y)
     X = X.rechunk({1: -1})
     y = y.rechunk((X.chunks[0],))
     if w is not None:
@@ -393,15 +529,22 @@ def _train(client, params, X, y, w, init, eval_sets, timeout, on_round, reduce):
     sizes = X.chunks[0]
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
     n_total = int(offsets[-1])
-    if n_total == 0:
-        raise ValueError("X has no rows; at least one row is needed")
     xd, yd = X.to_delayed().ravel(), y.to_delayed().ravel()
     wd, ind = (v.to_delayed().ravel() if v is not None else [None] * len(xd) for v in (w, init))
-    parts = [dask.delayed(_pack)(int(offsets[i]), xd[i], yd[i], wd[i], ind[i]) for i in range(len(xd)) if sizes[i] > 0]
+    parts = [
+        dask.delayed(_pack)(int(offsets[i]), xd[i], yd[i], wd[i], ind[i], probe, labels)
+        for i in range(len(xd))
+        if sizes[i] > 0
+    ]
     futures = client.compute(parts)
     actors, pending = [], []
     try:
-        wait(futures, timeout=timeout)
+        _ready(futures, timeout, "the partitions of the training data")
+        summaries = client.gather([client.submit(_summary, f, pure=False) for f in futures])
+        _raise_refusal(summaries)
+        # The weights' check across partitions: some row has a positive weight.
+        if not np.array(summaries).any(axis=0).all():
+            raise ValueError(ZERO_WEIGHTS)
         who_has = client.who_has(futures)
         by_worker = {}
         for f in futures:
@@ -414,7 +557,8 @@ def _train(client, params, X, y, w, init, eval_sets, timeout, on_round, reduce):
             client.submit(_ShardActor, params_json, n_total, evals, *fs, actor=True, workers=[addr], pure=False)
             for addr, fs in sorted(by_worker.items())
         ]
-        actors = [p.result(timeout=timeout) for p in pending]
+        _ready(pending, timeout, "the shards of the fit")
+        actors = [p.result() for p in pending]
         exchange = _Exchange(client, actors, pending, timeout, on_round)
         done = exchange.run_among_workers() if reduce == "workers" else exchange.run()
     finally:
@@ -427,6 +571,11 @@ def _train(client, params, X, y, w, init, eval_sets, timeout, on_round, reduce):
             pass
     _, model, log, evals, best = done
     return model, json.loads(log), json.loads(evals), best, exchange.stats
+
+
+def _summary(part):
+    """A packed partition's refusal, or whether its weights have a positive one."""
+    return part if isinstance(part, Exception) else part[5]
 
 
 def _close(actors, grace=2.0):
@@ -512,11 +661,15 @@ class _DaskMixin(_DaskBase):
         arguments = {k: v for k, v in locals().items() if k not in ("self", "X", "y")}
         with self._fitting():
             self._validate_params()
+            arguments["timeout"] = timeout = _check_timeout(timeout)
+            X, y = _check_data(self, X, y)
             self.n_features_in_ = int(X.shape[1])
-            # Each estimator's _labels: (y as floats, the core's loss, encode(ye, i)
-            # for evaluation set i's labels); it may adjust `arguments` (class weights).
-            y, native_loss, encode = self._labels(y, arguments)
-            return self._dask_fit(X, y, native_loss, encode, **arguments)
+            arguments["client"] = client = default_client() if client is None else client
+            # Each estimator's _labels: (the core's loss, encode(ye, i) for
+            # evaluation set i's labels, the labels' classes and class
+            # weights for _pack, None for regression).
+            native_loss, encode, labels = self._labels(y, client, timeout)
+            return self._dask_fit(X, y, native_loss, encode, labels, **arguments)
 
     def _dask_fit(
         self,
@@ -524,6 +677,7 @@ class _DaskMixin(_DaskBase):
         y,
         native_loss,
         encode,
+        labels,
         *,
         sample_weight,
         eval_set,
@@ -536,8 +690,9 @@ class _DaskMixin(_DaskBase):
         client,
         timeout,
     ):
-        """The fit of both estimators: `y` encoded as floats, `encode(ye, i)`
-        doing the same to evaluation set i's labels; the rest is fit's."""
+        """The fit of both estimators: `y` as given (checked and encoded
+        on the workers, `labels` as _pack takes them), `encode(ye, i)`
+        checking and encoding evaluation set i's labels; the rest is fit's."""
         if self.validation_fraction is not None:
             raise ValueError(
                 "validation_fraction is not available when training on a Dask cluster: pass eval_set instead"
@@ -551,7 +706,6 @@ class _DaskMixin(_DaskBase):
         for cb in callbacks:
             if not callable(cb):
                 raise TypeError(f"callbacks must be callables taking a CallbackEnv, got {type(cb).__name__}")
-        client = default_client() if client is None else client
         X = _frame_as_array(self, X)  # before the parameters: categorical_features may name columns
         start, n_rounds = self._start(init_model, native_loss)
         if start is not None and n_rounds == 0:
@@ -577,7 +731,18 @@ class _DaskMixin(_DaskBase):
         progress = Progress(self, callbacks, params["n_estimators"])
         try:
             model, rounds, evals, best, stats = _train(
-                client, params, X, y, sample_weight, init_score, sets, timeout, progress, self._reduce
+                client,
+                params,
+                X,
+                y,
+                sample_weight,
+                init_score,
+                sets,
+                timeout,
+                progress,
+                self._reduce,
+                type(self)(),
+                labels,
             )
         finally:
             progress.close()
@@ -676,21 +841,25 @@ class DaskRGBMRegressor(_DaskMixin, RGBMRegressor):
     ``warm_start`` continue a local or a Dask-trained model); evaluation
     sets (dask or in memory) are gathered and every worker evaluates them
     whole, so keep them small; ``client`` defaults to the current Dask
-    client; ``callbacks`` run on the client after every round.
-    ``dask_exchanges_`` records what the fit sent through Dask: exchanges,
+    client; ``callbacks`` run on the client after every round;
+    ``timeout`` (seconds, a finite number > 0) bounds every wait of the
+    fit -- for the partitions to be computed, the shards to start, the
+    workers to answer -- before it stops with a TimeoutError. Each partition
+    is checked where it is, as the local fit checks its data, and refused
+    with the local fit's error. ``dask_exchanges_`` records what the fit sent through Dask: exchanges,
     the bytes the workers sent each other, and the seconds the client
     waited for them.
     """
 
     _local_class = RGBMRegressor
 
-    def _labels(self, y, arguments):
+    def _labels(self, y, client, timeout):
         native_loss = "custom" if callable(self.loss) else self.loss
 
         def encode(ye, i):
             return np.asarray(ye, dtype=np.float64)
 
-        return y, native_loss, encode
+        return native_loss, encode, None
 
 
 class DaskRGBMClassifier(_DaskMixin, RGBMClassifier):
@@ -699,18 +868,26 @@ class DaskRGBMClassifier(_DaskMixin, RGBMClassifier):
 
     _local_class = RGBMClassifier
 
-    def _labels(self, y, arguments):
-        y = _as_array(y, "y", 1)
-        # The labels stay on the workers.
-        classes, counts = dask.compute(*da.unique(y, return_counts=True))
+    def _labels(self, y, client, timeout):
+        # The labels stay on the workers, each partition checked there;
+        # their classes and counts come back.
+        probe = type(self)()
+        blocks = [b for b, n in zip(y.to_delayed().ravel(), y.chunks[0]) if n > 0]
+        futures = client.compute([dask.delayed(_block_classes)(probe, b) for b in blocks])
+        try:
+            _ready(futures, timeout, "the partitions of y")
+            found = client.gather(futures)
+        finally:
+            client.cancel(futures)
+        _raise_refusal(found)
+        classes, codes = self._classes(np.concatenate([c for c, _ in found]))
+        counts = np.bincount(codes, weights=np.concatenate([n for _, n in found]), minlength=len(classes))
         if len(classes) < 2:
             raise ValueError(
                 f"DaskRGBMClassifier needs samples of at least 2 classes, but y contains only one class: {classes[0]!r}"
             )
         self.classes_ = classes
-        encoded = y.map_blocks(lambda b: np.searchsorted(classes, b).astype(np.float64), dtype=np.float64)
-        if self.class_weight is not None:
-            arguments["sample_weight"] = self._dask_class_weight(arguments["sample_weight"], encoded, counts)
+        per_class = None if self.class_weight is None else self._dask_class_weight(counts)
 
         def encode(ye, i):
             unseen = np.setdiff1d(np.unique(ye), classes)
@@ -721,22 +898,17 @@ class DaskRGBMClassifier(_DaskMixin, RGBMClassifier):
                 )
             return np.searchsorted(classes, ye).astype(np.float64)
 
-        return encoded, self._native_loss(len(classes)), encode
+        return self._native_loss(len(classes)), encode, (classes, per_class)
 
-    def _dask_class_weight(self, sample_weight, encoded, counts):
-        """sample_weight times each row's class weight, as the local fit
-        computes them (scikit-learn's "balanced": n / (n_classes * count))."""
+    def _dask_class_weight(self, counts):
+        """Each class's weight, as the local fit computes them (scikit-learn's
+        "balanced": n / (n_classes * count))."""
         self._check_class_weight()
         if self.class_weight == "balanced":
-            per_class = counts.sum() / (len(counts) * counts.astype(np.float64))
-        elif isinstance(self.class_weight, dict):
-            per_class = np.array([float(self.class_weight.get(c, 1.0)) for c in self.classes_.tolist()])
-        else:
-            raise ValueError(f"class_weight must be a dict, 'balanced' or None, got {self.class_weight!r}")
-        by_class = encoded.map_blocks(lambda b: per_class[b.astype(np.intp)], dtype=np.float64)
-        if sample_weight is None:
-            return by_class
-        return _as_array(sample_weight, "sample_weight", 1).rechunk((encoded.chunks[0],)) * by_class
+            return counts.sum() / (len(counts) * counts.astype(np.float64))
+        if isinstance(self.class_weight, dict):
+            return np.array([float(self.class_weight.get(c, 1.0)) for c in self.classes_.tolist()])
+        raise ValueError(f"class_weight must be a dict, 'balanced' or None, got {self.class_weight!r}")
 
     def predict_proba(self, X: Any) -> Any:
         """Class probabilities, (n_samples, n_classes) (mapped over partitions)."""

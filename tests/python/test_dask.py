@@ -3,9 +3,11 @@ the model equals the local exact fit for any partitioning; failures end in
 clear errors; no actors are left behind."""
 
 import json
+import math
 import os
 import threading
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -13,6 +15,8 @@ import pytest
 dask = pytest.importorskip("dask", reason="the dask extra is not installed")
 da = pytest.importorskip("dask.array", reason="the dask extra is not installed")
 distributed = pytest.importorskip("distributed", reason="the dask extra is not installed")
+
+from sklearn.exceptions import DataConversionWarning  # noqa: E402
 
 from rgbm_rs import RGBMClassifier, RGBMRegressor  # noqa: E402
 from rgbm_rs.dask import DaskRGBMClassifier, DaskRGBMRegressor  # noqa: E402
@@ -222,7 +226,7 @@ def test_refusals_are_clear(client):
         DaskRGBMRegressor(validation_fraction=0.2).fit(Xd, yd)
     with pytest.raises(TypeError, match="dask array"):
         DaskRGBMRegressor().fit(X, y)
-    with pytest.raises(ValueError, match="rows"):
+    with pytest.raises(ValueError, match="inconsistent numbers of samples: \\[3000, 2999\\]"):
         DaskRGBMRegressor().fit(Xd, darr(y[:-1], (1000, 1999)))
     # An error raised on the workers (one class only) comes back as itself.
     with pytest.raises(ValueError, match="2 classes"):
@@ -525,3 +529,153 @@ def test_uncertainty_maps_over_partitions_and_staged_wants_memory(client, kind):
             getattr(est, method)(Xd)
         for a, b in zip(getattr(est, method)(X[:50]), getattr(local, method)(X[:50]), strict=True):
             np.testing.assert_array_equal(a, b, err_msg=method)
+
+
+# The local fit's refusals of bad data (test_hostile_inputs.py,
+# test_bad_input.py), each run through the Dask estimator on partitions of
+# 25, 0 and 35 rows, the bad value (row 40) in the last one: the same
+# exception as the local estimator, with its text (first line) where the last field is
+# True (else the Dask fit words it its own way).
+_rng = np.random.default_rng(0)
+HX = _rng.normal(size=(60, 3))
+HY = (HX[:, 0] > 0).astype(int)
+HYR = HX[:, 0] + 0.1 * _rng.normal(size=60)
+
+
+def _at(a, i, value):
+    a = np.array(a, dtype=float)
+    a[i] = value
+    return a
+
+
+R, C = "regressor", "classifier"
+HOSTILE = {
+    "y_nan": (R, HX, _at(HYR, 40, np.nan), {}, {}, True),
+    "y_inf": (R, HX, _at(HYR, 40, np.inf), {}, {}, True),
+    "y_minus_inf": (R, HX, _at(HYR, 40, -np.inf), {}, {}, True),
+    "y_strings": (R, HX, np.array(["a", "b"] * 30), {}, {}, True),
+    "y_2d": (R, HX, np.c_[HYR, HYR], {}, {}, True),
+    "x_inf": (R, _at(HX, (40, 1), np.inf), HYR, {}, {}, True),
+    "x_float32_inf": (C, _at(HX, (40, 1), np.inf).astype(np.float32), HY, {}, {}, True),
+    "x_strings": (C, np.full(HX.shape, "abc"), HY, {}, {}, True),
+    "x_object_with_str": (C, np.array([[1.0, "a", 2.0]] * 60, dtype=object), HY, {}, {}, True),
+    "x_complex": (C, HX + 1j, HY, {}, {}, True),
+    "x_3d": (C, HX[:, :, None], HY, {}, {}, False),
+    "x_1d": (R, HX[:, 0], HYR, {}, {}, False),
+    "no_rows": (R, HX[:0], HYR[:0], {}, {}, True),
+    "no_features": (C, HX[:, :0], HY, {}, {}, True),
+    "short_y": (C, HX, HY[:-3], {}, {}, True),
+    "short_x": (C, HX[:-1], HY, {}, {}, True),
+    "w_nan": (R, HX, HYR, {"sample_weight": _at(np.ones(60), 40, np.nan)}, {}, True),
+    "w_inf": (R, HX, HYR, {"sample_weight": _at(np.ones(60), 40, np.inf)}, {}, True),
+    "w_minus_inf": (R, HX, HYR, {"sample_weight": _at(np.ones(60), 40, -np.inf)}, {}, True),
+    "w_negative": (C, HX, HY, {"sample_weight": _at(np.ones(60), 40, -1.0)}, {}, True),
+    "w_all_negative": (R, HX, HYR, {"sample_weight": -np.ones(60)}, {}, True),
+    "w_all_zero": (C, HX, HY, {"sample_weight": np.zeros(60)}, {}, False),
+    "w_2d": (R, HX, HYR, {"sample_weight": np.ones((60, 1))}, {}, False),
+    "w_strings": (R, HX, HYR, {"sample_weight": np.array(["a"] * 60)}, {}, True),
+    "w_complex": (R, HX, HYR, {"sample_weight": np.ones(60) + 1j}, {}, True),
+    "w_short": (C, HX, HY, {"sample_weight": np.ones(59)}, {}, False),
+    "init_short": (R, HX, HYR, {"init_score": np.zeros(59)}, {}, False),
+    "init_nan": (R, HX, HYR, {"init_score": _at(np.zeros(60), 40, np.nan)}, {}, True),
+    "labels_nan": (C, HX, _at(HY, 40, np.nan), {}, {}, True),
+    "labels_inf": (C, HX, _at(HY, 40, np.inf), {}, {}, True),
+    "labels_minus_inf": (C, HX, _at(HY, 40, -np.inf), {}, {}, True),
+    "labels_continuous": (C, HX, np.linspace(0, 1, 60), {}, {}, True),
+    "one_class": (C, HX, np.zeros(60), {}, {}, True),
+    "one_class_strings": (C, HX, np.array(["spam"] * 60), {}, {}, True),
+    "none_among_strings": (C, HX, np.array(["a", None] * 30, dtype=object), {}, {}, True),
+    "bytes_labels_object": (C, HX, np.array([b"a", b"b"] * 30, dtype=object), {}, {}, True),
+    "bytes_labels_S1": (C, HX, np.array([b"a", b"b"] * 30, dtype="S1"), {}, {}, True),
+    "labels_2d": (C, HX, np.c_[HY, HY], {}, {}, True),
+    "class_weight_negative": (C, HX, HY, {}, {"class_weight": {0: -1.0}}, True),
+    "class_weight_nan": (C, HX, HY, {}, {"class_weight": {0: float("nan")}}, True),
+    "class_weight_unknown": (C, HX, HY, {}, {"class_weight": {7: 1.0}}, True),
+    "class_weight_all_zero": (C, HX, HY, {}, {"class_weight": {0: 0.0, 1: 0.0}}, False),
+}
+
+
+def _hostile_chunks(v):
+    n = len(v)
+    rows = (min(n, 25), 0, n - min(n, 25)) if n else (0,)
+    return da.from_array(v, chunks=(rows,) + v.shape[1:])
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_bad_data_is_refused_as_the_local_fit_refuses_it(client, name):
+    kind, X, y, fit, params, same_text = HOSTILE[name]
+    local_cls, dask_cls = (RGBMRegressor, DaskRGBMRegressor) if kind == R else (RGBMClassifier, DaskRGBMClassifier)
+    params = dict(n_estimators=3, min_samples_leaf=5, **params)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ComplexWarning, DataConversionWarning
+        with pytest.raises(Exception) as local:
+            local_cls(**params).fit(X, y, **fit)
+        with pytest.raises(Exception) as remote:
+            dask_cls(**params).fit(
+                _hostile_chunks(X), _hostile_chunks(y), **{k: _hostile_chunks(v) for k, v in fit.items()}
+            )
+    assert isinstance(local.value, (ValueError, TypeError)), repr(local.value)
+    assert type(remote.value) is type(local.value), (repr(remote.value), repr(local.value))
+    assert str(remote.value), repr(remote.value)
+    if same_text:  # the first line: a message may go on with the (partition's) values
+        assert str(remote.value).replace("DaskRGBM", "RGBM").splitlines()[0] == str(local.value).splitlines()[0]
+
+
+def test_partitions_need_not_be_valid_fits_on_their_own(client):
+    # A partition without weighted rows, or of one class only, and y,
+    # weights and init_score chunked unlike X: the local model. A column
+    # vector y is raveled with scikit-learn's warning, as locally.
+    X, y, w = data("binary")
+    w[:700] = 0.0
+    order = np.argsort(y, kind="stable")
+    X, y, w = X[order], y[order], w[order]
+    init = np.linspace(-0.5, 0.5, N)
+    params = dict(n_estimators=5, max_depth=3, random_state=2, class_weight="balanced")
+    local = RGBMClassifier(summation="exact", **params).fit(X, y, sample_weight=w, init_score=init)
+    with pytest.warns(DataConversionWarning, match="column-vector y"):
+        est = DaskRGBMClassifier(**params).fit(
+            darr(X, CHUNKINGS[0]),
+            darr(y[:, None], (1000, 1000, 1000)),
+            sample_weight=darr(w, (N,)),
+            init_score=darr(init, CHUNKINGS[2]),
+        )
+    assert model_doc(est) == model_doc(local)
+
+
+@pytest.mark.parametrize(
+    "timeout,error",
+    [
+        (float("nan"), ValueError),
+        (-1, ValueError),
+        (0, ValueError),
+        (math.inf, ValueError),
+        ("10", TypeError),
+        (None, TypeError),
+        (True, TypeError),
+    ],
+)
+def test_bad_timeouts_are_refused(client, timeout, error):
+    X, y, _ = data()
+    with pytest.raises(error, match=r"^timeout must be a (finite )?number of seconds"):
+        DaskRGBMRegressor(n_estimators=2).fit(darr(X, (N,)), darr(y, (N,)), timeout=timeout)
+    # A number of seconds that is not a float is one.
+    DaskRGBMRegressor(n_estimators=2).fit(darr(X, (N,)), darr(y, (N,)), timeout=np.int64(60))
+
+
+def _slow(a, seconds):
+    time.sleep(seconds)
+    return a
+
+
+@pytest.mark.parametrize("which", ["X", "y"])
+def test_partitions_not_ready_in_time_end_the_fit_with_a_timeout_error(client, which):
+    X, y, _ = data("binary")  # (binary labels fit both estimators)
+    slow = {"X": X, "y": y}[which]
+    slow = da.from_delayed(dask.delayed(_slow, pure=False)(slow, 4.0), slow.shape, slow.dtype)
+    Xd, yd = (slow, darr(y, (N,))) if which == "X" else (darr(X, (N,)), slow)
+    # The classifier reads y's partitions first (their classes), then all.
+    what, cls = ("the training data", DaskRGBMRegressor) if which == "X" else ("y", DaskRGBMClassifier)
+    started = time.monotonic()
+    with pytest.raises(TimeoutError, match=rf"the partitions of {what} were not ready within timeout=0.5 s"):
+        cls(n_estimators=2).fit(Xd, yd, timeout=0.5)
+    assert time.monotonic() - started < 3.5
