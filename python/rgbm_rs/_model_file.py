@@ -13,6 +13,14 @@ few kinds as tagged objects (``{"interval": ...}``, ``{"timestamp": ...}``,
 metric function as ``{"function": "module.name"}``: functions are not saved,
 so the loaded estimator holds a ``SavedFunction`` of that name, which
 predicts as before but must be replaced to fit again.
+
+A dict parameter whose keys are all strings is a JSON object. Other dicts
+(``class_weight={0: 1.0, 1: 5.0}``, ``monotone_constraints={0: 1}``, keys
+from ``np.unique``) are written as ``{"dict": [[key, value], ...]}``, since
+JSON would turn their keys into strings: a key is a JSON string, number,
+boolean or null of its own type, a tagged float or pandas value as above,
+or a NumPy scalar as ``{"numpy": "<i8", "value": 1}`` (its dtype and value),
+so that the keys come back with their types.
 """
 
 from __future__ import annotations
@@ -92,7 +100,9 @@ def _plain(v):
 def _plain_param(name, value):
     """A hyperparameter as JSON (NumPy scalars and arrays as Python numbers
     and lists, functions by name)."""
-    if isinstance(value, np.ndarray):
+    if isinstance(value, dict):
+        value = _dict_to_json(name, value)
+    elif isinstance(value, np.ndarray):
         value = value.tolist()
     elif isinstance(value, (list, tuple)):
         value = [_plain_function(_plain(v.tolist() if isinstance(v, np.ndarray) else v)) for v in value]
@@ -114,17 +124,94 @@ def _plain_function(v):
     return {"function": function_name(v)} if callable(v) else v
 
 
+#: The NumPy scalar kinds a dict key may have in a model file: bool, ints, floats, strings.
+_NUMPY_KEY_KINDS = "biufU"
+
+
+def _dict_to_json(name, value):
+    """A dict parameter: a JSON object if its keys are all str, else tagged
+    pairs keeping each key's type."""
+    items = [(k, _plain_function(_plain(v))) for k, v in value.items()]
+    if all(type(k) is str for k, _ in items):
+        return dict(items)
+    return {"dict": [[_key_to_json(name, k), v] for k, v in items]}
+
+
+def _key_to_json(name, key):
+    if isinstance(key, (float, np.floating)) and math.isnan(key):
+        raise ValueError(f"cannot save the parameter {name}: one of its keys is NaN")
+    if isinstance(key, np.generic) and key.dtype.kind in _NUMPY_KEY_KINDS:
+        plain = key.item()
+        if isinstance(plain, float) and not math.isfinite(plain):
+            plain = {"float": repr(plain)}
+        return {"numpy": key.dtype.str, "value": plain}
+    try:
+        return _encode_category(key, None)
+    except TypeError:
+        raise TypeError(
+            f"cannot save the parameter {name}: its key {key!r} is a {type(key).__name__}; a model file holds "
+            "dict keys that are strings, numbers, booleans, None, NumPy scalars and pandas Interval, "
+            "Timestamp, Timedelta and Period values"
+        ) from None
+
+
+def _dict_from_json(pairs, where):
+    """A dict parameter written by :func:`_dict_to_json` as tagged pairs."""
+    if not isinstance(pairs, list) or not all(isinstance(p, list) and len(p) == 2 for p in pairs):
+        raise _Invalid(f"{where}: a dict is written as a list of [key, value] pairs")
+    out = {}
+    for i, (key, value) in enumerate(pairs):
+        key = _key_from_json(key, f"{where} key {i}")
+        if key in out:
+            raise _Invalid(f"{where} repeats the key {key!r}")
+        out[key] = value
+    return out
+
+
+def _key_from_json(key, where):
+    if not (isinstance(key, dict) and set(key) == {"numpy", "value"}):
+        if key is None:
+            return None
+        if not isinstance(key, (str, bool, int, float, dict)):
+            raise _Invalid(
+                f"{where} is not a dict key (a string, number, boolean, null, or a tagged NumPy or pandas value)"
+            )
+        return _decode_category(key, where)
+    try:
+        dtype = np.dtype(key["numpy"]) if isinstance(key["numpy"], str) else None
+    except TypeError:
+        dtype = None
+    if dtype is None or dtype.kind not in _NUMPY_KEY_KINDS:
+        raise _Invalid(f"{where}: {key['numpy']!r} is not a NumPy bool, integer, float or string dtype")
+    value = key["value"]
+    if isinstance(value, dict):
+        value = _decode_category(value, where)
+    kinds = {"b": bool, "i": int, "u": int, "f": (int, float), "U": str}[dtype.kind]
+    if not isinstance(value, kinds) or (dtype.kind in "iuf" and isinstance(value, bool)):
+        raise _Invalid(f"{where}: {value!r} is not a value of dtype {dtype}")
+    try:
+        with np.errstate(over="raise"):
+            scalar = dtype.type(value)
+    except (OverflowError, FloatingPointError, ValueError):
+        raise _Invalid(f"{where}: {value!r} does not fit in dtype {dtype}") from None
+    if scalar != value and not (isinstance(value, float) and math.isnan(value)):
+        raise _Invalid(f"{where}: {value!r} does not fit in dtype {dtype}")
+    return scalar
+
+
 def _params_from_json(params):
     """The saved hyperparameters, with functions as ``SavedFunction``."""
 
-    def read(v):
+    def read(v, name):
         if isinstance(v, dict) and set(v) == {"function"}:
             if not isinstance(v["function"], str):
                 raise _Invalid(f"params: a function is recorded by its name, not {v['function']!r}")
             return SavedFunction(v["function"])
+        if isinstance(v, dict) and set(v) == {"dict"}:
+            return _dict_from_json(v["dict"], f"params.{name}")
         return v
 
-    return {k: [read(x) for x in v] if isinstance(v, list) else read(v) for k, v in params.items()}
+    return {k: [read(x, k) for x in v] if isinstance(v, list) else read(v, k) for k, v in params.items()}
 
 
 def _categories_to_json(est):

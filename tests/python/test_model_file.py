@@ -15,7 +15,7 @@ import os
 import numpy as np
 import pytest
 
-from rgbm_rs import RGBMRegressor, load_model
+from rgbm_rs import RGBMClassifier, RGBMRegressor, load_model
 
 try:
     import pandas  # noqa: F401
@@ -181,6 +181,99 @@ def test_a_parameter_without_json_form_is_refused_and_nothing_is_written(data, t
     with pytest.raises(TypeError, match=r"min_split_gain=\(1\+2j\)"):
         est.save_model(path)
     assert path.read_text() == "keep me"
+
+
+def _key_types(params):
+    return {name: [type(k) for k in v] for name, v in params.items() if isinstance(v, dict)}
+
+
+def _dict_param_cases(data):
+    X, yr, yb, y3 = data
+    labels = np.unique(y3)  # np.int64 labels, as np.unique gives them
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+    return [
+        (RGBMClassifier, {"class_weight": {0: 1.0, 1: 5.0}}, X, yb),
+        (RGBMClassifier, {"class_weight": {labels[0]: 1.0, labels[2]: np.float64(4.0)}}, X, y3),
+        (RGBMClassifier, {"class_weight": {np.uint8(1): 3.0}}, X, yb),
+        (RGBMClassifier, {"class_weight": {True: 2.0}}, X, yb.astype(bool)),
+        (RGBMClassifier, {"class_weight": {0.0: 2.0, 1.0: 0.5}}, X, yb.astype(float)),
+        (RGBMRegressor, {"monotone_constraints": {0: 1, 1: -1}}, X, yr),
+        (RGBMRegressor, {"monotone_constraints": {np.int64(0): 1, -1: -1}}, X, yr),
+        # String keys stay a JSON object, as before.
+        (RGBMRegressor, {"monotone_constraints": {"a": 1, "d": -1}}, frame, yr),
+        (RGBMClassifier, {"class_weight": {"yes": 2.0}}, X, np.where(yb == 1, "yes", "no")),
+    ]
+
+
+def test_dict_parameters_keep_their_key_types_through_save_load_clone_and_pickle(data, tmp_path):
+    import pickle
+
+    from sklearn.base import clone
+
+    for cls, params, X, y in _dict_param_cases(data):
+        fitted = cls(**KW, **params).fit(X, y)
+        fitted.save_model(tmp_path / "m.json")
+        loaded = load_model(tmp_path / "m.json")
+        assert loaded.get_params() == fitted.get_params(), params
+        assert _key_types(loaded.get_params()) == _key_types(fitted.get_params()), params
+        np.testing.assert_array_equal(loaded.predict(X), fitted.predict(X))
+        # Fitting a clone of the loaded estimator is fitting the original parameters from scratch.
+        refit = clone(loaded).fit(X, y)
+        fresh = cls(**KW, **params).fit(X, y)
+        assert refit.get_booster().to_json() == fresh.get_booster().to_json(), params
+        unpickled = pickle.loads(pickle.dumps(fitted))
+        assert _key_types(unpickled.get_params()) == _key_types(fitted.get_params())
+        assert clone(unpickled).fit(X, y).get_booster().to_json() == fresh.get_booster().to_json()
+    # The weights matter: the model differs from the unweighted one.
+    X, _, yb, _ = data
+    weighted = RGBMClassifier(**KW, class_weight={0: 1.0, 1: 5.0}).fit(X, yb)
+    assert weighted.get_booster().to_json() != RGBMClassifier(**KW).fit(X, yb).get_booster().to_json()
+
+
+def test_string_keyed_dicts_are_written_as_json_objects(data, tmp_path):
+    X, _, yb, _ = data
+    y = np.where(yb == 1, "yes", "no")
+    RGBMClassifier(**KW, class_weight={"yes": 2.0}).fit(X, y).save_model(tmp_path / "m.json")
+    assert json.loads((tmp_path / "m.json").read_text())["params"]["class_weight"] == {"yes": 2.0}
+    RGBMClassifier(**KW, class_weight={np.int64(1): 2.0}).fit(X, yb).save_model(tmp_path / "m.json")
+    assert json.loads((tmp_path / "m.json").read_text())["params"]["class_weight"] == {
+        "dict": [[{"numpy": np.dtype(np.int64).str, "value": 1}, 2.0]]
+    }
+
+
+@pytest.mark.parametrize(
+    "written,fragment",
+    [
+        ({"dict": {"0": 1.0}}, "list of [key, value] pairs"),
+        ({"dict": [[0, 1.0, 2.0]]}, "list of [key, value] pairs"),
+        ({"dict": [[0, 1.0], [0, 2.0]]}, "repeats the key 0"),
+        ({"dict": [[{"numpy": "<M8[ns]", "value": 0}, 1.0]]}, "is not a NumPy bool, integer, float or string dtype"),
+        ({"dict": [[{"numpy": "not a dtype", "value": 0}, 1.0]]}, "is not a NumPy"),
+        ({"dict": [[{"numpy": "|u1", "value": 300}, 1.0]]}, "300 does not fit in dtype uint8"),
+        ({"dict": [[{"numpy": "|u1", "value": -1}, 1.0]]}, "does not fit in dtype uint8"),
+        ({"dict": [[{"numpy": "<i8", "value": 1.5}, 1.0]]}, "is not a value of dtype int64"),
+        ({"dict": [[{"numpy": "<i8", "value": True}, 1.0]]}, "is not a value of dtype int64"),
+        ({"dict": [[[0], 1.0]]}, "params.class_weight key 0 is not a dict key"),
+        ({"dict": [[{"interval": 1}, 1.0]]}, "params.class_weight key 0 is not a category value"),
+    ],
+)
+def test_tampered_dict_parameters_are_refused(docs, tmp_path, written, fragment):
+    doc = copy.deepcopy(docs["clf"])
+    doc["params"]["class_weight"] = written
+    _refused(tmp_path, doc, fragment)
+
+
+def test_dict_keys_without_a_file_form_are_refused_at_save(data, tmp_path):
+    X, _, yb, _ = data
+    est = RGBMClassifier(**KW).fit(X, yb)
+    est.class_weight = {(0, 1): 1.0}
+    with pytest.raises(TypeError, match=r"cannot save the parameter class_weight: its key \(0, 1\) is a tuple"):
+        est.save_model(tmp_path / "m.json")
+    est.class_weight = {float("nan"): 1.0}
+    with pytest.raises(ValueError, match="cannot save the parameter class_weight: one of its keys is NaN"):
+        est.save_model(tmp_path / "m.json")
+    assert not (tmp_path / "m.json").exists()
 
 
 def _frame_with(data, column):
