@@ -176,6 +176,23 @@ def _as_booster(init_model, cls):
     raise TypeError(f"init_model must be a path, a Booster or a fitted {cls.__name__}, got {type(init_model).__name__}")
 
 
+def exact_evals(evals, recorded):
+    """The core's evaluation histories ``evals`` ([{set, metric, values}])
+    with the NaN and infinite values its JSON holds as null put back, from
+    the values the per-round hook saw (``recorded``: {set: {metric: [values]}},
+    what :class:`Progress` collects); ``evals`` unchanged without them."""
+    if not recorded:
+        return evals
+    out = []
+    for h in evals:
+        seen = recorded.get(h["set"], {}).get(h["metric"])
+        values = h["values"]
+        if seen is not None and len(seen) == len(values):
+            values = [s if v is None else v for v, s in zip(values, seen)]
+        out.append({**h, "values": values})
+    return out
+
+
 def _running_min(values):
     """The running minimum of per-round values, skipping None (undefined rounds)."""
     out, low = [], None
@@ -448,7 +465,9 @@ class RGBMBase(BaseEstimator):
         if metric_fns and sets:
             pairs = [(ye, we) for _, _, ye, we, _ in sets]
             metrics_fn = _custom.metrics_hook(metric_fns, pairs, native["eval_metric"])
-        progress = Progress(self, callbacks, n_rounds) if (callbacks or self.verbose) else None
+        # With evaluation sets the per-round hook also records their values: the
+        # core's histories come as JSON, where NaN and infinity become null.
+        progress = Progress(self, callbacks, n_rounds) if (callbacks or self.verbose or sets) else None
         try:
             groups = [None] * len(sets) if eval_group is None else eval_group
             native_sets = [(name, native_matrix(Xe), ye, we, ie, g) for (name, Xe, ye, we, ie), g in zip(sets, groups)]
@@ -459,7 +478,7 @@ class RGBMBase(BaseEstimator):
             if progress is not None:
                 progress.close()
         rounds = json.loads(booster.training_log_json())
-        evals = json.loads(booster.evals_json())
+        evals = exact_evals(json.loads(booster.evals_json()), None if progress is None else progress.evals)
         return self._store_fit(booster, rounds, evals, booster.best_iteration, callbacks, start, sets)
 
     def _store_fit(self, booster, rounds, evals, best, callbacks, start, sets):

@@ -11,7 +11,7 @@ import pytest
 from sklearn.datasets import make_classification, make_regression
 from sklearn.metrics import mean_squared_error, roc_auc_score
 
-from rgbm_rs import RGBMClassifier, RGBMRegressor, load_model
+from rgbm_rs import RGBMClassifier, RGBMRegressor, load_model, record_evaluation
 
 
 def logistic(y, f):
@@ -157,6 +157,38 @@ def test_early_stopping_watches_the_first_metric_function(regression):
     assert early.best_iteration_ == best
     assert early.n_estimators_ == stop + 1
     np.testing.assert_allclose(early.best_score_["wobbly"], values[best])
+
+
+def _same_values(got, want):
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert isinstance(g, float) and (g == w or (np.isnan(g) and np.isnan(w))), (got, want)
+
+
+def test_non_finite_metric_values_stay_non_finite(regression):
+    # The core hands its histories over as JSON, which wrote NaN and ±inf as
+    # null: evals_result_ held None where record_evaluation held the values.
+    X, y = regression
+    sequence = [1.0, np.nan, np.inf, -np.inf, 0.5, 0.25]
+
+    def metric(y_true, raw):
+        metric.calls += 1
+        return "m", sequence[(metric.calls - 1) % len(sequence)], False
+
+    for extra in ({}, {"callbacks": [record_evaluation(recorded := {})]}):
+        metric.calls = 0
+        est = RGBMRegressor(n_estimators=6, eval_metric=["l2", metric]).fit(X, y, eval_set=[(X, y)], **extra)
+        _same_values(est.evals_result_["valid_0"]["m"], sequence)
+        assert all(np.isfinite(est.evals_result_["valid_0"]["l2"]))
+        if extra:
+            _same_values(recorded["valid_0"]["m"], sequence)
+            assert recorded["valid_0"]["l2"] == est.evals_result_["valid_0"]["l2"]
+    # Early stopping on the metric keeps the -inf round, and best_score_ says so.
+    metric.calls = 0
+    early = RGBMRegressor(n_estimators=6, eval_metric=metric, early_stopping_rounds=3).fit(X, y, eval_set=[(X, y)])
+    assert early.best_iteration_ == 3
+    assert early.best_score_ == {"m": -np.inf}
+    _same_values(early.evals_result_["valid_0"]["m"], sequence)
 
 
 class Boom(Exception):
