@@ -4,6 +4,7 @@ the fit itself, staged and ensemble prediction, persistence."""
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import os
 from numbers import Integral
@@ -24,8 +25,11 @@ from ._validation import (
     as_int,
     as_int_list,
     as_rows,
+    check_model_columns,
     check_weights,
     check_X,
+    check_X_y,
+    continued_model,
     fitted_categories,
     native_matrix,
     native_vector,
@@ -159,11 +163,21 @@ def _eval_pairs(eval_set):
     return list(eval_set)
 
 
-def _as_booster(init_model, cls):
-    """The core model of init_model (a Booster, a fitted estimator of the
-    same class, or the path of a saved one) and its classes, if known."""
+class Continued:
+    """The model a fit continues: its ``booster``, its ``classes`` (None if
+    unknown), ``model``, the fitted estimator that records its columns (None
+    for a bare Booster, which records none), and ``what`` names it
+    ("init_model" or "warm_start")."""
+
+    def __init__(self, booster, classes, model, what):
+        self.booster, self.classes, self.model, self.what = booster, classes, model, what
+
+
+def _init_model(init_model, cls):
+    """init_model (a Booster, a fitted estimator of the same class, or the
+    path of a saved one) as a :class:`Continued`."""
     if isinstance(init_model, _core.Booster):
-        return init_model, None
+        return Continued(init_model, None, None, "init_model")
     if isinstance(init_model, (str, os.PathLike)):
         from .sklearn import load_model
 
@@ -172,7 +186,7 @@ def _as_booster(init_model, cls):
         if not isinstance(init_model, cls):
             raise TypeError(f"init_model is a {type(init_model).__name__}, this is a {cls.__name__}")
         check_is_fitted(init_model, "_booster")
-        return init_model._booster, getattr(init_model, "classes_", None)
+        return Continued(init_model._booster, getattr(init_model, "classes_", None), init_model, "init_model")
     raise TypeError(f"init_model must be a path, a Booster or a fitted {cls.__name__}, got {type(init_model).__name__}")
 
 
@@ -379,23 +393,60 @@ class RGBMBase(BaseEstimator):
         for attr in [a for a in vars(self) if a.endswith("_") and not a.startswith("__")] + ["_booster"]:
             self.__dict__.pop(attr, None)
 
-    def _start(self, init_model, native_loss):
-        """The model to continue and the rounds to add: init_model, or with
-        warm_start the previous fit; (None, n_estimators) for a fresh fit."""
+    def _continued(self, init_model):
+        """The model this fit continues, as a :class:`Continued`: init_model,
+        or with warm_start the previous fit; None for a fresh fit.
+
+        Called before X is read, so that X is read as the model reads it
+        (``check_X_y(..., model=...)``).
+        """
         if init_model is not None:
             # A model of the estimator's kind (local or trained on a cluster).
-            start, classes = _as_booster(init_model, getattr(self, "_local_class", None) or type(self))
-            rounds = int(self.n_estimators)
-        elif self._previous is not None:
-            start, classes = self._previous["_booster"], self._previous.get("classes_")
-            rounds = int(self.n_estimators) - start.n_rounds
+            return _init_model(init_model, getattr(self, "_local_class", None) or type(self))
+        if self._previous is not None:
+            # The estimator as the previous fit left it: its columns and categories.
+            model = copy.copy(self)
+            model.__dict__.update(self._previous)
+            return Continued(self._previous["_booster"], self._previous.get("classes_"), model, "warm_start")
+        return None
+
+    def _check_fit_data(self, X, y, regression, init_model):
+        """check_X_y for a fit that may continue a model: (X, y, the
+        :class:`Continued` model or None), X read as that model reads it."""
+        continued = self._continued(init_model)
+        if continued is None or continued.model is None:
+            X, y = check_X_y(self, X, y, regression=regression)
+        else:
+            X, y = check_X_y(self, X, y, regression=regression, model=continued.model, what=continued.what)
+        return X, y, continued
+
+    def _start(self, init_model, native_loss):
+        """The model to continue and the rounds to add: init_model, or with
+        warm_start the previous fit; (None, n_estimators) for a fresh fit.
+
+        ``init_model`` is what fit was given, or the :class:`Continued` of
+        :meth:`_continued` whose columns X was read with. Given the former
+        (X read already, as the Dask estimators do), X's recorded columns
+        are checked against the model's here.
+        """
+        continued = init_model if isinstance(init_model, Continued) else self._continued(init_model)
+        if continued is None:
+            return None, int(self.n_estimators)
+        if not isinstance(init_model, Continued) and continued.model is not None:
+            check_model_columns(self, continued.model, continued.what)
+        start, classes = continued.booster, continued.classes
+        if start.n_features != self.n_features_in_:
+            raise ValueError(
+                f"X has {self.n_features_in_} features, but {continued_model(continued.what)} has {start.n_features}"
+            )
+        rounds = int(self.n_estimators)
+        if continued.what == "warm_start":
+            rounds -= start.n_rounds
             if rounds < 0:
                 raise ValueError(
                     f"warm_start: n_estimators={self.n_estimators} is below the {start.n_rounds} rounds "
                     "already fitted; raise it, or set warm_start=False to start over"
                 )
-        else:
-            return None, int(self.n_estimators)
         if classes is not None and not np.array_equal(classes, self.classes_):
             raise ValueError(f"init_model was fitted on classes {classes.tolist()}, y has {self.classes_.tolist()}")
         fitted = json.loads(start.params_json())["loss"]

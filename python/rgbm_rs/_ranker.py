@@ -11,7 +11,6 @@ from sklearn.utils._param_validation import StrOptions
 from . import _core, _params
 from ._base import RGBMBase, store_params
 from ._typing import Callback, FeatureSelection, MatrixLike, PathLike, VectorLike
-from ._validation import check_X_y
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -198,7 +197,7 @@ class RGBMRanker(RGBMBase):
                 callable(m) for m in ([metrics] if isinstance(metrics, str) or callable(metrics) else metrics or [])
             ):
                 raise ValueError("RGBMRanker takes metric names in eval_metric (metric functions get no query groups)")
-            X, y = check_X_y(self, X, y, regression=True)
+            X, y, init_model = self._check_fit_data(X, y, True, init_model)
             sizes = _group_sizes(group, qid, X.shape[0], "fit")
             eval_sizes = None
             if eval_set is not None:

@@ -38,7 +38,7 @@ _FIT_CHECKS = dict(_X_CHECKS, accept_sparse=["csr", "csc"], accept_large_sparse=
 _PREDICT_CHECKS = dict(_X_CHECKS, accept_sparse="csr", accept_large_sparse=True)
 
 
-def check_X_y(estimator, X, y, *, regression: bool) -> tuple[Any, np.ndarray]:
+def check_X_y(estimator, X, y, *, regression: bool, model=None, what="init_model") -> tuple[Any, np.ndarray]:
     """Validate training data; NaN in X means missing, infinity is an error.
 
     X may be an array or a data frame. For a frame, string column names are
@@ -46,8 +46,17 @@ def check_X_y(estimator, X, y, *, regression: bool) -> tuple[Any, np.ndarray]:
     columns in ``_categories_`` (feature name, or position when the frame has
     no string names -> list of categories); prediction maps category values to
     these codes, an unseen value counting as missing.
+
+    ``model``: the fitted estimator a continued fit starts from (``what``:
+    "init_model" or "warm_start"). Its trees read X's columns by position, so
+    X is checked and encoded as ``model.predict`` would read it (a frame's
+    columns by name in the fit's order, category values mapped to the
+    categories recorded at that fit), and ``estimator`` records that model's
+    categories.
     """
     check_sparse_index(X)
+    if model is not None:
+        return _check_continued_X_y(estimator, model, what, X, y, regression)
     frame = read_frame(X)
     if frame is None:
         X, y = validate_data(estimator, X, _as_1d(y), reset=True, y_numeric=regression, **_FIT_CHECKS)
@@ -60,6 +69,93 @@ def check_X_y(estimator, X, y, *, regression: bool) -> tuple[Any, np.ndarray]:
         estimator.feature_names_in_ = names
     set_categories(estimator, names, categories)
     return _contiguous(X), y
+
+
+def _check_continued_X_y(estimator, model, what, X, y, regression):
+    frame = read_frame(X)
+    names = None if frame is None else _feature_names(frame.labels)
+    with _naming(what):
+        if frame is None:
+            # predict's checks of the width and (absent) names, keeping CSC input as it is.
+            X = validate_data(model, X, reset=False, **_FIT_CHECKS)
+        else:
+            X = check_X(model, X)
+    X, y = validate_data(estimator, X, _as_1d(y), reset=True, y_numeric=regression, **_FIT_CHECKS)
+    if names is not None:
+        estimator.feature_names_in_ = names
+    set_categories(estimator, names, fitted_categories(model, X.shape[1]))
+    return _contiguous(X), y
+
+
+def continued_model(what):
+    """The model a continued fit starts from, in words: ``what`` is
+    "init_model" or "warm_start"."""
+    return "the model warm_start continues" if what == "warm_start" else what
+
+
+class _naming:
+    """Prefix the ValueError or TypeError of a column check with the model it checks against."""
+
+    def __init__(self, what):
+        self.what = what
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, traceback):
+        if kind is not None and kind in (ValueError, TypeError):
+            raise kind(f"X does not have the columns of {continued_model(self.what)}: {error}") from None
+        return False
+
+
+def check_model_columns(estimator, model, what="init_model"):
+    """The columns of a continued fit's X against those of the model it continues.
+
+    For fits that read X before they know the model (the Dask estimators):
+    ``estimator`` holds what its X recorded (``n_features_in_``,
+    ``feature_names_in_``, the categories), ``model`` is the fitted estimator
+    the fit continues (``what``: "init_model" or "warm_start"). The names are
+    checked as ``model.predict`` checks them (ValueError; a warning when only
+    one side has names); a column must be categorical in both or in neither
+    (TypeError), and its categories must be the same list, in the same order
+    (ValueError): the model's trees read the codes, and the codes X was
+    encoded to are positions in X's own categories.
+    """
+    n, expected = int(estimator.n_features_in_), int(model.n_features_in_)
+    with _naming(what):
+        if n != expected:
+            raise ValueError(
+                f"X has {n} features, but {type(model).__name__} is expecting {expected} features as input."
+            )
+        names = getattr(estimator, "feature_names_in_", None)
+        _check_frame_names(model, names)
+        labels = [str(c) for c in names] if names is not None else list(range(n))
+        mine, theirs = fitted_categories(estimator, n), fitted_categories(model, n)
+        layout = [(j, a is not None) for j, (a, b) in enumerate(zip(mine, theirs)) if (a is None) != (b is None)]
+        if layout:
+            now = [_frame_label(labels[j]) for j, categorical in layout if categorical]
+            before = [_frame_label(labels[j]) for j, categorical in layout if not categorical]
+            parts = ([f"categorical now but not at fit: {', '.join(now)}"] if now else []) + (
+                [f"categorical at fit but not now: {', '.join(before)}"] if before else []
+            )
+            raise TypeError(f"X's column types differ from those seen at fit ({'; '.join(parts)})")
+        for j, (a, b) in enumerate(zip(mine, theirs)):
+            if a is not None and list(a) != list(b):
+                raise ValueError(
+                    f"the categories of column {_frame_label(labels[j])} differ from those recorded at fit: "
+                    f"{_short_list(a)} now, {_short_list(b)} at fit. The model's trees read the categories' "
+                    "positions, so give the column the categories of the fit, in their order "
+                    "(pandas: .cat.set_categories(...))"
+                )
+
+
+def _frame_label(label):
+    return f"'{label}'" if isinstance(label, str) else str(label)
+
+
+def _short_list(values, limit=8):
+    shown = ", ".join(repr(v) for v in list(values)[:limit])
+    return f"[{shown}{', ...' if len(values) > limit else ''}] ({len(values)})"
 
 
 def check_X(estimator, X):

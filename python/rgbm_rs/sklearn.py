@@ -24,7 +24,7 @@ from ._typing import (
     PathLike,
     VectorLike,
 )
-from ._validation import check_regression_target, check_weights, check_X_y, encode_classes
+from ._validation import check_regression_target, check_weights, encode_classes
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -241,8 +241,8 @@ or callable, default="squared"
     warm_start : bool, default=False
         A new ``fit`` continues the fitted model up to ``n_estimators``
         rounds in all (as scikit-learn's ensembles do; see ``init_model`` in
-        ``fit`` for what continuing means). A failed continuation keeps the
-        fitted model.
+        ``fit`` for what continuing means; X is read as ``predict`` reads
+        it). A failed continuation keeps the fitted model.
     random_state : int, RandomState or None, default=None
     n_jobs : int or None, default=None
         Threads; None or -1 uses every core this process may use (its affinity
@@ -413,7 +413,12 @@ or callable, default="squared"
             the data's; its trees are kept as they are). Random draws restart
             at round 0, so with ``subsample`` < 1 or random ``selection`` the
             result differs from one long fit; model shrinkage (SGLB) cannot
-            be continued.
+            be continued. X is read as the model's ``predict`` reads it: a
+            data frame needs the columns of the model's fit in the same
+            order, and category values are mapped to the categories
+            recorded at that fit (which this estimator then keeps). A bare
+            Booster records no column names or categories: only the number
+            of columns is checked.
 
         Returns
         -------
@@ -421,7 +426,7 @@ or callable, default="squared"
         """
         with self._fitting():
             self._validate_params()
-            X, y = check_X_y(self, X, y, regression=True)
+            X, y, init_model = self._check_fit_data(X, y, True, init_model)
             y = check_regression_target(y)
 
             def encode(ye, i):
@@ -763,7 +768,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         """
         with self._fitting():
             self._validate_params()
-            X, y = check_X_y(self, X, y, regression=False)
+            X, y, init_model = self._check_fit_data(X, y, False, init_model)
             classes, encoded = self._classes(y)
             if len(classes) < 2:
                 raise ValueError(
