@@ -94,11 +94,18 @@ def to_shap(estimator: RGBMBase) -> dict[str, Any]:
     ValueError
         If a tree splits by a set of categories (shap's format has no such
         split for arbitrary category codes; use ``predict(X,
-        pred_contrib=True)``), or the model has no leaf covers.
+        pred_contrib=True)``), the model has no leaf covers, or no trees.
     """
     check_is_fitted(estimator, "_booster")
     doc = json.loads(estimator._booster.to_json())
     k = int(doc.get("n_outputs", 1))
+    if not doc["trees"]:
+        # Only a hand-made model file has none; shap's TreeExplainer fails
+        # obscurely on an empty ensemble.
+        raise ValueError(
+            "the model has no trees, and shap's TreeExplainer needs at least one; "
+            "predict(X, pred_contrib=True) gives its SHAP values (all 0, then the base score)"
+        )
     for t, tree in enumerate(doc["trees"]):
         sets = tree.get("categories") or []
         node = next((i for i, words in enumerate(sets) if words), None)

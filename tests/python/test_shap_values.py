@@ -227,3 +227,23 @@ def test_to_shap_refuses_category_sets(small_models):
     est, _ = small_models["categorical"]
     with pytest.raises(ValueError, match="splits feature 3 by a set of categories"):
         rgbm_rs.to_shap(est)
+
+
+@pytest.mark.parametrize("loss", ["squared", "gaussian"])
+def test_a_model_without_trees_gives_contributions_but_no_shap_explainer(tmp_path, loss):
+    # Only a hand-edited model file has no trees. predict explains it (every
+    # contribution 0, then the base score); to_shap refuses it clearly, where
+    # shap's TreeExplainer failed obscurely on the empty ensemble.
+    X, y = _data(200)
+    est = RGBMRegressor(n_estimators=3, loss=loss, random_state=0).fit(X, y)
+    est.save_model(tmp_path / "m.json")
+    doc = json.loads((tmp_path / "m.json").read_text())
+    doc["model"]["trees"] = []
+    (tmp_path / "m.json").write_text(json.dumps(doc))
+    empty = rgbm_rs.load_model(tmp_path / "m.json")
+    contrib = empty.predict(X, pred_contrib=True).reshape(len(X), -1, X.shape[1] + 1)
+    np.testing.assert_array_equal(contrib[:, :, :-1], 0.0)
+    base = np.asarray(doc["model"]["base_score"])
+    np.testing.assert_array_equal(contrib[:, :, -1], np.broadcast_to(base, contrib[:, :, -1].shape))
+    with pytest.raises(ValueError, match="the model has no trees, and shap's TreeExplainer needs at least one"):
+        rgbm_rs.to_shap(empty)
