@@ -3,30 +3,42 @@
 Two formats are understood, chosen by the file extension:
 
 * CSV (``.csv``, ``.tsv``): a header row naming the columns, one row per
-  sample. Features must be numeric; an empty cell or ``NaN``/``NA``/``null``
-  is a missing value. The target may hold numbers or labels of any kind.
+  sample. Features are numeric, or categorical: a text column named in
+  ``categorical_features`` (or any text column with
+  ``categorical_features=auto``) has its distinct values, sorted, as its
+  categories, as a pandas string column has; an empty cell or
+  ``NaN``/``NA``/``null`` is a missing value. The target may hold numbers
+  or labels of any kind.
 * libsvm / svmlight (``.libsvm``, ``.svm``, ``.svmlight``, ``.txt``): one
   sample per line, ``label index:value index:value ...``. Indices may be
   1-based (the libsvm convention) or 0-based: a training file using index 0
   anywhere is read as 0-based unless the base is given, and the base is
   stored with the model so that prediction files are read the same way
   whichever indices they happen to use. Entries that are not listed are 0,
-  as in libsvm.
+  as in libsvm. The file is read by scikit-learn's ``load_svmlight_file``
+  into a scipy.sparse CSR matrix (never densified, so feature indices in
+  the millions are fine); a file it refuses, or whose contents need a
+  closer look (non-finite numbers, underscores, signed indices, unsorted
+  indices), is read line by line for a message naming the line.
 
 Files with another extension are recognised by their first line.
 
+Files are UTF-8 text (ASCII is UTF-8; a byte-order mark is skipped).
 Every problem with the file is raised as :class:`DataError` with a one-line
 message that names the file, and where it helps the line and column.
-Only numpy is needed here (no pandas).
+Only numpy, scipy and scikit-learn are needed here (no pandas).
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import os
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
 
 __all__ = [
     "DataError",
@@ -71,9 +83,40 @@ def _read_error(path: str, err: BaseException) -> DataError:
     if isinstance(err, PermissionError):
         return DataError(f"cannot read {_quote(path)}: permission denied")
     if isinstance(err, UnicodeDecodeError):
-        return DataError(f"cannot read {_quote(path)}: it is not UTF-8 text (byte {err.start})")
+        return DataError(f"cannot read {_quote(path)}: {_not_utf8(path)}")
     reason = getattr(err, "strerror", None) or str(err)
     return DataError(f"cannot read {_quote(path)}: {reason}")
+
+
+def _not_utf8(path: str) -> str:
+    """Why ``path`` cannot be read as text, as the end of an error message
+    (a decoder's own offset counts from the chunk it was decoding, so the
+    file is decoded again here)."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+        raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return _not_utf8_at(raw, e.start)
+    except OSError:
+        pass
+    return _not_utf8_at(b"", None)
+
+
+def _not_utf8_at(raw: bytes, start: int | None, line_start: int = 0, line_no: int | None = None) -> str:
+    """The end of an error message for bytes ``raw`` that are not UTF-8 at
+    offset ``start`` (counting lines from ``line_no`` at ``line_start``)."""
+    where = ""
+    if start is not None:
+        if line_no is None:
+            line_no = raw.count(b"\n", 0, start) + 1
+            line_start = raw.rfind(b"\n", 0, start) + 1
+        where = f" (line {line_no}, column {start - line_start + 1}: byte 0x{raw[start]:02x})"
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        how = "it looks like UTF-16: convert it, e.g. with iconv -f utf-16 -t utf-8"
+    else:
+        how = "convert it, e.g. with iconv -f latin1 -t utf-8 for Latin-1 text"
+    return f"it is not UTF-8 text{where}; data files must be UTF-8 (or ASCII): {how}"
 
 
 def detect_format(path) -> str:
@@ -214,8 +257,10 @@ class CsvTable:
                 if v is None:
                     raise DataError(
                         f"column {_quote(self.header[j])} of {_quote(self.path)} is not numeric "
-                        f"(line {self.line_numbers[i]}: {cell.strip()!r}); features must be numbers: "
-                        "encode or drop the column"
+                        f"(line {self.line_numbers[i]}: {cell.strip()!r}); features must be numbers, "
+                        "or categories: name the column in categorical_features (e.g. "
+                        f"'categorical_features=[\"{self.header[j]}\"]', or categorical_features=auto for "
+                        "every text column), or drop it"
                     ) from None
                 values[i] = v
         bad = np.flatnonzero(np.isinf(values))
@@ -244,6 +289,51 @@ class CsvTable:
         for k, j in enumerate(indices):
             X[:, k] = self.numeric_column(j)
         return X
+
+    def is_numeric(self, j: int) -> bool:
+        """Whether every cell of column ``j`` is a number or missing."""
+        return all(_to_float(c) is not None for c in self.columns[j])
+
+    def category_column(self, j: int):
+        """Column ``j`` read as categories: its distinct non-missing cells
+        (blanks stripped), sorted, and each row's position among them (NaN
+        for a missing cell).
+
+        Returns
+        -------
+        codes : numpy.ndarray of shape (n_rows,), float64
+        categories : list of str
+        """
+        cells = [c.strip() for c in self.columns[j]]
+        present = [c for c in cells if c.lower() not in MISSING_TOKENS]
+        categories = sorted(set(present))
+        position = {c: float(i) for i, c in enumerate(categories)}
+        return np.array([position.get(c, np.nan) for c in cells], dtype=np.float64), categories
+
+    def coded_column(self, j: int, categories) -> tuple[np.ndarray, list[str]]:
+        """Column ``j`` as the positions of its cells among ``categories``
+        (recorded at fit: strings, or numbers matched by value), NaN for a
+        missing cell or a value not among them; also the distinct values
+        not among them."""
+        by_text = {c: float(i) for i, c in enumerate(categories) if isinstance(c, str)}
+        by_number = {}
+        for i, c in enumerate(categories):
+            if not isinstance(c, str) and isinstance(c, (int, float, np.number)) and not isinstance(c, bool):
+                by_number.setdefault(float(c), float(i))
+        codes = np.empty(self.n_rows)
+        unseen: set[str] = set()
+        for i, cell in enumerate(self.columns[j]):
+            c = cell.strip()
+            code = by_text.get(c)
+            if code is None and by_number:
+                v = _strict_float(c)
+                code = None if v is None else by_number.get(v)
+            if code is None:
+                if c.lower() not in MISSING_TOKENS:
+                    unseen.add(c)
+                code = np.nan
+            codes[i] = code
+        return codes, sorted(unseen)
 
     def target_column(self, j: int) -> np.ndarray:
         """Column ``j`` read as a target: see :func:`parse_target`."""
@@ -340,7 +430,7 @@ def read_csv(path) -> CsvTable:
 
 
 def read_libsvm(path, n_features: int | None = None, zero_based: bool | None = None, base_source: str = ""):
-    """Read a libsvm / svmlight file into a dense matrix.
+    """Read a libsvm / svmlight file into a scipy.sparse CSR matrix.
 
     Parameters
     ----------
@@ -349,7 +439,7 @@ def read_libsvm(path, n_features: int | None = None, zero_based: bool | None = N
         ``qid:`` fields are ignored.
     n_features : int, optional
         Width wanted (e.g. the model's). A file whose largest index is
-        smaller is padded with zero columns; a larger index is an error.
+        smaller gets empty columns; a larger index is an error.
     zero_based : bool, optional
         The index base. None guesses it from this file alone (0-based if
         some index is 0, else 1-based), which only suits a training file:
@@ -361,8 +451,8 @@ def read_libsvm(path, n_features: int | None = None, zero_based: bool | None = N
 
     Returns
     -------
-    X : numpy.ndarray of shape (n_samples, n_features)
-        Unlisted entries are 0.
+    X : scipy.sparse.csr_matrix of shape (n_samples, n_features), float64
+        The listed entries (explicit zeros included); unlisted ones are 0.
     y : numpy.ndarray of shape (n_samples,)
         The labels, as float64.
     zero_based : bool
@@ -371,74 +461,29 @@ def read_libsvm(path, n_features: int | None = None, zero_based: bool | None = N
     Raises
     ------
     DataError
-        If the file is missing, unreadable, malformed (including an index
-        listed twice on a line, a non-finite label or value, index 0 in a
-        1-based file) or has no samples.
+        If the file is missing, unreadable, not UTF-8 text, malformed
+        (including an index listed twice on a line, a non-finite label or
+        value, index 0 in a 1-based file) or has no samples.
     """
     path = os.fspath(path)
-    labels: list[float] = []
-    row_idx: list[np.ndarray] = []
-    row_val: list[np.ndarray] = []
-    hint = ""
-    if os.path.splitext(path)[1].lower() == ".txt":
-        hint = " (.txt files are read as libsvm; name a CSV file *.csv)"
-    first_zero = None  # line of the first index 0
     try:
-        with open(path, encoding="utf-8-sig") as f:
-            for line_no, line in enumerate(f, start=1):
-                content = line.split("#", 1)[0].strip()
-                if not content:
-                    continue
-                tokens = content.split()
-                label = _strict_float(tokens[0])
-                if label is None:
-                    raise DataError(f"line {line_no} of {_quote(path)}: the label {tokens[0]!r} is not a number{hint}")
-                if not np.isfinite(label):
-                    raise DataError(f"line {line_no} of {_quote(path)}: the label {tokens[0]!r} is not finite")
-                idx, val = [], []
-                for tok in tokens[1:]:
-                    key, sep, value = tok.partition(":")
-                    if key == "qid":
-                        continue
-                    if key.startswith("-") and key[1:].isdigit():
-                        raise DataError(f"line {line_no} of {_quote(path)}: negative feature index {key}")
-                    v = _strict_float(value)
-                    # Digits only: int() would also take "+1", "1_0" or "١".
-                    if not sep or not (key.isascii() and key.isdigit()) or v is None:
-                        raise DataError(
-                            f"line {line_no} of {_quote(path)}: expected index:value with a non-negative "
-                            f"integer index, got {tok!r}{hint}"
-                        )
-                    if not np.isfinite(v):
-                        raise DataError(f"line {line_no} of {_quote(path)}: value {value!r} is not finite")
-                    k = int(key)
-                    if k == 0:
-                        if zero_based is False:
-                            raise DataError(
-                                f"line {line_no} of {_quote(path)}: feature index 0, but the indices are "
-                                f"1-based{' (' + base_source + ')' if base_source else ''}"
-                            )
-                        if first_zero is None:
-                            first_zero = line_no
-                    idx.append(k)
-                    val.append(v)
-                if len(set(idx)) != len(idx):
-                    dup = next(k for i, k in enumerate(idx) if k in idx[:i])
-                    raise DataError(f"line {line_no} of {_quote(path)}: feature index {dup} is listed twice")
-                labels.append(label)
-                row_idx.append(np.asarray(idx, dtype=np.int64))
-                row_val.append(np.asarray(val, dtype=np.float64))
-    except (OSError, UnicodeDecodeError) as e:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
         raise _read_error(path, e) from None
-    if not labels:
+    X, y = _load_svmlight(raw)
+    if X is None or (zero_based is False and X.nnz and X.indices.min() == 0):
+        # Read line by line: the reason, with its line, or the data
+        # (unsorted indices are no error here).
+        X, y = _parse_libsvm_lines(path, raw, zero_based, base_source)
+    if not len(y):
         raise DataError(f"{_quote(path)} has no samples")
-    nonempty = [r for r in row_idx if r.size]
-    if not nonempty and n_features is None:
+    if not X.nnz and n_features is None:
         raise DataError(f"{_quote(path)} lists no feature values")
     if zero_based is None:
-        zero_based = first_zero is not None
+        zero_based = bool(X.nnz) and int(X.indices.min()) == 0
     offset = 0 if zero_based else 1
-    max_idx = max((int(r.max()) for r in nonempty), default=offset - 1)
+    max_idx = int(X.indices.max()) if X.nnz else offset - 1
     width = max_idx + 1 - offset
     base = "0" if zero_based else "1"
     if n_features is not None:
@@ -448,16 +493,95 @@ def read_libsvm(path, n_features: int | None = None, zero_based: bool | None = N
                 f"{n_features} features ({base}-based indices {offset}..{n_features - 1 + offset})"
             )
         width = n_features
+    X = sp.csr_matrix((X.data, X.indices - offset, X.indptr), shape=(len(y), width))
+    return X, y, zero_based
+
+
+#: What scikit-learn's reader takes but means otherwise than the line reader
+#: (an underscore: "1_0" is 10 to int() and float(); a signed index "+1:").
+_LINE_READER_NEEDED = re.compile(rb"_|(?:^|\s)[+-]\d*:")
+
+
+def _load_svmlight(raw: bytes):
+    """(X, y) with the file's own indices as columns, by scikit-learn's
+    reader; (None, None) when the file must be read line by line: refused
+    by that reader, holding what it would read differently, or holding
+    non-finite labels or values (the line reader names the line)."""
+    from sklearn.datasets import load_svmlight_file
+
+    if _LINE_READER_NEEDED.search(raw):
+        return None, None
     try:
-        X = np.zeros((len(labels), width), dtype=np.float64)
-    except (MemoryError, ValueError):
-        raise DataError(
-            f"{_quote(path)} has feature index {max_idx}: a dense matrix of {len(labels)} rows x "
-            f"{width} columns does not fit in memory"
-        ) from None
-    for i, (cols, vals) in enumerate(zip(row_idx, row_val)):
-        X[i, cols - offset] = vals
-    return X, np.asarray(labels, dtype=np.float64), zero_based
+        X, y = load_svmlight_file(io.BytesIO(raw), dtype=np.float64, zero_based=True)
+    except (ValueError, OverflowError, TypeError):
+        return None, None
+    if not (np.all(np.isfinite(y)) and np.all(np.isfinite(X.data))):
+        return None, None
+    return X, y
+
+
+def _parse_libsvm_lines(path: str, raw: bytes, zero_based, base_source: str):
+    """(X, y) of the file read line by line, the file's own indices as
+    columns; every problem a DataError naming its line."""
+    labels: list[float] = []
+    row_idx: list[np.ndarray] = []
+    row_val: list[np.ndarray] = []
+    hint = ""
+    if os.path.splitext(path)[1].lower() == ".txt":
+        hint = " (.txt files are read as libsvm; name a CSV file *.csv)"
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    for line_no, line_bytes in enumerate(raw.splitlines(), start=1):
+        data_bytes = line_bytes.split(b"#", 1)[0]
+        try:
+            content = data_bytes.decode("utf-8").strip()
+        except UnicodeDecodeError as e:
+            raise DataError(f"cannot read {_quote(path)}: {_not_utf8_at(data_bytes, e.start, 0, line_no)}") from None
+        if not content:
+            continue
+        tokens = content.split()
+        label = _strict_float(tokens[0])
+        if label is None:
+            raise DataError(f"line {line_no} of {_quote(path)}: the label {tokens[0]!r} is not a number{hint}")
+        if not np.isfinite(label):
+            raise DataError(f"line {line_no} of {_quote(path)}: the label {tokens[0]!r} is not finite")
+        idx, val = [], []
+        for tok in tokens[1:]:
+            key, sep, value = tok.partition(":")
+            if key == "qid":
+                continue
+            if key.startswith("-") and key[1:].isdigit():
+                raise DataError(f"line {line_no} of {_quote(path)}: negative feature index {key}")
+            v = _strict_float(value)
+            # Digits only: int() would also take "+1", "1_0" or "١".
+            if not sep or not (key.isascii() and key.isdigit()) or v is None:
+                raise DataError(
+                    f"line {line_no} of {_quote(path)}: expected index:value with a non-negative "
+                    f"integer index, got {tok!r}{hint}"
+                )
+            if not np.isfinite(v):
+                raise DataError(f"line {line_no} of {_quote(path)}: value {value!r} is not finite")
+            k = int(key)
+            if k == 0 and zero_based is False:
+                raise DataError(
+                    f"line {line_no} of {_quote(path)}: feature index 0, but the indices are "
+                    f"1-based{' (' + base_source + ')' if base_source else ''}"
+                )
+            idx.append(k)
+            val.append(v)
+        if len(set(idx)) != len(idx):
+            dup = next(k for i, k in enumerate(idx) if k in idx[:i])
+            raise DataError(f"line {line_no} of {_quote(path)}: feature index {dup} is listed twice")
+        labels.append(label)
+        row_idx.append(np.asarray(idx, dtype=np.int64))
+        row_val.append(np.asarray(val, dtype=np.float64))
+    indptr = np.concatenate([[0], np.cumsum([len(r) for r in row_idx], dtype=np.int64)])
+    indices = np.concatenate(row_idx) if row_idx else np.empty(0, dtype=np.int64)
+    values = np.concatenate(row_val) if row_val else np.empty(0)
+    width = int(indices.max()) + 1 if indices.size else 1
+    X = sp.csr_matrix((values, indices, indptr), shape=(len(labels), width))
+    X.sort_indices()
+    return X, np.asarray(labels, dtype=np.float64)
 
 
 def _strict_float(text: str) -> float | None:

@@ -92,11 +92,56 @@ def _load_prediction_data(args, est, libsvm_base, report):
                     f"feature columns{hint}"
                 )
             used = available
-        X = table.feature_matrix(used)
+        X = _csv_features(table, used, est, report)
         y = None if target is None else table.target_column(target)
         return X, y
     except data.DataError as e:
         raise CLIError(str(e)) from None
+
+
+#: Cells (rows x features) of a sparse X predicted at once: the core reads
+#: a block of rows as a dense one, so a file with millions of features is
+#: predicted a few rows at a time.
+SPARSE_BLOCK_CELLS = 1 << 24
+
+
+def predict_rows(est, X, method: str = "predict"):
+    """``est.<method>(X)``; a scipy.sparse X in blocks of rows of at most
+    SPARSE_BLOCK_CELLS cells, the results concatenated."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    fn = getattr(est, method)
+    if not sp.issparse(X):
+        return fn(X)
+    step = max(1, SPARSE_BLOCK_CELLS // max(1, X.shape[1]))
+    if X.shape[0] <= step:
+        return fn(X)
+    X = X.tocsr()
+    return np.concatenate([fn(X[i : i + step]) for i in range(0, X.shape[0], step)])
+
+
+def _csv_features(table, used, est, report):
+    """The model's feature columns of the CSV file: numbers, and for a
+    feature with categories recorded at fit the positions of its values
+    among them (a value not seen at fit is missing, as in predict)."""
+    import numpy as np
+
+    from ._validation import fitted_categories
+
+    categories = fitted_categories(est, len(used))
+    X = np.empty((table.n_rows, len(used)), dtype=np.float64)
+    for pos, k in enumerate(used):
+        if categories[pos] is None:
+            X[:, pos] = table.numeric_column(k)
+            continue
+        X[:, pos], unseen = table.coded_column(k, categories[pos])
+        if unseen:
+            shown = ", ".join(repr(v) for v in unseen[:5]) + (" ..." if len(unseen) > 5 else "")
+            report.warn(
+                f"column {table.header[k]!r} has {len(unseen)} value(s) not seen in training, read as missing: {shown}"
+            )
+    return X
 
 
 def _write_csv(path: str, header, rows) -> None:
@@ -152,10 +197,10 @@ def cmd_predict(args, report) -> int:
         warnings.filterwarnings("ignore", message="X does not have valid feature names")
         try:
             if args.proba:
-                proba = est.predict_proba(X)
+                proba = predict_rows(est, X, "predict_proba")
                 pred = est.classes_[np.argmax(proba, axis=1)]
             else:
-                pred = est.predict(X)
+                pred = predict_rows(est, X)
         except (ValueError, TypeError) as e:
             raise CLIError(f"cannot predict for {args.data!r}: {e}") from None
 

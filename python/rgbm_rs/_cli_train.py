@@ -15,8 +15,12 @@ def _libsvm_base(option):
     return None if option in (None, "auto") else option == "0"
 
 
-def _load_training_data(args, report):
-    """Read ``--data`` for training: X, y, feature names (CSV) or None, a description, the libsvm base or None."""
+def _load_training_data(args, report, categorical=None):
+    """Read ``--data`` for training: X, y, feature names (CSV) or None, a
+    description, the libsvm base or None, the categories of each feature
+    read as categories (CSV text columns that ``categorical``, the
+    categorical_features parameter, names or takes with "auto"; None for
+    the other features) or None."""
     from . import _cli_data as data
 
     try:
@@ -32,7 +36,7 @@ def _load_training_data(args, report):
             else:
                 how = "as some index is 0" if zero_based else "as no index is 0; else use --libsvm-base 0"
             desc = f"libsvm, {'0' if zero_based else '1'}-based indices {how}"
-            return X, y, None, desc, int(not zero_based)
+            return X, y, None, desc, int(not zero_based), None
         if args.libsvm_base != "auto":
             report.warn(f"--libsvm-base is ignored: {args.data!r} is a CSV file")
         if args.target is None:
@@ -45,11 +49,50 @@ def _load_training_data(args, report):
             raise CLIError(f"{args.data!r} has only the target column, no features")
         y = table.target_column(j)
         features = [k for k in range(len(table.header)) if k != j]
-        X = table.feature_matrix(features)
         names = [table.header[k] for k in features]
-        return X, y, names, f"CSV, target {table.header[j]!r}", None
+        X, categories = _csv_features(table, features, _categorical_positions(categorical, names))
+        return X, y, names, f"CSV, target {table.header[j]!r}", None, categories
     except data.DataError as e:
         raise CLIError(str(e)) from None
+
+
+def _categorical_positions(spec, names):
+    """The feature positions categorical_features may make categorical
+    ("auto": all, the text columns among them becoming categorical); the
+    entries that are neither names, indices nor a mask are left for the
+    estimator to refuse."""
+    import numpy as np
+
+    n = len(names)
+    if isinstance(spec, str):
+        return set(range(n)) if spec == "auto" else set()
+    if not isinstance(spec, list):
+        return set()
+    if spec and all(isinstance(v, bool) for v in spec):
+        return {j for j, v in enumerate(spec) if v} if len(spec) == n else set()
+    out = set()
+    for v in spec:
+        if isinstance(v, str) and v in names:
+            out.add(names.index(v))
+        elif isinstance(v, (int, np.integer)) and not isinstance(v, bool) and -n <= v < n:
+            out.add(int(v) % n)
+    return out
+
+
+def _csv_features(table, features, categorical):
+    """The feature columns as a float matrix: numbers, or for a text
+    column among the positions `categorical` its categories' positions;
+    with the categories of each column (None for numeric ones)."""
+    import numpy as np
+
+    X = np.empty((table.n_rows, len(features)), dtype=np.float64)
+    categories = [None] * len(features)
+    for pos, k in enumerate(features):
+        if pos in categorical and not table.is_numeric(k):
+            X[:, pos], categories[pos] = table.category_column(k)
+        else:
+            X[:, pos] = table.numeric_column(k)
+    return X, categories
 
 
 def _resolve_task(args, y):
@@ -80,15 +123,23 @@ def _collect_params(args) -> dict:
     return params
 
 
-def _named_constraints(params: dict, names) -> dict:
-    """Constraints given by CSV column name, as positions (the estimator is
-    fitted on a plain array); names that are not columns are left for the
-    estimator to refuse."""
+def _named_constraints(params: dict, names, categories=None) -> dict:
+    """Constraints and categorical features given by CSV column name, as
+    positions (the estimator is fitted on a plain array); names that are
+    not columns are left for the estimator to refuse.
+    ``categorical_features=auto`` becomes the positions of the text columns
+    read as categories (`categories`)."""
     if names is None:
         return params
     pos = {n: j for j, n in enumerate(names)}
     at = lambda v: pos.get(v, v) if isinstance(v, str) else v  # noqa: E731
     out = dict(params)
+    cat = params.get("categorical_features")
+    if cat == "auto":
+        found = [j for j, c in enumerate(categories or []) if c is not None]
+        out["categorical_features"] = found or None
+    elif isinstance(cat, list):
+        out["categorical_features"] = [at(v) for v in cat]
     mono = params.get("monotone_constraints")
     if isinstance(mono, dict):
         out["monotone_constraints"] = {at(k): d for k, d in mono.items()}
@@ -96,6 +147,38 @@ def _named_constraints(params: dict, names) -> dict:
     if isinstance(sets, list) and all(isinstance(s, list) for s in sets):
         out["interaction_constraints"] = [[at(v) for v in s] for s in sets]
     return out
+
+
+def _class_weight_labels(params: dict, y) -> dict:
+    """class_weight with its keys as labels of y: JSON object keys are
+    strings, so a key that is the text of exactly one numeric label (``"1"``
+    for 1, ``"0.5"`` for 0.5; or equal to it as a number, ``"1.0"`` for 1)
+    stands for that label. Other keys are left for the estimator to refuse."""
+    import numpy as np
+
+    from ._cli_data import _strict_float
+
+    weights = params.get("class_weight")
+    if not isinstance(weights, dict) or y.dtype.kind not in "iuf":
+        return params
+    classes = np.unique(y).tolist()
+    by_text = {str(c): c for c in classes}
+    out: dict = {}
+    for key, w in weights.items():
+        label = key
+        if isinstance(key, str):
+            if key in by_text:
+                label = by_text[key]
+            else:
+                v = _strict_float(key.strip())
+                same = [c for c in classes if v is not None and c == v]
+                label = same[0] if len(same) == 1 else key
+        if label in out:
+            raise UsageError(
+                f"class_weight gives label {label!r} twice (keys {out[label][0]!r} and {key!r}); give each label once"
+            )
+        out[label] = (key, w)
+    return {**params, "class_weight": {label: w for label, (_, w) in out.items()}}
 
 
 def _make_estimator(task: str, params: dict, seed: int):
@@ -154,15 +237,16 @@ def cmd_train(args, report) -> int:
         _make_estimator(args.task, params, args.seed)
     check_writable(args.model, "model file", [("--data", args.data)])
     check_model_output(args.model)
-    X, y, names, desc, libsvm_base = _load_training_data(args, report)
+    X, y, names, desc, libsvm_base, categories = _load_training_data(args, report, params.get("categorical_features"))
     report.info(f"data: {args.data} ({desc}): {X.shape[0]} rows, {X.shape[1]} features")
 
     task, why = _resolve_task(args, y)
     if task == "classification":
         y = data.class_labels(y)
+        params = _class_weight_labels(params, y)
     elif y.dtype.kind not in "fiu":
         raise CLIError("the target is not numeric: use --task classification (or auto) for labels")
-    est = _make_estimator(task, _named_constraints(params, names), args.seed)
+    est = _make_estimator(task, _named_constraints(params, names, categories), args.seed)
     report.info(f"task: {task} ({why}) -> {type(est).__name__}")
 
     X_train, y_train, X_test, y_test = X, y, None, None
@@ -189,11 +273,18 @@ def cmd_train(args, report) -> int:
     report.info(f"trained {est.n_estimators_} rounds on {len(y_train)} rows in {fit_s:.3f} s")
 
     if X_test is not None and y_test is not None:
-        report.info(f"test {score_line(task, y_test, est.predict(X_test))} on {len(y_test)} held-out rows")
+        from ._cli_predict import predict_rows
+
+        report.info(f"test {score_line(task, y_test, predict_rows(est, X_test))} on {len(y_test)} held-out rows")
     if names is not None:
-        # The estimator was fitted on a plain array; record the CSV header so that
-        # save_model stores the names and `rgbm predict` can match columns by name.
+        from ._validation import set_categories
+
+        # The estimator was fitted on a plain array; record the CSV header and
+        # the text columns' categories as a fit on a data frame would, so that
+        # save_model stores them and `rgbm predict` (or predict on a frame)
+        # matches columns by name and reads categories by value.
         est.feature_names_in_ = np.asarray(names, dtype=object)
+        set_categories(est, names, categories)
     try:
         _save_model(est, args.model, libsvm_base)
     except OSError as e:

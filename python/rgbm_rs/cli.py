@@ -118,7 +118,14 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Fit RGBMClassifier or RGBMRegressor on FILE and save it with save_model. "
             "CSV files need a header row; every column but the target is a feature "
-            "(numeric; empty or NaN = missing). libsvm files (.libsvm/.svm/.txt) carry the label first. "
+            "(numeric; empty or NaN = missing). A text column is a categorical feature when named in "
+            "categorical_features ('categorical_features=[\"city\"]'; categorical_features=auto takes every "
+            "text column): its categories are its distinct values, stored with the model, and 'rgbm predict' "
+            "reads a value not seen in training as missing. Constraints and categorical_features may name "
+            "columns. class_weight keys are labels; for numeric labels the JSON keys are their text "
+            "('class_weight={\"1\": 5}' weights label 1). "
+            "libsvm files (.libsvm/.svm/.txt) carry the label first and are read as a sparse matrix "
+            "(feature indices in the millions are fine). Files must be UTF-8 (or ASCII) text. "
             "Estimator parameters follow as KEY=VALUE (e.g. max_depth=4 n_estimators=300)."
         ),
     )

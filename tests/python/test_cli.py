@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from rgbm_rs import RGBMClassifier, RGBMRegressor, _cli_data, load_model
 from rgbm_rs.cli import main
@@ -202,6 +203,76 @@ def test_constraints_by_column_name(tmp_path, reg_csv, monkeypatch):
     assert main([*args, 'monotone_constraints={"nope": 1}']) == 1
 
 
+@pytest.fixture
+def city_csv(tmp_path):
+    """A text column 'city' (some cells empty), an integer column 'b', labels 0/1."""
+    rng = np.random.default_rng(4)
+    n = 400
+    a = rng.normal(size=n)
+    b = rng.integers(0, 4, n)
+    city = np.array(["paris", "rome", "oslo", "lima", "kyiv"], dtype=object)[rng.integers(0, 5, n)]
+    city[::17] = None
+    y = ((np.isin(city, ["rome", "lima"])) ^ (a > 1.0)).astype(int)
+    path = tmp_path / "city.csv"
+    write_csv(path, ["a", "b", "city", "label"], [a, b, ["" if c is None else c for c in city], y])
+    return path, a, b, city, y
+
+
+def test_categorical_text_columns_and_class_weight_keys(tmp_path, city_csv, monkeypatch, capsys):
+    # The model is the one fitted through the API on a pandas frame with a
+    # string column named in categorical_features, and class weights keyed
+    # by the integer labels; `rgbm predict` reads categories by value.
+    pd = pytest.importorskip("pandas")
+    path, a, b, city, y = city_csv
+    monkeypatch.chdir(tmp_path)
+    frame = pd.DataFrame({"a": a, "b": b.astype(float), "city": pd.Series(city, dtype=object)})
+    params = dict(n_estimators=15, max_depth=3, random_state=0)
+    base = ["train", "--data", str(path), "--target", "label", "--quiet", "n_estimators=15", "max_depth=3"]
+    ref = RGBMClassifier(categorical_features=["city", "b"], class_weight={1: 5.0}, **params).fit(frame, y)
+    assert main([*base, "--model", "m.json", 'categorical_features=["city", "b"]', 'class_weight={"1": 5}']) == 0
+    model = load_model("m.json")
+    assert model.get_booster().to_json() == ref.get_booster().to_json()
+    assert model.class_weight == {1: 5}
+    test = frame.iloc[:40].copy()
+    test.loc[test.index[:3], "city"] = "berlin"  # not seen in training: missing
+    write_csv("test.csv", ["city", "a", "b"], [test["city"].fillna("").tolist(), test["a"].values, test["b"].values])
+    assert main(["predict", "--model", "m.json", "--data", "test.csv", "--out", "p.csv", "--proba", "--quiet"]) == 0
+    assert "1 value(s) not seen in training, read as missing: 'berlin'" in capsys.readouterr().err
+    np.testing.assert_array_equal(np.array(read_csv("p.csv")[1], dtype=float), ref.predict_proba(test))
+    # The saved model predicts on frames through the API as the reference does.
+    np.testing.assert_array_equal(model.predict_proba(test), ref.predict_proba(test))
+
+    # categorical_features=auto: every text column.
+    ref = RGBMClassifier(categorical_features="auto", **params).fit(frame, y)
+    assert main([*base, "--model", "auto.json", "categorical_features=auto"]) == 0
+    assert load_model("auto.json").get_booster().to_json() == ref.get_booster().to_json()
+
+    # Without categorical_features the text column is refused, saying how to use it.
+    assert main([*base, "--model", "none.json"]) == 1
+    err = capsys.readouterr().err
+    assert "column 'city'" in err and "'categorical_features=[\"city\"]'" in err and "categorical_features=auto" in err
+    # A label given twice, and a key that is no label (the estimator's message).
+    base.append("categorical_features=auto")
+    assert main([*base, "--model", "w.json", 'class_weight={"1": 5, "1.0": 2}']) == 2
+    assert "class_weight gives label 1 twice (keys '1' and '1.0')" in capsys.readouterr().err
+    assert main([*base, "--model", "w.json", 'class_weight={"7": 5}']) == 1
+    assert "class_weight names labels not in y: ['7']" in capsys.readouterr().err
+    assert not Path("w.json").exists()
+    # A key equal to a label as a number stands for it.
+    ref = RGBMClassifier(categorical_features="auto", class_weight={0: 0.25}, **params).fit(frame, y)
+    assert main([*base, "--model", "w.json", 'class_weight={"0.0": 0.25}']) == 0
+    assert load_model("w.json").get_booster().to_json() == ref.get_booster().to_json()
+
+
+def test_class_weight_of_text_labels(tmp_path, cls_csv, monkeypatch):
+    path, X, y = cls_csv
+    monkeypatch.chdir(tmp_path)
+    args = ["train", "--data", str(path), "--target", "label", "--quiet", "n_estimators=5"]
+    assert main([*args, "--model", "s.json", 'class_weight={"spam": 3}']) == 0
+    ref = RGBMClassifier(n_estimators=5, class_weight={"spam": 3}, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(load_model("s.json").predict_proba(X), ref.predict_proba(X))
+
+
 def test_libsvm_round_trip(tmp_path):
     rng = np.random.default_rng(2)
     X = rng.normal(size=(200, 6))
@@ -232,14 +303,14 @@ def test_libsvm_index_base_is_detected(tmp_path):
     zero = tmp_path / "zero.libsvm"
     zero.write_text("1 0:1.5 2:2\n0 1:-1\n")
     X, y, zero_based = _cli_data.read_libsvm(zero)
-    assert zero_based
-    np.testing.assert_array_equal(X, [[1.5, 0, 2], [0, -1, 0]])
+    assert zero_based and sp.issparse(X)
+    np.testing.assert_array_equal(X.toarray(), [[1.5, 0, 2], [0, -1, 0]])
     np.testing.assert_array_equal(y, [1, 0])
     one = tmp_path / "one.txt"
     one.write_text("# header comment\n1 qid:3 1:1.5 3:2\n\n0 2:-1\n")
     X, y, zero_based = _cli_data.read_libsvm(one, n_features=4)
     assert not zero_based
-    np.testing.assert_array_equal(X, [[1.5, 0, 2, 0], [0, -1, 0, 0]])
+    np.testing.assert_array_equal(X.toarray(), [[1.5, 0, 2, 0], [0, -1, 0, 0]])
 
 
 def test_csv_missing_tokens_and_task_rule(tmp_path):

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
+from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
 from rgbm_rs import RGBMClassifier, RGBMRegressor, _cli_data, _cli_predict, cli, load_model
 from rgbm_rs.cli import main
@@ -149,7 +151,7 @@ LIBSVM_ERRORS = [
     ("1 -3:2\n", "negative feature index -3"),
     ("nan 1:2\n", "the label 'nan' is not finite"),
     ("1 1:2\ninf 1:3\n", "line 2 of 'f.svm': the label 'inf' is not finite"),
-    ("1 1:2\n0 99999999999999:1\n", "does not fit in memory"),
+    ("1 1:2\n0 99999999999999:1\n", "sparse X of shape (2, 99999999999999): at most 2147483647 rows and columns"),
     ("# only a comment\n\n", "has no samples"),
 ]
 
@@ -175,7 +177,101 @@ def test_libsvm_rows_without_features_are_zero_rows_when_the_width_is_known(tmp_
     path = tmp_path / "f.svm"
     path.write_text("1\n0 2:5\n")
     X, y, zero_based = _cli_data.read_libsvm(path, n_features=3, zero_based=False)
-    np.testing.assert_array_equal(X, [[0, 0, 0], [0, 5, 0]])
+    np.testing.assert_array_equal(X.toarray(), [[0, 0, 0], [0, 5, 0]])
+    np.testing.assert_array_equal(y, [1, 0])
+
+
+def _random_csr(rng, n_rows, width, per_row, used=None):
+    """per_row random entries per row among the first `used` (default all) of `width` columns."""
+    rows = np.repeat(np.arange(n_rows), per_row)
+    cols = rng.integers(0, width if used is None else used, n_rows * per_row)
+    return sp.csr_matrix((rng.normal(size=len(rows)), (rows, cols)), shape=(n_rows, width))
+
+
+@pytest.mark.parametrize("zero_based", [True, False])
+def test_libsvm_files_read_as_scikit_learn_reads_them(tmp_path, zero_based):
+    rng = np.random.default_rng(5)
+    X = _random_csr(rng, 200, 50, 6)
+    X = X.tolil()
+    X[0, 0] = 1.0  # index 0 (0-based) or 1 (1-based) is listed
+    X = X.tocsr()
+    y = rng.integers(0, 3, 200).astype(float)
+    path = tmp_path / "f.svm"
+    dump_svmlight_file(X, y, str(path), zero_based=zero_based, comment="made by scikit-learn")
+    got, labels, base = _cli_data.read_libsvm(path)
+    want, want_labels = load_svmlight_file(str(path), zero_based=zero_based, n_features=50)
+    assert base is zero_based and sp.issparse(got) and got.format == "csr"
+    assert got.shape == want.shape == (200, 50)
+    np.testing.assert_array_equal(got.toarray(), want.toarray())
+    np.testing.assert_array_equal(labels, want_labels)
+    # Unsorted indices (scikit-learn's reader refuses them) are read line by line, to the same matrix.
+    lines = path.read_text().splitlines()
+    shuffled = [ln.split(" ")[:1] + ln.split(" ")[1:][::-1] if not ln.startswith("#") else [ln] for ln in lines]
+    unsorted = tmp_path / "unsorted.svm"
+    unsorted.write_text("\n".join(" ".join(t) for t in shuffled) + "\n")
+    got, labels, _ = _cli_data.read_libsvm(unsorted, zero_based=zero_based)
+    np.testing.assert_array_equal(got.toarray(), want.toarray())
+    np.testing.assert_array_equal(labels, want_labels)
+
+
+def test_a_libsvm_file_with_millions_of_features_trains_sparse(tmp_path, monkeypatch, capsys):
+    # 2000 rows, feature index 1,999,972: read densely these were 32 GB of
+    # float64. The model is the one fitted through the API on the CSR that
+    # scikit-learn's own loader reads from the file.
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(11)
+    width = 1_999_972
+    X = (_random_csr(rng, 2000, width, 12, used=300) + _random_csr(rng, 2000, width, 3)).tolil()
+    X[7, width - 1] = 2.5
+    X = X.tocsr()
+    y = (np.asarray(X[:, :100].sum(axis=1)).ravel() > 0).astype(int)
+    dump_svmlight_file(X, y, "wide.libsvm", zero_based=False)
+    params = ["n_estimators=3", "max_depth=3"]
+    assert main(["train", "--data", "wide.libsvm", "--model", "wide.json", *params, "-q"]) == 0
+    assert main(["predict", "--data", "wide.libsvm", "--model", "wide.json", "--out", "p.csv", "--proba", "-q"]) == 0
+    X, y = load_svmlight_file("wide.libsvm", zero_based=False, n_features=width)
+    ref = RGBMClassifier(n_estimators=3, max_depth=3, random_state=0).fit(X, y.astype(int))
+    model = load_model("wide.json")
+    assert model.n_features_in_ == width
+    assert model.get_booster().to_json() == ref.get_booster().to_json()
+    header, rows = read_predictions("p.csv")
+    assert header == "proba_0,proba_1"
+    got = np.array([r.split(",") for r in rows], dtype=float)
+    want = np.concatenate([ref.predict_proba(X[i : i + 50]) for i in range(0, 2000, 50)])
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize(
+    "name,content,message",
+    [
+        ("l1.csv", b"a,b,y\n1,2,0\n3,caf\xe9,1\n", "'l1.csv': it is not UTF-8 text (line 3, column 6: byte 0xe9)"),
+        ("l1.svm", b"1 1:2\n0 1:3 2:\xe9\n", "'l1.svm': it is not UTF-8 text (line 2, column 9: byte 0xe9)"),
+        ("u16.csv", "a,y\n1,0\n".encode("utf-16"), "looks like UTF-16: convert it, e.g. with iconv -f utf-16"),
+    ],
+)
+def test_files_that_are_not_utf8_are_named_with_the_encoding_expected(
+    tmp_path, monkeypatch, capsys, name, content, message
+):
+    monkeypatch.chdir(tmp_path)
+    Path(name).write_bytes(content)
+    how = ["--target", "y"] if name.endswith(".csv") else ["--libsvm-base", "1"]
+    for argv in (
+        ["train", "--data", name, *how, "--model", "m.json"],
+        ["predict", "--data", name, *how, "--model", "m.json", "--out", "p.csv"],
+    ):
+        if argv[0] == "predict":
+            RGBMClassifier(n_estimators=2).fit([[0.0], [1.0]], [0, 1]).save_model("m.json")
+        status, err = run(argv, capsys)
+        assert status == 1, argv
+        one_error(err, message)
+        assert "data files must be UTF-8" in err and "Traceback" not in err
+
+
+def test_latin1_in_a_libsvm_comment_is_no_error(tmp_path):
+    path = tmp_path / "c.svm"
+    path.write_bytes(b"# caf\xe9\n1 1:2 # \xe9t\xe9\n0 2:1\n")
+    X, y, _ = _cli_data.read_libsvm(path)
+    np.testing.assert_array_equal(X.toarray(), [[2, 0], [0, 1]])
     np.testing.assert_array_equal(y, [1, 0])
 
 
