@@ -20,13 +20,22 @@ onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")
 
 from rgbm_rs import RGBMClassifier, RGBMRegressor, _core, load_model, to_onnx  # noqa: E402
-from rgbm_rs._onnx import float32_at_most  # noqa: E402
 
 TOL = dict(rtol=1e-5, atol=1e-5)
 # Category sets need ai.onnx.ml opset 5 (TreeEnsemble), which onnxruntime runs from 1.20.
 TREE_ENSEMBLE_5 = pytest.mark.skipif(
     Version(ort.__version__) < Version("1.20"), reason="onnxruntime < 1.20 has no ai.onnx.ml TreeEnsemble"
 )
+
+
+def float32_at_most(t: np.ndarray) -> np.ndarray:
+    """The largest float32 ≤ t for each t (−inf if none): ``v <= result`` exactly when ``float64(v) <= t``."""
+    t = np.asarray(t, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        near = t.astype(np.float32)
+    above = near.astype(np.float64) > t
+    near[above] = np.nextafter(near[above], np.float32(-np.inf))
+    return near
 
 
 def run(model, X):
@@ -84,7 +93,8 @@ def test_regressor_matches_predict(data, loss, extra):
 def test_log_link_output_is_exp_of_the_raw_score(data):
     X, y = data
     est = RGBMRegressor(loss="poisson", n_estimators=50, random_state=0).fit(X, regression_target("poisson", y))
-    assert [n.op_type for n in to_onnx(est).graph.node] == ["TreeEnsembleRegressor", "Exp"]
+    ops = [n.op_type for n in to_onnx(est).graph.node]
+    assert ops == ["Cast", "TreeEnsembleRegressor", "Cast", "Exp", "Cast"], ops
     # The raw scores themselves are not what predict returns: the Exp is needed.
     assert not np.allclose(est.get_booster().predict_raw(X), est.predict(X), **TOL)
 
@@ -165,6 +175,71 @@ def test_early_stopping_exports_the_kept_rounds(data):
     treeids = next(a.ints for a in node.attribute if a.name == "nodes_treeids")
     assert len(set(treeids)) == rounds
     np.testing.assert_allclose(run(model, X)[0][:, 0], est.predict(X.astype(np.float32)), **TOL)
+
+
+# --------------------------------------------------------------------------- precision
+
+#: float32's relative rounding: the bound of the README for identity-link outputs.
+EPS32 = 2.0**-24
+
+
+def assert_within(got, want, bound, atol=0.0):
+    """|got - want| <= bound * |want| + atol element-wise (bound a scalar or one per row), with
+    room for double-sum noise (1e-12 relative) and float32's subnormals."""
+    got, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
+    bound = np.asarray(bound, dtype=np.float64).reshape(-1, *([1] * (want.ndim - 1)))
+    excess = np.abs(got - want) - (bound + 1e-12) * np.abs(want) - max(atol, 1e-44)
+    assert excess.max() <= 0, (np.abs(got - want) / np.abs(want)).max()
+
+
+def many_trees_data(n=1500):
+    rng = np.random.default_rng(6)
+    X = with_nans(rng.normal(size=(n, 5)), rng, 0.05)
+    signal = np.nan_to_num(X[:, 0]) + np.sin(3 * np.nan_to_num(X[:, 1])) + np.nan_to_num(X[:, 2] * X[:, 3])
+    return X, signal + 0.1 * rng.normal(size=n)
+
+
+def test_thousands_of_trees_on_large_targets_are_summed_in_double():
+    # 3000 trees, targets about 1000: summed in float32 the output was off
+    # by up to 1.8e-4 relative; summed in double it is predict rounded to float32.
+    X, y = many_trees_data()
+    est = RGBMRegressor(n_estimators=3000, learning_rate=0.05, max_depth=5, random_state=0).fit(X, 1000 + 300 * y)
+    X32 = X.astype(np.float32)
+    (out,) = run(to_onnx(est), X32)
+    want = est.predict(X32)
+    assert np.median(np.abs(want)) > 500
+    assert_within(out[:, 0], want, EPS32)
+    assert (out[:, 0] == want.astype(np.float32)).mean() > 0.999
+
+
+def test_many_tree_log_link_and_classifiers_stay_within_the_stated_bound():
+    X, y = many_trees_data()
+    X32 = X.astype(np.float32)
+    # The raw score is rounded to float32 before the link: (1 + 2 |raw|) * 2**-24.
+    reg = RGBMRegressor(loss="poisson", n_estimators=1000, max_depth=4, random_state=0)
+    reg.fit(X, np.random.default_rng(1).poisson(np.exp(2 + y)).astype(float))
+    raw = reg.get_booster().predict_raw(X32)
+    assert_within(run(to_onnx(reg), X32)[0][:, 0], reg.predict(X32), (1 + 2 * np.abs(raw)) * EPS32)
+    # predict_proba's negative class is 1 - p in double: 1e-15 absolute at most.
+    binary = RGBMClassifier(n_estimators=1000, max_depth=4, random_state=0).fit(X, y > 0.5)
+    raw = np.abs(binary.decision_function(X32))
+    assert raw.max() > 20
+    assert_within(run(to_onnx(binary), X32)[1], binary.predict_proba(X32), (1 + 2 * raw) * EPS32, 1e-15)
+    multi = RGBMClassifier(n_estimators=400, max_depth=4, random_state=0).fit(X, np.digitize(y, [-0.5, 0.5, 1.5]))
+    raw = np.abs(multi.decision_function(X32)).max(axis=1)
+    assert_within(run(to_onnx(multi), X32)[1], multi.predict_proba(X32), (1 + 2 * raw) * EPS32)
+
+
+@TREE_ENSEMBLE_5
+def test_many_tree_categorical_models_are_double_up_to_the_outputs():
+    X, y = categorical_data()
+    X32 = odd_codes(X, np.random.default_rng(3)).astype(np.float32)
+    reg = RGBMRegressor(categorical_features=[0, 2], n_estimators=1000, min_data_per_group=5, random_state=0)
+    reg.fit(X, 1000 * y)
+    assert_within(run(to_onnx(reg), X32)[0][:, 0], reg.predict(X32), EPS32)
+    clf = RGBMClassifier(categorical_features=[0, 2], n_estimators=500, min_data_per_group=5, random_state=0)
+    clf.fit(X, np.digitize(y, [0.5, 1.5]))
+    assert_within(run(to_onnx(clf), X32)[1], clf.predict_proba(X32), EPS32, 1e-15)
 
 
 # --------------------------------------------------------------------------- exact routing
