@@ -20,7 +20,7 @@ fn weights_shorter_than_rows_are_an_error_not_a_panic() {
     let x = DenseMatrix::row_major(&values, 63, 2).unwrap();
     for len in [0usize, 1, 62] {
         let w = vec![1.0; len];
-        let r = BinnedDataset::from_weighted_matrix(&x, 2, 0, Some(&w), &[], &Cancel::never());
+        let r = BinnedDataset::from_weighted_matrix(&x, 2, 0, Some(&w), &[], 0, &Cancel::never());
         assert!(
             matches!(r, Err(RgbmError::Shape(_))),
             "len {len}: {:?}",
@@ -35,12 +35,12 @@ fn weights_longer_than_rows_are_an_error() {
     let x = DenseMatrix::col_major(&values, 4, 1).unwrap();
     let w = [1.0; 5];
     assert!(matches!(
-        BinnedDataset::from_weighted_matrix(&x, 255, 0, Some(&w), &[], &Cancel::never()),
+        BinnedDataset::from_weighted_matrix(&x, 255, 0, Some(&w), &[], 0, &Cancel::never()),
         Err(RgbmError::Shape(_))
     ));
     // Matching weights still work, and train rejects a mismatch as before.
     assert!(
-        BinnedDataset::from_weighted_matrix(&x, 255, 0, Some(&w[..4]), &[], &Cancel::never())
+        BinnedDataset::from_weighted_matrix(&x, 255, 0, Some(&w[..4]), &[], 0, &Cancel::never())
             .is_ok()
     );
     let params = BoosterParams {

@@ -228,3 +228,104 @@ fn sparse_inputs_are_checked_like_dense_ones() {
     let wide = SparseMatrix::new(SparseLayout::Csr, 1, 5, &[0, 1], &[4], &[1.0]).unwrap();
     assert!(model.predict_raw(&wide, None).is_err());
 }
+
+/// Columns with fewer than `min_samples_leaf` rows outside their most
+/// common value can split no node; binning leaves them out of sparse data.
+/// The fit equals the fit on the matrix without those columns (the same
+/// splits: predictions agree to rounding, the histograms being summed in
+/// other chunks).
+#[test]
+fn columns_no_split_can_use_change_nothing() {
+    let (n, p) = (3000, 60);
+    let (mut x, y) = data(n, p, 0.003, 11);
+    // Columns 0, 1, 2 and every fifth carry the signal, densely enough to be
+    // split; the others keep a handful of entries.
+    for i in 0..n {
+        for j in [0, 1, 2] {
+            x[i * p + j] = ((i * (j + 3)) % 17) as f64 - 8.0;
+        }
+        for j in (5..p).step_by(5) {
+            if (i + j) % 40 == 0 {
+                x[i * p + j] = (i % 7) as f64;
+            }
+        }
+    }
+    let params = BoosterParams {
+        min_samples_leaf: 20,
+        ..base()
+    };
+    let nonzero = |j: usize| (0..n).filter(|&i| x[i * p + j] != 0.0).count();
+    let kept: Vec<usize> = (0..p).filter(|&j| nonzero(j) >= 20).collect();
+    assert!(kept.len() > 10 && kept.len() < p / 2, "{kept:?}");
+    let narrow: Vec<f64> = (0..n)
+        .flat_map(|i| kept.iter().map(move |&j| (i, j)))
+        .map(|(i, j)| x[i * p + j])
+        .collect();
+    let q = kept.len();
+    let wide = compress(&x, n, p, SparseLayout::Csr);
+    let wide = SparseMatrix::new(SparseLayout::Csr, n, p, &wide.0, &wide.1, &wide.2).unwrap();
+    let cut = compress(&narrow, n, q, SparseLayout::Csr);
+    let cut = SparseMatrix::new(SparseLayout::Csr, n, q, &cut.0, &cut.1, &cut.2).unwrap();
+    let a = train_with(&params, &wide, &y, None, &[], &mut Unmonitored).unwrap();
+    let b = train_with(&params, &cut, &y, None, &[], &mut Unmonitored).unwrap();
+    let pa = a.model.predict_raw(&wide, None).unwrap();
+    let pb = b.model.predict_raw(&cut, None).unwrap();
+    for (u, v) in pa.iter().zip(&pb) {
+        assert!((u - v).abs() <= 1e-9 * (1.0 + v.abs()), "{u} vs {v}");
+    }
+    // Every split is on a kept column, and the kept columns are used.
+    let mut split_on = std::collections::BTreeSet::new();
+    for t in &a.model.trees {
+        split_on.extend(t.feature.iter().map(|&f| f as usize));
+    }
+    assert!(split_on.len() > 3, "{split_on:?}");
+    assert!(split_on.iter().all(|j| kept.contains(j)), "{split_on:?}");
+}
+
+/// Wide sparse rows are predicted by looking each split's value up in the
+/// stored entries instead of writing blocks of rows out dense: the same
+/// scores and leaves as the dense matrix gives, bit for bit.
+#[test]
+fn wide_sparse_predictions_equal_dense_ones() {
+    let (n, p) = (900, 2500);
+    let (mut x, y) = data(n, p, 0.002, 3);
+    for i in 0..n {
+        // No dense columns; a few columns the trees can split on.
+        for j in (6..p).step_by(7) {
+            x[i * p + j] = 0.0;
+        }
+        for j in 0..4 {
+            x[i * p + 10 * j] = ((i * (j + 5)) % 13) as f64;
+        }
+    }
+    let dense = DenseMatrix::row_major(&x, n, p).unwrap();
+    let params = BoosterParams {
+        n_estimators: 8,
+        loss: Loss::Softmax,
+        n_classes: Some(3),
+        ..base()
+    };
+    let classes: Vec<f64> = y
+        .iter()
+        .map(|&v| (v.clamp(-1.0, 1.9) + 1.0).floor())
+        .collect();
+    let fit = train_with(&params, &dense, &classes, None, &[], &mut Unmonitored).unwrap();
+    let never = rgbm_rs::cancel::Cancel::never();
+    let scores = fit.model.predict_raw(&dense, None).unwrap();
+    let leaves = fit
+        .model
+        .predict_leaves_cancellable(&dense, &never)
+        .unwrap();
+    for layout in [SparseLayout::Csr, SparseLayout::Csc] {
+        let a = compress(&x, n, p, layout);
+        let sx = SparseMatrix::new(layout, n, p, &a.0, &a.1, &a.2).unwrap();
+        assert_eq!(
+            bits(&scores),
+            bits(&fit.model.predict_raw(&sx, None).unwrap())
+        );
+        assert_eq!(
+            leaves,
+            fit.model.predict_leaves_cancellable(&sx, &never).unwrap()
+        );
+    }
+}

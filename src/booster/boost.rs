@@ -390,6 +390,7 @@ fn train_in_pool<T: Element>(
             params.random_state,
             w,
             params.categorical(),
+            params.min_samples_leaf,
             &cancel,
         )?
     } else {

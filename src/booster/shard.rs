@@ -197,5 +197,5 @@ pub fn bin<T: Element>(
         params.categorical(),
         cancel,
     )?;
-    BinnedDataset::bin(x, mapper, cancel)
+    BinnedDataset::bin(x, mapper, 0, cancel)
 }

@@ -52,11 +52,15 @@ pub enum BinCodes {
 pub struct BinnedDataset {
     pub(crate) n_rows: usize,
     pub(crate) mapper: BinMapper,
-    /// Feature-major: code of (row i, feature j) at j·n + i.
-    pub(crate) codes: BinCodes,
+    /// Feature-major: code of (row i, feature j) at j·n + i. None when the
+    /// sparse rows hold the codes (memory then scales with the entries).
+    pub(crate) codes: Option<BinCodes>,
     /// Row-major: code of (row i, feature j) at i·p + j.
     pub(crate) row_codes: BinCodes,
-    /// Start of each feature's bins in a flat histogram; last entry = total bins.
+    /// Start of each feature's bins in a flat histogram; last entry = total
+    /// bins. With sparse rows, a feature that can split no node (fewer than
+    /// the fit's `min_samples_leaf` rows outside its most populated bin) has
+    /// no bins: histograms and sparse rows leave it out.
     pub(crate) bin_offsets: Vec<usize>,
     /// Per feature, the bin holding at least `DEFAULT_BIN_SHARE` of the rows
     /// (e.g. the zero of a one-hot column). Kernels skip it and derive its
@@ -64,6 +68,36 @@ pub struct BinnedDataset {
     pub(crate) default_bins: Vec<Option<usize>>,
     /// Row-major codes without default bins, when that saves enough work.
     pub(crate) sparse_rows: Option<SparseRows>,
+}
+
+/// One feature's codes, wherever the dataset keeps them.
+#[derive(Clone, Copy)]
+pub(crate) enum Column<'a> {
+    U8(&'a [u8]),
+    U16(&'a [u16]),
+    Sparse(SparseColumn<'a>),
+}
+
+/// A feature's codes read from the sparse rows: a row's entry in the
+/// feature's range of global bins, or the default bin when it has none.
+#[derive(Clone, Copy)]
+pub(crate) struct SparseColumn<'a> {
+    rows: &'a SparseRows,
+    lo: u32,
+    hi: u32,
+    default: usize,
+}
+
+impl SparseColumn<'_> {
+    #[inline]
+    pub(crate) fn code(&self, row: usize) -> usize {
+        let entries = &self.rows.bins[self.rows.row_ptr[row]..self.rows.row_ptr[row + 1]];
+        let at = entries.partition_point(|&b| b < self.lo);
+        match entries.get(at) {
+            Some(&b) if b < self.hi => (b - self.lo) as usize,
+            _ => self.default,
+        }
+    }
 }
 
 /// Share of rows a bin needs to be a feature's skipped default bin.
@@ -79,15 +113,15 @@ pub struct SparseRows {
     pub bins: Vec<u32>,
 }
 
-/// The most frequent code of every feature, if it covers `DEFAULT_BIN_SHARE` of the rows.
-fn find_default_bins(codes: &BinCodes, n: usize, mapper: &BinMapper) -> Vec<Option<usize>> {
+/// The most frequent code of every feature (the lowest on ties) and its rows.
+fn find_modes(codes: &BinCodes, n: usize, mapper: &BinMapper) -> Vec<(usize, u64)> {
     match codes {
-        BinCodes::U8(c) => default_bins_of(c, n, mapper),
-        BinCodes::U16(c) => default_bins_of(c, n, mapper),
+        BinCodes::U8(c) => modes_of(c, n, mapper),
+        BinCodes::U16(c) => modes_of(c, n, mapper),
     }
 }
 
-fn default_bins_of<C: BinCode>(codes: &[C], n: usize, mapper: &BinMapper) -> Vec<Option<usize>> {
+fn modes_of<C: BinCode>(codes: &[C], n: usize, mapper: &BinMapper) -> Vec<(usize, u64)> {
     codes
         .par_chunks(n.max(1))
         .zip(&mapper.features)
@@ -105,26 +139,98 @@ fn default_bins_of<C: BinCode>(codes: &[C], n: usize, mapper: &BinMapper) -> Vec
             for c in quads.remainder() {
                 lanes[c.idx()][0] += 1;
             }
-            let (bin, top) = lanes
-                .iter()
-                .map(|l| l.iter().sum::<u64>())
-                .enumerate()
-                .max_by_key(|&(b, c)| (c, std::cmp::Reverse(b)))
-                .unwrap_or((0, 0));
-            (top as f64 >= DEFAULT_BIN_SHARE * n as f64).then_some(bin)
+            mode(lanes.iter().map(|l| l.iter().sum::<u64>()))
         })
         .collect()
 }
 
-/// Sparse rows from the feature-major codes, or None when the data is not
-/// sparse enough (no default bins, or too many entries left).
-fn build_sparse_rows(data: &BinnedDataset, cancel: &Cancel) -> Result<Option<SparseRows>> {
-    if data.default_bins.iter().all(|d| d.is_none()) || data.total_bins() > u32::MAX as usize {
-        return Ok(None);
+/// The most frequent bin of per-bin `counts` (the lowest on ties) and its count.
+pub(super) fn mode(counts: impl Iterator<Item = u64>) -> (usize, u64) {
+    counts
+        .enumerate()
+        .max_by_key(|&(b, c)| (c, std::cmp::Reverse(b)))
+        .unwrap_or((0, 0))
+}
+
+/// What binning decides per feature from its most frequent bin: the
+/// default bin (skipped by the kernels) and whether the feature can split
+/// any node at all. A split puts the mode's rows on one side, so the other
+/// side has at most n − top rows: below `min_rows` (the fit's row minimum
+/// per leaf; 0 keeps every feature) no split is possible, on any subset of
+/// the rows either.
+pub(super) struct FeatureUse {
+    pub default_bins: Vec<Option<usize>>,
+    pub used: Vec<bool>,
+}
+
+impl FeatureUse {
+    pub(super) fn from_modes(modes: &[(usize, u64)], n: usize, min_rows: usize) -> FeatureUse {
+        let default_bins = modes
+            .iter()
+            .map(|&(bin, top)| (top as f64 >= DEFAULT_BIN_SHARE * n as f64).then_some(bin))
+            .collect();
+        let used = modes
+            .iter()
+            .map(|&(_, top)| min_rows == 0 || n as u64 - top >= min_rows as u64)
+            .collect();
+        FeatureUse { default_bins, used }
     }
-    match &data.codes {
-        BinCodes::U8(c) => sparse_rows_of(c, data, cancel),
-        BinCodes::U16(c) => sparse_rows_of(c, data, cancel),
+
+    /// The histogram offsets of sparse rows (used features only) when the
+    /// data is sparse enough to keep them instead of codes: the rows would
+    /// hold every row of a used feature without a default bin and the
+    /// non-default rows of the others, at most `SPARSE_MAX_SHARE` of all
+    /// codes, and every global bin fits a u32.
+    pub(super) fn sparse_offsets(
+        &self,
+        modes: &[(usize, u64)],
+        n: usize,
+        mapper: &BinMapper,
+    ) -> Option<Vec<usize>> {
+        let p = modes.len();
+        if self.default_bins.iter().all(Option::is_none) {
+            return None;
+        }
+        let total: u64 = modes
+            .iter()
+            .zip(&self.default_bins)
+            .zip(&self.used)
+            .filter(|(_, used)| **used)
+            .map(|((&(_, top), d), _)| n as u64 - if d.is_some() { top } else { 0 })
+            .sum();
+        let offsets = self.offsets(mapper, true);
+        let fits = *offsets.last().unwrap_or(&0) <= u32::MAX as usize;
+        (fits && total as f64 <= SPARSE_MAX_SHARE * n as f64 * p as f64).then_some(offsets)
+    }
+
+    /// Histogram offsets: every feature's bins, or with `filtered` only the
+    /// used features'.
+    pub(super) fn offsets(&self, mapper: &BinMapper, filtered: bool) -> Vec<usize> {
+        let mut offsets = Vec::with_capacity(mapper.n_features() + 1);
+        let mut total = 0;
+        for (fb, &used) in mapper.features.iter().zip(&self.used) {
+            offsets.push(total);
+            if used || !filtered {
+                total += fb.n_bins();
+            }
+        }
+        offsets.push(total);
+        offsets
+    }
+}
+
+/// Sparse rows from the feature-major codes: the codes of used features
+/// other than their default bins (see `FeatureUse`), at `offsets`.
+fn build_sparse_rows(
+    codes: &BinCodes,
+    n: usize,
+    features: &FeatureUse,
+    offsets: &[usize],
+    cancel: &Cancel,
+) -> Result<SparseRows> {
+    match codes {
+        BinCodes::U8(c) => sparse_rows_of(c, n, features, offsets, cancel),
+        BinCodes::U16(c) => sparse_rows_of(c, n, features, offsets, cancel),
     }
 }
 
@@ -133,17 +239,28 @@ fn column_slices<C>(codes: &[C], n: usize, r0: usize, m: usize) -> impl Iterator
     codes.chunks_exact(n).map(move |col| &col[r0..r0 + m])
 }
 
+/// The code a feature's sparse rows leave out: its default bin; an unused
+/// feature leaves out every code (`SKIP_ALL`); usize::MAX keeps every code.
+const SKIP_ALL: usize = usize::MAX - 1;
+
 fn sparse_rows_of<C: BinCode>(
     codes: &[C],
-    data: &BinnedDataset,
+    n: usize,
+    features: &FeatureUse,
+    offsets: &[usize],
     cancel: &Cancel,
-) -> Result<Option<SparseRows>> {
-    let (n, p) = (data.n_rows, data.n_features());
-    // usize::MAX: no default bin, every code is kept.
-    let skip: Vec<usize> = data
+) -> Result<SparseRows> {
+    let skip: Vec<usize> = features
         .default_bins
         .iter()
-        .map(|d| d.unwrap_or(usize::MAX))
+        .zip(&features.used)
+        .map(|(d, &used)| {
+            if used {
+                d.unwrap_or(usize::MAX)
+            } else {
+                SKIP_ALL
+            }
+        })
         .collect();
     // Row lengths into row_ptr[1..], then their running sum in place.
     // Blocks of rows, each reading its slice of every column (in cache).
@@ -157,6 +274,9 @@ fn sparse_rows_of<C: BinCode>(
             }
             let cols = column_slices(codes, n, b * ROW_BLOCK, counts.len());
             for (col, &s) in cols.zip(&skip) {
+                if s == SKIP_ALL {
+                    continue;
+                }
                 for (count, c) in counts.iter_mut().zip(col) {
                     *count += usize::from(c.idx() != s);
                 }
@@ -167,9 +287,6 @@ fn sparse_rows_of<C: BinCode>(
         row_ptr[i] += row_ptr[i - 1];
     }
     let total = row_ptr[n];
-    if total as f64 > SPARSE_MAX_SHARE * (n * p) as f64 {
-        return Ok(None);
-    }
     let mut bins = crate::alloc::filled_vec(total, 0u32, "the sparse rows")?;
     // Each block of rows fills its own slice of `bins`, in row order.
     let mut blocks: Vec<(usize, &mut [u32])> = Vec::with_capacity(n.div_ceil(ROW_BLOCK));
@@ -180,7 +297,6 @@ fn sparse_rows_of<C: BinCode>(
         blocks.push((r0, block));
         rest = tail;
     }
-    let offsets = &data.bin_offsets;
     let row_ptr_ref = &row_ptr;
     blocks.into_par_iter().for_each(|(r0, out)| {
         if cancel.is_set() {
@@ -195,6 +311,9 @@ fn sparse_rows_of<C: BinCode>(
             .collect();
         let cols = column_slices(codes, n, r0, m);
         for ((col, &s), &offset) in cols.zip(&skip).zip(offsets) {
+            if s == SKIP_ALL {
+                continue;
+            }
             for (slot, c) in next.iter_mut().zip(col) {
                 if c.idx() != s {
                     out[*slot] = (offset + c.idx()) as u32;
@@ -204,7 +323,7 @@ fn sparse_rows_of<C: BinCode>(
         }
     });
     cancel.check()?;
-    Ok(Some(SparseRows { row_ptr, bins }))
+    Ok(SparseRows { row_ptr, bins })
 }
 
 /// The row-major copy of feature-major `codes` (n rows, p features),
@@ -474,17 +593,19 @@ impl BinnedDataset {
         max_bins: usize,
         seed: u64,
     ) -> Result<BinnedDataset> {
-        Self::from_weighted_matrix(x, max_bins, seed, None, &[], &Cancel::never())
+        Self::from_weighted_matrix(x, max_bins, seed, None, &[], 0, &Cancel::never())
     }
 
     /// Bins `x` with a new mapper fitted on it, quantiles weighted by
-    /// `weights`, the `categorical` features one bin per category; stops with `Interrupted` once `cancel` is set.
+    /// `weights`, the `categorical` features one bin per category; `min_rows`
+    /// as in `bin`; stops with `Interrupted` once `cancel` is set.
     pub fn from_weighted_matrix<T: Element>(
         x: &impl AsMatrix<T>,
         max_bins: usize,
         seed: u64,
         weights: Option<&[f64]>,
         categorical: &[usize],
+        min_rows: usize,
         cancel: &Cancel,
     ) -> Result<BinnedDataset> {
         let x = x.as_matrix();
@@ -497,7 +618,7 @@ impl BinnedDataset {
         }
         let mapper =
             BinMapper::fit_with_categories(&x, max_bins, seed, weights, categorical, cancel)?;
-        Self::bin(&x, mapper, cancel)
+        Self::bin(&x, mapper, min_rows, cancel)
     }
 
     /// Bins `x` with an existing mapper (e.g. validation data).
@@ -505,12 +626,17 @@ impl BinnedDataset {
         x: &impl AsMatrix<T>,
         mapper: BinMapper,
     ) -> Result<BinnedDataset> {
-        Self::bin(&x.as_matrix(), mapper, &Cancel::never())
+        Self::bin(&x.as_matrix(), mapper, 0, &Cancel::never())
     }
 
+    /// Bins `x` with `mapper`. Mostly-default data keeps sparse rows only,
+    /// without the features that have fewer than `min_rows` rows outside
+    /// their most populated bin (0 keeps every feature: a shard's rows do
+    /// not say what the whole data can split).
     pub(crate) fn bin<T: Element>(
         x: &Matrix<T>,
         mapper: BinMapper,
+        min_rows: usize,
         cancel: &Cancel,
     ) -> Result<BinnedDataset> {
         if x.n_rows() == 0 {
@@ -525,40 +651,74 @@ impl BinnedDataset {
                 mapper.n_features()
             )));
         }
+        if let Matrix::Sparse(sx) = x
+            && let Some((features, offsets, sparse)) =
+                super::sparse_binning::bin_entries(sx, &mapper, min_rows, cancel)?
+        {
+            let n = x.n_rows();
+            return Ok(Self::from_sparse_rows(n, mapper, features, offsets, sparse));
+        }
+        let n = x.n_rows();
         let codes = if mapper.fits_u8() {
             BinCodes::U8(fill_codes::<u8, T>(x, &mapper, cancel)?)
         } else {
             BinCodes::U16(fill_codes::<u16, T>(x, &mapper, cancel)?)
         };
-        let mut bin_offsets = Vec::with_capacity(mapper.n_features() + 1);
-        let mut total = 0;
-        for fb in &mapper.features {
-            bin_offsets.push(total);
-            total += fb.n_bins();
+        let modes = find_modes(&codes, n, &mapper);
+        cancel.check()?;
+        let features = FeatureUse::from_modes(&modes, n, min_rows);
+        if let Some(bin_offsets) = features.sparse_offsets(&modes, n, &mapper) {
+            // The sparse rows replace both copies of the codes.
+            let sparse = build_sparse_rows(&codes, n, &features, &bin_offsets, cancel)?;
+            return Ok(Self::from_sparse_rows(
+                n,
+                mapper,
+                features,
+                bin_offsets,
+                sparse,
+            ));
         }
-        bin_offsets.push(total);
-        let default_bins = find_default_bins(&codes, x.n_rows(), &mapper);
-        let mut data = BinnedDataset {
-            n_rows: x.n_rows(),
+        // Dense data: every feature keeps its bins and default bin.
+        let (p, bin_offsets) = (mapper.n_features(), features.offsets(&mapper, false));
+        let row_codes = match &codes {
+            BinCodes::U8(c) => BinCodes::U8(row_major_codes(c, n, p, cancel)?),
+            BinCodes::U16(c) => BinCodes::U16(row_major_codes(c, n, p, cancel)?),
+        };
+        Ok(BinnedDataset {
+            n_rows: n,
             mapper,
-            codes,
+            codes: Some(codes),
+            row_codes,
+            bin_offsets,
+            default_bins: features.default_bins,
+            sparse_rows: None,
+        })
+    }
+
+    /// A dataset whose codes are all in `sparse` (unused features have no
+    /// bins and no default bin).
+    pub(super) fn from_sparse_rows(
+        n_rows: usize,
+        mapper: BinMapper,
+        features: FeatureUse,
+        bin_offsets: Vec<usize>,
+        sparse: SparseRows,
+    ) -> BinnedDataset {
+        let default_bins = features
+            .default_bins
+            .into_iter()
+            .zip(&features.used)
+            .map(|(d, &used)| d.filter(|_| used))
+            .collect();
+        BinnedDataset {
+            n_rows,
+            mapper,
+            codes: None,
             row_codes: BinCodes::U8(Vec::new()),
             bin_offsets,
             default_bins,
-            sparse_rows: None,
-        };
-        cancel.check()?;
-        data.sparse_rows = build_sparse_rows(&data, cancel)?;
-        // The row-major copy serves the dense kernels only: sparse data
-        // reads its sparse rows instead.
-        if data.sparse_rows.is_none() {
-            let (n, p) = (data.n_rows, data.n_features());
-            data.row_codes = match &data.codes {
-                BinCodes::U8(c) => BinCodes::U8(row_major_codes(c, n, p, cancel)?),
-                BinCodes::U16(c) => BinCodes::U16(row_major_codes(c, n, p, cancel)?),
-            };
+            sparse_rows: Some(sparse),
         }
-        Ok(data)
     }
 
     pub fn n_features(&self) -> usize {
@@ -578,13 +738,29 @@ impl BinnedDataset {
         *self.bin_offsets.last().unwrap_or(&0)
     }
 
-    /// The code of (row, feature), for slow paths (partition of a few rows, tests).
+    /// The code of (row, feature), for slow paths (tests, a few rows).
     #[inline]
     pub fn code(&self, row: usize, feature: usize) -> usize {
-        let k = feature * self.n_rows + row;
-        match &self.codes {
-            BinCodes::U8(c) => c[k] as usize,
-            BinCodes::U16(c) => c[k] as usize,
+        match self.column(feature) {
+            Column::U8(c) => c[row] as usize,
+            Column::U16(c) => c[row] as usize,
+            Column::Sparse(c) => c.code(row),
+        }
+    }
+
+    /// Feature `j`'s codes, from the feature-major copy or the sparse rows.
+    pub(crate) fn column(&self, j: usize) -> Column<'_> {
+        let n = self.n_rows;
+        match (&self.codes, &self.sparse_rows) {
+            (Some(BinCodes::U8(c)), _) => Column::U8(&c[j * n..(j + 1) * n]),
+            (Some(BinCodes::U16(c)), _) => Column::U16(&c[j * n..(j + 1) * n]),
+            (None, Some(rows)) => Column::Sparse(SparseColumn {
+                rows,
+                lo: self.bin_offsets[j] as u32,
+                hi: self.bin_offsets[j + 1] as u32,
+                default: self.default_bins[j].unwrap_or(0),
+            }),
+            (None, None) => unreachable!("a dataset keeps codes or sparse rows"),
         }
     }
 
@@ -636,7 +812,7 @@ mod tests {
                 assert_eq!(a.code(i, j), a.mapper.features[j].bin(xc.get(i, j)));
             }
         }
-        assert!(matches!(a.codes, BinCodes::U8(_)));
+        assert!(matches!(a.codes, Some(BinCodes::U8(_))));
     }
 
     #[test]
@@ -654,12 +830,13 @@ mod tests {
                 0,
                 None,
                 &[],
+                0,
                 &Cancel::on(flag.clone()),
             );
             assert!(matches!(r, Err(RgbmError::Interrupted)));
             // A mapper fitted without the flag: filling the codes stops too.
             let mapper = BinMapper::fit(&x, 255, 0, None, &Cancel::never()).unwrap();
-            let r = BinnedDataset::bin(&x.into(), mapper, &Cancel::on(flag.clone()));
+            let r = BinnedDataset::bin(&x.into(), mapper, 0, &Cancel::on(flag.clone()));
             assert!(matches!(r, Err(RgbmError::Interrupted)));
         }
     }
@@ -721,7 +898,7 @@ mod tests {
         let v: Vec<f64> = (0..2000).map(|i| i as f64).collect();
         let x = DenseMatrix::row_major(&v, 2000, 1).unwrap();
         let d = BinnedDataset::from_matrix(&x, 1000, 0).unwrap();
-        assert!(matches!(d.codes, BinCodes::U16(_)));
+        assert!(matches!(d.codes, Some(BinCodes::U16(_))));
         assert_eq!(d.code(1999, 0), 999);
     }
 
@@ -884,9 +1061,10 @@ mod sparse_tests {
         assert_eq!(a.mapper, b.mapper, "{what}");
         assert_eq!(a.default_bins, b.default_bins, "{what}");
         assert_eq!(a.bin_offsets, b.bin_offsets, "{what}");
-        let codes = |d: &BinnedDataset| match &d.codes {
-            BinCodes::U8(c) => c.iter().map(|&c| c as u16).collect::<Vec<_>>(),
-            BinCodes::U16(c) => c.clone(),
+        assert_eq!(a.codes.is_some(), b.codes.is_some(), "{what}");
+        let codes = |d: &BinnedDataset| -> Vec<usize> {
+            let (n, p) = (d.n_rows, d.n_features());
+            (0..n * p).map(|k| d.code(k / p, k % p)).collect()
         };
         assert_eq!(codes(a), codes(b), "{what}");
         assert_eq!(
@@ -924,6 +1102,19 @@ mod sparse_tests {
     }
 
     fn check<T: Element>(f: &[T], n: usize, p: usize, max_bins: usize, w: Option<&[f64]>) {
+        for min_rows in [0, 1, 7] {
+            check_min_rows(f, n, p, max_bins, w, min_rows);
+        }
+    }
+
+    fn check_min_rows<T: Element>(
+        f: &[T],
+        n: usize,
+        p: usize,
+        max_bins: usize,
+        w: Option<&[f64]>,
+        min_rows: usize,
+    ) {
         let dense = DenseMatrix::col_major(f, n, p).unwrap();
         let (indptr, indices, data) = csc_of(f, n, p);
         let csc = SparseMatrix::new(SparseLayout::Csc, n, p, &indptr, &indices, &data).unwrap();
@@ -932,12 +1123,35 @@ mod sparse_tests {
         let (indptr, indices, data) = csc_of(&t, p, n);
         let csr = SparseMatrix::new(SparseLayout::Csr, n, p, &indptr, &indices, &data).unwrap();
         let never = Cancel::never();
-        let a = BinnedDataset::from_weighted_matrix(&dense, max_bins, 9, w, &[], &never).unwrap();
+        let bin = |x: &dyn AsMatrix<T>| {
+            BinnedDataset::from_weighted_matrix(
+                &x.as_matrix(),
+                max_bins,
+                9,
+                w,
+                &[],
+                min_rows,
+                &never,
+            )
+            .unwrap()
+        };
+        let a = bin(&dense);
+        if a.sparse_rows.is_some() {
+            // A feature keeps bins iff min_rows rows lie outside its mode.
+            for j in 0..p {
+                let fb = &a.mapper.features[j];
+                let mut counts = vec![0usize; fb.n_bins()];
+                (0..n).for_each(|i| counts[fb.bin(dense.get(i, j))] += 1);
+                let top = counts.iter().max().copied().unwrap_or(0);
+                let used = min_rows == 0 || n - top >= min_rows;
+                let bins = a.bin_offsets[j + 1] - a.bin_offsets[j];
+                assert_eq!(bins, if used { fb.n_bins() } else { 0 }, "feature {j}");
+            }
+        }
         for sparse in [csc, csr] {
-            let b =
-                BinnedDataset::from_weighted_matrix(&sparse, max_bins, 9, w, &[], &never).unwrap();
+            let b = bin(&sparse);
             let what = format!(
-                "{:?} {n} x {p}, max_bins {max_bins}, weighted {}",
+                "{:?} {n} x {p}, max_bins {max_bins}, weighted {}, min_rows {min_rows}",
                 sparse.layout(),
                 w.is_some()
             );

@@ -3,6 +3,7 @@ pub mod binning;
 pub mod dataset;
 pub mod matrix;
 pub mod sparse;
+mod sparse_binning;
 
 pub use binning::{BinMapper, FeatureBins};
 pub use dataset::{BinCodes, BinnedDataset};

@@ -100,6 +100,10 @@ impl<'a, T: Element> SparseMatrix<'a, T> {
     pub fn n_cols(&self) -> usize {
         self.n_cols
     }
+    /// Number of rows (CSR) or columns (CSC) the index pointer runs over.
+    pub fn major_count(&self) -> usize {
+        self.indptr.len() - 1
+    }
     /// Number of stored entries.
     pub fn nnz(&self) -> usize {
         self.data.len()

@@ -65,7 +65,8 @@ pub fn subset_builds_alike(data: &BinnedDataset, m: usize) -> bool {
 }
 
 /// Builds the histograms of `features` for a node into `hist` (length =
-/// total bins; bins of other features are left untouched).
+/// total bins; bins of other features are left untouched, except on data
+/// kept as sparse rows only, where they may be written too).
 ///
 /// `grads` are indexed by row; `rows = None` means every row. `scratch`
 /// holds buffers reused across calls; `total` holds the node's sums (used
@@ -94,8 +95,10 @@ pub fn build(
     let BuildScratch { partials, gh, w } = scratch;
     // The sparse-row and row-major kernels (every feature) read gradients
     // by row, beside each row's codes; the feature-major one reads them
-    // gathered in node order.
-    let by_row_kernel = all_features;
+    // gathered in node order. Sparse data keeps no feature-major codes: its
+    // builds for a subset of the features sum every feature's entries (the
+    // bins of the others are never read).
+    let by_row_kernel = all_features || data.codes.is_none();
     let gathered;
     let grads = match rows {
         Some(r) if !by_row_kernel => {
@@ -124,7 +127,7 @@ pub fn build(
     }
     let no_skip = data.sparse_rows.is_none();
     match (rows, &data.codes, &data.row_codes, &data.sparse_rows) {
-        (Some(r), _, _, Some(sp)) if all_features => {
+        (Some(r), _, _, Some(sp)) if by_row_kernel => {
             build_rows_chunked(r.len(), hist, partials, None, |lo, hi, _, out| {
                 let (rr, gh) = (&r[lo..hi], grads.gh);
                 if weighted {
@@ -134,7 +137,7 @@ pub fn build(
                 }
             })?
         }
-        (None, _, _, Some(sp)) if all_features => {
+        (None, _, _, Some(sp)) if by_row_kernel => {
             build_rows_chunked(data.n_rows, hist, partials, None, |lo, hi, _, out| {
                 let gh = grads.gh;
                 if weighted {
@@ -146,7 +149,7 @@ pub fn build(
         }
         (Some(r), _, BinCodes::U8(c), None) if all_features => chunks!(r, c.as_slice())?,
         (Some(r), _, BinCodes::U16(c), None) if all_features => chunks!(r, c.as_slice())?,
-        (_, BinCodes::U8(c), _, _) => build_typed(
+        (_, Some(BinCodes::U8(c)), _, _) => build_typed(
             c,
             data.n_rows,
             offsets,
@@ -156,7 +159,7 @@ pub fn build(
             grads,
             hist.view_mut(),
         ),
-        (_, BinCodes::U16(c), _, _) => build_typed(
+        (_, Some(BinCodes::U16(c)), _, _) => build_typed(
             c,
             data.n_rows,
             offsets,
@@ -166,6 +169,7 @@ pub fn build(
             grads,
             hist.view_mut(),
         ),
+        (_, None, _, _) => unreachable!("a dataset without codes keeps sparse rows"),
     }
     // Default bins were skipped (by the sparse rows or the feature kernels):
     // their sums are the node total minus the feature's other bins.

@@ -6,7 +6,7 @@ use super::gain::SplitRule;
 use super::threshold_scan::scan_exact;
 use crate::constraints::{Bounds, MonotoneSplit};
 use crate::data::BinnedDataset;
-use crate::data::dataset::{BinCode, BinCodes};
+use crate::data::dataset::{BinCode, Column};
 use crate::histogram::{BinStats, HistSlice, Histogram};
 use crate::selection::Candidates;
 
@@ -504,6 +504,10 @@ impl NodeSearch<'_> {
             self.rule,
             self.counts,
         );
+        if h.is_empty() {
+            // A feature binning left out: it can split no node.
+            return (None, false);
+        }
         let fb = &data.mapper.features[j];
         let mono = self.mono.and_then(|m| m.for_feature(j));
         if fb.is_categorical() {
@@ -561,17 +565,17 @@ impl NodeSearch<'_> {
 /// Rows per bin of feature `j` among `rows`.
 fn feature_row_counts(data: &BinnedDataset, j: usize, rows: &[u32]) -> Vec<u32> {
     let mut counts = vec![0u32; data.bin_offsets[j + 1] - data.bin_offsets[j]];
-    let n = data.n_rows;
-    match &data.codes {
-        BinCodes::U8(c) => count_codes(&c[j * n..(j + 1) * n], rows, &mut counts),
-        BinCodes::U16(c) => count_codes(&c[j * n..(j + 1) * n], rows, &mut counts),
+    match data.column(j) {
+        Column::U8(c) => count_codes(rows, &mut counts, |r| c[r].idx()),
+        Column::U16(c) => count_codes(rows, &mut counts, |r| c[r].idx()),
+        Column::Sparse(c) => count_codes(rows, &mut counts, |r| c.code(r)),
     }
     counts
 }
 
-fn count_codes<C: BinCode>(col: &[C], rows: &[u32], counts: &mut [u32]) {
+fn count_codes(rows: &[u32], counts: &mut [u32], code: impl Fn(usize) -> usize) {
     for &r in rows {
-        counts[col[r as usize].idx()] += 1;
+        counts[code(r as usize)] += 1;
     }
 }
 

@@ -3,7 +3,7 @@
 //! the thread count, because chunk boundaries are fixed.
 use rayon::prelude::*;
 
-use crate::data::dataset::{BinCode, BinCodes, BinnedDataset};
+use crate::data::dataset::{BinCode, BinnedDataset, Column, SparseColumn};
 use crate::histogram::{PREFETCH_AHEAD, prefetch};
 
 /// Rows per chunk when partitioning in parallel (at most: a range is cut
@@ -57,21 +57,7 @@ pub fn partition_by_bins(
     rows: &mut [u32],
     scratch: &mut [u32],
 ) -> usize {
-    let n = data.n_rows;
-    match &data.codes {
-        BinCodes::U8(c) => partition_typed(
-            &c[feature * n..(feature + 1) * n],
-            BinTable(left),
-            rows,
-            scratch,
-        ),
-        BinCodes::U16(c) => partition_typed(
-            &c[feature * n..(feature + 1) * n],
-            BinTable(left),
-            rows,
-            scratch,
-        ),
-    }
+    partition_column(data.column(feature), BinTable(left), rows, scratch)
 }
 
 /// Partitions `rows` (a leaf's range) using `scratch` (same length); returns
@@ -82,35 +68,65 @@ pub fn partition(
     rows: &mut [u32],
     scratch: &mut [u32],
 ) -> usize {
-    match &data.codes {
-        BinCodes::U8(c) => partition_typed(
-            &c[route.feature * data.n_rows..(route.feature + 1) * data.n_rows],
-            route,
-            rows,
-            scratch,
-        ),
-        BinCodes::U16(c) => partition_typed(
-            &c[route.feature * data.n_rows..(route.feature + 1) * data.n_rows],
-            route,
-            rows,
-            scratch,
-        ),
+    partition_column(data.column(route.feature), route, rows, scratch)
+}
+
+fn partition_column<R: Route>(
+    col: Column,
+    route: R,
+    rows: &mut [u32],
+    scratch: &mut [u32],
+) -> usize {
+    match col {
+        Column::U8(c) => partition_typed(Dense(c), route, rows, scratch),
+        Column::U16(c) => partition_typed(Dense(c), route, rows, scratch),
+        Column::Sparse(c) => partition_typed(c, route, rows, scratch),
     }
+}
+
+/// A feature's codes by row.
+trait Codes: Copy + Sync {
+    fn at(&self, row: usize) -> usize;
+    /// Hints that `row` is read soon.
+    fn prefetch(&self, row: usize);
+}
+
+#[derive(Clone, Copy)]
+struct Dense<'a, C>(&'a [C]);
+
+impl<C: BinCode> Codes for Dense<'_, C> {
+    #[inline(always)]
+    fn at(&self, row: usize) -> usize {
+        self.0[row].idx()
+    }
+    #[inline(always)]
+    fn prefetch(&self, row: usize) {
+        prefetch(self.0.as_ptr().wrapping_add(row));
+    }
+}
+
+impl Codes for SparseColumn<'_> {
+    #[inline(always)]
+    fn at(&self, row: usize) -> usize {
+        self.code(row)
+    }
+    #[inline(always)]
+    fn prefetch(&self, _: usize) {}
 }
 
 /// Splits one chunk into `out`: lefts from the front, rights from the back
 /// (reversed). Returns the left count.
 #[inline(never)]
-fn split_chunk<C: BinCode, R: Route>(col: &[C], route: R, rows: &[u32], out: &mut [u32]) -> usize {
+fn split_chunk<K: Codes, R: Route>(col: K, route: R, rows: &[u32], out: &mut [u32]) -> usize {
     let (mut l, mut r) = (0usize, out.len());
     for (k, &row) in rows.iter().enumerate() {
         if let Some(&ahead) = rows.get(k + PREFETCH_AHEAD) {
-            prefetch(col.as_ptr().wrapping_add(ahead as usize));
+            col.prefetch(ahead as usize);
         }
         // Branch-free (the direction is a coin flip the CPU cannot predict):
         // write the row at both ends, then advance the end it belongs to.
         // r − l = rows still to place ≥ 1, so both slots are free.
-        let left = route.goes_left(col[row as usize].idx());
+        let left = route.goes_left(col.at(row as usize));
         out[l] = row;
         out[r - 1] = row;
         l += usize::from(left);
@@ -119,8 +135,8 @@ fn split_chunk<C: BinCode, R: Route>(col: &[C], route: R, rows: &[u32], out: &mu
     l
 }
 
-fn partition_typed<C: BinCode, R: Route>(
-    col: &[C],
+fn partition_typed<K: Codes, R: Route>(
+    col: K,
     route: R,
     rows: &mut [u32],
     scratch: &mut [u32],

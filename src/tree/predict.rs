@@ -58,8 +58,8 @@ fn add_outputs<T: Element>(
     out: &mut [f64],
     cancel: &Cancel,
 ) {
-    if x.n_rows() < MIN_ROWS_FOR_FLAT {
-        add_row_by_row(trees, n_outputs, first, x, out);
+    if x.n_rows() < MIN_ROWS_FOR_FLAT || wide_sparse(x) {
+        add_row_by_row(trees, n_outputs, first, x, out, cancel);
         return;
     }
     let forest: Vec<Walk<T>> = trees
@@ -124,11 +124,21 @@ pub fn leaf_indices<T: Element>(
     if n_trees == 0 {
         return cancel.check();
     }
+    let wide = wide_sparse(x);
     let block = |buf: &mut Vec<T>, (b, chunk): (usize, &mut [u32])| {
         if cancel.is_set() {
             return;
         }
         let rows = chunk.len() / n_trees;
+        if wide {
+            for (t, tree) in trees.iter().enumerate() {
+                for r in 0..rows {
+                    let row = b * BLOCK + r;
+                    chunk[r * n_trees + t] = tree.leaf_index(|j| x.get(row, j)) as u32;
+                }
+            }
+            return;
+        }
         let block = x.row_block(b * BLOCK, rows, buf);
         for (t, tree) in trees.iter().enumerate() {
             for (r, row) in block.chunks_exact(p).enumerate() {
@@ -329,14 +339,33 @@ unsafe fn clear_unreachable_avx2<T: Element, M: LeafMask>(
 /// (feature, threshold, default_left, bits of the left subtree's leaves).
 type MaskNode<T, M> = (usize, T, bool, M);
 
+/// Whether `x` is sparse and so wide that writing blocks of rows out dense
+/// costs more than looking each split's value up in the stored entries.
+pub(crate) fn wide_sparse<T: Element>(x: &Matrix<T>) -> bool {
+    match x {
+        Matrix::Dense(_) => false,
+        Matrix::Sparse(s) => {
+            s.n_cols() > WIDE_SPARSE_COLS
+                && (s.nnz() as f64) < (s.n_rows() as f64) * (s.n_cols() as f64) / 16.0
+        }
+    }
+}
+
+/// Above this many columns sparse rows are not written out dense.
+const WIDE_SPARSE_COLS: usize = 2048;
+
 fn add_row_by_row<T: Element>(
     trees: &[Tree],
     n_outputs: usize,
     first: usize,
     x: &Matrix<T>,
     out: &mut [f64],
+    cancel: &Cancel,
 ) {
     let block = |(b, chunk): (usize, &mut [f64])| {
+        if cancel.is_set() {
+            return;
+        }
         let base = b * BLOCK;
         for (j, tree) in trees.iter().enumerate() {
             let class = (first + j) % n_outputs;
@@ -601,7 +630,14 @@ mod tests {
             let mut flat = vec![0.0; n * n_outputs];
             add_tree_outputs_multi(trees, n_outputs, 1, m, &mut flat, &Cancel::never()).unwrap();
             let mut slow = vec![0.0; n * n_outputs];
-            add_row_by_row(trees, n_outputs, 1, &m.as_matrix(), &mut slow);
+            add_row_by_row(
+                trees,
+                n_outputs,
+                1,
+                &m.as_matrix(),
+                &mut slow,
+                &Cancel::never(),
+            );
             assert!(
                 flat.iter()
                     .zip(&slow)

@@ -206,8 +206,9 @@ mod tests {
             .collect();
         let weights: Vec<f64> = (0..n).map(|_| 0.5 + rng.random::<f64>()).collect();
         let m = DenseMatrix::row_major(&x, n, p).unwrap();
-        let data = BinnedDataset::from_weighted_matrix(&m, 63, seed, None, &[3], &Cancel::never())
-            .unwrap();
+        let data =
+            BinnedDataset::from_weighted_matrix(&m, 63, seed, None, &[3], 0, &Cancel::never())
+                .unwrap();
         let params = BoosterParams {
             monotone_constraints: case.monotone.then(|| vec![1, -1, 0, 0, 0]),
             ..Default::default()

@@ -193,7 +193,7 @@ fn bounded_counts_grow_the_same_trees_as_exact_counts() {
     // count their rows exactly whatever the histograms hold).
     for categorical in [&[][..], &[0, 2]] {
         let data =
-            BinnedDataset::from_weighted_matrix(&m, 255, 0, None, categorical, &Cancel::never())
+            BinnedDataset::from_weighted_matrix(&m, 255, 0, None, categorical, 0, &Cancel::never())
                 .unwrap();
         for round in 0..4 {
             // Logistic gradients at scores spread like a fit's (hessians 0.045-0.25).
