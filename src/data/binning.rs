@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::matrix::{AsMatrix, DenseMatrix, Element, Matrix};
 use super::sparse::{SparseLayout, SparseMatrix};
-use crate::alloc::filled_vec;
+use crate::alloc::{filled_vec, with_capacity};
 use crate::cancel::Cancel;
 use crate::error::{Result, RgbmError};
 use crate::params::MAX_CATEGORY;
@@ -374,6 +374,11 @@ fn distinct_values<T: Element>(
 /// At most this many features are gathered in one pass over the sample rows
 /// (16 f32 values are one cache line of a row-major row).
 const MAX_GATHER_FEATURES: usize = 16;
+/// A CSR matrix's columns to bin are copied out (CSC) when there are more
+/// than fit in one batch per thread and the copy takes at most this much
+/// (entries of `COLUMN_COPY_ENTRY_BYTES`: a row index and a value).
+const COLUMN_COPY_BYTES: usize = 512 << 20;
+const COLUMN_COPY_ENTRY_BYTES: usize = 12;
 /// Memory for the gathered sample columns of all threads.
 const GATHER_BUDGET_BYTES: usize = 8 << 20;
 
@@ -496,6 +501,66 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
             .collect()
     }
 
+    /// Stored entries of a CSR matrix in `features` (increasing).
+    fn stored_in(&self, features: &[usize]) -> Result<usize> {
+        let slot = self.slots(features)?;
+        Ok((0..self.x.n_rows())
+            .into_par_iter()
+            .map(|i| {
+                let (idx, _) = self.x.major(i);
+                idx.iter()
+                    .filter(|&&j| slot[j as usize] != u32::MAX)
+                    .count()
+            })
+            .sum())
+    }
+
+    /// Each column's position in `features`, or u32::MAX.
+    fn slots(&self, features: &[usize]) -> Result<Vec<u32>> {
+        let mut slot = filled_vec(self.x.n_cols(), u32::MAX, "the column slots")?;
+        for (k, &j) in features.iter().enumerate() {
+            slot[j] = k as u32;
+        }
+        Ok(slot)
+    }
+
+    /// The CSC arrays of a CSR matrix's `features` columns (`stored` entries).
+    fn columns_of(
+        &self,
+        features: &[usize],
+        stored: usize,
+    ) -> Result<(Vec<i64>, Vec<i32>, Vec<T>)> {
+        let slot = self.slots(features)?;
+        let mut indptr = filled_vec(features.len() + 1, 0i64, "the column copy")?;
+        for i in 0..self.x.n_rows() {
+            for &j in self.x.major(i).0 {
+                if let Some(&k) = slot.get(j as usize).filter(|&&k| k != u32::MAX) {
+                    indptr[k as usize + 1] += 1;
+                }
+            }
+        }
+        for k in 1..indptr.len() {
+            indptr[k] += indptr[k - 1];
+        }
+        let mut next: Vec<usize> = with_capacity(features.len(), "the column copy")?;
+        next.extend(indptr[..features.len()].iter().map(|&a| a as usize));
+        let mut indices = filled_vec(stored, 0i32, "the column copy")?;
+        let mut data = filled_vec(stored, T::ZERO, "the column copy")?;
+        for i in 0..self.x.n_rows() {
+            let (idx, vals) = self.x.major(i);
+            for (&j, &v) in idx.iter().zip(vals) {
+                let k = slot[j as usize];
+                if k != u32::MAX {
+                    let at = &mut next[k as usize];
+                    indices[*at] = i as i32;
+                    data[*at] = v;
+                    *at += 1;
+                }
+            }
+        }
+        Ok((indptr, indices, data))
+    }
+
     /// `fit_features` for CSR: up to `MAX_GATHER_FEATURES` features per
     /// pass over the rows, each row's entries scattered into the batch's
     /// values (0.0 where not stored) and appended in row order.
@@ -573,7 +638,25 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
             return Ok(Vec::new());
         }
         if self.x.layout() == SparseLayout::Csr {
-            return self.fit_features_by_row::<S>(features_to_bin, max_bins, cancel);
+            // Many features: their columns copied out once (CSC) beat a pass
+            // over every row per batch of features.
+            let stored = self.stored_in(features_to_bin)?;
+            if p <= MAX_GATHER_FEATURES * rayon::current_num_threads()
+                || stored.saturating_mul(COLUMN_COPY_ENTRY_BYTES) > COLUMN_COPY_BYTES
+            {
+                return self.fit_features_by_row::<S>(features_to_bin, max_bins, cancel);
+            }
+            let (indptr, indices, data) = self.columns_of(features_to_bin, stored)?;
+            let n = self.x.n_rows();
+            let csc = SparseMatrix::new(SparseLayout::Csc, n, p, &indptr, &indices, &data)?;
+            let columns = SparseColumns {
+                x: &csc,
+                sample: self.sample,
+                weights: self.weights,
+                in_sample: None,
+            };
+            let all: Vec<usize> = (0..p).collect();
+            return columns.fit_features::<S>(&all, max_bins, cancel);
         }
         let n = self.x.n_rows();
         let cap = self.sample.map_or(n, <[usize]>::len).max(1);

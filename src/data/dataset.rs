@@ -113,6 +113,13 @@ pub struct SparseRows {
     pub bins: Vec<u32>,
 }
 
+impl SparseRows {
+    /// Memory the rows take.
+    pub fn bytes(&self) -> usize {
+        self.row_ptr.len() * std::mem::size_of::<usize>() + self.bins.len() * 4
+    }
+}
+
 /// The most frequent code of every feature (the lowest on ties) and its rows.
 fn find_modes(codes: &BinCodes, n: usize, mapper: &BinMapper) -> Vec<(usize, u64)> {
     match codes {
@@ -1165,7 +1172,14 @@ mod sparse_tests {
 
     #[test]
     fn sparse_binning_equals_dense_binning() {
-        for (n, p, density) in [(1, 1, 1.0), (7, 3, 0.0), (500, 9, 0.05), (3000, 8, 0.4)] {
+        // 90 features: CSR columns to sort are copied out as CSC.
+        for (n, p, density) in [
+            (1, 1, 1.0),
+            (7, 3, 0.0),
+            (500, 9, 0.05),
+            (3000, 8, 0.4),
+            (700, 90, 0.3),
+        ] {
             let f = random_columns(n, p, density, n as u64);
             let w: Vec<f64> = (0..n).map(|i| (i % 4) as f64 * 0.75).collect();
             let f32s: Vec<f32> = f.iter().map(|&v| v as f32).collect();

@@ -76,6 +76,8 @@ pub(super) fn bin_entries<T: Element>(
 }
 
 /// Per bin of every feature (at `offsets`), the stored values it holds.
+/// One task per thread, each counting a share of the majors into a buffer
+/// of its own (integer counts: the sum does not depend on the split).
 fn count_stored<T: Element>(
     x: &SparseMatrix<T>,
     mapper: &BinMapper,
@@ -85,49 +87,36 @@ fn count_stored<T: Element>(
     let total = *offsets.last().unwrap_or(&0);
     let majors = x.major_count();
     let layout = x.layout();
-    let tasks: Vec<usize> = (0..majors.div_ceil(MAJOR_BLOCK)).collect();
-    // Each task counts a block of majors into a buffer of its own; a
-    // thread's tasks share one buffer (rayon's fold), merged at the end.
-    let merged = tasks
+    let tasks = rayon::current_num_threads().clamp(1, majors.div_ceil(MAJOR_BLOCK).max(1));
+    let share = majors.div_ceil(tasks);
+    let parts = (0..tasks)
         .into_par_iter()
-        .try_fold(
-            || None,
-            |counts: Option<Vec<u64>>, b| -> Result<Option<Vec<u64>>> {
-                cancel.check()?;
-                let mut counts = match counts {
-                    Some(c) => c,
-                    None => filled_vec(total, 0u64, "the bin counts")?,
-                };
-                for k in b * MAJOR_BLOCK..((b + 1) * MAJOR_BLOCK).min(majors) {
-                    let (idx, vals) = x.major(k);
-                    for (&i, v) in idx.iter().zip(vals) {
-                        let j = match layout {
-                            SparseLayout::Csr => i as usize,
-                            SparseLayout::Csc => k,
-                        };
-                        counts[offsets[j] + mapper.features[j].bin(v.to_f64())] += 1;
-                    }
+        .map(|t| -> Result<Vec<u32>> {
+            let mut counts = filled_vec(total, 0u32, "the bin counts")?;
+            for k in t * share..((t + 1) * share).min(majors) {
+                if k % MAJOR_BLOCK == 0 {
+                    cancel.check()?;
                 }
-                Ok(Some(counts))
-            },
-        )
-        .try_reduce(
-            || None,
-            |a, b| {
-                Ok(match (a, b) {
-                    (Some(mut a), Some(b)) => {
-                        a.iter_mut().zip(b).for_each(|(a, b)| *a += b);
-                        Some(a)
-                    }
-                    (a, b) => a.or(b),
-                })
-            },
-        )?;
-    cancel.check()?;
-    match merged {
-        Some(counts) => Ok(counts),
-        None => filled_vec(total, 0u64, "the bin counts"),
+                let (idx, vals) = x.major(k);
+                for (&i, v) in idx.iter().zip(vals) {
+                    let j = match layout {
+                        SparseLayout::Csr => i as usize,
+                        SparseLayout::Csc => k,
+                    };
+                    counts[offsets[j] + mapper.features[j].bin(v.to_f64())] += 1;
+                }
+            }
+            Ok(counts)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut merged = filled_vec(total, 0u64, "the bin counts")?;
+    for part in parts {
+        merged
+            .iter_mut()
+            .zip(part)
+            .for_each(|(m, c)| *m += u64::from(c));
     }
+    Ok(merged)
 }
 
 /// What the sparse rows hold, feature by feature.

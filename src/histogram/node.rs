@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 
 use super::row_major::build_rows_chunk;
-use super::schedule::{build_rows_chunked, build_typed, rows_per_chunk};
+use super::schedule::{build_rows_chunked, build_typed, n_chunks};
 use super::sparse_rows::build_sparse_chunk;
 use super::{BinStats, BuildScratch, Gradients, Histogram};
 use crate::data::dataset::{BinCodes, BinnedDataset};
@@ -58,7 +58,7 @@ fn gather<'s>(
 /// apart on larger nodes, and the dense row-major one sums default bins
 /// that the feature kernel fills in from the node total.
 pub fn subset_builds_alike(data: &BinnedDataset, m: usize) -> bool {
-    let one_chunk = m / rows_per_chunk(data.total_bins()) <= 1;
+    let one_chunk = n_chunks(m, data.total_bins()) == 1;
     let defaults_alike =
         data.sparse_rows.is_some() || data.default_bins.iter().all(Option::is_none);
     one_chunk && defaults_alike

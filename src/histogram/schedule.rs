@@ -103,6 +103,16 @@ pub(super) fn rows_per_chunk(total_bins: usize) -> usize {
 }
 const MAX_CHUNKS: usize = 16;
 
+/// Memory for the partial histograms of one build: wide histograms (sparse
+/// data with a million bins) are summed in fewer chunks.
+const PARTIALS_BYTES: usize = 64 << 20;
+
+/// Chunks of a build over `m` rows into `total_bins` bins (sizes only).
+pub(super) fn n_chunks(m: usize, total_bins: usize) -> usize {
+    let affordable = (PARTIALS_BYTES / Histogram::bytes(total_bins).max(1)).max(1);
+    (m / rows_per_chunk(total_bins)).clamp(1, MAX_CHUNKS.min(affordable))
+}
+
 /// Bins per task when partial histograms are summed.
 const REDUCE_BLOCK: usize = 2048;
 
@@ -168,7 +178,7 @@ pub(super) fn build_rows_chunked(
     run: impl Fn(usize, usize, Option<Range<usize>>, HistSliceMut) + Sync,
 ) -> Result<()> {
     let len = hist.len();
-    let n_chunks = (m / rows_per_chunk(len)).clamp(1, MAX_CHUNKS);
+    let n_chunks = n_chunks(m, len);
     // Too few chunks to keep every thread busy: each chunk is also split by
     // features (grouping never changes a bin's sum, so neither do threads).
     let threads = rayon::current_num_threads();

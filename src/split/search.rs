@@ -469,9 +469,20 @@ pub fn best_split(
         }
     };
     if bins >= PARALLEL_MIN_BINS {
-        let per_feature: Vec<_> = features.par_iter().enumerate().map(one).collect();
-        for (&j, r) in features.iter().zip(per_feature) {
-            take(j, r);
+        // Features binning left out (no bins: sparse data can have a
+        // million) are constant; only the others are searched in parallel.
+        let searched: Vec<(usize, &usize)> = features
+            .iter()
+            .enumerate()
+            .filter(|&(_, &j)| data.bin_offsets[j + 1] > data.bin_offsets[j])
+            .collect();
+        let per_feature: Vec<_> = searched.par_iter().map(|&kj| one(kj)).collect();
+        let mut found = searched.iter().zip(per_feature).peekable();
+        for &j in features {
+            match found.next_if(|((_, f), _)| **f == j) {
+                Some((_, r)) => take(j, r),
+                None => take(j, (None, false)),
+            }
         }
     } else {
         for (k, j) in features.iter().enumerate() {

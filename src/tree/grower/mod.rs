@@ -67,6 +67,19 @@ pub const MIN_BOUNDED_ROWS: usize = 50_000;
 /// directly: memory stays bounded however many leaves a tree has.
 const KEPT_HISTOGRAMS_BYTES: usize = 256 << 20;
 
+/// How many open leaves may keep a histogram: `KEPT_HISTOGRAMS_BYTES`
+/// worth, and on data kept as sparse rows no more than the rows' own size
+/// (its histograms can be far larger than its entries: a million bins for
+/// a few million entries, and a child is built from its entries as fast as
+/// derived from its parent's bins). At least two.
+fn max_kept(data: &BinnedDataset) -> usize {
+    let budget = match (&data.codes, &data.sparse_rows) {
+        (None, Some(rows)) => KEPT_HISTOGRAMS_BYTES.min(rows.bytes()),
+        _ => KEPT_HISTOGRAMS_BYTES,
+    };
+    (budget / Histogram::bytes(data.total_bins()).max(1)).max(2)
+}
+
 struct OpenLeaf {
     start: usize,
     end: usize,
@@ -172,7 +185,7 @@ impl<'a> TreeGrower<'a> {
             counts: RowCounts::Exact,
             cancel: Cancel::never(),
             kept: 0,
-            max_kept: (KEPT_HISTOGRAMS_BYTES / Histogram::bytes(data.total_bins()).max(1)).max(2),
+            max_kept: max_kept(data),
             constraints,
             reduce: &Local,
         })
