@@ -379,6 +379,9 @@ const MAX_GATHER_FEATURES: usize = 16;
 /// (entries of `COLUMN_COPY_ENTRY_BYTES`: a row index and a value).
 const COLUMN_COPY_BYTES: usize = 512 << 20;
 const COLUMN_COPY_ENTRY_BYTES: usize = 12;
+/// Above this much memory for one task's distinct-value sets (a set per
+/// column), CSR rows are scanned by one task.
+const WIDE_SETS_BYTES: usize = 256 << 20;
 /// Memory for the gathered sample columns of all threads.
 const GATHER_BUDGET_BYTES: usize = 8 << 20;
 
@@ -425,7 +428,7 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
     /// `distinct_values` of the dense path: a set does not depend on the
     /// order values are added, so the stored values are added first and one
     /// zero for the implicit entries.
-    fn distinct_values(&self, max_bins: usize) -> Vec<DistinctValues> {
+    fn distinct_values(&self, max_bins: usize) -> Result<Vec<DistinctValues>> {
         let limit = tracked_limit(max_bins);
         let kept_rows = match (self.sample, self.weights) {
             (Some(rows), _) => rows.iter().filter(|&&i| self.kept(i)).count(),
@@ -434,6 +437,7 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
         if self.x.layout() == SparseLayout::Csr {
             return self.distinct_values_by_row(limit, kept_rows);
         }
+        let mut sets = with_capacity(self.x.n_cols(), "the distinct values")?;
         (0..self.x.n_cols())
             .into_par_iter()
             .map(|j| {
@@ -454,20 +458,32 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
                 }
                 set
             })
-            .collect()
+            .collect_into_vec(&mut sets);
+        Ok(sets)
     }
 
     /// `distinct_values` for CSR: tasks over shares of the rows, each with a
     /// set and a count of stored kept entries per column, merged.
-    fn distinct_values_by_row(&self, limit: usize, kept_rows: usize) -> Vec<DistinctValues> {
+    fn distinct_values_by_row(
+        &self,
+        limit: usize,
+        kept_rows: usize,
+    ) -> Result<Vec<DistinctValues>> {
         let p = self.x.n_cols();
         let n_rows = self.sample.map_or(self.x.n_rows(), <[usize]>::len);
-        let per_task = n_rows.div_ceil(rayon::current_num_threads().max(1)).max(1);
-        let (sets, stored) = (0..n_rows.div_ceil(per_task))
+        // A set per column and task: very wide data gets one task.
+        let per_column = std::mem::size_of::<DistinctValues>() + std::mem::size_of::<usize>();
+        let tasks = if p.saturating_mul(per_column) > WIDE_SETS_BYTES {
+            1
+        } else {
+            rayon::current_num_threads().max(1)
+        };
+        let per_task = n_rows.div_ceil(tasks).max(1);
+        let merged = (0..n_rows.div_ceil(per_task))
             .into_par_iter()
-            .map(|t| {
-                let mut sets = vec![DistinctValues::default(); p];
-                let mut stored = vec![0usize; p];
+            .map(|t| -> Result<(Vec<DistinctValues>, Vec<usize>)> {
+                let mut sets = filled_vec(p, DistinctValues::default(), "the distinct values")?;
+                let mut stored = filled_vec(p, 0usize, "the stored counts")?;
                 for k in t * per_task..((t + 1) * per_task).min(n_rows) {
                     let i = self.sample.map_or(k, |rows| rows[k]);
                     if !self.kept(i) {
@@ -482,23 +498,27 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
                         }
                     }
                 }
-                (sets, stored)
+                Ok((sets, stored))
             })
-            .reduce_with(|(mut a, mut ca), (b, cb)| {
+            .try_reduce_with(|(mut a, mut ca), (b, cb)| {
                 a.iter_mut().zip(b).for_each(|(a, b)| a.merge(b, limit));
                 ca.iter_mut().zip(cb).for_each(|(a, b)| *a += b);
-                (a, ca)
+                Ok((a, ca))
             })
-            .unwrap_or_else(|| (vec![DistinctValues::default(); p], vec![0; p]));
-        sets.into_iter()
-            .zip(stored)
-            .map(|(mut set, stored)| {
-                if stored < kept_rows && !set.overflow {
-                    set.add(0.0, limit);
-                }
-                set
-            })
-            .collect()
+            .transpose()?;
+        let (mut sets, stored) = match merged {
+            Some(m) => m,
+            None => (
+                filled_vec(p, DistinctValues::default(), "the distinct values")?,
+                filled_vec(p, 0usize, "the stored counts")?,
+            ),
+        };
+        for (set, stored) in sets.iter_mut().zip(stored) {
+            if stored < kept_rows && !set.overflow {
+                set.add(0.0, limit);
+            }
+        }
+        Ok(sets)
     }
 
     /// Stored entries of a CSR matrix in `features` (increasing).
@@ -879,7 +899,7 @@ impl BinMapper {
             }
             Matrix::Sparse(x) => {
                 let columns = SparseColumns::new(x, sample, weights)?;
-                let distinct = columns.distinct_values(max_bins);
+                let distinct = columns.distinct_values(max_bins)?;
                 cancel.check()?;
                 let to_sort = overflowed(&distinct);
                 let sorted = match weights {
