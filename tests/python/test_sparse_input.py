@@ -1,5 +1,8 @@
 """scipy.sparse input: a sparse fit is the dense fit of the same matrix, bit for bit."""
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -185,3 +188,39 @@ def test_a_decreasing_index_pointer_is_refused_before_scipy_reads_it(kind):
         RGBMRegressor(n_estimators=2).fit(short, y)
     # The check passes valid matrices: the intact one fits as its dense form.
     _same_model(model, RGBMRegressor(n_estimators=2, random_state=0).fit(np.nan_to_num(X), y))
+
+
+_WIDE = """
+import resource, sys
+import numpy as np
+import scipy.sparse as sp
+from rgbm_rs import RGBMRegressor
+
+with open("/proc/self/status") as f:
+    used = next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmSize:"))
+cap = used + (2500 << 20)
+resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+cols = int(sys.argv[1])
+rng = np.random.default_rng(0)
+rows, at = np.arange(3000) % 1000, (np.arange(3000) * 7919) % cols
+at[:2000] = at[:2000] % 5  # five columns the trees can split on
+X = sp.csr_matrix((rng.normal(size=3000), (rows, at)), shape=(1000, cols))
+X.sum_duplicates()
+y = np.asarray(X[:, :5].sum(axis=1)).ravel() + rng.normal(scale=0.1, size=1000)
+wide = RGBMRegressor(n_estimators=20, random_state=0).fit(X, y).predict(X)
+used_cols = np.unique(X.indices)
+narrow = RGBMRegressor(n_estimators=20, random_state=0).fit(X[:, used_cols], y).predict(X[:, used_cols])
+print(float(np.max(np.abs(wide - narrow))), float(np.std(wide)))
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc/self/status")
+def test_wide_sparse_fits_in_memory_that_scales_with_its_entries():
+    # 1000 x 10^7 with 3000 entries: a dense binned matrix would be 10 GB.
+    # Under 2.5 GB of headroom the fit runs, and equals the fit on the
+    # matrix's non-empty columns (the empty ones can split nothing).
+    out = subprocess.run([sys.executable, "-c", _WIDE, str(10**7)], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    diff, spread = map(float, out.stdout.split())
+    assert spread > 0.1
+    assert diff <= 1e-9 * (1 + spread)
