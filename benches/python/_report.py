@@ -53,3 +53,19 @@ def git_commit():
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
+
+
+# Source for a child process measuring its peak RSS (Linux): status(key)
+# reads /proc/self/status in bytes; reset_peak() restarts the VmHWM counter.
+PEAK_RSS = r"""
+def status(key):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1]) * 1024
+    raise KeyError(key)
+
+def reset_peak():
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+"""

@@ -18,20 +18,18 @@ import os
 import subprocess
 import sys
 
-CHILD = r"""
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _report import PEAK_RSS  # noqa: E402
+
+CHILD = (
+    PEAK_RSS
+    + r"""
 import gc, json, sys
 import numpy as np
 import scipy.sparse as sp
 from rgbm_rs import RGBMClassifier
 
 mode, path, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
-
-def status(key):
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(key + ":"):
-                return int(line.split()[1]) * 1024
-    raise KeyError(key)
 
 if path and path != "-":
     from sklearn.datasets import load_svmlight_file
@@ -51,13 +49,13 @@ else:
 model = RGBMClassifier(n_estimators=rounds, random_state=0, n_jobs=2)
 gc.collect()
 before = status("VmRSS")
-with open("/proc/self/clear_refs", "w") as f:
-    f.write("5")
+reset_peak()
 model.fit(X, y)
 peak = status("VmHWM")
 print(json.dumps(dict(shape=list(X.shape), nnz=int(X.nnz) if mode != "dense" else None,
                       input=input_bytes, layout=layout, fit_peak=peak - before)))
 """
+)
 
 
 def run(mode, path, rounds):

@@ -27,21 +27,16 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _report import cpu_model, git_commit, publish  # noqa: E402
+from _report import PEAK_RSS, cpu_model, git_commit, publish  # noqa: E402
 
-CHILD = r"""
+CHILD = (
+    PEAK_RSS
+    + r"""
 import gc, json, sys, time
 import numpy as np
 import scipy.sparse as sp
 
 lib, path, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
-
-def status(key):
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(key + ":"):
-                return int(line.split()[1]) * 1024
-    raise KeyError(key)
 
 z = np.load(path)
 X = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))
@@ -61,8 +56,7 @@ else:
     model = xgboost.XGBClassifier(tree_method="hist", max_depth=0, max_leaves=31, grow_policy="lossguide", random_state=0, **common)
 gc.collect()
 before = status("VmRSS")
-with open("/proc/self/clear_refs", "w") as f:
-    f.write("5")
+reset_peak()
 t = time.perf_counter()
 model.fit(Xtr, ytr)
 fit_s = time.perf_counter() - t
@@ -72,6 +66,7 @@ auc = roc_auc_score(yte, model.predict_proba(Xte)[:, 1])
 print(json.dumps(dict(fit_s=fit_s, peak=peak, auc=auc,
                       csr=int(Xtr.data.nbytes + Xtr.indices.nbytes + Xtr.indptr.nbytes))))
 """
+)
 
 LIBS = ("rgbm_rs", "lightgbm", "xgboost")
 

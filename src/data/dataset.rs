@@ -290,20 +290,8 @@ fn sparse_rows_of<C: BinCode>(
             }
         });
     cancel.check()?;
-    for i in 1..=n {
-        row_ptr[i] += row_ptr[i - 1];
-    }
-    let total = row_ptr[n];
-    let mut bins = crate::alloc::filled_vec(total, 0u32, "the sparse rows")?;
-    // Each block of rows fills its own slice of `bins`, in row order.
-    let mut blocks: Vec<(usize, &mut [u32])> = Vec::with_capacity(n.div_ceil(ROW_BLOCK));
-    let mut rest: &mut [u32] = &mut bins;
-    for r0 in (0..n).step_by(ROW_BLOCK) {
-        let r1 = (r0 + ROW_BLOCK).min(n);
-        let (block, tail) = rest.split_at_mut(row_ptr[r1] - row_ptr[r0]);
-        blocks.push((r0, block));
-        rest = tail;
-    }
+    let mut bins = entries_after_counts(&mut row_ptr)?;
+    let blocks = row_blocks(&mut bins, &row_ptr, ROW_BLOCK);
     let row_ptr_ref = &row_ptr;
     blocks.into_par_iter().for_each(|(r0, out)| {
         if cancel.is_set() {
@@ -331,6 +319,34 @@ fn sparse_rows_of<C: BinCode>(
     });
     cancel.check()?;
     Ok(SparseRows { row_ptr, bins })
+}
+
+/// Turns row lengths (in `row_ptr[1..]`) into row starts, and returns the
+/// buffer for every row's entries.
+pub(super) fn entries_after_counts(row_ptr: &mut [usize]) -> Result<Vec<u32>> {
+    for i in 1..row_ptr.len() {
+        row_ptr[i] += row_ptr[i - 1];
+    }
+    crate::alloc::filled_vec(*row_ptr.last().unwrap_or(&0), 0u32, "the sparse rows")
+}
+
+/// `bins` cut into the entries of blocks of `block` rows, each with its
+/// first row: every block fills its own slice, in row order.
+pub(super) fn row_blocks<'b>(
+    bins: &'b mut [u32],
+    row_ptr: &[usize],
+    block: usize,
+) -> Vec<(usize, &'b mut [u32])> {
+    let n = row_ptr.len() - 1;
+    let mut blocks = Vec::with_capacity(n.div_ceil(block));
+    let mut rest = bins;
+    for r0 in (0..n).step_by(block) {
+        let r1 = (r0 + block).min(n);
+        let (part, tail) = rest.split_at_mut(row_ptr[r1] - row_ptr[r0]);
+        blocks.push((r0, part));
+        rest = tail;
+    }
+    blocks
 }
 
 /// The row-major copy of feature-major `codes` (n rows, p features),

@@ -5,7 +5,7 @@
 use rayon::prelude::*;
 
 use super::binning::BinMapper;
-use super::dataset::{FeatureUse, SparseRows, mode};
+use super::dataset::{FeatureUse, SparseRows, entries_after_counts, mode, row_blocks};
 use super::matrix::Element;
 use super::sparse::{SparseLayout, SparseMatrix};
 use crate::alloc::{filled_vec, with_capacity};
@@ -180,31 +180,21 @@ impl Plan<'_> {
                 }
             });
         cancel.check()?;
-        for i in 1..=n {
-            row_ptr[i] += row_ptr[i - 1];
-        }
-        let mut bins = filled_vec(row_ptr[n], 0u32, "the sparse rows")?;
-        // Each block of rows fills its own slice of `bins`.
-        let mut blocks: Vec<(usize, &mut [u32])> = Vec::with_capacity(n.div_ceil(MAJOR_BLOCK));
-        let mut rest: &mut [u32] = &mut bins;
-        for r0 in (0..n).step_by(MAJOR_BLOCK) {
-            let r1 = (r0 + MAJOR_BLOCK).min(n);
-            let (block, tail) = rest.split_at_mut(row_ptr[r1] - row_ptr[r0]);
-            blocks.push((r0, block));
-            rest = tail;
-        }
-        blocks.into_par_iter().for_each(|(r0, out)| {
-            if cancel.is_set() {
-                return;
-            }
-            let mut at = 0;
-            for r in r0..(r0 + MAJOR_BLOCK).min(n) {
-                self.row_entries(x, r, |e| {
-                    out[at] = e;
-                    at += 1;
-                });
-            }
-        });
+        let mut bins = entries_after_counts(&mut row_ptr)?;
+        row_blocks(&mut bins, &row_ptr, MAJOR_BLOCK)
+            .into_par_iter()
+            .for_each(|(r0, out)| {
+                if cancel.is_set() {
+                    return;
+                }
+                let mut at = 0;
+                for r in r0..(r0 + MAJOR_BLOCK).min(n) {
+                    self.row_entries(x, r, |e| {
+                        out[at] = e;
+                        at += 1;
+                    });
+                }
+            });
         cancel.check()?;
         Ok(SparseRows { row_ptr, bins })
     }
@@ -249,10 +239,7 @@ impl Plan<'_> {
             }
             visit(j, &mut |r, _| row_ptr[r + 1] += 1);
         }
-        for i in 1..=n {
-            row_ptr[i] += row_ptr[i - 1];
-        }
-        let mut bins = filled_vec(row_ptr[n], 0u32, "the sparse rows")?;
+        let mut bins = entries_after_counts(&mut row_ptr)?;
         let mut next = filled_vec(n, 0usize, "the sparse row cursors")?;
         next.copy_from_slice(&row_ptr[..n]);
         for j in 0..p {
