@@ -40,6 +40,30 @@ limit(300)
 run(Xbig)
 """
 
+# A 1000-tree model of ~1000 leaves per tree (~90 MB of JSON), built by
+# repeating one tree: writing it needs far more than the headroom.
+_BIG_MODEL = """
+import pickle
+import rgbm_rs
+path = sys.argv[1]
+X = rng.normal(size=(20_000, 5))
+y = X[:, 0] + rng.normal(size=20_000)
+small = RGBMRegressor(n_estimators=1, max_depth=10, min_samples_leaf=1).fit(X, y)
+small.save_model(path)
+with open(path) as f:
+    doc = json.load(f)
+doc["model"]["trees"] *= 1000
+doc["params"]["n_estimators"] = doc["model"]["params"]["n_estimators"] = 1000
+with open(path, "w") as f:
+    json.dump(doc, f)
+del doc
+model = load_model(path)
+run = lambda model: CALL
+run(small)
+limit(40)
+run(model)
+"""
+
 _CASES = {
     "predict_proba": _THOUSAND_CLASSES.replace("CALL", "model.predict_proba(X)"),
     "decision_function": _THOUSAND_CLASSES.replace("CALL", "model.decision_function(X)"),
@@ -60,6 +84,29 @@ y = X[:, 0] + rng.normal(size=200_000)
 RGBMRegressor(n_estimators=1, max_depth=None, max_leaves=31).fit(X, y)
 limit(150)
 RGBMRegressor(n_estimators=1, max_depth=None, max_leaves=2**20, min_samples_leaf=1).fit(X, y)
+""",
+    "save_model": _BIG_MODEL.replace("CALL", "model.save_model(path + '.new')"),
+    "pickle": _BIG_MODEL.replace("CALL", "pickle.dumps(model)"),
+    "to_json": _BIG_MODEL.replace("CALL", "model.get_booster().to_json()"),
+    "to_shap": _BIG_MODEL.replace("CALL", "rgbm_rs.to_shap(model)"),
+    "trees_to_dataframe": _BIG_MODEL.replace("CALL", "model.trees_to_dataframe()"),
+    # The text (20 MB: short numbers) is in memory; the parsed trees (50 MB) are not.
+    "Booster.from_json": """
+import rgbm_rs
+X = rng.normal(size=(20_000, 5))
+small = RGBMRegressor(n_estimators=1, max_depth=10, min_samples_leaf=1).fit(X, X[:, 0])
+doc = json.loads(small.get_booster().to_json())
+tree = doc["trees"][0]
+del tree["leaf_count"]
+for key in ("threshold", "gain", "count", "leaf_value"):
+    tree[key] = [0] * len(tree[key])
+doc["trees"] *= 1000
+doc["params"]["n_estimators"] = 1000
+text = json.dumps(doc, separators=(",", ":"))
+del doc, tree
+rgbm_rs._core.Booster.from_json(small.get_booster().to_json())
+limit(40)
+rgbm_rs._core.Booster.from_json(text)
 """,
     # A 90 MB model file (20k copies of one tree).
     "load_model": """
