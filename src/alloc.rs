@@ -34,6 +34,14 @@ pub fn reserve_one<T>(v: &mut Vec<T>, what: &str) -> Result<()> {
     })
 }
 
+/// Room for `more` elements in `v` (growing it as `extend` would), or an
+/// error naming `what`.
+pub fn reserve<T>(v: &mut Vec<T>, more: usize, what: &str) -> Result<()> {
+    v.try_reserve(more).map_err(|_| {
+        RgbmError::OutOfMemory(format!("cannot grow {what} past {} elements", v.len()))
+    })
+}
+
 /// Resizes `v` to `len` elements (new ones are `value`), or an error naming
 /// `what` if the memory is not available.
 pub fn grow_to<T: Clone>(v: &mut Vec<T>, len: usize, value: T, what: &str) -> Result<()> {
@@ -60,6 +68,7 @@ mod tests {
         assert!(with_capacity::<[f64; 2]>(usize::MAX / 8, "gradients").is_err());
         assert_eq!(filled_vec(3, 1.5f64, "small").unwrap(), vec![1.5; 3]);
         let mut v = vec![1u8; 2];
+        assert!(reserve(&mut v, usize::MAX / 2, "the grown buffer").is_err());
         assert!(grow_to(&mut v, usize::MAX / 2, 0, "the grown buffer").is_err());
         grow_to(&mut v, 4, 7, "the grown buffer").unwrap();
         assert_eq!(v, [1, 1, 7, 7]);

@@ -90,6 +90,21 @@ RGBMRegressor(n_estimators=1, max_depth=None, max_leaves=2**20, min_samples_leaf
     "to_json": _BIG_MODEL.replace("CALL", "model.get_booster().to_json()"),
     "to_shap": _BIG_MODEL.replace("CALL", "rgbm_rs.to_shap(model)"),
     "trees_to_dataframe": _BIG_MODEL.replace("CALL", "model.trees_to_dataframe()"),
+    # Binning 200 features of 200k rows into up to 65,535 bins each.
+    "fit_max_bins_65535_HEADROOM": """
+X = rng.normal(size=(200_000, 200)).astype(np.float32)
+RGBMRegressor(n_estimators=1).fit(X[:1000], X[:1000, 0])
+limit(HEADROOM)
+RGBMRegressor(n_estimators=3, max_bins=65535).fit(X, X[:, 0])
+""",
+    # 1024 candidate trees per step.
+    "fit_rgb_1024_candidates_HEADROOM": """
+X = rng.normal(size=(200_000, 20))
+y = X[:, 0] + rng.normal(size=200_000)
+RGBMRegressor(n_estimators=1, booster="rgb", rgb_candidates=4).fit(X[:2000], y[:2000])
+limit(HEADROOM)
+RGBMRegressor(n_estimators=3, booster="rgb", rgb_candidates=1024).fit(X, y)
+""",
     # The text (20 MB: short numbers) is in memory; the parsed trees (50 MB) are not.
     "Booster.from_json": """
 import rgbm_rs
@@ -123,6 +138,15 @@ limit(50)
 load_model(path)
 """,
 }
+
+
+# Cases run at each of these headrooms (MiB), as their names say: a fit
+# fails in a different allocation at each.
+_HEADROOMS = {"fit_max_bins_65535_HEADROOM": (30, 100), "fit_rgb_1024_candidates_HEADROOM": (10, 30)}
+for _name, _mibs in _HEADROOMS.items():
+    _script = _CASES.pop(_name)
+    for _mib in _mibs:
+        _CASES[_name.replace("HEADROOM", str(_mib))] = _script.replace("HEADROOM", str(_mib))
 
 
 @pytest.mark.parametrize("case", sorted(_CASES))
