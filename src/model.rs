@@ -3,7 +3,7 @@
 use serde::de::{SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::alloc::{filled_vec, with_capacity};
+use crate::alloc::{filled_vec, with_capacity, zeroed_vec};
 use crate::cancel::Cancel;
 use crate::data::matrix::{AsMatrix, Element, Matrix};
 use crate::error::{Result, RgbmError};
@@ -206,7 +206,8 @@ impl Model {
             .n_rows()
             .checked_mul(self.trees.len())
             .ok_or_else(|| RgbmError::Shape("n_rows * n_trees overflows".into()))?;
-        let mut out = filled_vec(len, 0u32, "the leaf indices")?;
+        // Not written here: the blocks fill it, each after a cancel poll.
+        let mut out = zeroed_vec(len, "the leaf indices")?;
         leaf_indices(&self.trees, x, &mut out, cancel)?;
         Ok(out)
     }

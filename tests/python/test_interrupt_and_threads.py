@@ -131,6 +131,35 @@ def test_sigint_stops_prediction_promptly(phase):
     assert waited < 2.0, f"{phase} took {waited:.2f}s to stop after SIGINT"
 
 
+# 300k rows x 3000 trees of up to 256 leaves: a 3.6 GB leaf-index array.
+_LONG_LEAF_INDICES = textwrap.dedent(
+    """
+    import sys
+    import numpy as np
+    from rgbm_rs import RGBMRegressor
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(5000, 20))
+    reg = RGBMRegressor(n_estimators=3000, max_depth=8, learning_rate=0.01).fit(X, X[:, 0])
+    Xbig = rng.normal(size=(300_000, 20))
+    print("started", flush=True)
+    try:
+        PHASE
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+        sys.exit(0)
+    print("finished", flush=True)
+    """
+)
+
+
+@pytest.mark.parametrize("phase", ["reg.apply(Xbig)", "reg.predict(Xbig, pred_leaf=True)"])
+def test_sigint_stops_leaf_indices_promptly(phase):
+    # The output is not zero-filled before the first block: Ctrl-C 0.3 s in
+    # is honoured within a block, not after gigabytes of writes.
+    waited = _stops_promptly(_LONG_LEAF_INDICES.replace("PHASE", phase), delay=0.3)
+    assert waited < 1.5, f"{phase} took {waited:.2f}s to stop after SIGINT"
+
+
 def test_concurrent_predict_matches_serial():
     rng = np.random.default_rng(1)
     X = rng.normal(size=(5000, 6))

@@ -77,6 +77,15 @@ model.predict_uncertainty(Xbig[:1000], n_members=10)
 limit(300)
 model.predict_uncertainty(Xbig, n_members=10)
 """,
+    # 40 trees x 20M rows of leaf indices: 3.2 GB, allocated without being written.
+    "apply": """
+X = rng.normal(size=(500, 1))
+model = RGBMRegressor(n_estimators=40).fit(X, X[:, 0])
+Xbig = np.zeros((20_000_000, 1), dtype=np.float32)
+model.apply(Xbig[:1000])
+limit(300)
+model.apply(Xbig)
+""",
     # A tree of up to 200k leaves: its histograms and open leaves outgrow the headroom.
     "fit_best_first": """
 X = rng.normal(size=(200_000, 20))
