@@ -203,8 +203,8 @@ impl<'a, T: Element> Fit<'a, T> {
         let p = self.p;
         if let (Objective::LambdaRank(rank), Some(queries)) = (p.objective, p.queries) {
             // Unweighted: ranking refuses sample weights (`train_rows`).
-            rank.gradients(p.y, &self.scores, queries, &mut self.gh);
-            return Ok(());
+            let cancel = monitor.cancel();
+            return rank.gradients_cancellable(p.y, &self.scores, queries, &mut self.gh, &cancel);
         }
         let Objective::Custom(custom) = p.objective else {
             p.objective.gradients(p.y, &self.scores, p.w, &mut self.gh);

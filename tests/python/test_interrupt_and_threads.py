@@ -89,6 +89,32 @@ _LONG_BINNING = textwrap.dedent(
 )
 
 
+# One query of 50k rows, every pair kept: a round's gradients take ~10 s.
+_LONG_QUERY = textwrap.dedent(
+    """
+    import sys
+    import numpy as np
+    from rgbm_rs import RGBMRanker
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50_000, 5))
+    label = np.clip(np.floor(X[:, 0] + 2), 0, 4).astype(int)
+    ranker = RGBMRanker(n_estimators=5, lambdarank_truncation_level=50_000)
+    print("started", flush=True)
+    try:
+        ranker.fit(X, label, group=[50_000])
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+        sys.exit(0)
+    print("finished", flush=True)
+    """
+)
+
+
+def test_sigint_stops_ranking_gradients_promptly():
+    waited = _stops_promptly(_LONG_QUERY, delay=1.5)
+    assert waited < 2.0, f"the LambdaRank gradients took {waited:.2f}s to stop after SIGINT"
+
+
 def test_sigint_stops_binning_promptly():
     waited = _stops_promptly(_LONG_BINNING)
     assert waited < 2.0, f"binning took {waited:.2f}s to stop after SIGINT"
