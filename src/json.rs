@@ -90,6 +90,60 @@ fn to_string_capped<T: Serialize + ?Sized>(
     String::from_utf8(sink.buf).map_err(|e| RgbmError::ModelFormat(e.to_string()))
 }
 
+/// The members of a JSON object, in order, values as their text.
+struct Members<'a>(Vec<(String, &'a serde_json::value::RawValue)>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Members<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Members<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> std::result::Result<Members<'de>, A::Error> {
+                let mut out = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    out.push(entry);
+                }
+                Ok(Members(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// Splits the JSON object `text` into the text of its member `key` (the
+/// last one if repeated, as most readers take) and the text of the object
+/// without that member, the other members in order. The value is checked as
+/// JSON but not parsed, so a large member costs one scan. `ModelFormat` if
+/// `text` is not one JSON object.
+pub fn split_member<'a>(text: &'a str, key: &str) -> Result<(Option<&'a str>, String)> {
+    let Members(members) =
+        serde_json::from_str(text).map_err(|e| RgbmError::ModelFormat(e.to_string()))?;
+    let mut found = None;
+    let mut rest = String::from("{");
+    for (name, value) in members {
+        if name == key {
+            found = Some(value.get());
+            continue;
+        }
+        if rest.len() > 1 {
+            rest.push(',');
+        }
+        rest.push_str(
+            &serde_json::to_string(&name).map_err(|e| RgbmError::ModelFormat(e.to_string()))?,
+        );
+        rest.push(':');
+        rest.push_str(value.get());
+    }
+    rest.push('}');
+    Ok((found, rest))
+}
+
 thread_local! {
     /// The cancellation of the load running on this thread (none outside one).
     static LOAD_CANCEL: RefCell<Cancel> = RefCell::new(Cancel::never());
@@ -260,6 +314,28 @@ mod tests {
             to_string(&big, &Cancel::never()).unwrap().len(),
             2 * (1 << 20) + 14
         );
+    }
+
+    #[test]
+    fn a_member_splits_off_and_the_rest_keeps_its_order() {
+        let text = r#" {"b": [1, {"x": 2}], "model": {"t": [0.5]}, "a": "m\"odel", "model": 7} "#;
+        let (model, rest) = split_member(text, "model").unwrap();
+        assert_eq!(model, Some("7"));
+        assert_eq!(rest, r#"{"b":[1, {"x": 2}],"a":"m\"odel"}"#);
+        let (none, rest) = split_member(r#"{"a": 1}"#, "model").unwrap();
+        assert_eq!((none, rest.as_str()), (None, r#"{"a":1}"#));
+        assert_eq!(
+            split_member("{}", "model").unwrap(),
+            (None, "{}".to_string())
+        );
+        // Numbers are not parsed: 1e999 reaches the reader of the rest.
+        assert!(split_member(r#"{"a": 1e999}"#, "model").is_ok());
+        for bad in ["[1]", r#"{"a": NaN}"#, r#"{"a": 1} x"#, ""] {
+            assert!(
+                matches!(split_member(bad, "model"), Err(RgbmError::ModelFormat(_))),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

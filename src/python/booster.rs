@@ -374,6 +374,31 @@ impl PyBooster {
         })
     }
 
+    /// A model file's text split: its `model` member loaded (as by
+    /// `from_json`, without parsing the rest) and the rest of the document as
+    /// JSON text. ValueError if the text is not a JSON object with a valid
+    /// model. Stops at Ctrl-C; raises MemoryError if the model does not fit.
+    #[staticmethod]
+    fn from_file_text(py: Python<'_>, text: &str) -> PyResult<(Self, String)> {
+        let load = |cancel: &Cancel| {
+            let (model, rest) = crate::json::split_member(text, "model")?;
+            let model = model.ok_or_else(|| RgbmError::ModelFormat("no model".into()))?;
+            Ok((Model::from_json_cancellable(model, cancel)?, rest))
+        };
+        let (model, rest) = if text.len() <= JSON_DETACHED_MAX_BYTES {
+            run_detached(py, || load(&Cancel::never()))?
+        } else {
+            run_interruptible(py, |cancel| load(&cancel))?
+        };
+        let booster = PyBooster {
+            model,
+            log: Vec::new(),
+            evals: Vec::new(),
+            best_iteration: None,
+        };
+        Ok((booster, rest))
+    }
+
     /// The model after its first `n_rounds` rounds (shrinkage of the dropped
     /// rounds undone); keeps the log and evaluation histories.
     /// This model followed by `more`, trained from this one's raw scores;

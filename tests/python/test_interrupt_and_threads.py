@@ -186,6 +186,49 @@ def test_sigint_stops_leaf_indices_promptly(phase):
     assert waited < 1.5, f"{phase} took {waited:.2f}s to stop after SIGINT"
 
 
+# A 12,000-tree model of up to 1024 leaves a tree (~390 MB file), written by
+# repeating one tree's text; `out` exists and must survive an interrupted save.
+_BIG_MODEL_FILE = textwrap.dedent(
+    """
+    import json, os, sys, tempfile
+    import numpy as np
+    from rgbm_rs import RGBMRegressor, load_model
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20_000, 10))
+    small = RGBMRegressor(n_estimators=1, max_depth=10, min_samples_leaf=1).fit(X, rng.normal(size=20_000))
+    folder = tempfile.mkdtemp()
+    path, out = os.path.join(folder, "big.json"), os.path.join(folder, "out.json")
+    small.save_model(path)
+    with open(path) as f:
+        doc = json.load(f)
+    tree = json.dumps(doc["model"]["trees"][0])
+    doc["model"]["trees"] = "TREES"
+    doc["params"]["n_estimators"] = doc["model"]["params"]["n_estimators"] = 12_000
+    with open(path, "w") as f:
+        f.write(json.dumps(doc).replace('"TREES"', "[" + ",".join([tree] * 12_000) + "]"))
+    with open(out, "w") as f:
+        f.write("previous")
+    model = load_model(path)
+    print("started", flush=True)
+    try:
+        PHASE
+    except KeyboardInterrupt:
+        with open(out) as f:
+            intact = f.read() == "previous" and sorted(os.listdir(folder)) == ["big.json", "out.json"]
+        print("interrupted", intact, flush=True)
+        sys.exit(0)
+    print("finished", flush=True)
+    """
+)
+
+
+@pytest.mark.parametrize("phase", ["load_model(path)", "model.save_model(out)"])
+def test_sigint_stops_model_file_io_promptly(phase):
+    # An interrupted save leaves the previous file and no temporary one.
+    waited = _stops_promptly(_BIG_MODEL_FILE.replace("PHASE", phase), delay=0.4, reported="interrupted True")
+    assert waited < 1.5, f"{phase} took {waited:.2f}s to stop after SIGINT"
+
+
 def test_concurrent_predict_matches_serial():
     rng = np.random.default_rng(1)
     X = rng.normal(size=(5000, 6))
