@@ -18,6 +18,42 @@ pub fn filled_vec<T: Clone>(len: usize, value: T, what: &str) -> Result<Vec<T>> 
     Ok(v)
 }
 
+/// Numbers whose all-zero bytes are the value 0.
+pub trait Zeroable: Copy {}
+impl Zeroable for u32 {}
+impl Zeroable for i32 {}
+impl Zeroable for u64 {}
+impl Zeroable for f64 {}
+
+/// A vector of `len` zeros, or an error naming `what`. Unlike `filled_vec`
+/// it does not write the zeros: a large request gets fresh pages from the
+/// OS, zero already and mapped only when first written, so the call costs
+/// no time proportional to `len` (a caller that fills the vector block by
+/// block can stop between blocks without having touched the rest).
+pub fn zeroed_vec<T: Zeroable>(len: usize, what: &str) -> Result<Vec<T>> {
+    let oom = || {
+        let bytes = len.saturating_mul(std::mem::size_of::<T>());
+        RgbmError::OutOfMemory(format!(
+            "cannot allocate {what}: {len} elements ({:.1} MiB)",
+            bytes as f64 / (1u64 << 20) as f64
+        ))
+    };
+    if len == 0 {
+        return Ok(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<T>(len).map_err(|_| oom())?;
+    // SAFETY: the layout has a non-zero size (len > 0, and every Zeroable
+    // type has a non-zero size).
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<T>();
+    if ptr.is_null() {
+        return Err(oom());
+    }
+    // SAFETY: `ptr` comes from the global allocator with the layout of `len`
+    // values of T (what a Vec of capacity `len` uses), and its bytes are all
+    // zero, which is a valid T (`Zeroable`).
+    Ok(unsafe { Vec::from_raw_parts(ptr, len, len) })
+}
+
 /// An empty vector with room for `len` elements, or an error naming `what`.
 pub fn with_capacity<T>(len: usize, what: &str) -> Result<Vec<T>> {
     let mut v: Vec<T> = Vec::new();
@@ -30,6 +66,14 @@ pub fn with_capacity<T>(len: usize, what: &str) -> Result<Vec<T>> {
 /// error naming `what`: for buffers that grow with a user's parameter.
 pub fn reserve_one<T>(v: &mut Vec<T>, what: &str) -> Result<()> {
     v.try_reserve(1).map_err(|_| {
+        RgbmError::OutOfMemory(format!("cannot grow {what} past {} elements", v.len()))
+    })
+}
+
+/// Room for `more` elements in `v` (growing it as `extend` would), or an
+/// error naming `what`.
+pub fn reserve<T>(v: &mut Vec<T>, more: usize, what: &str) -> Result<()> {
+    v.try_reserve(more).map_err(|_| {
         RgbmError::OutOfMemory(format!("cannot grow {what} past {} elements", v.len()))
     })
 }
@@ -59,7 +103,21 @@ mod tests {
         );
         assert!(with_capacity::<[f64; 2]>(usize::MAX / 8, "gradients").is_err());
         assert_eq!(filled_vec(3, 1.5f64, "small").unwrap(), vec![1.5; 3]);
+        let err = zeroed_vec::<u32>(usize::MAX / 2, "the zeros").unwrap_err();
+        assert!(
+            matches!(err, RgbmError::OutOfMemory(ref m) if m.contains("the zeros")),
+            "{err}"
+        );
+        assert!(zeroed_vec::<f64>(usize::MAX / 16, "the zeros").is_err());
+        assert_eq!(zeroed_vec::<u32>(5, "small").unwrap(), vec![0; 5]);
+        assert_eq!(zeroed_vec::<f64>(0, "none").unwrap(), Vec::<f64>::new());
+        // A large one is zero everywhere, and a Vec like any other.
+        let mut big = zeroed_vec::<u64>(1 << 22, "big").unwrap();
+        assert!(big.iter().all(|&v| v == 0));
+        big.push(1);
+        assert_eq!(big.len(), (1 << 22) + 1);
         let mut v = vec![1u8; 2];
+        assert!(reserve(&mut v, usize::MAX / 2, "the grown buffer").is_err());
         assert!(grow_to(&mut v, usize::MAX / 2, 0, "the grown buffer").is_err());
         grow_to(&mut v, 4, 7, "the grown buffer").unwrap();
         assert_eq!(v, [1, 1, 7, 7]);

@@ -43,6 +43,7 @@ pub mod error;
 pub mod exact_sum;
 pub mod explain;
 pub mod histogram;
+pub mod json;
 pub mod metric;
 pub mod model;
 pub mod objective;

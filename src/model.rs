@@ -1,8 +1,9 @@
 //! A trained model: base score plus trees with raw thresholds, and its
 //! versioned JSON form. Loading validates everything prediction relies on.
+use serde::de::{SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::alloc::{filled_vec, with_capacity};
+use crate::alloc::{filled_vec, with_capacity, zeroed_vec};
 use crate::cancel::Cancel;
 use crate::data::matrix::{AsMatrix, Element, Matrix};
 use crate::error::{Result, RgbmError};
@@ -45,6 +46,7 @@ pub struct Model {
     pub base_score: Vec<f64>,
     /// Leaf values already include the learning rate. Round r stores one
     /// tree per output: trees r·K .. r·K + K − 1, tree r·K + k for output k.
+    #[serde(deserialize_with = "crate::json::fallible_vec")]
     pub trees: Vec<Tree>,
 }
 
@@ -54,16 +56,26 @@ fn one() -> usize {
 
 /// Format 1 stored the base score as one number.
 fn number_or_list<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Vec<f64>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Either {
-        One(f64),
-        Many(Vec<f64>),
+    struct NumberOrList;
+    impl<'de> Visitor<'de> for NumberOrList {
+        type Value = Vec<f64>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a number or a list of numbers")
+        }
+        fn visit_f64<E: serde::de::Error>(self, v: f64) -> std::result::Result<Vec<f64>, E> {
+            Ok(vec![v])
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> std::result::Result<Vec<f64>, E> {
+            Ok(vec![v as f64])
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<Vec<f64>, E> {
+            Ok(vec![v as f64])
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> std::result::Result<Vec<f64>, A::Error> {
+            crate::json::fallible_vec(serde::de::value::SeqAccessDeserializer::new(seq))
+        }
     }
-    Ok(match Either::deserialize(d)? {
-        Either::One(v) => vec![v],
-        Either::Many(v) => v,
-    })
+    d.deserialize_any(NumberOrList)
 }
 
 /// "field: problem" for a failed deserialisation ("problem" alone at the top level).
@@ -194,7 +206,8 @@ impl Model {
             .n_rows()
             .checked_mul(self.trees.len())
             .ok_or_else(|| RgbmError::Shape("n_rows * n_trees overflows".into()))?;
-        let mut out = filled_vec(len, 0u32, "the leaf indices")?;
+        // Not written here: the blocks fill it, each after a cancel poll.
+        let mut out = zeroed_vec(len, "the leaf indices")?;
         leaf_indices(&self.trees, x, &mut out, cancel)?;
         Ok(out)
     }
@@ -389,16 +402,31 @@ impl Model {
         Ok(cut)
     }
 
+    /// The model's JSON text; `OutOfMemory` if it does not fit.
     pub fn to_json(&self) -> Result<String> {
-        serde_json::to_string(self).map_err(|e| RgbmError::ModelFormat(e.to_string()))
+        self.to_json_cancellable(&Cancel::never())
+    }
+
+    /// `to_json` that stops with `Interrupted` once `cancel` is set.
+    pub fn to_json_cancellable(&self, cancel: &Cancel) -> Result<String> {
+        crate::json::to_string(self, cancel)
     }
 
     /// Parses and validates a model; never trusts the file.
     pub fn from_json(text: &str) -> Result<Model> {
+        Model::from_json_cancellable(text, &Cancel::never())
+    }
+
+    /// `from_json` that stops with `Interrupted` once `cancel` is set
+    /// (polled per list element read, and per tree checked).
+    pub fn from_json_cancellable(text: &str, cancel: &Cancel) -> Result<Model> {
         // The error names the field it happened in (e.g. `trees[3].feature[0]`).
         let mut de = serde_json::Deserializer::from_str(text);
-        let mut model: Model = serde_path_to_error::deserialize(&mut de)
-            .map_err(|e| RgbmError::ModelFormat(describe(&e)))?;
+        let mut model: Model = crate::json::reading(
+            cancel,
+            || serde_path_to_error::deserialize(&mut de),
+            describe,
+        )?;
         de.end()
             .map_err(|e| RgbmError::ModelFormat(e.to_string()))?;
         if model.params.booster == BoosterKind::Rgb {
@@ -410,11 +438,16 @@ impl Model {
                 .rgb_candidate
                 .get_or_insert(RgbCandidate::Projected);
         }
-        model.validate()?;
+        model.validate_cancellable(cancel)?;
         Ok(model)
     }
 
     pub fn validate(&self) -> Result<()> {
+        self.validate_cancellable(&Cancel::never())
+    }
+
+    /// `validate` that stops with `Interrupted` once `cancel` is set.
+    pub fn validate_cancellable(&self, cancel: &Cancel) -> Result<()> {
         if !(1..=FORMAT_VERSION).contains(&self.format_version) {
             return Err(RgbmError::ModelFormat(format!(
                 "format version {} is not supported (this build reads {FORMAT_VERSION})",
@@ -457,6 +490,7 @@ impl Model {
             )));
         }
         for (i, t) in self.trees.iter().enumerate() {
+            cancel.check()?;
             t.validate(self.n_features).map_err(|e| match e {
                 RgbmError::ModelFormat(msg) => RgbmError::ModelFormat(format!("tree {i}: {msg}")),
                 other => other,

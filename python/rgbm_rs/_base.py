@@ -705,7 +705,8 @@ class RGBMBase(BaseEstimator):
             A symbolic link is followed, and an existing file keeps its
             permissions.
         """
-        _model_file.write(path, self._to_document())
+        check_is_fitted(self, "_booster")
+        _model_file.save(path, self)
 
     def __getstate__(self):
         state = super().__getstate__()

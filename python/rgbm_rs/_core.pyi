@@ -110,6 +110,12 @@ class Booster:
         """Loads and validates a model from its JSON text (no training log,
         evaluation histories or ``best_iteration``)."""
 
+    @staticmethod
+    def from_file_text(text: str) -> tuple[Booster, str]:
+        """A model file's ``model`` member loaded as by :meth:`from_json`, and
+        the rest of the document as JSON text; ValueError if the text is not
+        a JSON object with a valid model."""
+
     def continued(self, more: Booster) -> Booster:
         """This model followed by ``more``, a model trained from this one's
         raw scores (``init_score``, base score 0); ValueError when features,

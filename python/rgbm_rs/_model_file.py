@@ -62,8 +62,8 @@ class _Invalid(ValueError):
 # --------------------------------------------------------------------------- writing
 
 
-def document(est) -> dict:
-    """The JSON document of a fitted estimator."""
+def document(est, with_model=True) -> dict:
+    """The JSON document of a fitted estimator (without ``model`` unless ``with_model``)."""
     params = est.get_params()
     if not (params["random_state"] is None or isinstance(params["random_state"], numbers.Integral)):
         params["random_state"] = None  # a RandomState object has no JSON form
@@ -76,8 +76,9 @@ def document(est) -> dict:
         "feature_names_in": None if names is None else [str(c) for c in names],
         "categories": _categories_to_json(est),
         "best_iteration": getattr(est, "best_iteration_", None),
-        "model": json.loads(est._booster.to_json()),
     }
+    if with_model:
+        doc["model"] = json.loads(est._booster.to_json())
     if hasattr(est, "classes_"):
         doc["classes"] = [_plain(c) for c in est.classes_.tolist()]
     base = getattr(est, "_libsvm_index_base_", None)
@@ -86,11 +87,20 @@ def document(est) -> dict:
     return doc
 
 
-def write(path, doc) -> None:
-    """Write ``doc`` as the file ``path``, atomically."""
-    text = json.dumps(doc, allow_nan=False)
+def save(path, est) -> None:
+    """Write the document of ``est`` as the file ``path``, atomically: the
+    model's JSON text from the core is spliced in as it is, not parsed and
+    written again (seconds for a large model)."""
+    doc = document(est, with_model=False)
+    head = json.dumps(doc, allow_nan=False)
+    text = f'{head[:-1]}, "model": {est._booster.to_json()}}}'
     with replace_atomically(path) as f:
-        f.write(text)
+        # In pieces: Ctrl-C is seen between two (a write is one C call).
+        for start in range(0, len(text), _WRITE_CHARS):
+            f.write(text[start : start + _WRITE_CHARS])
+
+
+_WRITE_CHARS = 1 << 24
 
 
 def _plain(v):
@@ -266,7 +276,14 @@ def load(path, estimators):
     except UnicodeDecodeError:
         raise ValueError(f"{path} is not a valid rgbm_rs model file: it is not UTF-8 text") from None
     try:
-        return _estimator(_parse(text), estimators)
+        # The model member is loaded by the core straight from the text; a
+        # file it refuses is read again in full here, for the same refusals
+        # (with the field named) as before.
+        try:
+            booster, rest = _core.Booster.from_file_text(text)
+        except ValueError:
+            return _estimator(_parse(text), estimators)
+        return _estimator(_parse(rest), estimators, booster)
     except _Invalid as e:
         raise ValueError(f"{path} is not a valid rgbm_rs model file: {e}") from None
 
@@ -321,12 +338,13 @@ def _non_finite_at(node, where="$"):
     return None
 
 
-def _estimator(doc, estimators):
+def _estimator(doc, estimators, booster=None):
+    """The estimator of ``doc``; ``booster``, if given, is its model, already loaded."""
     name = doc.get("estimator")
     cls = estimators.get(name) if isinstance(name, str) else None
     if cls is None:
         raise _Invalid(f"unknown estimator {name!r}")
-    for part in ("params", "model"):
+    for part in ("params",) if booster is not None else ("params", "model"):
         if not isinstance(doc.get(part), dict):
             raise _Invalid(f"'{part}' must be an object")
     try:
@@ -334,10 +352,11 @@ def _estimator(doc, estimators):
         est._validate_params()
     except (TypeError, ValueError) as e:
         raise _Invalid(f"params: {e}") from None
-    try:
-        booster = _core.Booster.from_json(json.dumps(doc["model"]))
-    except ValueError as e:
-        raise _Invalid(str(e)) from None
+    if booster is None:
+        try:
+            booster = _core.Booster.from_json(json.dumps(doc["model"]))
+        except ValueError as e:
+            raise _Invalid(str(e)) from None
     # Prediction reads only the model, so its loss need only suit the
     # estimator (set_params after fit may have changed the saved params).
     loss = json.loads(booster.params_json())["loss"]

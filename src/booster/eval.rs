@@ -3,6 +3,7 @@
 //! Scores of each evaluation set are kept up to date incrementally: every
 //! new tree is routed once through the set's rows, so a round costs one tree
 //! traversal per row and metric evaluation, never a full re-prediction.
+use crate::alloc::reserve_one;
 use crate::cancel::Cancel;
 
 use serde::Serialize;
@@ -338,6 +339,7 @@ impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
             ));
         }
         for (h, r) in self.histories.iter_mut().zip(&out) {
+            reserve_one(&mut h.values, "the evaluation history")?;
             h.values.push(r.value);
         }
         Ok(out)

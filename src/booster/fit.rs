@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use rand::RngExt;
 
-use crate::alloc::{filled_vec, with_capacity};
+use crate::alloc::{filled_vec, reserve, reserve_one, with_capacity};
 use crate::cancel::Cancel;
 use crate::constraints::TreeConstraints;
 use crate::constraints::monotone::{clip_leaves, rebound};
@@ -180,8 +180,10 @@ impl<'a, T: Element> Fit<'a, T> {
             q: params.shrink_factor(),
             bound,
             evaluator,
-            trees: Vec::with_capacity(params.n_estimators * k_out),
-            log: Vec::with_capacity(params.n_estimators),
+            // Grown round by round (fallibly): n_estimators is only an upper
+            // bound when early stopping ends the fit.
+            trees: Vec::new(),
+            log: Vec::new(),
         };
         Ok((fit, cfg))
     }
@@ -201,8 +203,8 @@ impl<'a, T: Element> Fit<'a, T> {
         let p = self.p;
         if let (Objective::LambdaRank(rank), Some(queries)) = (p.objective, p.queries) {
             // Unweighted: ranking refuses sample weights (`train_rows`).
-            rank.gradients(p.y, &self.scores, queries, &mut self.gh);
-            return Ok(());
+            let cancel = monitor.cancel();
+            return rank.gradients_cancellable(p.y, &self.scores, queries, &mut self.gh, &cancel);
         }
         let Objective::Custom(custom) = p.objective else {
             p.objective.gradients(p.y, &self.scores, p.w, &mut self.gh);
@@ -258,7 +260,7 @@ impl<'a, T: Element> Fit<'a, T> {
         // Shrinkage and constant steps are known before the trees are grown.
         let fixed = step::fixed_step(p.params, p.objective, p.y, &self.scores, p.w)?;
         self.shrink_model();
-        let mut round_trees = Vec::with_capacity(k_out);
+        let mut round_trees = with_capacity(k_out, "the round's trees")?;
         let mut features_searched = None;
         let mut theory = TreeTheory::default();
         for class in 0..k_out {
@@ -289,6 +291,7 @@ impl<'a, T: Element> Fit<'a, T> {
             features_searched,
             ..RoundLog::first_tree(&round_trees[0], scale, theory)
         };
+        reserve(&mut self.trees, round_trees.len(), "the model's trees")?;
         self.trees.extend(round_trees);
         Ok(entry)
     }
@@ -469,7 +472,7 @@ impl<'a, T: Element> Fit<'a, T> {
         monitor: &mut dyn Monitor,
     ) -> Result<RoundLog> {
         let (p, n, k_out) = (self.p, self.n, self.k_out);
-        let mut families = Vec::with_capacity(k_out);
+        let mut families = with_capacity(k_out, "the round's families")?;
         let mut entry = None;
         let mut complexity = 0.0;
         for class in 0..k_out {
@@ -502,6 +505,7 @@ impl<'a, T: Element> Fit<'a, T> {
                 rgb_omega: Some(rgb.omega(&chosen)),
                 ..RoundLog::first_tree(&chosen.tree, chosen.alpha, chosen.theory)
             });
+            reserve_one(&mut self.trees, "the model's trees")?;
             self.trees.push(chosen.tree);
         }
         Ok(RoundLog {
@@ -531,6 +535,7 @@ impl<'a, T: Element> Fit<'a, T> {
             .params
             .record_train_loss
             .then(|| p.objective.mean_loss(p.y, &self.scores, p.w));
+        reserve_one(&mut self.log, "the training log")?;
         self.log.push(RoundLog {
             seconds: started.elapsed().as_secs_f64(),
             train_loss,

@@ -354,7 +354,9 @@ impl<'a> RgbState<'a> {
         let mut unique = drawn.clone();
         let mut seen = vec![false; self.families.len()];
         unique.retain(|&k| !std::mem::replace(&mut seen[k], true));
-        let candidates: Vec<Result<(f64, RgbChoice)>> = unique
+        // Each candidate holds n outputs: keep only the best of those built
+        // so far, not all of them (the grid has 49 families by default).
+        let best = unique
             .par_iter()
             .map(|&k| {
                 let splits = self.families.nodes[k];
@@ -386,7 +388,8 @@ impl<'a> RgbState<'a> {
                     // α ≥ 0 is max(α*, 0).
                     alpha = alpha.max(0.0);
                 }
-                let mut moved = scores.to_vec();
+                let mut moved = with_capacity(scores.len(), "the candidate's scores")?;
+                moved.extend_from_slice(scores);
                 moved[block.clone()]
                     .par_iter_mut()
                     .zip(&h)
@@ -397,26 +400,18 @@ impl<'a> RgbState<'a> {
                 };
                 let score = objective.mean_loss(y, &moved, w) + params.rgb_beta * penalty;
                 tree.leaf_value.iter_mut().for_each(|v| *v *= alpha);
-                Ok((
-                    score,
-                    RgbChoice {
-                        family: k,
-                        tree,
-                        alpha,
-                        h,
-                        theory,
-                    },
-                ))
+                let choice = RgbChoice {
+                    family: k,
+                    tree,
+                    alpha,
+                    h,
+                    theory,
+                };
+                Ok(Best::of(score, choice))
             })
-            .collect();
-        let mut best: Option<(f64, RgbChoice)> = None;
-        for c in candidates {
-            let (score, choice) = c?;
-            if best.as_ref().is_none_or(|(b, _)| score < *b) {
-                best = Some((score, choice));
-            }
-        }
-        best.map(|b| b.1)
+            .reduce_with(|a, b| Ok(a?.then(b?)));
+        best.transpose()?
+            .and_then(Best::into_choice)
             .ok_or_else(|| RgbmError::param("rgb_candidates", "must be >= 1"))
     }
 
@@ -429,9 +424,98 @@ impl<'a> RgbState<'a> {
     }
 }
 
+/// The best of a run of candidates in draw order, as a scan that keeps the
+/// first and replaces it by any later one of lower score would find it: the
+/// first if its score is NaN (nothing compares lower), else the lowest
+/// non-NaN score, ties to the earlier draw. Runs combine in order
+/// (`then`), so a parallel reduction finds what the scan finds.
+struct Best<C> {
+    /// The run's first candidate, kept only if its score is NaN.
+    nan_first: Option<C>,
+    /// The lowest non-NaN score of the run, earliest on ties.
+    lowest: Option<(f64, C)>,
+}
+
+impl<C> Best<C> {
+    fn of(score: f64, c: C) -> Self {
+        if score.is_nan() {
+            Best {
+                nan_first: Some(c),
+                lowest: None,
+            }
+        } else {
+            Best {
+                nan_first: None,
+                lowest: Some((score, c)),
+            }
+        }
+    }
+
+    /// This run followed by `later`.
+    fn then(self, later: Best<C>) -> Self {
+        let lowest = match (self.lowest, later.lowest) {
+            (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
+            (a, b) => a.or(b),
+        };
+        Best {
+            nan_first: self.nan_first,
+            lowest,
+        }
+    }
+
+    /// `None` only for an empty run, which `of` never makes.
+    fn into_choice(self) -> Option<C> {
+        self.nan_first.or(self.lowest.map(|(_, c)| c))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Any split of the draws into runs combined in order gives the scan's choice.
+    #[test]
+    fn the_best_of_runs_is_the_best_of_the_scan() {
+        let scan = |scores: &[f64]| {
+            let mut best: Option<(f64, usize)> = None;
+            for (i, &s) in scores.iter().enumerate() {
+                if best.is_none_or(|(b, _)| s < b) {
+                    best = Some((s, i));
+                }
+            }
+            best.map(|b| b.1)
+        };
+        let nan = f64::NAN;
+        for scores in [
+            vec![1.0, nan, 0.0],
+            vec![nan, 1.0, 0.0],
+            vec![2.0, 1.0, 1.0, nan, 1.0],
+            vec![nan, nan],
+            vec![3.0, 3.0, 3.0],
+            vec![0.5],
+        ] {
+            let want = scan(&scores);
+            // Every split point of a left fold and of a right fold.
+            let bests: Vec<Best<usize>> = scores
+                .iter()
+                .enumerate()
+                .map(|(i, &s)| Best::of(s, i))
+                .collect();
+            let left = bests
+                .into_iter()
+                .reduce(Best::then)
+                .and_then(Best::into_choice);
+            assert_eq!(left, want, "{scores:?}");
+            let right = scores
+                .iter()
+                .enumerate()
+                .rev()
+                .map(|(i, &s)| Best::of(s, i))
+                .reduce(|later, earlier| earlier.then(later))
+                .and_then(Best::into_choice);
+            assert_eq!(right, want, "{scores:?}");
+        }
+    }
 
     #[test]
     fn projection_never_exceeds_the_radius_and_keeps_inner_points() {

@@ -64,27 +64,38 @@ impl FeatureBins {
     }
 
     /// Cut points from a feature's non-missing sample values, by sorting them.
-    fn from_sample<S: SampleValue>(sample: &mut [S], max_bins: usize) -> FeatureBins {
+    /// `OutOfMemory` if the distinct values do not fit.
+    fn from_sample<S: SampleValue>(sample: &mut [S], max_bins: usize) -> Result<FeatureBins> {
         sample.sort_unstable_by(|a, b| a.value().total_cmp(&b.value()));
         let mut distinct: Vec<(f64, f64)> = Vec::new();
         for s in sample.iter() {
             let (v, w) = (s.value(), s.weight());
             match distinct.last_mut() {
                 Some((last, weight)) if *last == v => *weight += w,
-                _ => distinct.push((v, w)),
+                _ => {
+                    if distinct.try_reserve(1).is_err() {
+                        // Freed before the message is made: it needs memory too.
+                        let len = std::mem::take(&mut distinct).len();
+                        return Err(RgbmError::OutOfMemory(format!(
+                            "cannot grow a feature's distinct values past {len} while binning"
+                        )));
+                    }
+                    distinct.push((v, w));
+                }
             }
         }
         FeatureBins::from_distinct(&distinct, max_bins)
     }
 
     /// Cut points from distinct (value, weight) pairs in increasing order.
-    fn from_distinct(distinct: &[(f64, f64)], max_bins: usize) -> FeatureBins {
+    fn from_distinct(distinct: &[(f64, f64)], max_bins: usize) -> Result<FeatureBins> {
         let cut_between = |a: f64, b: f64| {
             let mid = a + (b - a) / 2.0;
             // Adjacent floats: the midpoint may round up to b; keep b in the upper bin.
             if mid < b { mid } else { a }
         };
-        let mut thresholds = Vec::new();
+        let most = distinct.len().min(max_bins).saturating_sub(1);
+        let mut thresholds = with_capacity(most, "the bin thresholds")?;
         if distinct.len() <= max_bins {
             for w in distinct.windows(2) {
                 thresholds.push(cut_between(w[0].0, w[1].0));
@@ -105,10 +116,10 @@ impl FeatureBins {
                 }
             }
         }
-        FeatureBins {
+        Ok(FeatureBins {
             thresholds,
             categories: None,
-        }
+        })
     }
 
     /// One bin per category: the `max_bins` codes with the most weight
@@ -120,7 +131,7 @@ impl FeatureBins {
         max_bins: usize,
         weights: Option<&[f64]>,
     ) -> Result<FeatureBins> {
-        let mut weight = vec![0.0f64; MAX_CATEGORY as usize + 1];
+        let mut weight = filled_vec(MAX_CATEGORY as usize + 1, 0.0f64, "the category weights")?;
         let mut bad = None;
         let mut visit = |i: usize, v: f64| {
             if v.is_nan() || bad.is_some() {
@@ -145,9 +156,9 @@ impl FeatureBins {
                 ),
             ));
         }
-        let mut seen: Vec<u32> = (0..weight.len() as u32)
-            .filter(|&c| weight[c as usize] > 0.0)
-            .collect();
+        let n_seen = weight.iter().filter(|&&w| w > 0.0).count();
+        let mut seen: Vec<u32> = with_capacity(n_seen, "the categories")?;
+        seen.extend((0..weight.len() as u32).filter(|&c| weight[c as usize] > 0.0));
         if seen.len() > max_bins {
             seen.sort_by(|&a, &b| {
                 weight[b as usize]
@@ -157,8 +168,10 @@ impl FeatureBins {
             seen.truncate(max_bins);
             seen.sort_unstable();
         }
+        let mut thresholds = with_capacity(seen.len().saturating_sub(1), "the bin thresholds")?;
+        thresholds.extend(seen.iter().skip(1).map(|&c| c as f64 - 0.5));
         Ok(FeatureBins {
-            thresholds: seen.iter().skip(1).map(|&c| c as f64 - 0.5).collect(),
+            thresholds,
             categories: Some(seen),
         })
     }
@@ -638,7 +651,7 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
                         .map(|(col, &len)| FeatureBins::from_sample(&mut col[..len], max_bins))
                         .collect()
                 })
-                .collect();
+                .collect::<Result<_>>()?;
             features.extend(binned.into_iter().flatten());
         }
         Ok(features)
@@ -715,7 +728,7 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
                     }
                     FeatureBins::from_sample(&mut slot[..len], max_bins)
                 })
-                .collect();
+                .collect::<Result<_>>()?;
             features.extend(binned);
         }
         Ok(features)
@@ -785,9 +798,9 @@ fn fit_features<S: SampleValue, T: Element>(
                 slot.chunks_mut(cap)
                     .zip(&lens[..j1 - j0])
                     .map(|(col, &len)| FeatureBins::from_sample(&mut col[..len], max_bins))
-                    .collect::<Vec<_>>()
+                    .collect::<Result<Vec<_>>>()
             });
-        let binned: Vec<Vec<FeatureBins>> = binned.collect();
+        let binned: Vec<Vec<FeatureBins>> = binned.collect::<Result<_>>()?;
         features.extend(binned.into_iter().flatten());
     }
     Ok(features)
@@ -806,18 +819,18 @@ fn combine_cuts(
     to_sort: &[usize],
     sorted: Vec<FeatureBins>,
     max_bins: usize,
-) -> Vec<FeatureBins> {
+) -> Result<Vec<FeatureBins>> {
     let mut features: Vec<FeatureBins> = distinct
         .into_iter()
         .map(|d| {
             let pairs: Vec<(f64, f64)> = d.values.into_iter().map(|v| (v, 0.0)).collect();
             FeatureBins::from_distinct(&pairs, max_bins)
         })
-        .collect();
+        .collect::<Result<_>>()?;
     for (&j, bins) in to_sort.iter().zip(sorted) {
         features[j] = bins;
     }
-    features
+    Ok(features)
 }
 
 impl BinMapper {
@@ -895,7 +908,7 @@ impl BinMapper {
                         cancel,
                     )?,
                 };
-                combine_cuts(distinct, &to_sort, sorted, max_bins)
+                combine_cuts(distinct, &to_sort, sorted, max_bins)?
             }
             Matrix::Sparse(x) => {
                 let columns = SparseColumns::new(x, sample, weights)?;
@@ -906,7 +919,7 @@ impl BinMapper {
                     None => columns.fit_features::<f64>(&to_sort, max_bins, cancel)?,
                     Some(_) => columns.fit_features::<(f64, f64)>(&to_sort, max_bins, cancel)?,
                 };
-                combine_cuts(distinct, &to_sort, sorted, max_bins)
+                combine_cuts(distinct, &to_sort, sorted, max_bins)?
             }
         };
         let mut features = features;
@@ -940,7 +953,8 @@ mod tests {
         let fb = FeatureBins::from_sample(
             &mut [(3.0, 1.0), (1.0, 1.0), (2.0, 1.0), (3.0, 1.0), (1.0, 1.0)],
             255,
-        );
+        )
+        .unwrap();
         assert_eq!(fb.thresholds, vec![1.5, 2.5]);
         assert_eq!(fb.bin(1.0), 0);
         assert_eq!(fb.bin(1.5), 0);
@@ -953,8 +967,8 @@ mod tests {
     fn many_values_are_cut_into_at_most_max_bins_balanced_bins() {
         let v: Vec<f64> = (0..10_000).map(|i| i as f64).collect();
         let mut pairs: Vec<(f64, f64)> = v.iter().rev().map(|&x| (x, 1.0)).collect();
-        let fb = FeatureBins::from_sample(&mut pairs, 16);
-        assert_eq!(fb, FeatureBins::from_sample(&mut v.clone(), 16));
+        let fb = FeatureBins::from_sample(&mut pairs, 16).unwrap();
+        assert_eq!(fb, FeatureBins::from_sample(&mut v.clone(), 16).unwrap());
         assert!(
             fb.n_value_bins() <= 16 && fb.n_value_bins() >= 15,
             "{}",
@@ -973,7 +987,7 @@ mod tests {
     fn adjacent_floats_stay_separated() {
         let a = 1.0f64;
         let b = f64::from_bits(a.to_bits() + 1);
-        let fb = FeatureBins::from_sample(&mut [b, a], 255);
+        let fb = FeatureBins::from_sample(&mut [b, a], 255).unwrap();
         assert_eq!(fb.bin(a), 0);
         assert_eq!(fb.bin(b), 1);
     }
@@ -1017,7 +1031,7 @@ mod tests {
                                 _ => distinct.push((v, w)),
                             }
                         }
-                        FeatureBins::from_distinct(&distinct, max_bins)
+                        FeatureBins::from_distinct(&distinct, max_bins).unwrap()
                     })
                     .collect();
                 for x in [

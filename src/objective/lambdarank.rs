@@ -6,6 +6,8 @@
 //! discount of 0-based position r is 1 / log2(r + 2).
 use rayon::prelude::*;
 
+use crate::alloc::with_capacity;
+use crate::cancel::Cancel;
 use crate::error::{Result, RgbmError};
 
 /// Largest relevance label: its gain 2^31 − 1 stays exact.
@@ -165,7 +167,22 @@ impl LambdaRank {
     /// Per-row (g, h) at scores `f`, query by query (in parallel; each
     /// query's sums run in a fixed order).
     pub fn gradients(&self, y: &[f64], f: &[f64], queries: &Queries, out: &mut [[f64; 2]]) {
-        let mut parts = Vec::with_capacity(queries.n_queries());
+        // Never cancelled, so never an error.
+        let _ = self.gradients_cancellable(y, f, queries, out, &Cancel::never());
+    }
+
+    /// `gradients` that stops with `Interrupted` once `cancel` is set
+    /// (polled per query, and in a query's pair loop per row); `out` is then
+    /// partly written.
+    pub fn gradients_cancellable(
+        &self,
+        y: &[f64],
+        f: &[f64],
+        queries: &Queries,
+        out: &mut [[f64; 2]],
+        cancel: &Cancel,
+    ) -> Result<()> {
+        let mut parts = with_capacity(queries.n_queries(), "the query gradients")?;
         let mut rest = out;
         for r in queries.ranges() {
             let (head, tail) = rest.split_at_mut(r.len());
@@ -174,17 +191,25 @@ impl LambdaRank {
         }
         parts
             .into_par_iter()
-            .for_each_init(Scratch::default, |scratch, (r, gh)| {
-                self.query_gradients(&y[r.clone()], &f[r], gh, scratch)
-            });
+            .try_for_each_init(Scratch::default, |scratch, (r, gh)| {
+                cancel.check()?;
+                self.query_gradients(&y[r.clone()], &f[r], gh, scratch, cancel)
+            })
     }
 
-    fn query_gradients(&self, y: &[f64], f: &[f64], gh: &mut [[f64; 2]], s: &mut Scratch) {
+    fn query_gradients(
+        &self,
+        y: &[f64],
+        f: &[f64],
+        gh: &mut [[f64; 2]],
+        s: &mut Scratch,
+        cancel: &Cancel,
+    ) -> Result<()> {
         gh.fill([0.0, 0.0]);
         let n = y.len();
         let ideal = max_dcg(y, Some(self.truncation), &mut s.gain);
         if n < 2 || !(ideal > 0.0) {
-            return;
+            return Ok(());
         }
         order_by_score(f, &mut s.order);
         // Everything by position in the current order, so the pair loop
@@ -208,6 +233,11 @@ impl LambdaRank {
         let by_gap = score[0] != score[n - 1];
         let mut abs_sum = 0.0;
         for a in 0..(n - 1).min(self.truncation) {
+            // A row's pairs are n − a − 1 at most: up to seconds per query
+            // between polls without this one.
+            if a % POLL_ROWS == 0 {
+                cancel.check()?;
+            }
             let (la, fa, ga, da) = (label[a], score[a], gains[a], disc[a]);
             for b in a + 1..n {
                 if label[b] == la {
@@ -242,8 +272,13 @@ impl LambdaRank {
         for (pos, &row) in order.iter().enumerate() {
             gh[row] = [s.lambda[pos] * scale, s.hess[pos] * scale];
         }
+        Ok(())
     }
 }
+
+/// Better-ranked rows between two cancellation polls in a query's pair loop
+/// (each has up to the query's size in pairs).
+const POLL_ROWS: usize = 16;
 
 /// Per-thread buffers of the gradient pass.
 #[derive(Default)]
@@ -260,6 +295,27 @@ struct Scratch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_set_cancel_flag_stops_the_gradients() {
+        let n = 3000;
+        let y: Vec<f64> = (0..n).map(|i| (i % 5) as f64).collect();
+        let f: Vec<f64> = (0..n)
+            .map(|i| ((i * 7919) % 1000) as f64 / 1000.0)
+            .collect();
+        let one_query = Queries::from_sizes(&[n as u64], n).unwrap();
+        let rank = LambdaRank { truncation: n };
+        let mut gh = vec![[0.0; 2]; n];
+        let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let stopped = rank.gradients_cancellable(&y, &f, &one_query, &mut gh, &Cancel::on(flag));
+        assert_eq!(stopped, Err(RgbmError::Interrupted));
+        let mut want = vec![[0.0; 2]; n];
+        rank.gradients(&y, &f, &one_query, &mut want);
+        rank.gradients_cancellable(&y, &f, &one_query, &mut gh, &Cancel::never())
+            .unwrap();
+        assert_eq!(gh, want);
+        assert!(want.iter().any(|g| g[0] != 0.0));
+    }
 
     /// NDCG by its definition: the DCG of each order of the tied scores,
     /// averaged (every order of a tie equally likely).

@@ -21,6 +21,10 @@ use crate::params::{BoosterParams, Loss};
 use crate::threads::with_cached_threads;
 use crate::tree::predict::SEQUENTIAL_MAX_ROWS;
 
+/// Model JSON texts up to this size are read and written on the calling
+/// thread; larger ones on a helper thread that Ctrl-C can stop.
+const JSON_DETACHED_MAX_BYTES: usize = 4 << 20;
+
 #[pyclass(module = "rgbm_rs._core", name = "Booster", frozen)]
 pub struct PyBooster {
     model: Model,
@@ -354,16 +358,45 @@ impl PyBooster {
     }
 
     /// Loads and validates a model from its JSON text.
+    /// Stops at Ctrl-C; raises MemoryError if the model does not fit.
     #[staticmethod]
-    fn from_json(text: &str) -> PyResult<Self> {
-        Model::from_json(text)
-            .map(|model| PyBooster {
-                model,
-                log: Vec::new(),
-                evals: Vec::new(),
-                best_iteration: None,
-            })
-            .map_err(to_py)
+    fn from_json(py: Python<'_>, text: &str) -> PyResult<Self> {
+        let model = if text.len() <= JSON_DETACHED_MAX_BYTES {
+            run_detached(py, || Model::from_json(text))?
+        } else {
+            run_interruptible(py, |cancel| Model::from_json_cancellable(text, &cancel))?
+        };
+        Ok(PyBooster {
+            model,
+            log: Vec::new(),
+            evals: Vec::new(),
+            best_iteration: None,
+        })
+    }
+
+    /// A model file's text split: its `model` member loaded (as by
+    /// `from_json`, without parsing the rest) and the rest of the document as
+    /// JSON text. ValueError if the text is not a JSON object with a valid
+    /// model. Stops at Ctrl-C; raises MemoryError if the model does not fit.
+    #[staticmethod]
+    fn from_file_text(py: Python<'_>, text: &str) -> PyResult<(Self, String)> {
+        let load = |cancel: &Cancel| {
+            let (model, rest) = crate::json::split_member(text, "model")?;
+            let model = model.ok_or_else(|| RgbmError::ModelFormat("no model".into()))?;
+            Ok((Model::from_json_cancellable(model, cancel)?, rest))
+        };
+        let (model, rest) = if text.len() <= JSON_DETACHED_MAX_BYTES {
+            run_detached(py, || load(&Cancel::never()))?
+        } else {
+            run_interruptible(py, |cancel| load(&cancel))?
+        };
+        let booster = PyBooster {
+            model,
+            log: Vec::new(),
+            evals: Vec::new(),
+            best_iteration: None,
+        };
+        Ok((booster, rest))
     }
 
     /// The model after its first `n_rounds` rounds (shrinkage of the dropped
@@ -391,8 +424,15 @@ impl PyBooster {
         })
     }
 
-    fn to_json(&self) -> PyResult<String> {
-        self.model.to_json().map_err(to_py)
+    /// The model's JSON text. Stops at Ctrl-C; raises MemoryError if the
+    /// text does not fit.
+    fn to_json(&self, py: Python<'_>) -> PyResult<String> {
+        let nodes: usize = self.model.trees.iter().map(|t| t.n_leaves()).sum();
+        if nodes <= JSON_DETACHED_MAX_BYTES / 64 {
+            run_detached(py, || self.model.to_json())
+        } else {
+            run_interruptible(py, |cancel| self.model.to_json_cancellable(&cancel))
+        }
     }
 
     /// Raw scores (base score + trees) of the first `n_rounds` rounds:
@@ -499,12 +539,12 @@ impl PyBooster {
 
     /// The per-round training log as JSON (a list of objects; empty after loading).
     fn training_log_json(&self) -> PyResult<String> {
-        serde_json::to_string(&self.log).map_err(|e| to_py(RgbmError::ModelFormat(e.to_string())))
+        crate::json::to_string(&self.log, &Cancel::never()).map_err(to_py)
     }
 
     /// Evaluation histories as JSON: a list of {set, metric, values} (empty after loading).
     fn evals_json(&self) -> PyResult<String> {
-        serde_json::to_string(&self.evals).map_err(|e| to_py(RgbmError::ModelFormat(e.to_string())))
+        crate::json::to_string(&self.evals, &Cancel::never()).map_err(to_py)
     }
 
     /// The round kept by early stopping (0-based), if early stopping ran.

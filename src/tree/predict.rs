@@ -62,18 +62,7 @@ fn add_outputs<T: Element>(
         add_row_by_row(trees, n_outputs, first, x, out, cancel);
         return;
     }
-    let forest: Vec<Walk<T>> = trees
-        .iter()
-        .map(|t| {
-            if let Some(m) = MaskTree::new(t) {
-                Walk::Masks32(m)
-            } else if let Some(m) = MaskTree::new(t) {
-                Walk::Masks64(m)
-            } else {
-                Walk::Flat(FlatTree::new(t))
-            }
-        })
-        .collect();
+    let forest = walks(trees);
     let any_masks = forest.iter().any(|t| !matches!(t, Walk::Flat(_)));
     let p = x.n_cols();
     out.par_chunks_mut(BLOCK * n_outputs)
@@ -86,13 +75,7 @@ fn add_outputs<T: Element>(
                 }
                 let rows = chunk.len() / n_outputs;
                 let block = x.row_block(b * BLOCK, rows, buf);
-                // The block by feature, for the mask walk.
-                cols.clear();
-                if any_masks {
-                    for j in 0..p {
-                        cols.extend(block.chunks_exact(p).map(|row| row[j]));
-                    }
-                }
+                by_feature(block, p, any_masks, cols);
                 for (j, tree) in forest.iter().enumerate() {
                     let class = (first + j) % n_outputs;
                     let add = |r: usize, v: f64| chunk[r * n_outputs + class] += v;
@@ -105,6 +88,36 @@ fn add_outputs<T: Element>(
             },
         );
 }
+
+/// The trees as their block walks.
+fn walks<T: Element>(trees: &[Tree]) -> Vec<Walk<'_, T>> {
+    trees
+        .iter()
+        .map(|t| {
+            if let Some(m) = MaskTree::new(t) {
+                Walk::Masks32(m)
+            } else if let Some(m) = MaskTree::new(t) {
+                Walk::Masks64(m)
+            } else {
+                Walk::Flat(FlatTree::new(t))
+            }
+        })
+        .collect()
+}
+
+/// `cols` := the row-major `block` by feature (for the mask walks), if needed.
+fn by_feature<T: Element>(block: &[T], p: usize, needed: bool, cols: &mut Vec<T>) {
+    cols.clear();
+    if needed {
+        for j in 0..p {
+            cols.extend(block.chunks_exact(p).map(|row| row[j]));
+        }
+    }
+}
+
+/// Trees whose leaves are gathered tree by tree before being written out
+/// row by row (a 256-row block of 64 trees is 64 KiB).
+const LEAF_TREES: usize = 64;
 
 /// The leaf each row reaches in each tree: `out` is row-major (n_rows ×
 /// trees.len()), entry (i, t) the index of tree t's leaf (into its
@@ -125,6 +138,45 @@ pub fn leaf_indices<T: Element>(
         return cancel.check();
     }
     let wide = wide_sparse(x);
+    if x.n_rows() >= MIN_ROWS_FOR_FLAT && !wide {
+        // The walks of prediction, each tree's leaves gathered for a group of
+        // trees and then written to the rows' runs of `out`.
+        let forest = walks(trees);
+        let any_masks = forest.iter().any(|t| !matches!(t, Walk::Flat(_)));
+        out.par_chunks_mut(BLOCK * n_trees)
+            .enumerate()
+            .for_each_init(
+                || (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new()),
+                |(buf, cols, acc32, acc64, gathered), (b, chunk)| {
+                    if cancel.is_set() {
+                        return;
+                    }
+                    let rows = chunk.len() / n_trees;
+                    let block = x.row_block(b * BLOCK, rows, buf);
+                    by_feature(block, p, any_masks, cols);
+                    for (g, group) in forest.chunks(LEAF_TREES).enumerate() {
+                        gathered.clear();
+                        gathered.resize(group.len() * rows, 0u32);
+                        for (tree, col) in group.iter().zip(gathered.chunks_exact_mut(rows)) {
+                            let set = |r: usize, l: u32| col[r] = l;
+                            match tree {
+                                Walk::Flat(t) => t.leaf_block(block, p, set),
+                                Walk::Masks32(t) => t.leaf_block(cols, rows, acc32, set),
+                                Walk::Masks64(t) => t.leaf_block(cols, rows, acc64, set),
+                            }
+                        }
+                        let first = g * LEAF_TREES;
+                        for (r, row) in chunk.chunks_exact_mut(n_trees).enumerate() {
+                            let run = &mut row[first..first + group.len()];
+                            for (t, o) in run.iter_mut().enumerate() {
+                                *o = gathered[t * rows + r];
+                            }
+                        }
+                    }
+                },
+            );
+        return cancel.check();
+    }
     let block = |buf: &mut Vec<T>, (b, chunk): (usize, &mut [u32])| {
         if cancel.is_set() {
             return;
@@ -209,6 +261,8 @@ struct MaskTree<T, M> {
     cat_nodes: Vec<(usize, bool, M, Vec<u32>)>,
     /// Leaf value by left-to-right position.
     values: Vec<f64>,
+    /// Leaf index (into the tree's `leaf_value`) by left-to-right position.
+    leaves: Vec<u32>,
 }
 
 impl<T: Element, M: LeafMask> MaskTree<T, M> {
@@ -264,6 +318,7 @@ impl<T: Element, M: LeafMask> MaskTree<T, M> {
                 })
                 .collect(),
             values: order.iter().map(|&i| tree.leaf_value[i]).collect(),
+            leaves: order.iter().map(|&i| i as u32).collect(),
         })
     }
 
@@ -276,6 +331,30 @@ impl<T: Element, M: LeafMask> MaskTree<T, M> {
         acc: &mut Vec<M>,
         mut add: impl FnMut(usize, f64),
     ) {
+        self.walk_block(cols, rows, acc);
+        for (r, &a) in acc.iter().enumerate() {
+            add(r, self.values[a.lowest()]);
+        }
+    }
+
+    /// Calls `leaf(r, index)` with the leaf of every row r of the block.
+    #[inline]
+    fn leaf_block(
+        &self,
+        cols: &[T],
+        rows: usize,
+        acc: &mut Vec<M>,
+        mut leaf: impl FnMut(usize, u32),
+    ) {
+        self.walk_block(cols, rows, acc);
+        for (r, &a) in acc.iter().enumerate() {
+            leaf(r, self.leaves[a.lowest()]);
+        }
+    }
+
+    /// Leaves `acc[r]` with the lowest set bit at row r's leaf position.
+    #[inline]
+    fn walk_block(&self, cols: &[T], rows: usize, acc: &mut Vec<M>) {
         acc.clear();
         acc.resize(rows, M::ALL);
         #[cfg(target_arch = "x86_64")]
@@ -295,9 +374,6 @@ impl<T: Element, M: LeafMask> MaskTree<T, M> {
                     *a = *a & !*left;
                 }
             }
-        }
-        for (r, &a) in acc.iter().enumerate() {
-            add(r, self.values[a.lowest()]);
         }
     }
 }
@@ -444,24 +520,31 @@ impl<'a, T: Element> FlatTree<'a, T> {
 
     /// Calls `add(r, value)` for every row r of `block` (row-major, p values a row).
     #[inline]
-    fn add_block(&self, block: &[T], p: usize, add: impl FnMut(usize, f64)) {
+    fn add_block(&self, block: &[T], p: usize, mut add: impl FnMut(usize, f64)) {
+        let values = self.leaf_value;
+        self.leaf_block(block, p, |r, l| add(r, values[l as usize]));
+    }
+
+    /// Calls `leaf(r, index)` with the leaf of every row r of `block`.
+    #[inline]
+    fn leaf_block(&self, block: &[T], p: usize, leaf: impl FnMut(usize, u32)) {
         // Threshold-only trees keep a step without the category test.
         match self.categorical {
-            None => self.add_block_with::<false>(block, p, add),
-            Some(_) => self.add_block_with::<true>(block, p, add),
+            None => self.leaf_block_with::<false>(block, p, leaf),
+            Some(_) => self.leaf_block_with::<true>(block, p, leaf),
         }
     }
 
     #[inline(always)]
-    fn add_block_with<const CAT: bool>(
+    fn leaf_block_with<const CAT: bool>(
         &self,
         block: &[T],
         p: usize,
-        mut add: impl FnMut(usize, f64),
+        mut leaf: impl FnMut(usize, u32),
     ) {
         let rows = block.len() / p;
         if self.n_splits == 0 {
-            (0..rows).for_each(|r| add(r, self.leaf_value[0]));
+            (0..rows).for_each(|r| leaf(r, 0));
             return;
         }
         let m = self.n_splits;
@@ -474,7 +557,7 @@ impl<'a, T: Element> FlatTree<'a, T> {
                 }
             }
             for (lane, &a) in at.iter().enumerate() {
-                add(g * LANES + lane, self.leaf_value[(a - m) as usize]);
+                leaf(g * LANES + lane, a - m);
             }
         }
         let done = rows - groups.remainder().len() / p;
@@ -483,7 +566,7 @@ impl<'a, T: Element> FlatTree<'a, T> {
             while a < m {
                 a = self.step::<CAT>(a, row, 0);
             }
-            add(done + k, self.leaf_value[(a - m) as usize]);
+            leaf(done + k, a - m);
         }
     }
 
@@ -763,5 +846,35 @@ mod tests {
         let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
         check_flat_walk(&trees, &DenseMatrix::row_major(&x, n, p).unwrap());
         check_flat_walk(&trees, &DenseMatrix::row_major(&x32, n, p).unwrap());
+        check_leaf_indices(&trees, &DenseMatrix::row_major(&x, n, p).unwrap());
+        check_leaf_indices(&trees, &DenseMatrix::row_major(&x32, n, p).unwrap());
+    }
+
+    /// `leaf_indices` (block walks, trees in groups) gives `Tree::leaf_index`
+    /// of every row and tree.
+    fn check_leaf_indices<T: Element>(trees: &[Tree], m: &DenseMatrix<T>) {
+        let n = m.n_rows();
+        assert!(n >= MIN_ROWS_FOR_FLAT && trees.len() > LEAF_TREES);
+        let mut out = vec![u32::MAX; n * trees.len()];
+        leaf_indices(trees, m, &mut out, &Cancel::never()).unwrap();
+        for i in 0..n {
+            for (t, tree) in trees.iter().enumerate() {
+                let want = tree.leaf_index(|j| m.get(i, j));
+                assert_eq!(out[i * trees.len() + t] as usize, want, "row {i}, tree {t}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_set_cancel_flag_stops_leaf_indices() {
+        let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let n = 4 * MIN_ROWS_FOR_FLAT;
+        let x: Vec<f64> = (0..n * 3).map(|k| (k % 11) as f64 / 5.0 - 1.0).collect();
+        let m = DenseMatrix::row_major(&x, n, 3).unwrap();
+        let mut out = vec![7u32; n * 3];
+        let r = leaf_indices(&trees(), &m, &mut out, &Cancel::on(flag));
+        assert_eq!(r, Err(crate::error::RgbmError::Interrupted));
+        // No block ran.
+        assert!(out.iter().all(|&v| v == 7));
     }
 }

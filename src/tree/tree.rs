@@ -9,9 +9,10 @@
 //! unseen ones, NaN, non-integers) follows `default_left[i]`.
 use serde::{Deserialize, Serialize};
 
-use crate::alloc::{grow_to, reserve_one};
+use crate::alloc::{filled_vec, grow_to, reserve_one};
 use crate::data::matrix::{DenseMatrix, Element};
 use crate::error::{Result, RgbmError};
+use crate::json::{fallible_vec, fallible_vec_vec};
 use crate::params::MAX_CATEGORY;
 
 /// Largest magnitude a loaded model may hold in a leaf value or base score:
@@ -20,26 +21,42 @@ pub const MAX_ABS_VALUE: f64 = 1e200;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Tree {
+    #[serde(deserialize_with = "fallible_vec")]
     pub feature: Vec<u32>,
+    #[serde(deserialize_with = "fallible_vec")]
     pub threshold: Vec<f64>,
+    #[serde(deserialize_with = "fallible_vec")]
     pub default_left: Vec<bool>,
+    #[serde(deserialize_with = "fallible_vec")]
     pub left: Vec<i32>,
+    #[serde(deserialize_with = "fallible_vec")]
     pub right: Vec<i32>,
     /// Split gain, for importances.
+    #[serde(deserialize_with = "fallible_vec")]
     pub gain: Vec<f64>,
     /// Rows (training, unweighted) that reached each internal node.
+    #[serde(deserialize_with = "fallible_vec")]
     pub count: Vec<f64>,
+    #[serde(deserialize_with = "fallible_vec")]
     pub leaf_value: Vec<f64>,
     /// Training rows (in-bag, unweighted) that reached each leaf: with
     /// `count` the covers SHAP values weigh by. Empty in models written
     /// before leaf covers were recorded (and then not written).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "fallible_vec"
+    )]
     pub leaf_count: Vec<f64>,
     /// Empty when no node is categorical (and then not written, so such
     /// trees keep their files); otherwise one bitset per node, empty for
     /// threshold nodes. Bit c of word c / 32 set: category c leaves the
     /// default side.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "fallible_vec_vec"
+    )]
     pub categories: Vec<Vec<u32>>,
 }
 
@@ -220,8 +237,8 @@ impl Tree {
                 ));
             }
         }
-        let mut leaf_seen = vec![false; m + 1];
-        let mut node_seen = vec![false; m];
+        let mut leaf_seen = filled_vec(m + 1, false, "the tree check")?;
+        let mut node_seen = filled_vec(m, false, "the tree check")?;
         if m > 0 {
             node_seen[0] = true;
         }

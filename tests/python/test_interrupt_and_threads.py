@@ -89,6 +89,32 @@ _LONG_BINNING = textwrap.dedent(
 )
 
 
+# One query of 50k rows, every pair kept: a round's gradients take ~10 s.
+_LONG_QUERY = textwrap.dedent(
+    """
+    import sys
+    import numpy as np
+    from rgbm_rs import RGBMRanker
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50_000, 5))
+    label = np.clip(np.floor(X[:, 0] + 2), 0, 4).astype(int)
+    ranker = RGBMRanker(n_estimators=5, lambdarank_truncation_level=50_000)
+    print("started", flush=True)
+    try:
+        ranker.fit(X, label, group=[50_000])
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+        sys.exit(0)
+    print("finished", flush=True)
+    """
+)
+
+
+def test_sigint_stops_ranking_gradients_promptly():
+    waited = _stops_promptly(_LONG_QUERY, delay=1.5)
+    assert waited < 2.0, f"the LambdaRank gradients took {waited:.2f}s to stop after SIGINT"
+
+
 def test_sigint_stops_binning_promptly():
     waited = _stops_promptly(_LONG_BINNING)
     assert waited < 2.0, f"binning took {waited:.2f}s to stop after SIGINT"
@@ -129,6 +155,78 @@ _LONG_PREDICTION = textwrap.dedent(
 def test_sigint_stops_prediction_promptly(phase):
     waited = _stops_promptly(_LONG_PREDICTION.replace("PHASE", phase))
     assert waited < 2.0, f"{phase} took {waited:.2f}s to stop after SIGINT"
+
+
+# 300k rows x 3000 trees of up to 256 leaves: a 3.6 GB leaf-index array.
+_LONG_LEAF_INDICES = textwrap.dedent(
+    """
+    import sys
+    import numpy as np
+    from rgbm_rs import RGBMRegressor
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(5000, 20))
+    reg = RGBMRegressor(n_estimators=3000, max_depth=8, learning_rate=0.01).fit(X, X[:, 0])
+    Xbig = rng.normal(size=(300_000, 20))
+    print("started", flush=True)
+    try:
+        PHASE
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+        sys.exit(0)
+    print("finished", flush=True)
+    """
+)
+
+
+@pytest.mark.parametrize("phase", ["reg.apply(Xbig)", "reg.predict(Xbig, pred_leaf=True)"])
+def test_sigint_stops_leaf_indices_promptly(phase):
+    # The output is not zero-filled before the first block: Ctrl-C 0.3 s in
+    # is honoured within a block, not after gigabytes of writes.
+    waited = _stops_promptly(_LONG_LEAF_INDICES.replace("PHASE", phase), delay=0.3)
+    assert waited < 1.5, f"{phase} took {waited:.2f}s to stop after SIGINT"
+
+
+# A 12,000-tree model of up to 1024 leaves a tree (~390 MB file), written by
+# repeating one tree's text; `out` exists and must survive an interrupted save.
+_BIG_MODEL_FILE = textwrap.dedent(
+    """
+    import json, os, sys, tempfile
+    import numpy as np
+    from rgbm_rs import RGBMRegressor, load_model
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20_000, 10))
+    small = RGBMRegressor(n_estimators=1, max_depth=10, min_samples_leaf=1).fit(X, rng.normal(size=20_000))
+    folder = tempfile.mkdtemp()
+    path, out = os.path.join(folder, "big.json"), os.path.join(folder, "out.json")
+    small.save_model(path)
+    with open(path) as f:
+        doc = json.load(f)
+    tree = json.dumps(doc["model"]["trees"][0])
+    doc["model"]["trees"] = "TREES"
+    doc["params"]["n_estimators"] = doc["model"]["params"]["n_estimators"] = 12_000
+    with open(path, "w") as f:
+        f.write(json.dumps(doc).replace('"TREES"', "[" + ",".join([tree] * 12_000) + "]"))
+    with open(out, "w") as f:
+        f.write("previous")
+    model = load_model(path)
+    print("started", flush=True)
+    try:
+        PHASE
+    except KeyboardInterrupt:
+        with open(out) as f:
+            intact = f.read() == "previous" and sorted(os.listdir(folder)) == ["big.json", "out.json"]
+        print("interrupted", intact, flush=True)
+        sys.exit(0)
+    print("finished", flush=True)
+    """
+)
+
+
+@pytest.mark.parametrize("phase", ["load_model(path)", "model.save_model(out)"])
+def test_sigint_stops_model_file_io_promptly(phase):
+    # An interrupted save leaves the previous file and no temporary one.
+    waited = _stops_promptly(_BIG_MODEL_FILE.replace("PHASE", phase), delay=0.4, reported="interrupted True")
+    assert waited < 1.5, f"{phase} took {waited:.2f}s to stop after SIGINT"
 
 
 def test_concurrent_predict_matches_serial():

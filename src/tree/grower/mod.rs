@@ -555,7 +555,8 @@ impl<'a> TreeGrower<'a> {
             leaf_ranges.push((leaf.start, leaf.end));
         }
         if self.constraints.has_monotone() {
-            leaf_bounds = leaves.iter().map(|l| l.bounds).collect();
+            leaf_bounds = with_capacity(leaves.len(), "the leaf bounds")?;
+            leaf_bounds.extend(leaves.iter().map(|l| l.bounds));
             clip_leaves(&mut tree.leaf_value, &leaf_bounds);
         }
         Ok(GrownTree {
