@@ -120,17 +120,9 @@ def test_sigint_stops_binning_promptly():
     assert waited < 2.0, f"binning took {waited:.2f}s to stop after SIGINT"
 
 
-# A 2,000-round SGLB chain over 2M rows: each prediction takes many seconds.
-_LONG_PREDICTION = textwrap.dedent(
+# Runs PHASE, reporting whether Ctrl-C stopped it.
+_RUN_PHASE = textwrap.dedent(
     """
-    import sys
-    import numpy as np
-    from rgbm_rs import RGBMClassifier
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(2000, 10))
-    clf = RGBMClassifier(n_estimators=2000, max_depth=6, learning_rate=0.01, langevin=True,
-                         random_state=0).fit(X, X[:, 0] > 0)
-    Xbig = rng.normal(size=(2_000_000, 10))
     print("started", flush=True)
     try:
         PHASE
@@ -139,6 +131,23 @@ _LONG_PREDICTION = textwrap.dedent(
         sys.exit(0)
     print("finished", flush=True)
     """
+)
+
+# A 2,000-round SGLB chain over 2M rows: each prediction takes many seconds.
+_LONG_PREDICTION = (
+    textwrap.dedent(
+        """
+    import sys
+    import numpy as np
+    from rgbm_rs import RGBMClassifier
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 10))
+    clf = RGBMClassifier(n_estimators=2000, max_depth=6, learning_rate=0.01, langevin=True,
+                         random_state=0).fit(X, X[:, 0] > 0)
+    Xbig = rng.normal(size=(2_000_000, 10))
+    """
+    )
+    + _RUN_PHASE
 )
 
 
@@ -158,8 +167,9 @@ def test_sigint_stops_prediction_promptly(phase):
 
 
 # 300k rows x 3000 trees of up to 256 leaves: a 3.6 GB leaf-index array.
-_LONG_LEAF_INDICES = textwrap.dedent(
-    """
+_LONG_LEAF_INDICES = (
+    textwrap.dedent(
+        """
     import sys
     import numpy as np
     from rgbm_rs import RGBMRegressor
@@ -167,14 +177,9 @@ _LONG_LEAF_INDICES = textwrap.dedent(
     X = rng.normal(size=(5000, 20))
     reg = RGBMRegressor(n_estimators=3000, max_depth=8, learning_rate=0.01).fit(X, X[:, 0])
     Xbig = rng.normal(size=(300_000, 20))
-    print("started", flush=True)
-    try:
-        PHASE
-    except KeyboardInterrupt:
-        print("interrupted", flush=True)
-        sys.exit(0)
-    print("finished", flush=True)
     """
+    )
+    + _RUN_PHASE
 )
 
 
