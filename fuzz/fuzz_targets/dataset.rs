@@ -75,10 +75,10 @@ fn run<T: rgbm_rs::data::Element>(
     y: &[f64],
     flags: u8,
 ) {
-    let built = BinnedDataset::from_weighted_matrix(x, max_bins, seed, weights, &[], &Cancel::never());
+    let built = BinnedDataset::from_weighted_matrix(x, max_bins, seed, weights, &[], 0, &Cancel::never());
     // The same values in the other memory order must bin identically (a
     // correctness check on top of "no panic"; both paths are public).
-    let other = BinnedDataset::from_weighted_matrix(other_layout, max_bins, seed, weights, &[], &Cancel::never());
+    let other = BinnedDataset::from_weighted_matrix(other_layout, max_bins, seed, weights, &[], 0, &Cancel::never());
     match (&built, &other) {
         (Ok(a), Ok(b)) => {
             assert_eq!(a.mapper(), b.mapper(), "C and F order fitted different bins");
