@@ -7,6 +7,7 @@ import contextlib
 import copy
 import json
 import os
+import warnings
 from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
@@ -188,6 +189,26 @@ def _init_model(init_model, cls):
         check_is_fitted(init_model, "_booster")
         return Continued(init_model._booster, getattr(init_model, "classes_", None), init_model, "init_model")
     raise TypeError(f"init_model must be a path, a Booster or a fitted {cls.__name__}, got {type(init_model).__name__}")
+
+
+def _warn_merged_categories(X, categorical, max_bins, est):
+    """Warns about categorical features with more categories than ``max_bins``:
+    binning keeps the ``max_bins`` most frequent and sends the others to the
+    missing bin."""
+    names = getattr(est, "feature_names_in_", None)
+    for j in categorical or ():
+        col = X[:, j]
+        col = np.asarray(col.toarray() if sp.issparse(col) else col, dtype=np.float64).ravel()
+        k = np.unique(col[~np.isnan(col)]).size
+        if k > max_bins:
+            name = repr(str(names[j])) if names is not None else str(j)
+            warnings.warn(
+                f"categorical feature {name} has {k} categories, more than max_bins={max_bins}: "
+                f"the {k - max_bins} least frequent share the missing bin (they follow each split's "
+                f"missing-value side); raise max_bins to at least {k} to keep them apart",
+                UserWarning,
+                stacklevel=4,
+            )
 
 
 def exact_evals(evals, recorded):
@@ -509,6 +530,7 @@ class RGBMBase(BaseEstimator):
             if not callable(cb):
                 raise TypeError(f"callbacks must be callables taking a CallbackEnv, got {type(cb).__name__}")
         native = self._native_params(seed, native_loss, n_rounds)
+        _warn_merged_categories(X, native["categorical_features"], self.max_bins, self)
         params = json.dumps(native)
         loss_fn = _custom.loss_hook(self.loss, y_float) if native_loss == "custom" else None
         metric_fns = _metric_functions(self.eval_metric)

@@ -44,7 +44,11 @@ class RGBMRegressor(RegressorMixin, RGBMBase):
     max_leaves : int or None, default=None
         If set, trees grow best-first up to this many leaves.
     max_bins : int, default=255
-        Value bins per feature (NaN gets one more).
+        Value bins per feature (NaN gets one more). A categorical feature
+        gets one bin per category up to ``max_bins`` of them; beyond, the
+        least frequent categories share the missing bin (a UserWarning
+        says so). LightGBM caps categories separately: raise ``max_bins``
+        to keep more than 255 categories apart.
     min_samples_leaf : int, default=20
         Minimum rows in a leaf.
     min_child_weight : float, default=1e-3

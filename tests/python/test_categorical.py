@@ -1,6 +1,8 @@
 """Native categorical splits from Python: how features are named, what
 one split can learn, unseen categories, persistence and bad input."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -168,3 +170,23 @@ def test_a_column_of_missing_values_alone_predicts_as_missing(fitted_as):
     # A numeric column with a value in it is still refused.
     with pytest.raises(TypeError, match="categorical at fit but not now: 'city'"):
         est.predict(pd.DataFrame({"city": [np.nan, 2.0], "noise": [0.1, -1.5]}))
+
+
+def test_more_categories_than_max_bins_warn_and_more_bins_keep_them_apart():
+    # 300 categories, each its own mean: at max_bins=255 the 45 least
+    # frequent share the missing bin (a warning says so); with max_bins=300
+    # every category has its bin and the training error is far smaller.
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 300, 30_000)
+    y = (rng.normal(size=300) * 2)[codes] + 0.1 * rng.normal(size=30_000)
+    X = codes[:, None].astype(float)
+    kw = dict(
+        categorical_features=[0], n_estimators=100, learning_rate=0.3, min_data_per_group=1, max_cat_threshold=300
+    )
+    with pytest.warns(UserWarning, match="300 categories, more than max_bins=255"):
+        merged = RGBMRegressor(**kw).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        apart = RGBMRegressor(max_bins=300, **kw).fit(X, y)
+    mse = lambda m: float(np.mean((m.predict(X) - y) ** 2))  # noqa: E731
+    assert mse(apart) < 0.05 < mse(merged)
