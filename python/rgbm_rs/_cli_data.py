@@ -316,7 +316,7 @@ class CsvTable:
         missing cell or a value not among them; also the distinct values
         not among them."""
         by_text = {c: float(i) for i, c in enumerate(categories) if isinstance(c, str)}
-        by_number = {}
+        by_number: dict[float, float] = {}
         for i, c in enumerate(categories):
             if not isinstance(c, str) and isinstance(c, (int, float, np.number)) and not isinstance(c, bool):
                 by_number.setdefault(float(c), float(i))

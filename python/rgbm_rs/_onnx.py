@@ -27,7 +27,7 @@ code 1; ``predict`` sends it to the default side). The outputs are float:
 
 * identity-link regressors: ``predict`` rounded to float32, a relative
   difference of at most 2**-24 (6e-8) whatever the number of trees;
-* log-link regressors and classifiers: at most (1 + |raw score|) * 2**-24
+* log-link regressors and classifiers: at most (1 + abs(raw score)) * 2**-24
   relative (the rounding of the raw score, then of the output), 2**-24 for
   models with category-set splits.
 """
@@ -361,7 +361,7 @@ def to_onnx(estimator: RGBMBase, path: str | os.PathLike | None = None) -> onnx.
         ``predict_proba`` return. For float32 input the trees decide
         exactly as ``predict`` and are summed in double; the float outputs
         differ from ``predict``'s by at most 2**-24 (6e-8) relative for
-        identity-link regressors, (1 + |raw score|) * 2**-24 for the other
+        identity-link regressors, ``(1 + abs(raw score)) * 2**-24`` for the other
         links (2**-24 for models with category-set splits).
 
     Raises
