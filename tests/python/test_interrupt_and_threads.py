@@ -231,7 +231,7 @@ _BIG_MODEL_FILE = textwrap.dedent(
 def test_sigint_stops_model_file_io_promptly(phase):
     # An interrupted save leaves the previous file and no temporary one.
     waited = _stops_promptly(_BIG_MODEL_FILE.replace("PHASE", phase), delay=0.4, reported="interrupted True")
-    assert waited < 1.5, f"{phase} took {waited:.2f}s to stop after SIGINT"
+    assert waited < 2.0, f"{phase} took {waited:.2f}s to stop after SIGINT"
 
 
 def test_concurrent_predict_matches_serial():
