@@ -534,10 +534,9 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
         Ok(sets)
     }
 
-    /// Stored entries of a CSR matrix in `features` (increasing).
-    fn stored_in(&self, features: &[usize]) -> Result<usize> {
-        let slot = self.slots(features)?;
-        Ok((0..self.x.n_rows())
+    /// Stored entries of a CSR matrix in the columns `slot` places.
+    fn stored_in(&self, slot: &[u32]) -> usize {
+        (0..self.x.n_rows())
             .into_par_iter()
             .map(|i| {
                 let (idx, _) = self.x.major(i);
@@ -545,7 +544,7 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
                     .filter(|&&j| slot[j as usize] != u32::MAX)
                     .count()
             })
-            .sum())
+            .sum()
     }
 
     /// Each column's position in `features`, or u32::MAX.
@@ -557,14 +556,14 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
         Ok(slot)
     }
 
-    /// The CSC arrays of a CSR matrix's `features` columns (`stored` entries).
+    /// The CSC arrays of the `k` columns `slot` places (`stored` entries).
     fn columns_of(
         &self,
-        features: &[usize],
+        slot: &[u32],
+        k: usize,
         stored: usize,
     ) -> Result<(Vec<i64>, Vec<i32>, Vec<T>)> {
-        let slot = self.slots(features)?;
-        let mut indptr = filled_vec(features.len() + 1, 0i64, "the column copy")?;
+        let mut indptr = filled_vec(k + 1, 0i64, "the column copy")?;
         for i in 0..self.x.n_rows() {
             for &j in self.x.major(i).0 {
                 if let Some(&k) = slot.get(j as usize).filter(|&&k| k != u32::MAX) {
@@ -575,8 +574,8 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
         for k in 1..indptr.len() {
             indptr[k] += indptr[k - 1];
         }
-        let mut next: Vec<usize> = with_capacity(features.len(), "the column copy")?;
-        next.extend(indptr[..features.len()].iter().map(|&a| a as usize));
+        let mut next: Vec<usize> = with_capacity(k, "the column copy")?;
+        next.extend(indptr[..k].iter().map(|&a| a as usize));
         let mut indices = filled_vec(stored, 0i32, "the column copy")?;
         let mut data = filled_vec(stored, T::ZERO, "the column copy")?;
         for i in 0..self.x.n_rows() {
@@ -673,13 +672,14 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
         if self.x.layout() == SparseLayout::Csr {
             // Many features: their columns copied out once (CSC) beat a pass
             // over every row per batch of features.
-            let stored = self.stored_in(features_to_bin)?;
+            let slot = self.slots(features_to_bin)?;
+            let stored = self.stored_in(&slot);
             if p <= MAX_GATHER_FEATURES * rayon::current_num_threads()
                 || stored.saturating_mul(COLUMN_COPY_ENTRY_BYTES) > COLUMN_COPY_BYTES
             {
                 return self.fit_features_by_row::<S>(features_to_bin, max_bins, cancel);
             }
-            let (indptr, indices, data) = self.columns_of(features_to_bin, stored)?;
+            let (indptr, indices, data) = self.columns_of(&slot, p, stored)?;
             let n = self.x.n_rows();
             let csc = SparseMatrix::new(SparseLayout::Csc, n, p, &indptr, &indices, &data)?;
             let columns = SparseColumns {
