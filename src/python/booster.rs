@@ -7,7 +7,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
 use super::convert::{Matrix, vector};
-use super::errors::{run_detached, run_interruptible, to_py};
+use super::errors::{
+    PythonCaller, run_detached, run_interruptible, run_interruptible_calling, to_py,
+};
 use crate::booster::{
     EvalHistory, EvalResult, EvalSet, Monitor, RoundLog, Trained, train_from, train_ranking,
 };
@@ -46,6 +48,8 @@ struct PyMonitor<'a> {
     metrics: Option<Py<PyAny>>,
     /// The exception a callback raised, re-raised after training.
     failure: &'a Mutex<Option<PyErr>>,
+    /// Lets Ctrl-C interrupt a long-running callable.
+    caller: PythonCaller,
 }
 
 impl PyMonitor<'_> {
@@ -57,6 +61,12 @@ impl PyMonitor<'_> {
             *slot = Some(e);
         }
         RgbmError::Callback(text)
+    }
+
+    /// Calls into Python with the GIL, unless the fit was interrupted.
+    fn call_python<R>(&self, call: impl FnOnce(Python<'_>) -> CoreResult<R>) -> CoreResult<R> {
+        self.cancel.check()?;
+        Python::attach(|py| self.caller.call(py, || call(py)))
     }
 }
 
@@ -73,7 +83,7 @@ impl Monitor for PyMonitor<'_> {
         let Some(callback) = &self.callback else {
             return Ok(false);
         };
-        Python::attach(|py| {
+        self.call_python(|py| {
             let items: Vec<(&str, &str, f64, bool)> = results
                 .iter()
                 .map(|r| {
@@ -99,7 +109,7 @@ impl Monitor for PyMonitor<'_> {
                 "loss='custom' needs a loss function",
             ));
         };
-        Python::attach(|py| {
+        self.call_python(|py| {
             let returned = objective
                 .call1(py, (PyArray1::from_slice(py, scores),))
                 .and_then(|r| r.extract::<(PyReadonlyArray1<f64>, PyReadonlyArray1<f64>)>(py))
@@ -133,7 +143,7 @@ impl Monitor for PyMonitor<'_> {
         let Some(metrics) = &self.metrics else {
             return Ok(Vec::new());
         };
-        Python::attach(|py| {
+        self.call_python(|py| {
             metrics
                 .call1(py, (set, PyArray1::from_slice(py, scores)))
                 .and_then(|r| r.extract(py))
@@ -319,19 +329,21 @@ impl PyBooster {
             None => None,
         };
         let failure = Mutex::new(None);
+        let caller = PythonCaller::default();
         let monitor = |cancel| PyMonitor {
             cancel,
             callback,
             objective,
             metrics,
             failure: &failure,
+            caller: caller.clone(),
         };
         let result = if x.is_f32() {
             let m = x
                 .core_f32()
                 .ok_or_else(|| PyTypeError::new_err("X must be float32"))??;
             let evals = eval_views(&sets, Matrix::core_f32)?;
-            run_interruptible(py, |cancel| match &groups {
+            run_interruptible_calling(py, &caller, |cancel| match &groups {
                 Some(q) => train_ranking(&params, &m, ys, q, inits, &evals, &mut monitor(cancel)),
                 None => train_from(&params, &m, ys, ws, inits, &evals, &mut monitor(cancel)),
             })
@@ -340,7 +352,7 @@ impl PyBooster {
                 .core_f64()
                 .ok_or_else(|| PyTypeError::new_err("X must be float64"))??;
             let evals = eval_views(&sets, Matrix::core_f64)?;
-            run_interruptible(py, |cancel| match &groups {
+            run_interruptible_calling(py, &caller, |cancel| match &groups {
                 Some(q) => train_ranking(&params, &m, ys, q, inits, &evals, &mut monitor(cancel)),
                 None => train_from(&params, &m, ys, ws, inits, &evals, &mut monitor(cancel)),
             })

@@ -234,6 +234,52 @@ def test_sigint_stops_model_file_io_promptly(phase):
     assert waited < 2.0, f"{phase} took {waited:.2f}s to stop after SIGINT"
 
 
+# A custom loss, metric or callback that computes in Python for 15 s: the
+# fit calls it from its own thread, and Ctrl-C must interrupt the callable.
+_LONG_CALLABLE = textwrap.dedent(
+    """
+    import sys, time
+    import numpy as np
+    from rgbm_rs import RGBMRegressor
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(500, 4))
+    y = X[:, 0]
+
+    def busy(seconds=15):
+        t = time.monotonic()
+        while time.monotonic() - t < seconds:
+            pass
+
+    def loss(y_true, raw):
+        busy()
+        return raw - y_true, np.ones_like(raw)
+
+    def metric(y_true, raw):
+        busy()
+        return "busy", 0.0, False
+
+    def callback(env):
+        busy()
+
+    FIT
+    """
+).replace("FIT", _RUN_PHASE.replace("PHASE", "FIT"))
+
+
+@pytest.mark.parametrize(
+    "fit",
+    [
+        "RGBMRegressor(loss=loss, n_estimators=3).fit(X, y)",
+        "RGBMRegressor(eval_metric=[metric], n_estimators=3).fit(X, y, eval_set=[(X, y)])",
+        "RGBMRegressor(n_estimators=3).fit(X, y, callbacks=[callback])",
+    ],
+    ids=["loss", "metric", "callback"],
+)
+def test_sigint_interrupts_a_running_python_callable(fit):
+    waited = _stops_promptly(_LONG_CALLABLE.replace("FIT", fit), delay=1.0)
+    assert waited < 1.5, f"{fit} took {waited:.2f}s to stop after SIGINT"
+
+
 def test_concurrent_predict_matches_serial():
     rng = np.random.default_rng(1)
     X = rng.normal(size=(5000, 6))
