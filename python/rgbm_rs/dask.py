@@ -44,7 +44,7 @@ from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.validation import check_consistent_length
 
 from . import _core
-from ._base import _class_major, _eval_pairs, _init_rows
+from ._base import _class_major, _eval_pairs, _init_rows, _metric_functions
 from ._frames import read_frame
 from ._progress import Progress
 from ._typing import Callback
@@ -697,6 +697,11 @@ class _DaskMixin(_DaskBase):
             raise ValueError(
                 "validation_fraction is not available when training on a Dask cluster: pass eval_set instead"
             )
+        if callable(self.loss) or _metric_functions(self.eval_metric):
+            raise ValueError(
+                "a Dask cluster trains with built-in losses and metrics only: a loss or metric function would run "
+                "in every worker on its partition alone; fit the local estimator, or pass metric names"
+            )
         if self.summation not in (None, "exact"):
             raise ValueError(
                 f"summation={self.summation!r}: training on a Dask cluster sums exactly (summation='exact'), "
@@ -841,7 +846,8 @@ class DaskRGBMRegressor(_DaskMixin, RGBMRegressor):
     ``warm_start`` continue a local or a Dask-trained model); evaluation
     sets (dask or in memory) are gathered and every worker evaluates them
     whole, so keep them small; ``client`` defaults to the current Dask
-    client; ``callbacks`` run on the client after every round;
+    client; ``callbacks`` run on the client after every round (losses and
+    metrics are built-in ones: a function would see one partition);
     ``timeout`` (seconds, a finite number > 0) bounds every wait of the
     fit -- for the partitions to be computed, the shards to start, the
     workers to answer -- before it stops with a TimeoutError. Each partition

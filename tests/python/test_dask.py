@@ -224,6 +224,14 @@ def test_refusals_are_clear(client):
         DaskRGBMRegressor(loss="gaussian").fit(Xd, yd)
     with pytest.raises(ValueError, match="validation_fraction"):
         DaskRGBMRegressor(validation_fraction=0.2).fit(Xd, yd)
+    # Functions would see one partition each: refused on the client (the
+    # metric used to be dropped without a word).
+    with pytest.raises(ValueError, match="built-in losses and metrics only"):
+        DaskRGBMRegressor(loss=lambda y_true, raw: (raw - y_true, np.ones_like(raw))).fit(Xd, yd)
+    with pytest.raises(ValueError, match="built-in losses and metrics only"):
+        DaskRGBMClassifier(eval_metric=["auc", lambda y_true, raw: ("m", 1.0, True)]).fit(
+            Xd, darr((y > 0).astype(int), (1000, 2000)), eval_set=[(X, (y > 0).astype(int))]
+        )
     with pytest.raises(TypeError, match="dask array"):
         DaskRGBMRegressor().fit(X, y)
     with pytest.raises(ValueError, match="inconsistent numbers of samples: \\[3000, 2999\\]"):
