@@ -81,8 +81,12 @@ pub struct Selector {
     kind: Selection,
     /// t, resolved to a count.
     size: usize,
-    groups: Vec<Vec<usize>>,
-    /// Prefix sums of the number of candidate thresholds per feature (length p + 1).
+    /// The feature groups; None: each feature is its own group (not stored:
+    /// a million-column dataset would hold a million one-element vectors).
+    groups: Option<Vec<Vec<usize>>>,
+    n_features: usize,
+    /// Random selection only (else empty): prefix sums of the number of
+    /// candidate thresholds per feature (length p + 1).
     split_offsets: Vec<usize>,
 }
 
@@ -135,32 +139,39 @@ impl Selector {
         let groups = match &params.groups {
             Some(g) => {
                 check_partition(g, p)?;
-                g.iter()
-                    .map(|grp| {
-                        let mut grp = grp.clone();
-                        grp.sort_unstable();
-                        grp
-                    })
-                    .collect()
+                Some(
+                    g.iter()
+                        .map(|grp| {
+                            let mut grp = grp.clone();
+                            grp.sort_unstable();
+                            grp
+                        })
+                        .collect::<Vec<_>>(),
+                )
             }
-            None => (0..p).map(|j| vec![j]).collect::<Vec<_>>(),
+            None => None,
         };
-        let mut split_offsets = Vec::with_capacity(p + 1);
+        let n_groups = groups.as_ref().map_or(p, Vec::len);
+        let mut split_offsets = Vec::new();
         let mut k = 0;
-        for fb in &data.mapper.features {
+        if params.selection == Selection::Random {
+            split_offsets.reserve(p + 1);
+            for fb in &data.mapper.features {
+                split_offsets.push(k);
+                k += fb.n_value_bins() - 1;
+            }
             split_offsets.push(k);
-            k += fb.n_value_bins() - 1;
         }
-        split_offsets.push(k);
         let size = match (params.selection, params.selection_size) {
             (Selection::Random, Some(s)) => resolve(s, k.max(1), "candidate splits")?,
-            (Selection::Groups, Some(s)) => resolve(s, groups.len(), "groups")?,
+            (Selection::Groups, Some(s)) => resolve(s, n_groups, "groups")?,
             _ => 1,
         };
         Ok(Selector {
             kind: params.selection,
             size,
             groups,
+            n_features: p,
             split_offsets,
         })
     }
@@ -176,21 +187,24 @@ impl Selector {
     }
 
     pub fn n_groups(&self) -> usize {
-        self.groups.len()
+        self.groups.as_ref().map_or(self.n_features, Vec::len)
     }
 
     /// Draws J.
     pub fn draw(&self, rng: &mut ChaCha8Rng) -> Candidates {
-        let p = self.split_offsets.len() - 1;
+        let p = self.n_features;
         match self.kind {
             Selection::Full => Candidates::all(p),
             // Type 2 is Type 3 with t = 1, drawn the same way.
             Selection::Group | Selection::Groups => {
-                let mut features: Vec<usize> =
-                    rand::seq::index::sample(rng, self.groups.len(), self.size)
+                let drawn = rand::seq::index::sample(rng, self.n_groups(), self.size);
+                let mut features: Vec<usize> = match &self.groups {
+                    Some(groups) => drawn
                         .into_iter()
-                        .flat_map(|g| self.groups[g].iter().copied())
-                        .collect();
+                        .flat_map(|g| groups[g].iter().copied())
+                        .collect(),
+                    None => drawn.into_vec(),
+                };
                 features.sort_unstable();
                 Candidates {
                     features,

@@ -195,6 +195,7 @@ pub fn bin<T: Element>(
         params.random_state,
         weights,
         params.categorical(),
+        0,
         cancel,
     )?;
     BinnedDataset::bin(x, mapper, 0, cancel)

@@ -34,6 +34,14 @@ pub fn category_code(v: f64) -> Option<u32> {
 }
 
 impl FeatureBins {
+    /// One value bin for every value (and the missing bin).
+    pub fn single() -> FeatureBins {
+        FeatureBins {
+            thresholds: Vec::new(),
+            categories: None,
+        }
+    }
+
     /// Number of value bins (excluding the missing bin).
     #[inline]
     pub fn n_value_bins(&self) -> usize {
@@ -438,22 +446,54 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
         self.in_sample.as_ref().is_none_or(|m| m[i]) && self.weights.is_none_or(|w| w[i] > 0.0)
     }
 
-    /// `distinct_values` of the dense path: a set does not depend on the
-    /// order values are added, so the stored values are added first and one
-    /// zero for the implicit entries.
-    fn distinct_values(&self, max_bins: usize) -> Result<Vec<DistinctValues>> {
+    /// The columns whose bins can matter: those with at least
+    /// `max(min_rows, 1)` rows not 0 (NaN counts) over all rows; the
+    /// others get one bin (see `nonzero_rows`).
+    fn binnable(&self, min_rows: usize) -> Result<Vec<usize>> {
+        let p = self.x.n_cols();
+        let least = min_rows.max(1);
+        let mut columns = Vec::new();
+        if self.x.layout() == SparseLayout::Csr {
+            let mut nonzero = filled_vec(p, 0u32, "the nonzero counts")?;
+            for i in 0..self.x.n_rows() {
+                let (idx, vals) = self.x.major(i);
+                for (&j, v) in idx.iter().zip(vals) {
+                    if v.to_f64() != 0.0 {
+                        let c = &mut nonzero[j as usize];
+                        *c = c.saturating_add(1);
+                    }
+                }
+            }
+            columns.extend((0..p).filter(|&j| nonzero[j] as usize >= least));
+        } else {
+            columns.extend((0..p).filter(|&j| {
+                let vals = self.x.major(j).1;
+                vals.iter()
+                    .filter(|v| v.to_f64() != 0.0)
+                    .take(least)
+                    .count()
+                    >= least
+            }));
+        }
+        Ok(columns)
+    }
+
+    /// `distinct_values` of the dense path for `columns` (one set each): a
+    /// set does not depend on the order values are added, so the stored
+    /// values are added first and one zero for the implicit entries.
+    fn distinct_values(&self, max_bins: usize, columns: &[usize]) -> Result<Vec<DistinctValues>> {
         let limit = tracked_limit(max_bins);
         let kept_rows = match (self.sample, self.weights) {
             (Some(rows), _) => rows.iter().filter(|&&i| self.kept(i)).count(),
             (None, _) => (0..self.x.n_rows()).filter(|&i| self.kept(i)).count(),
         };
         if self.x.layout() == SparseLayout::Csr {
-            return self.distinct_values_by_row(limit, kept_rows);
+            return self.distinct_values_by_row(limit, kept_rows, columns);
         }
-        let mut sets = with_capacity(self.x.n_cols(), "the distinct values")?;
-        (0..self.x.n_cols())
-            .into_par_iter()
-            .map(|j| {
+        let mut sets = with_capacity(columns.len(), "the distinct values")?;
+        columns
+            .par_iter()
+            .map(|&j| {
                 let mut set = DistinctValues::default();
                 let (idx, vals) = self.x.major(j);
                 let mut stored_kept = 0;
@@ -481,8 +521,10 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
         &self,
         limit: usize,
         kept_rows: usize,
+        columns: &[usize],
     ) -> Result<Vec<DistinctValues>> {
-        let p = self.x.n_cols();
+        let p = columns.len();
+        let slot = self.slots(columns)?;
         let n_rows = self.sample.map_or(self.x.n_rows(), <[usize]>::len);
         // A set per column and task: very wide data gets one task.
         let per_column = std::mem::size_of::<DistinctValues>() + std::mem::size_of::<usize>();
@@ -504,8 +546,12 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
                     }
                     let (idx, vals) = self.x.major(i);
                     for (&j, v) in idx.iter().zip(vals) {
-                        let (set, v) = (&mut sets[j as usize], v.to_f64());
-                        stored[j as usize] += 1;
+                        let k = slot[j as usize];
+                        if k == u32::MAX {
+                            continue;
+                        }
+                        let (set, v) = (&mut sets[k as usize], v.to_f64());
+                        stored[k as usize] += 1;
                         if !set.overflow && !v.is_nan() {
                             set.add(v, limit);
                         }
@@ -813,6 +859,49 @@ fn overflowed(distinct: &[DistinctValues]) -> Vec<usize> {
         .collect()
 }
 
+/// Each column's rows whose value is not 0 (NaN counts), over all rows.
+///
+/// A column with fewer such rows than the smallest leaf (`min_rows`) gets
+/// one bin: fewer than `min_rows` rows lie outside its most common bin,
+/// so no split can use it (the binned dataset's feature filter drops it
+/// too), and the mapper of a very wide sparse matrix need not hold or
+/// compute cuts for the many columns with a handful of entries. Dense and
+/// sparse input follow the same rule, so they give the same mapper.
+fn nonzero_rows<T: Element>(x: &DenseMatrix<T>) -> Vec<usize> {
+    let p = x.n_cols();
+    if x.is_row_major() {
+        let per_task = x
+            .n_rows()
+            .div_ceil(rayon::current_num_threads().max(1))
+            .max(1);
+        (0..x.n_rows().div_ceil(per_task))
+            .into_par_iter()
+            .map(|t| {
+                let mut counts = vec![0usize; p];
+                for i in t * per_task..((t + 1) * per_task).min(x.n_rows()) {
+                    for (c, j) in counts.iter_mut().zip(0..p) {
+                        *c += usize::from(x.get(i, j) != 0.0);
+                    }
+                }
+                counts
+            })
+            .reduce_with(|mut a, b| {
+                a.iter_mut().zip(b).for_each(|(a, b)| *a += b);
+                a
+            })
+            .unwrap_or_else(|| vec![0; p])
+    } else {
+        (0..p)
+            .into_par_iter()
+            .map(|j| {
+                let mut c = 0;
+                x.for_each_in_col(j, |_, v| c += usize::from(v != 0.0));
+                c
+            })
+            .collect()
+    }
+}
+
 /// One bin per distinct value, except the sorted features' cuts.
 fn combine_cuts(
     distinct: Vec<DistinctValues>,
@@ -820,13 +909,13 @@ fn combine_cuts(
     sorted: Vec<FeatureBins>,
     max_bins: usize,
 ) -> Result<Vec<FeatureBins>> {
-    let mut features: Vec<FeatureBins> = distinct
-        .into_iter()
-        .map(|d| {
-            let pairs: Vec<(f64, f64)> = d.values.into_iter().map(|v| (v, 0.0)).collect();
-            FeatureBins::from_distinct(&pairs, max_bins)
-        })
-        .collect::<Result<_>>()?;
+    // Pushed into a vector of its own: collected from `distinct` in place,
+    // the mapper would keep the sets' larger allocation.
+    let mut features: Vec<FeatureBins> = with_capacity(distinct.len(), "the bin mapper")?;
+    for d in distinct {
+        let pairs: Vec<(f64, f64)> = d.values.into_iter().map(|v| (v, 0.0)).collect();
+        features.push(FeatureBins::from_distinct(&pairs, max_bins)?);
+    }
     for (&j, bins) in to_sort.iter().zip(sorted) {
         features[j] = bins;
     }
@@ -844,7 +933,7 @@ impl BinMapper {
         weights: Option<&[f64]>,
         cancel: &Cancel,
     ) -> Result<BinMapper> {
-        Self::fit_with_categories(x, max_bins, seed, weights, &[], cancel)
+        Self::fit_with_categories(x, max_bins, seed, weights, &[], 0, cancel)
     }
 
     /// The rows (ascending) whose values place the cut points of `n` rows:
@@ -860,12 +949,16 @@ impl BinMapper {
     }
 
     /// `fit`, with the `categorical` features binned one bin per category.
+    /// Columns with fewer than `min_rows` rows not 0 (the smallest leaf: no
+    /// split can use them) get one bin, sparse ones without a look at their
+    /// values; 0 bins every column.
     pub fn fit_with_categories<T: Element>(
         x: &impl AsMatrix<T>,
         max_bins: usize,
         seed: u64,
         weights: Option<&[f64]>,
         categorical: &[usize],
+        min_rows: usize,
         cancel: &Cancel,
     ) -> Result<BinMapper> {
         let x = x.as_matrix();
@@ -908,18 +1001,35 @@ impl BinMapper {
                         cancel,
                     )?,
                 };
-                combine_cuts(distinct, &to_sort, sorted, max_bins)?
+                let mut features = combine_cuts(distinct, &to_sort, sorted, max_bins)?;
+                if min_rows > 1 {
+                    let nonzero = nonzero_rows(x);
+                    for (bins, &c) in features.iter_mut().zip(&nonzero) {
+                        if c < min_rows {
+                            *bins = FeatureBins::single();
+                        }
+                    }
+                }
+                features
             }
             Matrix::Sparse(x) => {
                 let columns = SparseColumns::new(x, sample, weights)?;
-                let distinct = columns.distinct_values(max_bins)?;
+                let binnable = columns.binnable(min_rows)?;
+                let distinct = columns.distinct_values(max_bins, &binnable)?;
                 cancel.check()?;
-                let to_sort = overflowed(&distinct);
+                let to_sort_at = overflowed(&distinct);
+                let to_sort: Vec<usize> = to_sort_at.iter().map(|&k| binnable[k]).collect();
                 let sorted = match weights {
                     None => columns.fit_features::<f64>(&to_sort, max_bins, cancel)?,
                     Some(_) => columns.fit_features::<(f64, f64)>(&to_sort, max_bins, cancel)?,
                 };
-                combine_cuts(distinct, &to_sort, sorted, max_bins)?
+                let cuts = combine_cuts(distinct, &to_sort_at, sorted, max_bins)?;
+                // The other columns get one bin (no thresholds, no allocation).
+                let mut features = filled_vec(x.n_cols(), FeatureBins::single(), "the bin mapper")?;
+                for (&j, bins) in binnable.iter().zip(cuts) {
+                    features[j] = bins;
+                }
+                features
             }
         };
         let mut features = features;

@@ -639,8 +639,15 @@ impl BinnedDataset {
                 x.n_cols()
             )));
         }
-        let mapper =
-            BinMapper::fit_with_categories(&x, max_bins, seed, weights, categorical, cancel)?;
+        let mapper = BinMapper::fit_with_categories(
+            &x,
+            max_bins,
+            seed,
+            weights,
+            categorical,
+            min_rows,
+            cancel,
+        )?;
         Self::bin(&x, mapper, min_rows, cancel)
     }
 
@@ -1058,7 +1065,7 @@ mod tests {
 #[cfg(test)]
 mod sparse_tests {
     use super::*;
-    use crate::data::binning::BIN_SAMPLE_ROWS;
+    use crate::data::binning::{BIN_SAMPLE_ROWS, FeatureBins};
     use crate::data::sparse::SparseLayout;
     use crate::rng::{Purpose, stream};
     use rand::RngExt;
@@ -1159,6 +1166,21 @@ mod sparse_tests {
             .unwrap()
         };
         let a = bin(&dense);
+        // Columns with fewer than min_rows values not 0 get one bin; the
+        // others the cuts every column gets at min_rows 0.
+        let all = BinMapper::fit(&dense, max_bins, 9, w, &never).unwrap();
+        for j in 0..p {
+            let nonzero = (0..n).filter(|&i| dense.get(i, j) != 0.0).count();
+            let want = if min_rows > 1 && nonzero < min_rows {
+                FeatureBins::single()
+            } else {
+                all.features[j].clone()
+            };
+            assert_eq!(
+                a.mapper.features[j], want,
+                "feature {j}, min_rows {min_rows}"
+            );
+        }
         if a.sparse_rows.is_some() {
             // A feature keeps bins iff min_rows rows lie outside its mode.
             for j in 0..p {
@@ -1195,6 +1217,8 @@ mod sparse_tests {
             (500, 9, 0.05),
             (3000, 8, 0.4),
             (700, 90, 0.3),
+            // A handful of entries per column: below min_rows 7 or not.
+            (400, 12, 0.015),
         ] {
             let f = random_columns(n, p, density, n as u64);
             let w: Vec<f64> = (0..n).map(|i| (i % 4) as f64 * 0.75).collect();

@@ -196,16 +196,26 @@ pub(super) fn build_rows_chunked(
         run_tasks(tasks, &run);
         return Ok(());
     }
+    // Chunk 0 is built into `hist` itself, the others into partials that
+    // are then added in chunk order: one partial fewer to hold.
     let chunk = m.div_ceil(n_chunks);
-    while partials.len() < n_chunks {
+    while partials.len() < n_chunks - 1 {
         partials.push(Histogram::new(len)?);
     }
     let (weighted, counted) = (!hist.weight.is_empty(), !hist.count.is_empty());
-    let parts = &mut partials[..n_chunks];
+    let parts = &mut partials[..n_chunks - 1];
     let mut tasks = Vec::with_capacity(n_chunks * groups);
+    push_tasks(
+        hist.view_mut(),
+        0,
+        chunk.min(m),
+        groups,
+        offsets,
+        &mut tasks,
+    );
     for (c, part) in parts.iter_mut().enumerate() {
         part.set_layout(weighted, counted)?;
-        let rows = c * chunk..((c + 1) * chunk).min(m);
+        let rows = (c + 1) * chunk..((c + 2) * chunk).min(m);
         push_tasks(
             part.view_mut(),
             rows.start,
@@ -217,27 +227,25 @@ pub(super) fn build_rows_chunked(
     }
     run_tasks(tasks, &run);
     let parts = &*parts;
-    let sum_into = |out: &mut [[f64; 2]], base: usize| {
-        for (i, o) in out.iter_mut().enumerate() {
-            let mut s = parts[0].gh[base + i];
-            for part in &parts[1..] {
-                let x = part.gh[base + i];
-                s = [s[0] + x[0], s[1] + x[1]];
-            }
-            *o = s;
-        }
-    };
     let Histogram { gh, count, weight } = hist;
     gh.par_chunks_mut(REDUCE_BLOCK)
         .enumerate()
-        .for_each(|(blk, out)| sum_into(out, blk * REDUCE_BLOCK));
+        .for_each(|(blk, out)| {
+            let base = blk * REDUCE_BLOCK;
+            for (i, s) in out.iter_mut().enumerate() {
+                for part in parts {
+                    let x = part.gh[base + i];
+                    *s = [s[0] + x[0], s[1] + x[1]];
+                }
+            }
+        });
     count
         .par_chunks_mut(REDUCE_BLOCK)
         .enumerate()
         .for_each(|(blk, out)| {
             let base = blk * REDUCE_BLOCK;
             for (i, c) in out.iter_mut().enumerate() {
-                *c = parts.iter().map(|p| p.count[base + i]).sum();
+                *c += parts.iter().map(|p| p.count[base + i]).sum::<u32>();
             }
         });
     weight
@@ -245,12 +253,10 @@ pub(super) fn build_rows_chunked(
         .enumerate()
         .for_each(|(blk, out)| {
             let base = blk * REDUCE_BLOCK;
-            for (i, o) in out.iter_mut().enumerate() {
-                let mut s = parts[0].weight[base + i];
-                for part in &parts[1..] {
-                    s += part.weight[base + i];
+            for (i, s) in out.iter_mut().enumerate() {
+                for part in parts {
+                    *s += part.weight[base + i];
                 }
-                *o = s;
             }
         });
     Ok(())
