@@ -4,6 +4,8 @@
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::feature_table::FeatureTable;
+
 use super::matrix::{AsMatrix, DenseMatrix, Element, Matrix};
 use super::sparse::{SparseLayout, SparseMatrix};
 use crate::alloc::{filled_vec, with_capacity};
@@ -781,9 +783,9 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct BinMapper {
-    pub features: Vec<FeatureBins>,
+    pub features: FeatureTable,
     pub max_bins: usize,
 }
 
@@ -1010,7 +1012,7 @@ impl BinMapper {
                         }
                     }
                 }
-                features
+                FeatureTable::new(features)
             }
             Matrix::Sparse(x) => {
                 let columns = SparseColumns::new(x, sample, weights)?;
@@ -1024,12 +1026,8 @@ impl BinMapper {
                     Some(_) => columns.fit_features::<(f64, f64)>(&to_sort, max_bins, cancel)?,
                 };
                 let cuts = combine_cuts(distinct, &to_sort_at, sorted, max_bins)?;
-                // The other columns get one bin (no thresholds, no allocation).
-                let mut features = filled_vec(x.n_cols(), FeatureBins::single(), "the bin mapper")?;
-                for (&j, bins) in binnable.iter().zip(cuts) {
-                    features[j] = bins;
-                }
-                features
+                // The other columns get one bin.
+                FeatureTable::with_single_bins(x.n_cols(), &binnable, cuts)?
             }
         };
         let mut features = features;
@@ -1038,7 +1036,7 @@ impl BinMapper {
             .map(|&j| FeatureBins::categorical(&x, j, max_bins, weights))
             .collect();
         for (&j, bins) in categorical.iter().zip(cat_bins) {
-            features[j] = bins?;
+            features.set(j, bins?);
         }
         cancel.check()?;
         Ok(BinMapper { features, max_bins })
@@ -1150,7 +1148,7 @@ mod tests {
                 ] {
                     let m = BinMapper::fit(&x, max_bins, 0, w, &Cancel::never()).unwrap();
                     assert_eq!(
-                        m.features,
+                        m.features.iter().cloned().collect::<Vec<_>>(),
                         expected,
                         "max_bins {max_bins}, weighted {}",
                         w.is_some()

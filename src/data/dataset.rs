@@ -131,8 +131,9 @@ fn find_modes(codes: &BinCodes, n: usize, mapper: &BinMapper) -> Vec<(usize, u64
 fn modes_of<C: BinCode>(codes: &[C], n: usize, mapper: &BinMapper) -> Vec<(usize, u64)> {
     codes
         .par_chunks(n.max(1))
-        .zip(&mapper.features)
-        .map(|(col, fb)| {
+        .enumerate()
+        .map(|(j, col)| {
+            let fb = &mapper.features[j];
             // Four interleaved counters per bin: a run of equal codes would
             // otherwise wait on its own previous increment.
             let mut lanes = vec![[0u64; 4]; fb.n_bins()];

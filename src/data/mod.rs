@@ -1,11 +1,13 @@
 //! Input matrices and the binned training dataset.
 pub mod binning;
 pub mod dataset;
+pub mod feature_table;
 pub mod matrix;
 pub mod sparse;
 mod sparse_binning;
 
 pub use binning::{BinMapper, FeatureBins};
 pub use dataset::{BinCodes, BinnedDataset};
+pub use feature_table::FeatureTable;
 pub use matrix::{AsMatrix, DenseMatrix, Element, Matrix};
 pub use sparse::SparseMatrix;
