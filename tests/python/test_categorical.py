@@ -190,3 +190,68 @@ def test_more_categories_than_max_bins_warn_and_more_bins_keep_them_apart():
         apart = RGBMRegressor(max_bins=300, **kw).fit(X, y)
     mse = lambda m: float(np.mean((m.predict(X) - y) ** 2))  # noqa: E731
     assert mse(apart) < 0.05 < mse(merged)
+
+
+def _one_hot(codes, k):
+    return (codes[:, None] == np.arange(k)).astype(float)
+
+
+@pytest.mark.parametrize("loss", ["squared", "huber", "absolute_error", "quantile", "poisson", "gamma", "tweedie"])
+def test_few_categories_split_as_their_one_hot_columns_for_every_regression_loss(loss):
+    # Up to max_cat_to_onehot categories a split is one category against the
+    # rest: the partitions, and so the models, of the one-hot columns.
+    hypothesis = pytest.importorskip("hypothesis")
+    st = hypothesis.strategies
+
+    @hypothesis.settings(max_examples=12, deadline=None)
+    @hypothesis.given(st.integers(2, 4), st.integers(60, 400), st.integers(0, 2**31))
+    def check(k, n, seed):
+        rng = np.random.default_rng(seed)
+        codes = rng.integers(0, k, size=n)
+        other = rng.normal(size=n)
+        effect = rng.normal(size=k)
+        y = np.exp(0.5 * effect[codes] + 0.3 * other + 0.2 * rng.normal(size=n))
+        params = dict(loss=loss, n_estimators=5, max_depth=3, min_samples_leaf=5, min_data_per_group=1)
+        if loss == "quantile":
+            params["alpha"] = 0.7
+        native = RGBMRegressor(categorical_features=[0], max_cat_to_onehot=4, **params)
+        native.fit(np.column_stack([codes.astype(float), other]), y)
+        one_hot = RGBMRegressor(**params).fit(np.column_stack([_one_hot(codes, k), other]), y)
+        np.testing.assert_allclose(
+            native.predict(np.column_stack([codes.astype(float), other])),
+            one_hot.predict(np.column_stack([_one_hot(codes, k), other])),
+            rtol=1e-9,
+            atol=1e-9,
+        )
+
+    check()
+
+
+@pytest.mark.parametrize("loss", ["logistic", "exponential", "softmax"])
+def test_few_categories_split_as_their_one_hot_columns_for_every_classification_loss(loss):
+    hypothesis = pytest.importorskip("hypothesis")
+    st = hypothesis.strategies
+
+    @hypothesis.settings(max_examples=12, deadline=None)
+    @hypothesis.given(st.integers(2, 4), st.integers(80, 400), st.integers(0, 2**31))
+    def check(k, n, seed):
+        rng = np.random.default_rng(seed)
+        codes = rng.integers(0, k, size=n)
+        other = rng.normal(size=n)
+        classes = 3 if loss == "softmax" else 2
+        logits = rng.normal(size=(k, classes))[codes] + 0.5 * other[:, None] + rng.normal(size=(n, classes))
+        y = logits.argmax(axis=1)
+        params = dict(n_estimators=5, max_depth=3, min_samples_leaf=5, min_data_per_group=1)
+        if loss != "softmax":
+            params["loss"] = loss
+        native = RGBMClassifier(categorical_features=[0], max_cat_to_onehot=4, **params)
+        native.fit(np.column_stack([codes.astype(float), other]), y)
+        one_hot = RGBMClassifier(**params).fit(np.column_stack([_one_hot(codes, k), other]), y)
+        np.testing.assert_allclose(
+            native.decision_function(np.column_stack([codes.astype(float), other])),
+            one_hot.decision_function(np.column_stack([_one_hot(codes, k), other])),
+            rtol=1e-9,
+            atol=1e-9,
+        )
+
+    check()
