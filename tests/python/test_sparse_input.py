@@ -224,3 +224,17 @@ def test_wide_sparse_fits_in_memory_that_scales_with_its_entries():
     diff, spread = map(float, out.stdout.split())
     assert spread > 0.1
     assert diff <= 1e-9 * (1 + spread)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc/self/status")
+def test_wider_sparse_input_than_memory_allows_raises_memory_error():
+    # 1000 x 10^8 under 2.5 GB: the per-column state no longer fits; the
+    # fit must raise MemoryError, not abort the process.
+    script = _WIDE.replace(
+        "wide = RGBMRegressor",
+        "try:\n    RGBMRegressor(n_estimators=2).fit(X, y)\nexcept MemoryError as e:\n    print('MemoryError', e)\n"
+        "    sys.exit(0)\nwide = RGBMRegressor",
+    )
+    out = subprocess.run([sys.executable, "-c", script, str(10**8)], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.startswith("MemoryError") or len(out.stdout.split()) == 2, out.stdout
