@@ -8,7 +8,7 @@ use rand::RngExt;
 use crate::alloc::{filled_vec, reserve, reserve_one, with_capacity};
 use crate::cancel::Cancel;
 use crate::constraints::TreeConstraints;
-use crate::constraints::monotone::{clip_leaves, rebound};
+use crate::constraints::monotone::clip_leaves;
 use crate::data::BinnedDataset;
 use crate::data::matrix::{Element, Matrix};
 use crate::error::{Result, RgbmError};
@@ -22,6 +22,7 @@ use crate::params::{
 use crate::rng::{Purpose, RowDraws, stream};
 use crate::split::SplitRule;
 use crate::tree::grower::{GrownTree, MIN_BOUNDED_ROWS, sum_rows};
+use crate::tree::rebound::rebound;
 use crate::tree::{GrowerConfig, Tree};
 
 use super::boost::{RoundLog, Trained};

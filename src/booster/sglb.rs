@@ -17,7 +17,7 @@ use crate::reduce::Reduce;
 use crate::alloc::filled_vec;
 use crate::error::Result;
 use crate::histogram::{BinStats, Gradients};
-use crate::params::BoosterParams;
+use crate::params::{BoosterParams, noise_scale};
 use crate::rng::{Purpose, RowDraws, stream};
 use crate::split::{Curvature, SplitRule};
 use crate::tree::Tree;
@@ -25,11 +25,6 @@ use crate::tree::grower::sum_rows;
 
 /// Rows per parallel task of the noise pass.
 const CHUNK: usize = 16 * 1024;
-
-/// Per-row noise scale c = sqrt(2 / (ε·β)).
-pub fn noise_scale(learning_rate: f64, temperature: f64) -> f64 {
-    (2.0 / (learning_rate * temperature)).sqrt()
-}
 
 /// `noisy[i] = [g_i + c·ζ_i, h_i]` with ζ_i ~ N(0, 1) i.i.d., row i's own
 /// draw of round `round` (so it does not depend on how rows are split up).

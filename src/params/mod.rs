@@ -13,6 +13,12 @@ pub use crate::options::{
 };
 pub use spec::{MAX_CATEGORY, MAX_EXACT_INT, MAX_ROUNDS, PARAMS, ParamSpec, Values, schema_json};
 
+/// SGLB's per-row gradient noise scale c = sqrt(2 / (ε·β)) for learning
+/// rate ε and temperature β (here because validation bounds it too).
+pub fn noise_scale(learning_rate: f64, temperature: f64) -> f64 {
+    (2.0 / (learning_rate * temperature)).sqrt()
+}
+
 /// Upper limit on `n_classes` (one tree per class per round).
 pub const MAX_CLASSES: usize = 10_000;
 

@@ -284,7 +284,7 @@ impl BoosterParams {
                 "langevin_split_noise=False applies to langevin=True only".to_string()
             });
         }
-        let c = crate::booster::sglb::noise_scale(self.learning_rate, self.temperature);
+        let c = super::noise_scale(self.learning_rate, self.temperature);
         check(c.is_finite(), "temperature", || {
             format!(
                 "langevin=True: the noise scale sqrt(2 / (learning_rate * temperature)) overflows for learning_rate={:?} and temperature={:?}; use a larger temperature",

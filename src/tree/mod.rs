@@ -2,6 +2,7 @@
 pub mod grower;
 pub mod partition;
 pub mod predict;
+pub mod rebound;
 #[allow(clippy::module_inception)]
 pub mod tree;
 
