@@ -174,15 +174,18 @@ class Continued:
         self.booster, self.classes, self.model, self.what = booster, classes, model, what
 
 
+#: The estimator classes a model file may name, by class name; the modules
+#: that define them add them (so this module need not import them).
+ESTIMATORS: dict[str, type] = {}
+
+
 def _init_model(init_model, cls):
     """init_model (a Booster, a fitted estimator of the same class, or the
     path of a saved one) as a :class:`Continued`."""
     if isinstance(init_model, _core.Booster):
         return Continued(init_model, None, None, "init_model")
     if isinstance(init_model, (str, os.PathLike)):
-        from .sklearn import load_model
-
-        init_model = load_model(init_model)
+        init_model = _model_file.load(init_model, ESTIMATORS)
     if isinstance(init_model, RGBMBase):
         if not isinstance(init_model, cls):
             raise TypeError(f"init_model is a {type(init_model).__name__}, this is a {cls.__name__}")

@@ -76,8 +76,8 @@ def _demo_plots(models, data, out_dir, seed, report) -> None:
 
     import matplotlib.pyplot as plt
 
-    from . import RGBMClassifier
     from ._files import replace_atomically
+    from .sklearn import RGBMClassifier
 
     try:
         os.makedirs(out_dir, exist_ok=True)
@@ -133,7 +133,7 @@ def cmd_demo(args, report) -> int:
     import numpy as np
     from sklearn.metrics import accuracy_score, log_loss
 
-    from . import RGBMClassifier
+    from .sklearn import RGBMClassifier
 
     data = _demo_datasets(args.seed)
     for name, (X_tr, X_te, _, _) in data.items():

@@ -12,7 +12,7 @@ from ._cli_report import CLIError, UsageError, score_line
 
 def load_model_file(path):
     """The estimator in the model file, and the libsvm index base stored with it (or None)."""
-    from . import load_model
+    from .sklearn import load_model
 
     try:
         est = load_model(path)

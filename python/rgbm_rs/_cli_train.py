@@ -183,7 +183,7 @@ def _class_weight_labels(params: dict, y) -> dict:
 
 def _make_estimator(task: str, params: dict, seed: int):
     """Construct the estimator; unknown parameter names are a one-line error."""
-    from . import RGBMClassifier, RGBMRegressor
+    from .sklearn import RGBMClassifier, RGBMRegressor
 
     cls = RGBMClassifier if task == "classification" else RGBMRegressor
     valid = cls().get_params()

@@ -374,7 +374,7 @@ def to_onnx(estimator: RGBMBase, path: str | os.PathLike | None = None) -> onnx.
         If the model cannot be expressed exactly (leaf values beyond the
         float32 range, labels ONNX cannot hold).
     """
-    from . import __version__
+    from ._core import __version__
     from .sklearn import RGBMClassifier, RGBMRanker, RGBMRegressor
 
     if not isinstance(estimator, (RGBMRegressor, RGBMClassifier, RGBMRanker)):

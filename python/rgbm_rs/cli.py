@@ -35,12 +35,12 @@ import os
 import sys
 import traceback
 
-from . import __version__
 from ._cli_demo import cmd_demo
 from ._cli_export import cmd_export
 from ._cli_predict import cmd_predict
 from ._cli_report import PROG, CLIError, Reporter, one_line, one_line_warnings
 from ._cli_train import cmd_train
+from ._core import __version__
 
 
 class _ArgumentParser(argparse.ArgumentParser):

@@ -13,7 +13,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core, _model_file, _params
-from ._base import RGBMBase, store_params
+from ._base import ESTIMATORS, RGBMBase, store_params
 from ._ranker import RGBMRanker
 from ._typing import (
     Callback,
@@ -968,7 +968,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         return {"proba": mean, "total": total, "data": data, "knowledge": np.maximum(total - data, 0.0)}
 
 
-_ESTIMATORS = {"RGBMRegressor": RGBMRegressor, "RGBMClassifier": RGBMClassifier, "RGBMRanker": RGBMRanker}
+ESTIMATORS.update(RGBMRegressor=RGBMRegressor, RGBMClassifier=RGBMClassifier, RGBMRanker=RGBMRanker)
 
 
 def load_model(path: PathLike) -> RGBMRegressor | RGBMClassifier | RGBMRanker:
@@ -993,4 +993,4 @@ def load_model(path: PathLike) -> RGBMRegressor | RGBMClassifier | RGBMRanker:
     OSError
         If it cannot be read.
     """
-    return _model_file.load(path, _ESTIMATORS)
+    return _model_file.load(path, ESTIMATORS)
