@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import difflib
+import inspect
 import json
 import os
 import warnings
@@ -252,6 +254,18 @@ class RGBMBase(BaseEstimator):
     _regression = True
     #: Whether eval_metric may hold functions besides metric names.
     _metric_functions_allowed = True
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        # A misspelt parameter gets Python's TypeError, with the closest
+        # parameter name (n_estimator -> n_estimators) as the CLI gives it.
+        if kwargs:
+            accepted = inspect.signature(cls.__init__).parameters
+            for name in kwargs:
+                if name not in accepted:
+                    close = difflib.get_close_matches(name, [p for p in accepted if p != "self"], n=1)
+                    hint = f"; did you mean {close[0]!r}?" if close else ""
+                    raise TypeError(f"{cls.__name__} got an unexpected keyword argument {name!r}{hint}")
+        return super().__new__(cls)
 
     def _native_params(self, seed, native_loss, n_rounds=None) -> dict:
         if self.max_depth is None and self.max_leaves is None and self.booster != "rgb":

@@ -177,8 +177,8 @@ def _problem_message(problems):
     noun = "column" if len(problems) == 1 else "columns"
     return (
         f"X has non-numeric {noun} {_listed(described)}. rgbm_rs reads numeric, boolean and "
-        "categorical columns only: convert these to numbers, or give them a categorical dtype "
-        "(pandas 'category', polars Categorical/Enum, arrow dictionary) to use their category codes."
+        "categorical columns only: name string columns in categorical_features (or pass "
+        "categorical_features='auto') to split them as categories, or convert them to numbers."
     )
 
 

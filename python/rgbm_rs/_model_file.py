@@ -317,7 +317,7 @@ def _parse(text):
     if where is not None:
         raise _Invalid(f"non-finite number at {where}")
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise _Invalid("it is not an rgbm_rs model file (missing format marker)")
+        raise _Invalid("the format marker is missing")
     unknown = sorted(set(doc) - _KEYS)
     if unknown:
         raise _Invalid(f"unknown fields {unknown}")

@@ -189,3 +189,17 @@ def test_failed_save_keeps_the_existing_file(tmp_path, data):
     with pytest.raises(NotFittedError):
         RGBMClassifier().save_model(path)
     assert path.read_text() == "precious"
+
+
+def test_a_misspelt_parameter_names_the_closest_one():
+    from rgbm_rs import RGBMRanker
+
+    for cls, typo, meant in [
+        (RGBMRegressor, "n_estimator", "n_estimators"),
+        (RGBMClassifier, "min_sample_leaf", "min_samples_leaf"),
+        (RGBMRanker, "learnig_rate", "learning_rate"),
+    ]:
+        with pytest.raises(TypeError, match=f"unexpected keyword argument '{typo}'; did you mean '{meant}'"):
+            cls(**{typo: 1})
+    with pytest.raises(TypeError, match="unexpected keyword argument 'zzz'$"):
+        RGBMRegressor(zzz=1)

@@ -853,10 +853,10 @@ def test_truncated_file(docs, mdir, fraction):
 @pytest.mark.parametrize(
     "content,fragment",
     [
-        ("null", "missing format marker"),
-        ("[]", "missing format marker"),
-        ('"rgbm_rs"', "missing format marker"),
-        ("{}", "missing format marker"),
+        ("null", "format marker is missing"),
+        ("[]", "format marker is missing"),
+        ('"rgbm_rs"', "format marker is missing"),
+        ("{}", "format marker is missing"),
     ],
 )
 def test_not_a_model_document(mdir, content, fragment):
@@ -870,10 +870,10 @@ def test_non_utf8_bytes(mdir):
 @pytest.mark.parametrize(
     "edit,fragment",
     [
-        (lambda d: d.update(format="xgboost"), "missing format marker"),
-        (lambda d: d.pop("format"), "missing format marker"),
-        (lambda d: d.update(format=None), "missing format marker"),
-        (lambda d: d.update(format="RGBM_RS"), "missing format marker"),
+        (lambda d: d.update(format="xgboost"), "format marker is missing"),
+        (lambda d: d.pop("format"), "format marker is missing"),
+        (lambda d: d.update(format=None), "format marker is missing"),
+        (lambda d: d.update(format="RGBM_RS"), "format marker is missing"),
         (lambda d: d.update(estimator="Foo"), "unknown estimator 'Foo'"),
         (lambda d: d.pop("params"), "'params' must be an object"),
         (lambda d: d.pop("model"), "'model' must be an object"),
