@@ -154,6 +154,11 @@ class Booster:
         """Normalised importances, shape (n_features,): ``"gain"`` (total split
         gain) or ``"split"`` (split count)."""
 
+    def link(self) -> tuple[str, float] | None:
+        """The link from raw scores to predictions as (name, scale):
+        ``"identity"``, ``"exp"``, ``"sigmoid"`` (p = 1 / (1 + e^(-f / scale)))
+        or ``"softmax"``; None for a custom-loss classifier."""
+
     def params_json(self) -> str:
         """The model's BoosterParams as JSON (every field, defaults filled in)."""
 

@@ -52,24 +52,6 @@ __all__ = ["to_onnx"]
 _OPSETS = {False: (17, 3), True: (21, 5)}
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
-#: The link of each loss: (kind, scale). Booster.class_probabilities and
-#: Booster.response compute the same in the core; the tests compare the two.
-_IDENTITY = ("identity", 1.0)
-_LINKS = {
-    "squared": _IDENTITY,
-    "huber": _IDENTITY,
-    "absolute_error": _IDENTITY,
-    "quantile": _IDENTITY,
-    "gaussian": _IDENTITY,  # predict returns the mean output only
-    "lambdarank": _IDENTITY,  # ranking scores are raw scores
-    "poisson": ("exp", 1.0),
-    "gamma": ("exp", 1.0),
-    "tweedie": ("exp", 1.0),
-    "logistic": ("sigmoid", 1.0),
-    "exponential": ("sigmoid", 2.0),
-    "softmax": ("softmax", 1.0),
-}
-
 
 def _import_onnx():
     try:
@@ -79,19 +61,15 @@ def _import_onnx():
     return onnx
 
 
-def _link(booster, loss: str) -> tuple[str, float]:
-    if loss == "sla01":
-        return "sigmoid", 1.0 / json.loads(booster.params_json())["sla_scale"]
-    if loss == "custom":
-        if json.loads(booster.params_json()).get("n_classes") is None:
-            return _IDENTITY  # a custom regression loss predicts raw scores
+def _link(booster) -> tuple[str, float]:
+    """The model's link (name, scale), as the core applies it in predict."""
+    link = booster.link()
+    if link is None:
         raise ValueError(
             "to_onnx cannot export a classifier fitted with a custom loss: it has no link from raw scores "
             "to probabilities"
         )
-    if loss not in _LINKS:
-        raise ValueError(f"to_onnx cannot export a model trained with loss {loss!r}")
-    return _LINKS[loss]
+    return link
 
 
 def _checked(values, what: str) -> np.ndarray:
@@ -320,7 +298,9 @@ def _classifier_outputs(g: _Graph, raw: str, kind: str, scale: float, classes: n
         proba = g.op("Softmax", [raw], "probabilities_double", axis=1)
         index = g.op("ArgMax", [raw], "class_index", axis=1, keepdims=0)  # the first of ties, as numpy
     else:
-        z = g.op("Mul", [raw, g.const("link_scale", np.float64(scale))], "scaled") if scale != 1.0 else raw
+        # z = f / scale, in the core's operation (for the exponential loss
+        # scale 0.5, so z = 2f exactly).
+        z = g.op("Div", [raw, g.const("link_scale", np.float64(scale))], "scaled") if scale != 1.0 else raw
         # p = 1 / (1 + exp(-z)) and 1 - p, as predict_proba computes them:
         # onnxruntime's Sigmoid gives 0 below about -36 (double; float below
         # -18) and is off by 1e-3 relative at -30, where Exp is exact to rounding.
@@ -389,7 +369,7 @@ def to_onnx(estimator: RGBMBase, path: str | os.PathLike | None = None) -> onnx.
     booster = estimator._booster
     doc = json.loads(booster.to_json())
     loss = doc["params"]["loss"]
-    kind, scale = _link(booster, loss)
+    kind, scale = _link(booster)
     k, base, trees = booster.n_outputs, list(booster.base_score), doc["trees"]
     if loss == "gaussian":  # predict returns the mean: output 0's trees
         k, base, trees = 1, base[:1], trees[0::2]

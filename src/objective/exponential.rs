@@ -1,5 +1,4 @@
-use super::PointLoss;
-use super::logistic::sigmoid;
+use super::{Link, PointLoss};
 
 /// AdaBoost's exponential loss e^{−ỹf}. Not smooth (no σ): the constant
 /// step rule refuses it. Probabilities are sigmoid(2f) (half log-odds).
@@ -29,8 +28,9 @@ impl PointLoss for Exponential {
         let p = (pos / tot).clamp(1e-12, 1.0 - 1e-12);
         0.5 * (p / (1.0 - p)).ln()
     }
-    fn transform(&self, f: f64) -> f64 {
-        sigmoid(2.0 * f)
+    /// σ(2f), as f / 0.5 (exact).
+    fn link(&self) -> Link {
+        Link::Sigmoid { scale: 0.5 }
     }
 }
 

@@ -1,7 +1,7 @@
 //! Losses of a positive mean μ = e^f (log link), as the anchors define them:
 //! Poisson counts, Gamma and Tweedie amounts. The raw score is log μ; users
 //! see μ. None is smooth (e^f has no bounded curvature).
-use super::PointLoss;
+use super::{Link, PointLoss};
 
 /// log of the weighted mean of y: the best constant of every log-link loss
 /// (Σ w (μ − y) μ^k = 0 at μ = mean y).
@@ -41,8 +41,8 @@ impl PointLoss for Poisson {
     fn start(&self, y: &[f64], w: Option<&[f64]>) -> f64 {
         log_mean(y, w)
     }
-    fn transform(&self, f: f64) -> f64 {
-        f.exp()
+    fn link(&self) -> Link {
+        Link::Exp
     }
 }
 
@@ -66,8 +66,8 @@ impl PointLoss for Gamma {
     fn start(&self, y: &[f64], w: Option<&[f64]>) -> f64 {
         log_mean(y, w)
     }
-    fn transform(&self, f: f64) -> f64 {
-        f.exp()
+    fn link(&self) -> Link {
+        Link::Exp
     }
 }
 
@@ -97,8 +97,8 @@ impl PointLoss for Tweedie {
     fn start(&self, y: &[f64], w: Option<&[f64]>) -> f64 {
         log_mean(y, w)
     }
-    fn transform(&self, f: f64) -> f64 {
-        f.exp()
+    fn link(&self) -> Link {
+        Link::Exp
     }
 }
 

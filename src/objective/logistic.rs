@@ -1,4 +1,4 @@
-use super::PointLoss;
+use super::{Link, PointLoss};
 
 #[inline(always)]
 pub fn sigmoid(f: f64) -> f64 {
@@ -64,8 +64,8 @@ impl PointLoss for Logistic {
         let p = (pos / tot).clamp(1e-12, 1.0 - 1e-12);
         (p / (1.0 - p)).ln()
     }
-    fn transform(&self, f: f64) -> f64 {
-        sigmoid(f)
+    fn link(&self) -> Link {
+        Link::Sigmoid { scale: 1.0 }
     }
 }
 

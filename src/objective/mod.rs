@@ -39,9 +39,52 @@ pub trait PointLoss: Send + Sync {
     fn smoothness(&self) -> Option<f64>;
     /// A good starting constant for the optimal-constant search.
     fn start(&self, y: &[f64], w: Option<&[f64]>) -> f64;
+    /// How a raw score becomes the prediction users see.
+    fn link(&self) -> Link {
+        Link::Identity
+    }
     /// Maps a raw score to the prediction users see (identity or probability).
+    #[inline]
     fn transform(&self, f: f64) -> f64 {
-        f
+        self.link().apply(f)
+    }
+}
+
+/// The inverse link: how a raw score f becomes the prediction users see.
+/// Exported as data (`Objective::link`), so a model exporter reads the
+/// link rather than restating it per loss.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Link {
+    Identity,
+    /// e^f (the log link).
+    Exp,
+    /// The probability of class 1, 1 / (1 + e^(−f / scale)).
+    Sigmoid {
+        scale: f64,
+    },
+    /// The K class probabilities e^(f_k) / Σ_j e^(f_j) of a row's K scores.
+    Softmax,
+}
+
+impl Link {
+    /// The name a model exporter reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            Link::Identity => "identity",
+            Link::Exp => "exp",
+            Link::Sigmoid { .. } => "sigmoid",
+            Link::Softmax => "softmax",
+        }
+    }
+
+    /// A single-output link at f (a softmax's own score: f).
+    #[inline]
+    pub fn apply(self, f: f64) -> f64 {
+        match self {
+            Link::Identity | Link::Softmax => f,
+            Link::Exp => f.exp(),
+            Link::Sigmoid { scale } => logistic::sigmoid(f / scale),
+        }
     }
 }
 
@@ -233,6 +276,19 @@ impl Objective {
     /// multi-output loss), on which l2, rmse and mae are measured.
     pub fn mean_of(&self, f: f64) -> f64 {
         dispatch!(self, o => o.transform(f), _s => f, _ => f)
+    }
+
+    /// The link from raw scores to predictions; None for a custom loss of
+    /// several outputs (a classifier: its link is the user's).
+    pub fn link(&self) -> Option<Link> {
+        match self {
+            Objective::Softmax(_) => Some(Link::Softmax),
+            // The predicted mean is the first score as it is.
+            Objective::Gaussian(_) => Some(Link::Identity),
+            _ => {
+                dispatch!(self, o => Some(o.link()), _s => None, c => c.n_classes.is_none().then_some(Link::Identity))
+            }
+        }
     }
 
     /// Whether leaves are re-estimated from residuals after growth.
@@ -605,6 +661,47 @@ impl Objective {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    /// Each loss's link, as data, is its closed form bit for bit.
+    #[test]
+    fn links_are_the_closed_forms() {
+        fn p(loss: Loss, f: impl Fn(&mut BoosterParams)) -> Objective {
+            let mut p = BoosterParams {
+                loss,
+                ..Default::default()
+            };
+            f(&mut p);
+            Objective::from_params(&p)
+        }
+        use logistic::sigmoid;
+        type ClosedForm = fn(f64) -> f64;
+        let cases: Vec<(Objective, ClosedForm)> = vec![
+            (p(Loss::Squared, |_| {}), |f| f),
+            (p(Loss::Poisson, |_| {}), f64::exp),
+            (p(Loss::Gamma, |_| {}), f64::exp),
+            (p(Loss::Tweedie, |_| {}), f64::exp),
+            (p(Loss::Logistic, |_| {}), sigmoid),
+            (p(Loss::Exponential, |_| {}), |f| sigmoid(2.0 * f)),
+            (p(Loss::Sla01, |p| p.sla_scale = 0.3), |f| sigmoid(f / 0.3)),
+        ];
+        for (o, want) in &cases {
+            let link = o.link().unwrap();
+            for f in [-40.0, -3.7, -0.1, 0.0, 0.25, 1.0, 7.5, 35.0] {
+                assert_eq!(link.apply(f).to_bits(), want(f).to_bits(), "{o:?} at {f}");
+                if let Some(p) = o.probability(f) {
+                    assert_eq!(p.to_bits(), want(f).to_bits());
+                }
+            }
+        }
+        assert_eq!(
+            p(Loss::Softmax, |p| p.n_classes = Some(3)).link(),
+            Some(Link::Softmax)
+        );
+        assert_eq!(p(Loss::Gaussian, |_| {}).link(), Some(Link::Identity));
+        assert_eq!(p(Loss::LambdaRank, |_| {}).link(), Some(Link::Identity));
+        assert_eq!(p(Loss::Custom, |_| {}).link(), Some(Link::Identity));
+        assert_eq!(p(Loss::Custom, |p| p.n_classes = Some(2)).link(), None);
+    }
 
     /// g and h agree with central finite differences of the value.
     pub fn check_derivatives(o: &dyn PointLoss, y: f64, f: f64, check_hessian: bool) {

@@ -1,5 +1,5 @@
-use super::PointLoss;
 use super::logistic::sigmoid;
+use super::{Link, PointLoss};
 
 /// Smoothed 0-1 loss 1 − sigmoid(ỹf/ς) (SGLB, eq. 12; the paper's printed
 /// sign inside the sigmoid is a typo). Not convex: its hessian can be
@@ -38,8 +38,8 @@ impl PointLoss for Sla01 {
     fn start(&self, _y: &[f64], _w: Option<&[f64]>) -> f64 {
         0.0
     }
-    fn transform(&self, f: f64) -> f64 {
-        sigmoid(f / self.scale)
+    fn link(&self) -> Link {
+        Link::Sigmoid { scale: self.scale }
     }
 }
 

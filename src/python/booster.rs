@@ -543,6 +543,19 @@ impl PyBooster {
         Ok(PyArray1::from_vec(py, self.model.feature_importances(kind)))
     }
 
+    /// The link from raw scores to predictions as (name, scale): identity,
+    /// exp, sigmoid (p = 1 / (1 + e^(−f / scale))) or softmax; None for a
+    /// custom-loss classifier (its link is the user's).
+    fn link(&self) -> Option<(&'static str, f64)> {
+        self.model.objective().link().map(|l| {
+            let scale = match l {
+                crate::objective::Link::Sigmoid { scale } => scale,
+                _ => 1.0,
+            };
+            (l.name(), scale)
+        })
+    }
+
     /// The model's BoosterParams as JSON (every field, defaults filled in).
     fn params_json(&self) -> PyResult<String> {
         serde_json::to_string(&self.model.params)
