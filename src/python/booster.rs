@@ -27,6 +27,9 @@ use crate::tree::predict::SEQUENTIAL_MAX_ROWS;
 /// thread; larger ones on a helper thread that Ctrl-C can stop.
 const JSON_DETACHED_MAX_BYTES: usize = 4 << 20;
 
+/// A trained model: its trees, parameters and training history, with
+/// prediction, explanation and serialisation. Estimators hold one
+/// (``get_booster()``); ``Booster.from_json`` reads one from a model text.
 #[pyclass(module = "rgbm_rs._core", name = "Booster", frozen)]
 pub struct PyBooster {
     model: Model,
