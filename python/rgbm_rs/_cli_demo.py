@@ -98,7 +98,13 @@ def _demo_plots(models, data, out_dir, seed, report) -> None:
             return
         report.info(f"plot: {path}")
 
-    draw("demo_importance.png", lambda: plotting.plot_importance(models[("breast cancer", "GBM")]))
+    from sklearn.datasets import load_breast_cancer
+
+    names = list(load_breast_cancer().feature_names)
+
+    title = f"GBM on breast cancer ({_DEMO_SETTINGS['n_estimators']} trees): feature importance"
+    gbm = models[("breast cancer", "GBM")]
+    draw("demo_importance.png", lambda: plotting.plot_importance(gbm, feature_names=names, title=title))
 
     X_tr, _, y_tr, _ = data["breast cancer"]
     p = X_tr.shape[1]
@@ -112,7 +118,8 @@ def _demo_plots(models, data, out_dir, seed, report) -> None:
         labels.append(f"RGBM t={t}")
     fitted.append(RGBMClassifier(record_train_loss=True, random_state=seed, **_DEMO_SETTINGS).fit(X_tr, y_tr))
     labels.append(f"GBM (t={p}, all)")
-    draw("demo_selection.png", lambda: plotting.plot_selection_comparison(fitted, labels=labels))
+    title = f"RGBM on breast cancer: t of {p} features searched per tree, against GBM (all {p})"
+    draw("demo_selection.png", lambda: plotting.plot_selection_comparison(fitted, labels=labels, title=title))
 
 
 def cmd_demo(args, report) -> int:

@@ -33,6 +33,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 import traceback
 
 from ._cli_demo import cmd_demo
@@ -233,7 +234,12 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     demo.add_argument("--seed", type=_seed_arg, default=0, metavar="N", help="train/test split and model seed (0)")
-    demo.add_argument("--out-dir", default=".", metavar="DIR", help="folder for the PNG plots (default: current)")
+    demo.add_argument(
+        "--out-dir",
+        default=os.path.join(tempfile.gettempdir(), "rgbm_demo"),
+        metavar="DIR",
+        help="folder for the PNG plots (default: rgbm_demo in the temporary folder; the demo prints the paths)",
+    )
     demo.set_defaults(func=cmd_demo)
     return parser
 

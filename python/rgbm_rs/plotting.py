@@ -570,7 +570,12 @@ def plot_selection_comparison(
             any_positive = any_positive or bool(np.any(np.isfinite(y)))
         axes[0].plot(seconds, y, lw=1.3, label=label)
         axes[1].plot(passes, y, lw=1.3, label=label)
-    ylabel = f"{metric} - {ref:.6g}" if relative else metric
+    if not relative:
+        ylabel = metric
+    elif reference is None:
+        ylabel = f"{metric} above its lowest value ({ref:.4g})"
+    else:
+        ylabel = f"{metric} above {ref:.4g}"
     for a, xlabel in zip(axes, ("cumulative training time (s)", "passes (features searched / n_features)")):
         if relative and any_positive:
             a.set_yscale("log")
