@@ -196,62 +196,55 @@ def _one_hot(codes, k):
     return (codes[:, None] == np.arange(k)).astype(float)
 
 
+def _native_equals_one_hot(cls, params, k, codes, other, y, output):
+    """A native categorical fit with max_cat_to_onehot=4 predicts as the
+    fit on the one-hot columns (`output`: the method compared)."""
+    native_X = np.column_stack([codes.astype(float), other])
+    one_hot_X = np.column_stack([_one_hot(codes, k), other])
+    native = cls(categorical_features=[0], max_cat_to_onehot=4, **params).fit(native_X, y)
+    one_hot = cls(**params).fit(one_hot_X, y)
+    np.testing.assert_allclose(
+        getattr(native, output)(native_X), getattr(one_hot, output)(one_hot_X), rtol=1e-9, atol=1e-9
+    )
+
+
+def _few_categories(min_rows):
+    """Hypothesis examples (k categories, n rows, seed) for the one-hot tests."""
+    hypothesis = pytest.importorskip("hypothesis")
+    st = hypothesis.strategies
+    return lambda check: hypothesis.settings(max_examples=12, deadline=None)(
+        hypothesis.given(st.integers(2, 4), st.integers(min_rows, 400), st.integers(0, 2**31))(check)
+    )
+
+
 @pytest.mark.parametrize("loss", ["squared", "huber", "absolute_error", "quantile", "poisson", "gamma", "tweedie"])
 def test_few_categories_split_as_their_one_hot_columns_for_every_regression_loss(loss):
     # Up to max_cat_to_onehot categories a split is one category against the
     # rest: the partitions, and so the models, of the one-hot columns.
-    hypothesis = pytest.importorskip("hypothesis")
-    st = hypothesis.strategies
-
-    @hypothesis.settings(max_examples=12, deadline=None)
-    @hypothesis.given(st.integers(2, 4), st.integers(60, 400), st.integers(0, 2**31))
+    @_few_categories(60)
     def check(k, n, seed):
         rng = np.random.default_rng(seed)
-        codes = rng.integers(0, k, size=n)
-        other = rng.normal(size=n)
-        effect = rng.normal(size=k)
+        codes, other, effect = rng.integers(0, k, size=n), rng.normal(size=n), rng.normal(size=k)
         y = np.exp(0.5 * effect[codes] + 0.3 * other + 0.2 * rng.normal(size=n))
         params = dict(loss=loss, n_estimators=5, max_depth=3, min_samples_leaf=5, min_data_per_group=1)
         if loss == "quantile":
             params["alpha"] = 0.7
-        native = RGBMRegressor(categorical_features=[0], max_cat_to_onehot=4, **params)
-        native.fit(np.column_stack([codes.astype(float), other]), y)
-        one_hot = RGBMRegressor(**params).fit(np.column_stack([_one_hot(codes, k), other]), y)
-        np.testing.assert_allclose(
-            native.predict(np.column_stack([codes.astype(float), other])),
-            one_hot.predict(np.column_stack([_one_hot(codes, k), other])),
-            rtol=1e-9,
-            atol=1e-9,
-        )
+        _native_equals_one_hot(RGBMRegressor, params, k, codes, other, y, "predict")
 
     check()
 
 
 @pytest.mark.parametrize("loss", ["logistic", "exponential", "softmax"])
 def test_few_categories_split_as_their_one_hot_columns_for_every_classification_loss(loss):
-    hypothesis = pytest.importorskip("hypothesis")
-    st = hypothesis.strategies
-
-    @hypothesis.settings(max_examples=12, deadline=None)
-    @hypothesis.given(st.integers(2, 4), st.integers(80, 400), st.integers(0, 2**31))
+    @_few_categories(80)
     def check(k, n, seed):
         rng = np.random.default_rng(seed)
-        codes = rng.integers(0, k, size=n)
-        other = rng.normal(size=n)
+        codes, other = rng.integers(0, k, size=n), rng.normal(size=n)
         classes = 3 if loss == "softmax" else 2
         logits = rng.normal(size=(k, classes))[codes] + 0.5 * other[:, None] + rng.normal(size=(n, classes))
-        y = logits.argmax(axis=1)
         params = dict(n_estimators=5, max_depth=3, min_samples_leaf=5, min_data_per_group=1)
         if loss != "softmax":
             params["loss"] = loss
-        native = RGBMClassifier(categorical_features=[0], max_cat_to_onehot=4, **params)
-        native.fit(np.column_stack([codes.astype(float), other]), y)
-        one_hot = RGBMClassifier(**params).fit(np.column_stack([_one_hot(codes, k), other]), y)
-        np.testing.assert_allclose(
-            native.decision_function(np.column_stack([codes.astype(float), other])),
-            one_hot.decision_function(np.column_stack([_one_hot(codes, k), other])),
-            rtol=1e-9,
-            atol=1e-9,
-        )
+        _native_equals_one_hot(RGBMClassifier, params, k, codes, other, logits.argmax(axis=1), "decision_function")
 
     check()
