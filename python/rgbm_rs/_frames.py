@@ -177,8 +177,9 @@ def _problem_message(problems):
     noun = "column" if len(problems) == 1 else "columns"
     return (
         f"X has non-numeric {noun} {_listed(described)}. rgbm_rs reads numeric, boolean and "
-        "categorical columns only: name string columns in categorical_features (or pass "
-        "categorical_features='auto') to split them as categories, or convert them to numbers."
+        "categorical columns only: convert them to numbers, or split strings by category: name them in "
+        "categorical_features (or pass categorical_features='auto'), or give them a categorical dtype "
+        "(pandas 'category', polars Categorical/Enum, arrow dictionary)."
     )
 
 

@@ -59,6 +59,10 @@ class _Invalid(ValueError):
     """A problem with one field; ``load`` adds the file name."""
 
 
+class _NotAModel(_Invalid):
+    """The file is not an rgbm_rs model at all (no format marker)."""
+
+
 # --------------------------------------------------------------------------- writing
 
 
@@ -284,6 +288,8 @@ def load(path, estimators):
         except ValueError:
             return _estimator(_parse(text), estimators)
         return _estimator(_parse(rest), estimators, booster)
+    except _NotAModel as e:
+        raise ValueError(f"{path} is not an rgbm_rs model file ({e})") from None
     except _Invalid as e:
         raise ValueError(f"{path} is not a valid rgbm_rs model file: {e}") from None
 
@@ -317,7 +323,7 @@ def _parse(text):
     if where is not None:
         raise _Invalid(f"non-finite number at {where}")
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise _Invalid("the format marker is missing")
+        raise _NotAModel("its format marker is missing")
     unknown = sorted(set(doc) - _KEYS)
     if unknown:
         raise _Invalid(f"unknown fields {unknown}")
