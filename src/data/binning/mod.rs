@@ -419,12 +419,43 @@ fn fit_features<S: SampleValue, T: Element>(
     weights: Option<&[f64]>,
     cancel: &Cancel,
 ) -> Result<Vec<FeatureBins>> {
+    let rows = Rows {
+        n: x.n_rows(),
+        sample,
+        weights,
+    };
+    fit_in_batches::<S>(features_to_bin, rows, max_bins, cancel, |i, group, out| {
+        for (o, &j) in out.iter_mut().zip(group) {
+            *o = x.get(i, j);
+        }
+    })
+}
+
+/// The rows that place cut points: the sample (all `n` if None), weighted.
+#[derive(Clone, Copy)]
+struct Rows<'a> {
+    n: usize,
+    sample: Option<&'a [usize]>,
+    weights: Option<&'a [f64]>,
+}
+
+/// Cut points of `features_to_bin` from their sample values, gathered up
+/// to `MAX_GATHER_FEATURES` features per pass over the rows:
+/// `row_values(i, group, out)` writes row i's values of the features in
+/// `group` into `out` (NaN values are skipped, as are rows of weight 0).
+fn fit_in_batches<S: SampleValue>(
+    features_to_bin: &[usize],
+    rows: Rows,
+    max_bins: usize,
+    cancel: &Cancel,
+    row_values: impl Fn(usize, &[usize], &mut [f64]) + Sync,
+) -> Result<Vec<FeatureBins>> {
     let p = features_to_bin.len();
     if p == 0 {
         return Ok(Vec::new());
     }
-    let cap = sample.map_or(x.n_rows(), <[usize]>::len).max(1);
-    let slots = rayon::current_num_threads().clamp(1, p.max(1));
+    let cap = rows.sample.map_or(rows.n, <[usize]>::len).max(1);
+    let slots = rayon::current_num_threads().clamp(1, p);
     let batch = (GATHER_BUDGET_BYTES / (slots * cap * std::mem::size_of::<S>()))
         .clamp(1, MAX_GATHER_FEATURES)
         .min(p.div_ceil(slots));
@@ -437,36 +468,38 @@ fn fit_features<S: SampleValue, T: Element>(
     for first in (0..p).step_by(slots * batch) {
         cancel.check()?;
         let last = (first + slots * batch).min(p);
-        let binned = (first..last)
+        let binned: Vec<Vec<FeatureBins>> = (first..last)
             .step_by(batch)
             .collect::<Vec<_>>()
             .into_par_iter()
             .zip(buf.par_chunks_mut(batch * cap))
             .map(|(j0, slot)| {
-                let j1 = (j0 + batch).min(last);
+                let group = &features_to_bin[j0..(j0 + batch).min(last)];
                 let mut lens = [0usize; MAX_GATHER_FEATURES];
+                let mut values = [0.0f64; MAX_GATHER_FEATURES];
                 let mut gather = |i: usize| {
-                    let w = weights.map_or(1.0, |w| w[i]);
-                    if w > 0.0 {
-                        for (k, &j) in features_to_bin[j0..j1].iter().enumerate() {
-                            let v = x.get(i, j);
-                            if !v.is_nan() {
-                                slot[k * cap + lens[k]] = S::new(v, w);
-                                lens[k] += 1;
-                            }
+                    let w = rows.weights.map_or(1.0, |w| w[i]);
+                    if w <= 0.0 {
+                        return;
+                    }
+                    row_values(i, group, &mut values[..group.len()]);
+                    for (k, &v) in values[..group.len()].iter().enumerate() {
+                        if !v.is_nan() {
+                            slot[k * cap + lens[k]] = S::new(v, w);
+                            lens[k] += 1;
                         }
                     }
                 };
-                match sample {
-                    Some(rows) => rows.iter().for_each(|&i| gather(i)),
-                    None => (0..x.n_rows()).for_each(&mut gather),
+                match rows.sample {
+                    Some(sample) => sample.iter().for_each(|&i| gather(i)),
+                    None => (0..rows.n).for_each(&mut gather),
                 }
                 slot.chunks_mut(cap)
-                    .zip(&lens[..j1 - j0])
+                    .zip(&lens[..group.len()])
                     .map(|(col, &len)| FeatureBins::from_sample(&mut col[..len], max_bins))
                     .collect::<Result<Vec<_>>>()
-            });
-        let binned: Vec<Vec<FeatureBins>> = binned.collect::<Result<_>>()?;
+            })
+            .collect::<Result<_>>()?;
         features.extend(binned.into_iter().flatten());
     }
     Ok(features)

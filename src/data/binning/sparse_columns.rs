@@ -3,7 +3,7 @@
 use rayon::prelude::*;
 
 use super::{
-    DistinctValues, FeatureBins, GATHER_BUDGET_BYTES, MAX_GATHER_FEATURES, SampleValue,
+    DistinctValues, FeatureBins, MAX_GATHER_FEATURES, Rows, SampleValue, fit_in_batches,
     tracked_limit,
 };
 use crate::alloc::{filled_vec, with_capacity};
@@ -260,65 +260,27 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
 
     /// `fit_features` for CSR: up to `MAX_GATHER_FEATURES` features per
     /// pass over the rows, each row's entries scattered into the batch's
-    /// values (0.0 where not stored) and appended in row order.
+    /// values (0.0 where not stored), in row order.
     fn fit_features_by_row<S: SampleValue>(
         &self,
         features_to_bin: &[usize],
         max_bins: usize,
         cancel: &Cancel,
     ) -> Result<Vec<FeatureBins>> {
-        let p = features_to_bin.len();
-        let n = self.x.n_rows();
-        let cap = self.sample.map_or(n, <[usize]>::len).max(1);
-        let slots = rayon::current_num_threads().clamp(1, p);
-        let batch = (GATHER_BUDGET_BYTES / (slots * cap * std::mem::size_of::<S>()))
-            .clamp(1, MAX_GATHER_FEATURES)
-            .min(p.div_ceil(slots));
-        let mut buf = filled_vec(slots * batch * cap, S::new(0.0, 0.0), "the binning sample")?;
-        let mut features = Vec::with_capacity(p);
-        for first in (0..p).step_by(slots * batch) {
-            cancel.check()?;
-            let last = (first + slots * batch).min(p);
-            let binned: Vec<Vec<FeatureBins>> = (first..last)
-                .step_by(batch)
-                .collect::<Vec<_>>()
-                .into_par_iter()
-                .zip(buf.par_chunks_mut(batch * cap))
-                .map(|(j0, slot)| {
-                    let group = &features_to_bin[j0..(j0 + batch).min(last)];
-                    let mut lens = [0usize; MAX_GATHER_FEATURES];
-                    let mut gather = |i: usize| {
-                        let w = self.weights.map_or(1.0, |w| w[i]);
-                        if w <= 0.0 {
-                            return;
-                        }
-                        let mut row = [0.0f64; MAX_GATHER_FEATURES];
-                        let (idx, vals) = self.x.major(i);
-                        for (&j, v) in idx.iter().zip(vals) {
-                            if let Ok(k) = group.binary_search(&(j as usize)) {
-                                row[k] = v.to_f64();
-                            }
-                        }
-                        for (k, &v) in row[..group.len()].iter().enumerate() {
-                            if !v.is_nan() {
-                                slot[k * cap + lens[k]] = S::new(v, w);
-                                lens[k] += 1;
-                            }
-                        }
-                    };
-                    match self.sample {
-                        Some(rows) => rows.iter().for_each(|&i| gather(i)),
-                        None => (0..n).for_each(&mut gather),
-                    }
-                    slot.chunks_mut(cap)
-                        .zip(&lens[..group.len()])
-                        .map(|(col, &len)| FeatureBins::from_sample(&mut col[..len], max_bins))
-                        .collect()
-                })
-                .collect::<Result<_>>()?;
-            features.extend(binned.into_iter().flatten());
-        }
-        Ok(features)
+        let rows = Rows {
+            n: self.x.n_rows(),
+            sample: self.sample,
+            weights: self.weights,
+        };
+        fit_in_batches::<S>(features_to_bin, rows, max_bins, cancel, |i, group, out| {
+            out.fill(0.0);
+            let (idx, vals) = self.x.major(i);
+            for (&j, v) in idx.iter().zip(vals) {
+                if let Ok(k) = group.binary_search(&(j as usize)) {
+                    out[k] = v.to_f64();
+                }
+            }
+        })
     }
 
     /// `fit_features` of the dense path: each feature's sample gathered in
