@@ -293,27 +293,35 @@ def test_jobs(store, args, name):
 
 # ---------------------------------------------------------------- summary
 def collect(store, args, name):
-    """method -> dict(err=[per split test error %], chosen=[params per split]); None if incomplete."""
+    """method -> dict(err=[per split test error %], chosen=[params per split]), leaving out the methods
+    whose jobs are not all in the store; None when GB or the first variant (the verdicts') is among them."""
     out = {}
     for label, configs in methods(args).items():
-        errs, ses, chosen, fits = [], [], [], []
-        for split in range(args.splits):
-            params, _ = select(store, args, name, split, configs)
-            if params is None:
-                return None
-            recs = [
-                store.get(dict(base_key(args, name, split), params=params, phase="test", **extra))
-                for extra in configs[0][1]
-            ]
-            if any(r is None for r in recs):
-                return None
-            e = 100 * np.array([r["errors"][0] for r in recs])
-            errs.append(float(e.mean()))
-            ses.append(float(e.std(ddof=1) / np.sqrt(len(e))) if len(e) > 1 else np.nan)
-            chosen.append(params)
-            fits += [r["rgb"] for r in recs if "rgb" in r]
-        out[label] = dict(err=np.asarray(errs), se=np.asarray(ses), chosen=chosen, fits=fits)
-    return out
+        res = collect_method(store, args, name, configs)
+        if res is not None:
+            out[label] = res
+    first = "RGB " + "/".join(args.variants[0]) if args.variants else "GB"
+    return out if "GB" in out and first in out else None
+
+
+def collect_method(store, args, name, configs):
+    errs, ses, chosen, fits = [], [], [], []
+    for split in range(args.splits):
+        params, _ = select(store, args, name, split, configs)
+        if params is None:
+            return None
+        recs = [
+            store.get(dict(base_key(args, name, split), params=params, phase="test", **extra))
+            for extra in configs[0][1]
+        ]
+        if any(r is None for r in recs):
+            return None
+        e = 100 * np.array([r["errors"][0] for r in recs])
+        errs.append(float(e.mean()))
+        ses.append(float(e.std(ddof=1) / np.sqrt(len(e))) if len(e) > 1 else np.nan)
+        chosen.append(params)
+        fits += [r["rgb"] for r in recs if "rgb" in r]
+    return dict(err=np.asarray(errs), se=np.asarray(ses), chosen=chosen, fits=fits)
 
 
 def paired(r, g):
@@ -376,6 +384,9 @@ def summarize(store, args, names, missing, incomplete):
         g = res["GB"]["err"]
         cells = []
         for lab in rgb_labels:
+            if lab not in res:
+                cells.append("not run")
+                continue
             r = res[lab]["err"]
             diff, se, p, _ = paired(r, g)
             cells.append(f"{r.mean():.2f} ({sd(r):.2f}); {diff:+.2f} ± {se:.2f}, p {fmt_p(p)}")
@@ -504,17 +515,18 @@ def gb_grid_full():
 def estimate(per_fit: dict, args, n_workers: int) -> tuple[str, float]:
     """per_fit[(dataset, kind)] = seconds per fit at 100 rounds -> (markdown, total wall seconds)."""
     n = n_fits_full(args)
-    rows, total = [], 0.0
+    rows, total, untimed = [], 0.0, False
     for name in sorted({d for d, _ in per_fit}, key=list(PAPER).index):
         t_gb = per_fit.get((name, "GB"), np.nan)
         t_rgb = [per_fit.get((name, f"RGB {s}/{p}"), np.nan) for s, p in VARIANTS]
-        cpu = n["GB"] * t_gb + n["RGB"] * float(np.sum(t_rgb))
+        untimed |= not np.all(np.isfinite([t_gb, *t_rgb]))
+        cpu = n["GB"] * np.nan_to_num(t_gb) + n["RGB"] * float(np.nansum(t_rgb))
         total += cpu
         rows.append(
             [
                 name,
-                f"{1e3 * t_gb:.0f}",
-                " / ".join(f"{1e3 * t:.0f}" for t in t_rgb),
+                _ms(t_gb),
+                " / ".join(_ms(t) for t in t_rgb),
                 _runs.fmt_duration(cpu / n_workers),
             ]
         )
@@ -524,8 +536,13 @@ def estimate(per_fit: dict, args, n_workers: int) -> tuple[str, float]:
         f"\n\nFull protocol: {args.splits_full} splits; GB {n['GB']} fits and each RGB variant {n['RGB']} fits "
         f"per dataset. Estimated total: {_runs.fmt_duration(total / n_workers)} "
         f"({_runs.fmt_duration(total)} of single-core fit time)."
+        + (" Methods never timed (–) are left out of the sums." if untimed else "")
     )
     return md, total / n_workers
+
+
+def _ms(seconds: float) -> str:
+    return f"{1e3 * seconds:.0f}" if np.isfinite(seconds) else "–"
 
 
 def per_fit_from_store(store) -> dict:
@@ -585,6 +602,13 @@ def parse(argv):
         default=",".join(f"{s}/{p}" for s, p in VARIANTS),
         help="RGB step/penalty pairs; the first is the one the verdicts are about",
     )
+    ap.add_argument(
+        "--summarize-only",
+        default="",
+        metavar="DATASETS",
+        help="datasets of --datasets whose jobs are not launched, only summarized from the store "
+        "(variants without jobs show as 'not run')",
+    )
     ap.add_argument("--xgb-grid", choices=sorted(XGB_GRIDS), default="paper")
     ap.add_argument("--quick", action="store_true", help="smoke settings: sonar, 2 splits, 2 seeds, small grids")
     _runs.add_run_options(ap, MARKER, DATA)
@@ -620,6 +644,8 @@ def main(argv=None):
     fit = functools.partial(run_job, args.data_dir)
     with _runs.Launch(store, argv):
         for name in names:
+            if name in args.summarize_only.split(","):
+                continue
             print(f"{name}:", flush=True)
             _runs.run_jobs(store, cv_jobs(args, name), fit, args.n_jobs, f"{name} CV", log=_print)
             _runs.run_jobs(store, list(test_jobs(store, args, name)), fit, args.n_jobs, f"{name} test", log=_print)
