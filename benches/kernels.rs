@@ -6,12 +6,12 @@
 //! live in benches/python and BENCHMARKS.md).
 use criterion::{BatchSize, Criterion, black_box, criterion_group, criterion_main};
 
+use rgbm_rs::booster::{TrainingData, Unmonitored, train};
 use rgbm_rs::data::{BinnedDataset, DenseMatrix};
 use rgbm_rs::histogram::{BinStats, BuildScratch, Gradients, Histogram, build, subtract_into};
 use rgbm_rs::params::{BoosterParams, Loss, Selection, SelectionSize};
 use rgbm_rs::selection::Candidates;
 use rgbm_rs::split::{RowCounts, SplitRule, best_split};
-use rgbm_rs::train;
 use rgbm_rs::tree::partition::{SplitRoute, partition};
 
 const N: usize = 200_000;
@@ -192,7 +192,12 @@ fn kernels(c: &mut Criterion) {
     let mut group = c.benchmark_group("one round (binning included)");
     group.sample_size(10);
     group.bench_function("full", |b| {
-        b.iter(|| train(&round, &m, &y, None, &mut |_| Ok(())).unwrap())
+        b.iter(|| {
+            TrainingData::new(&m, &y)
+                .and_then(|d| train(&round, &d, &[], &mut Unmonitored))
+                .map(|t| t.model)
+                .unwrap()
+        })
     });
     let groups = BoosterParams {
         selection: Selection::Groups,
@@ -200,21 +205,29 @@ fn kernels(c: &mut Criterion) {
         ..round.clone()
     };
     group.bench_function("RGBM groups t = 3 of 28", |b| {
-        b.iter(|| train(&groups, &m, &y, None, &mut |_| Ok(())).unwrap())
+        b.iter(|| {
+            TrainingData::new(&m, &y)
+                .and_then(|d| train(&groups, &d, &[], &mut Unmonitored))
+                .map(|t| t.model)
+                .unwrap()
+        })
     });
     group.finish();
 
-    let model = train(
-        &BoosterParams {
-            n_estimators: 100,
-            ..round
-        },
-        &m,
-        &y,
-        None,
-        &mut |_| Ok(()),
-    )
-    .unwrap();
+    let model = TrainingData::new(&m, &y)
+        .and_then(|d| {
+            train(
+                &BoosterParams {
+                    n_estimators: 100,
+                    ..round
+                },
+                &d,
+                &[],
+                &mut Unmonitored,
+            )
+        })
+        .map(|t| t.model)
+        .unwrap();
     let mut group = c.benchmark_group("predict");
     group.sample_size(10);
     group.bench_function("200k rows, 100 trees", |b| {

@@ -2,7 +2,7 @@
 //! gradient boosting, RGB, SGLB) on a binned, parallel histogram core.
 //!
 //! Data flows one way: a borrowed matrix → [`data::BinnedDataset`] →
-//! [`booster::train`] → [`model::Model`] (trees with raw thresholds) → predictions.
+//! [`booster::train`] (given a [`booster::TrainingData`]) → [`model::Model`] (trees with raw thresholds) → predictions.
 
 // `!(x > 0.0)` is how this crate says "not positive, or NaN": the negated
 // comparisons are deliberate.
@@ -60,7 +60,7 @@ pub mod tree;
 #[cfg(feature = "python")]
 mod python;
 
-pub use booster::train;
+pub use booster::{Trained, TrainingData, Unmonitored, train};
 pub use data::{DenseMatrix, SparseMatrix};
 pub use error::{Result, RgbmError};
 pub use model::Model;

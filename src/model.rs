@@ -318,7 +318,7 @@ impl Model {
     }
 
     /// This model followed by `more`, a model trained from this one's raw
-    /// scores (`train_from`): the earlier trees and base score, then the new
+    /// scores (`TrainingData::with_init_score`): the earlier trees and base score, then the new
     /// trees; the parameters are the continuation's with the total rounds.
     pub fn continued(&self, more: &Model) -> Result<Model> {
         let refuse = |why: String| Err(RgbmError::param("init_model", why));

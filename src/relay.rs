@@ -1,6 +1,6 @@
 //! A shard's fit on a thread of its own, whose exchanges a driver relays.
 //!
-//! Training on shards ([`crate::booster::train_shard`]) stops at every sum
+//! Training on shards ([`crate::booster::TrainingData::on_shard`]) stops at every sum
 //! over rows until the other shards' parts are in. [`ShardFit`] runs such a
 //! fit on its own thread and turns each of those stops into a [`Message`]:
 //! the driver (a Dask client, or a test) collects the same message from
@@ -119,7 +119,7 @@ impl Monitor for RoundMonitor<'_> {
 }
 
 /// What a shard's fit runs: training on its rows with the given reduction
-/// and monitor (typically a closure around [`crate::booster::train_shard`]).
+/// and monitor (typically a closure around [`crate::booster::train`] of a shard).
 pub type ShardTraining =
     Box<dyn FnOnce(&dyn Reduce, &mut dyn Monitor) -> Result<Trained> + Send + 'static>;
 

@@ -7,17 +7,21 @@ mod common;
 use proptest::prelude::*;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use rgbm_rs::booster::{TrainingData, Unmonitored, train};
 use rgbm_rs::params::{
     BoosterKind, BoosterParams, Loss, Mode, Selection, SelectionScope, SelectionSize, Step,
 };
 use rgbm_rs::tree::Tree;
-use rgbm_rs::{DenseMatrix, Model, train};
+use rgbm_rs::{DenseMatrix, Model};
 
 const P: usize = 4;
 
 fn fit(params: &BoosterParams, x: &[f64], y: &[f64]) -> Model {
     let m = DenseMatrix::row_major(x, y.len(), P).unwrap();
-    train(params, &m, y, None, &mut |_| Ok(())).unwrap()
+    TrainingData::new(&m, y)
+        .and_then(|d| train(params, &d, &[], &mut Unmonitored))
+        .map(|t| t.model)
+        .unwrap()
 }
 
 /// The boosters and options a constraint must hold under.
@@ -309,7 +313,9 @@ fn constraints_must_fit_the_data() {
     let (mut p, x, y) = problem(0, 1);
     p.monotone_constraints = Some(vec![1, 0]);
     let m = DenseMatrix::row_major(&x, y.len(), P).unwrap();
-    let e = train(&p, &m, &y, None, &mut |_| Ok(()))
+    let e = TrainingData::new(&m, &y)
+        .and_then(|d| train(&p, &d, &[], &mut Unmonitored))
+        .map(|t| t.model)
         .unwrap_err()
         .to_string();
     assert!(
@@ -318,7 +324,9 @@ fn constraints_must_fit_the_data() {
     );
     p.monotone_constraints = None;
     p.interaction_constraints = Some(vec![vec![0, 9]]);
-    let e = train(&p, &m, &y, None, &mut |_| Ok(()))
+    let e = TrainingData::new(&m, &y)
+        .and_then(|d| train(&p, &d, &[], &mut Unmonitored))
+        .map(|t| t.model)
         .unwrap_err()
         .to_string();
     assert!(e.contains("names feature 9"), "{e}");

@@ -3,7 +3,7 @@
 //! metrics are recorded and watched by early stopping like built-in ones.
 mod common;
 
-use rgbm_rs::booster::{EvalSet, Monitor, train_with};
+use rgbm_rs::booster::{EvalSet, Monitor, TrainingData, train};
 use rgbm_rs::objective::Objective;
 use rgbm_rs::params::{BoosterParams, Init, Loss};
 use rgbm_rs::{DenseMatrix, RgbmError};
@@ -81,9 +81,15 @@ fn monitor_gradients_reproduce_the_builtin_loss_and_metrics_are_recorded() {
         eval_y: &y,
         calls: 0,
     };
-    let a = train_with(&builtin, &m, &y, Some(&w), &sets, &mut supplier).unwrap();
+    let a = TrainingData::new(&m, &y)
+        .and_then(|d| d.with_weights(Some(&w)))
+        .and_then(|d| train(&builtin, &d, &sets, &mut supplier))
+        .unwrap();
     assert_eq!(supplier.calls, 0, "a built-in loss never asks the monitor");
-    let b = train_with(&custom, &m, &y, Some(&w), &sets, &mut supplier).unwrap();
+    let b = TrainingData::new(&m, &y)
+        .and_then(|d| d.with_weights(Some(&w)))
+        .and_then(|d| train(&custom, &d, &sets, &mut supplier))
+        .unwrap();
     assert_eq!(supplier.calls, 25);
     assert_eq!(a.model.trees, b.model.trees, "same trees, bit for bit");
     // Per set: the built-in mae, then the monitor's, which computes the same.
@@ -105,14 +111,9 @@ fn a_custom_loss_without_a_gradient_supplier_is_refused() {
         n_estimators: 3,
         ..Default::default()
     };
-    let Err(e) = train_with(
-        &params,
-        &m,
-        &y,
-        None,
-        &[],
-        &mut rgbm_rs::booster::Unmonitored,
-    ) else {
+    let Err(e) = TrainingData::new(&m, &y)
+        .and_then(|d| train(&params, &d, &[], &mut rgbm_rs::booster::Unmonitored))
+    else {
         panic!("a custom loss trained without gradients");
     };
     assert!(matches!(e, RgbmError::InvalidParameter { .. }), "{e}");

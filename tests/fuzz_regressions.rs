@@ -3,10 +3,11 @@
 //! test asserts the call returns (usually `Err`) instead of panicking. The
 //! seed models of the `model_json` target are also checked to load, so the
 //! corpus follows the model format.
+use rgbm_rs::booster::{TrainingData, Unmonitored, train};
 use rgbm_rs::cancel::Cancel;
 use rgbm_rs::data::BinnedDataset;
 use rgbm_rs::params::Loss;
-use rgbm_rs::{BoosterParams, DenseMatrix, Model, RgbmError, train};
+use rgbm_rs::{BoosterParams, DenseMatrix, Model, RgbmError};
 
 /// fuzz/regressions/dataset/weights_length_mismatch (7 bytes: fe 01 02 6d 00 00 11)
 /// decodes to a 63 x 2 f32 row-major matrix of zeros, max_bins = 2 and an
@@ -52,10 +53,19 @@ fn weights_longer_than_rows_are_an_error() {
     };
     let y = [0.0, 1.0, 0.0, 1.0];
     assert!(matches!(
-        train(&params, &x, &y, Some(&w), &mut |_| Ok(())),
+        TrainingData::new(&x, &y)
+            .and_then(|d| d.with_weights(Some(&w)))
+            .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
+            .map(|t| t.model),
         Err(RgbmError::Shape(_))
     ));
-    assert!(train(&params, &x, &y, Some(&w[..4]), &mut |_| Ok(())).is_ok());
+    assert!(
+        TrainingData::new(&x, &y)
+            .and_then(|d| d.with_weights(Some(&w[..4])))
+            .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
+            .map(|t| t.model)
+            .is_ok()
+    );
 }
 
 /// The `model_json` seed corpus: every seed must load and predict, so the

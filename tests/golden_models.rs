@@ -13,10 +13,11 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use rgbm_rs::DenseMatrix;
+use rgbm_rs::booster::{TrainingData, Unmonitored, train};
 use rgbm_rs::params::{
     BoosterKind, BoosterParams, Loss, Mode, RgbStep, Selection, SelectionScope, SelectionSize, Step,
 };
-use rgbm_rs::{DenseMatrix, train};
 
 const N: usize = 3000;
 const P: usize = 12;
@@ -230,7 +231,11 @@ fn trained_models() -> BTreeMap<String, String> {
             .collect();
         let weighted = data == Data::Weighted || name.starts_with("tall_weighted");
         let w = weighted.then_some(&w[..]);
-        let mut model = train(&params, &m, &y, w, &mut |_| Ok(())).unwrap();
+        let mut model = TrainingData::new(&m, &y)
+            .and_then(|d| d.with_weights(w))
+            .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
+            .map(|t| t.model)
+            .unwrap();
         // Leaf covers were added after the fingerprints were blessed: they
         // are checked here and left out of the fingerprint, which so still
         // covers every other byte of the model.

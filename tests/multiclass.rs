@@ -1,7 +1,7 @@
 //! Multiclass softmax and evaluation sets with early stopping, end to end.
 mod common;
 
-use rgbm_rs::booster::{EvalSet, Unmonitored, train_with};
+use rgbm_rs::booster::{EvalSet, TrainingData, Unmonitored, train};
 use rgbm_rs::params::{BoosterParams, Loss};
 use rgbm_rs::{DenseMatrix, Model};
 
@@ -36,7 +36,9 @@ fn softmax(k: usize) -> BoosterParams {
 
 fn fit(params: &BoosterParams, x: &[f64], p: usize, y: &[f64], w: Option<&[f64]>) -> Model {
     let m = DenseMatrix::row_major(x, y.len(), p).unwrap();
-    train_with(params, &m, y, w, &[], &mut Unmonitored)
+    TrainingData::new(&m, y)
+        .and_then(|d| d.with_weights(w))
+        .and_then(|d| train(params, &d, &[], &mut Unmonitored))
         .unwrap()
         .model
 }
@@ -192,7 +194,9 @@ fn early_stopping_keeps_the_argmin_of_the_validation_curve() {
         init_score: None,
         queries: None,
     }];
-    let trained = train_with(&params, &m, &y, None, &sets, &mut Unmonitored).unwrap();
+    let trained = TrainingData::new(&m, &y)
+        .and_then(|d| train(&params, &d, &sets, &mut Unmonitored))
+        .unwrap();
     let curve = &trained.evals[0].values;
     assert!(curve.len() < 400, "stopped after {} rounds", curve.len());
     let argmin = (0..curve.len())
@@ -214,7 +218,11 @@ fn early_stopping_keeps_the_argmin_of_the_validation_curve() {
         / yv.len() as f64;
     assert!((mse - curve[argmin]).abs() < 1e-9 * mse.max(1.0));
     // Early stopping without evaluation data is refused.
-    assert!(train_with(&params, &m, &y, None, &[], &mut Unmonitored).is_err());
+    assert!(
+        TrainingData::new(&m, &y)
+            .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
+            .is_err()
+    );
 }
 
 #[test]

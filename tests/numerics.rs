@@ -3,8 +3,9 @@
 //! non-finite or degenerate model.
 mod common;
 
+use rgbm_rs::booster::{TrainingData, Unmonitored, train};
 use rgbm_rs::params::{BoosterParams, Loss};
-use rgbm_rs::{DenseMatrix, Model, RgbmError, train};
+use rgbm_rs::{DenseMatrix, Model, RgbmError};
 
 fn fit(
     params: &BoosterParams,
@@ -14,7 +15,10 @@ fn fit(
     w: Option<&[f64]>,
 ) -> Result<Model, RgbmError> {
     let m = DenseMatrix::row_major(x, y.len(), p).unwrap();
-    train(params, &m, y, w, &mut |_| Ok(()))
+    TrainingData::new(&m, y)
+        .and_then(|d| d.with_weights(w))
+        .and_then(|d| train(params, &d, &[], &mut Unmonitored))
+        .map(|t| t.model)
 }
 
 fn params(loss: Loss) -> BoosterParams {

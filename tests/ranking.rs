@@ -5,7 +5,7 @@ mod common;
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rgbm_rs::booster::{EvalSet, Unmonitored, train_ranking, train_with};
+use rgbm_rs::booster::{EvalSet, TrainingData, Unmonitored, train};
 use rgbm_rs::objective::{Queries, ndcg};
 use rgbm_rs::options::{BoosterKind, Step, Summation};
 use rgbm_rs::params::{BoosterParams, Loss};
@@ -62,7 +62,10 @@ fn training_raises_ndcg_and_evaluation_sets_record_it() {
         init_score: None,
         queries: Some(eq.clone()),
     }];
-    let trained = train_ranking(&params, &m, &y, &q, None, &sets, &mut Unmonitored).unwrap();
+    let trained = TrainingData::new(&m, &y)
+        .and_then(|d| d.with_queries(Some(&q)))
+        .and_then(|d| train(&params, &d, &sets, &mut Unmonitored))
+        .unwrap();
     let model = trained.model;
     // The recorded history is NDCG@5 of the model after each round.
     let hist = &trained.evals[0];
@@ -96,7 +99,9 @@ fn ranking_models_do_not_depend_on_threads_or_summation_mode() {
     let q = Queries::from_sizes(&sizes, y.len()).unwrap();
     // The trees and scores, without the parameters (which record n_jobs).
     let fit = |params: BoosterParams| {
-        let model = train_ranking(&params, &m, &y, &q, None, &[], &mut Unmonitored)
+        let model = TrainingData::new(&m, &y)
+            .and_then(|d| d.with_queries(Some(&q)))
+            .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
             .unwrap()
             .model;
         let doc: serde_json::Value = serde_json::from_str(&model.to_json().unwrap()).unwrap();
@@ -140,7 +145,9 @@ fn what_ranking_cannot_do_is_refused() {
     let m = DenseMatrix::row_major(&x, y.len(), p).unwrap();
     let q = Queries::from_sizes(&sizes, y.len()).unwrap();
     let err = |params: BoosterParams| {
-        train_ranking(&params, &m, &y, &q, None, &[], &mut Unmonitored)
+        TrainingData::new(&m, &y)
+            .and_then(|d| d.with_queries(Some(&q)))
+            .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
             .err()
             .expect("refused")
             .to_string()
@@ -195,20 +202,25 @@ fn what_ranking_cannot_do_is_refused() {
         assert!(e.contains(what), "{what}: {e}");
     }
     // Without groups, with weights, with labels that are not grades.
-    let e = train_with(&ranker(2), &m, &y, None, &[], &mut Unmonitored)
+    let e = TrainingData::new(&m, &y)
+        .and_then(|d| train(&ranker(2), &d, &[], &mut Unmonitored))
         .err()
         .unwrap()
         .to_string();
     assert!(e.contains("query groups"), "{e}");
     let mut bad = y.clone();
     bad[3] = 1.5;
-    let e = train_ranking(&ranker(2), &m, &bad, &q, None, &[], &mut Unmonitored)
+    let e = TrainingData::new(&m, &bad)
+        .and_then(|d| d.with_queries(Some(&q)))
+        .and_then(|d| train(&ranker(2), &d, &[], &mut Unmonitored))
         .err()
         .unwrap()
         .to_string();
     assert!(e.contains("integer relevance labels"), "{e}");
     let short = Queries::from_sizes(&[3], 3).unwrap();
-    let e = train_ranking(&ranker(2), &m, &y, &short, None, &[], &mut Unmonitored)
+    let e = TrainingData::new(&m, &y)
+        .and_then(|d| d.with_queries(Some(&short)))
+        .and_then(|d| train(&ranker(2), &d, &[], &mut Unmonitored))
         .err()
         .unwrap()
         .to_string();

@@ -1,10 +1,10 @@
 //! RGB: family draws, projection, coordinate step, SRM choice.
 mod common;
 
+use rgbm_rs::DenseMatrix;
 use rgbm_rs::booster::rgb::coordinate_step;
-use rgbm_rs::booster::train_logged;
+use rgbm_rs::booster::{TrainingData, Unmonitored, train};
 use rgbm_rs::params::{BoosterKind, BoosterParams, Init, Loss, RgbCandidate, RgbPenalty, RgbStep};
-use rgbm_rs::{DenseMatrix, train};
 
 fn rgb() -> BoosterParams {
     BoosterParams {
@@ -31,7 +31,10 @@ fn one_unbounded_family_takes_the_exact_coordinate_step() {
         rgb_step: Some(RgbStep::Exact),
         ..rgb()
     };
-    let model = train(&params, &m, &y, None, &mut |_| Ok(())).unwrap();
+    let model = TrainingData::new(&m, &y)
+        .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
+        .map(|t| t.model)
+        .unwrap();
     let f = model.predict_raw(&m, None).unwrap();
     // Squared loss (σ = 1) from f = 0: α·h is the least-squares projection of y on h.
     let dot: f64 = f.iter().zip(&y).map(|(fi, yi)| (yi - fi) * fi).sum();
@@ -51,7 +54,9 @@ fn leaves_respect_the_family_radius_and_node_limit() {
         rgb_lambdas: Some(vec![0.05, 0.3, 2.0]),
         ..rgb()
     };
-    let t = train_logged(&params, &m, &y, None, &mut |_| Ok(())).unwrap();
+    let t = TrainingData::new(&m, &y)
+        .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
+        .unwrap();
     for (tree, log) in t.model.trees.iter().zip(&t.log) {
         let norm = tree.leaf_value.iter().map(|v| v * v).sum::<f64>().sqrt();
         assert!(
@@ -67,7 +72,12 @@ fn rgb_is_reproducible_for_any_thread_count() {
     let x = common::features(800, 5, 5);
     let y = common::regression(&x, 5, 6);
     let m = DenseMatrix::row_major(&x, y.len(), 5).unwrap();
-    let fit = |p: &BoosterParams| train(p, &m, &y, None, &mut |_| Ok(())).unwrap();
+    let fit = |p: &BoosterParams| {
+        TrainingData::new(&m, &y)
+            .and_then(|d| train(p, &d, &[], &mut Unmonitored))
+            .map(|t| t.model)
+            .unwrap()
+    };
     for s in [1, 4] {
         let p = BoosterParams {
             rgb_candidates: s,
@@ -104,7 +114,9 @@ fn a_larger_beta_prefers_simpler_families() {
                 n_estimators: 20,
                 ..rgb()
             };
-            let t = train_logged(&p, &m, &y, None, &mut |_| Ok(())).unwrap();
+            let t = TrainingData::new(&m, &y)
+                .and_then(|d| train(&p, &d, &[], &mut Unmonitored))
+                .unwrap();
             total += t
                 .log
                 .iter()
@@ -201,7 +213,9 @@ fn multiclass_rgb_takes_one_coordinate_step_per_class() {
         rgb_step: Some(RgbStep::Exact),
         ..rgb()
     };
-    let t = train_logged(&params, &m, &y, None, &mut |_| Ok(())).unwrap();
+    let t = TrainingData::new(&m, &y)
+        .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
+        .unwrap();
     assert_eq!(t.model.n_outputs, 3);
     assert_eq!(t.model.trees.len(), 3 * 15);
     let losses: Vec<f64> = t.log.iter().map(|l| l.train_loss.unwrap()).collect();
@@ -220,28 +234,34 @@ fn multiclass_rgb_takes_one_coordinate_step_per_class() {
             assert!(lambda > 0.0);
         }
     }
-    let one = train(
-        &BoosterParams {
-            n_jobs: Some(1),
-            ..params.clone()
-        },
-        &m,
-        &y,
-        None,
-        &mut |_| Ok(()),
-    )
-    .unwrap();
-    let two = train(
-        &BoosterParams {
-            n_jobs: Some(2),
-            ..params.clone()
-        },
-        &m,
-        &y,
-        None,
-        &mut |_| Ok(()),
-    )
-    .unwrap();
+    let one = TrainingData::new(&m, &y)
+        .and_then(|d| {
+            train(
+                &BoosterParams {
+                    n_jobs: Some(1),
+                    ..params.clone()
+                },
+                &d,
+                &[],
+                &mut Unmonitored,
+            )
+        })
+        .map(|t| t.model)
+        .unwrap();
+    let two = TrainingData::new(&m, &y)
+        .and_then(|d| {
+            train(
+                &BoosterParams {
+                    n_jobs: Some(2),
+                    ..params.clone()
+                },
+                &d,
+                &[],
+                &mut Unmonitored,
+            )
+        })
+        .map(|t| t.model)
+        .unwrap();
     assert_eq!(one.trees, two.trees);
 }
 
@@ -274,7 +294,10 @@ fn lambda_sets_the_step_under_the_lipschitz_rule_only() {
             rgb_step: Some(rule),
             ..rgb()
         };
-        let model = train(&p, &m, &y, None, &mut |_| Ok(())).unwrap();
+        let model = TrainingData::new(&m, &y)
+            .and_then(|d| train(&p, &d, &[], &mut Unmonitored))
+            .map(|t| t.model)
+            .unwrap();
         model.predict_raw(&m, None).unwrap()
     };
     let gap = |a: &[f64], b: &[f64]| {
@@ -317,7 +340,9 @@ fn lipschitz_steps_never_raise_the_loss_for_radii_up_to_one() {
             n_estimators: 30,
             ..rgb()
         };
-        let t = train_logged(&p, &m, &y, None, &mut |_| Ok(())).unwrap();
+        let t = TrainingData::new(&m, &y)
+            .and_then(|d| train(&p, &d, &[], &mut Unmonitored))
+            .unwrap();
         let losses: Vec<f64> = t.log.iter().map(|l| l.train_loss.unwrap()).collect();
         assert!(
             losses.windows(2).all(|w| w[1] <= w[0] + 1e-12),
@@ -339,7 +364,11 @@ fn the_weighted_penalty_scales_omega_by_the_step() {
             rgb_candidates: 6,
             ..rgb()
         };
-        train(&p, &m, &y, None, &mut |_| Ok(())).unwrap().trees
+        TrainingData::new(&m, &y)
+            .and_then(|d| train(&p, &d, &[], &mut Unmonitored))
+            .map(|t| t.model)
+            .unwrap()
+            .trees
     };
     // Without a penalty the two rules agree; with one they choose differently.
     assert_eq!(
@@ -357,17 +386,20 @@ fn a_model_records_its_rgb_rules_and_old_files_read_as_exact() {
     let x = common::features(300, 3, 15);
     let y = common::regression(&x, 3, 16);
     let m = DenseMatrix::row_major(&x, y.len(), 3).unwrap();
-    let model = train(
-        &BoosterParams {
-            n_estimators: 2,
-            ..rgb()
-        },
-        &m,
-        &y,
-        None,
-        &mut |_| Ok(()),
-    )
-    .unwrap();
+    let model = TrainingData::new(&m, &y)
+        .and_then(|d| {
+            train(
+                &BoosterParams {
+                    n_estimators: 2,
+                    ..rgb()
+                },
+                &d,
+                &[],
+                &mut Unmonitored,
+            )
+        })
+        .map(|t| t.model)
+        .unwrap();
     assert_eq!(model.params.rgb_step, Some(RgbStep::Lipschitz));
     assert_eq!(model.params.rgb_penalty, Some(RgbPenalty::PerCandidate));
     assert_eq!(model.params.rgb_candidate, Some(RgbCandidate::Argmin));

@@ -3,7 +3,7 @@
 //! every stump, and node by node for greedily grown trees.
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rgbm_rs::booster::train_logged;
+use rgbm_rs::booster::{TrainingData, Unmonitored, train};
 use rgbm_rs::cancel::Cancel;
 use rgbm_rs::params::{BoosterKind, BoosterParams, Init, Loss, RgbCandidate, RgbStep};
 use rgbm_rs::tree::Tree;
@@ -54,7 +54,9 @@ fn one_round(
         ..Default::default()
     };
     let m = DenseMatrix::row_major(x, y.len(), P).unwrap();
-    let t = train_logged(&params, &m, y, None, &mut |_| Ok(())).unwrap();
+    let t = TrainingData::new(&m, y)
+        .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
+        .unwrap();
     let alpha = t.log[0].step;
     (t.model, alpha)
 }
@@ -299,7 +301,8 @@ fn the_argmin_candidate_refuses_gain_leaf_and_l2_settings() {
             ..base.clone()
         },
     ] {
-        let Err(e) = train_logged(&bad, &m, &y, None, &mut |_| Ok(())) else {
+        let Err(e) = TrainingData::new(&m, &y).and_then(|d| train(&bad, &d, &[], &mut Unmonitored))
+        else {
             panic!("{bad:?} was accepted");
         };
         assert!(e.to_string().contains("rgb_candidate='projected'"), "{e}");
@@ -307,6 +310,10 @@ fn the_argmin_candidate_refuses_gain_leaf_and_l2_settings() {
             rgb_candidate: Some(RgbCandidate::Projected),
             ..bad
         };
-        assert!(train_logged(&projected, &m, &y, None, &mut |_| Ok(())).is_ok());
+        assert!(
+            TrainingData::new(&m, &y)
+                .and_then(|d| train(&projected, &d, &[], &mut Unmonitored))
+                .is_ok()
+        );
     }
 }

@@ -2,16 +2,19 @@
 mod common;
 
 use proptest::prelude::*;
-use rgbm_rs::booster::train_logged;
+use rgbm_rs::booster::{TrainingData, Unmonitored, train};
 use rgbm_rs::objective::Objective;
 use rgbm_rs::params::{
     BoosterParams, Init, Loss, Mode, Selection, SelectionScope, SelectionSize, Step,
 };
-use rgbm_rs::{DenseMatrix, Model, train};
+use rgbm_rs::{DenseMatrix, Model};
 
 fn fit(params: &BoosterParams, x: &[f64], p: usize, y: &[f64]) -> Model {
     let m = DenseMatrix::row_major(x, y.len(), p).unwrap();
-    train(params, &m, y, None, &mut |_| Ok(())).unwrap()
+    TrainingData::new(&m, y)
+        .and_then(|d| train(params, &d, &[], &mut Unmonitored))
+        .map(|t| t.model)
+        .unwrap()
 }
 
 fn base() -> BoosterParams {
@@ -106,7 +109,9 @@ fn trees_only_split_on_drawn_features() {
         ..base()
     };
     let m = DenseMatrix::row_major(&x, y.len(), 8).unwrap();
-    let t = train_logged(&params, &m, &y, None, &mut |_| Ok(())).unwrap();
+    let t = TrainingData::new(&m, &y)
+        .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
+        .unwrap();
     for (tree, log) in t.model.trees.iter().zip(&t.log) {
         let mut used: Vec<u32> = tree.feature.clone();
         used.sort();
@@ -122,7 +127,9 @@ fn trees_only_split_on_drawn_features() {
         max_depth: Some(1),
         ..base()
     };
-    let t = train_logged(&stumps, &m, &y, None, &mut |_| Ok(())).unwrap();
+    let t = TrainingData::new(&m, &y)
+        .and_then(|d| train(&stumps, &d, &[], &mut Unmonitored))
+        .unwrap();
     assert!(t.log.iter().all(|l| l.features_searched == Some(1)));
 }
 
@@ -206,7 +213,9 @@ fn line_search_is_the_exact_minimiser_for_squared_loss() {
     let dot: f64 = f.iter().zip(&y).map(|(fi, yi)| (yi - fi) * fi).sum();
     let norm: f64 = f.iter().map(|v| v * v).sum();
     assert!(dot.abs() < 1e-9 * norm, "not orthogonal: {dot} vs {norm}");
-    let t = train_logged(&params, &m, &y, None, &mut |_| Ok(())).unwrap();
+    let t = TrainingData::new(&m, &y)
+        .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
+        .unwrap();
     assert!((t.log[0].step - 1.0).abs() > 1e-3, "step {}", t.log[0].step);
 }
 
@@ -223,14 +232,18 @@ fn constant_step_is_one_over_sigma_and_refused_without_theory() {
     };
     let yb = common::binary(&x, 3, 7);
     let m = DenseMatrix::row_major(&x, yb.len(), 3).unwrap();
-    let t = train_logged(&params, &m, &yb, None, &mut |_| Ok(())).unwrap();
+    let t = TrainingData::new(&m, &yb)
+        .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
+        .unwrap();
     assert!(t.log.iter().all(|l| (l.step - 2.0).abs() < 1e-15));
     let newton = BoosterParams {
         leaf: Mode::Newton,
         ..params.clone()
     };
     assert!(
-        train(&newton, &m, &yb, None, &mut |_| Ok(()))
+        TrainingData::new(&m, &yb)
+            .and_then(|d| train(&newton, &d, &[], &mut Unmonitored))
+            .map(|t| t.model)
             .unwrap_err()
             .to_string()
             .contains("gradient leaves")
@@ -240,7 +253,9 @@ fn constant_step_is_one_over_sigma_and_refused_without_theory() {
         ..params
     };
     assert!(
-        train(&exp, &m, &yb, None, &mut |_| Ok(()))
+        TrainingData::new(&m, &yb)
+            .and_then(|d| train(&exp, &d, &[], &mut Unmonitored))
+            .map(|t| t.model)
             .unwrap_err()
             .to_string()
             .contains("smooth")
@@ -272,7 +287,7 @@ proptest! {
             record_train_loss: true, random_state: seed, ..Default::default()
         };
         let m = DenseMatrix::row_major(&x, n, p).unwrap();
-        let t = train_logged(&params, &m, &y, None, &mut |_| Ok(())).unwrap();
+        let t = TrainingData::new(&m, &y).and_then(|d| train(&params, &d, &[], &mut Unmonitored)).unwrap();
         let start = Objective::from_params(&params).mean_loss(&y, &vec![0.0; n], None);
         let mut prev = start;
         for l in &t.log {

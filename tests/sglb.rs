@@ -1,13 +1,17 @@
 //! SGLB: Langevin noise, model shrinkage, the smoothed 0-1 loss.
 mod common;
 
+use rgbm_rs::booster::{TrainingData, Unmonitored, train};
 use rgbm_rs::cancel::Cancel;
 use rgbm_rs::params::{BoosterParams, Init, Loss, Mode, Selection, SelectionSize};
-use rgbm_rs::{DenseMatrix, Model, train};
+use rgbm_rs::{DenseMatrix, Model};
 
 fn fit(params: &BoosterParams, x: &[f64], p: usize, y: &[f64]) -> Model {
     let m = DenseMatrix::row_major(x, y.len(), p).unwrap();
-    train(params, &m, y, None, &mut |_| Ok(())).unwrap()
+    TrainingData::new(&m, y)
+        .and_then(|d| train(params, &d, &[], &mut Unmonitored))
+        .map(|t| t.model)
+        .unwrap()
 }
 
 fn sglb() -> BoosterParams {
@@ -203,7 +207,10 @@ fn sla01_learns_and_refuses_newton() {
         leaf: Mode::Newton,
         ..params.clone()
     };
-    let err = train(&newton, &m, &y, None, &mut |_| Ok(())).unwrap_err();
+    let err = TrainingData::new(&m, &y)
+        .and_then(|d| train(&newton, &d, &[], &mut Unmonitored))
+        .map(|t| t.model)
+        .unwrap_err();
     assert!(err.to_string().contains("gradient"), "{err}");
 }
 

@@ -3,7 +3,7 @@
 mod common;
 
 use rgbm_rs::booster::shard::ShardRows;
-use rgbm_rs::booster::{Unmonitored, train_shard, train_with};
+use rgbm_rs::booster::{TrainingData, Unmonitored, train};
 use rgbm_rs::params::{
     BoosterKind, BoosterParams, Loss, Selection, SelectionScope, SelectionSize, Step, Summation,
 };
@@ -20,7 +20,9 @@ struct Data {
 fn local(params: &BoosterParams, d: &Data) -> Model {
     let m = DenseMatrix::row_major(&d.x, d.y.len(), d.p).unwrap();
     let w = d.w.as_deref();
-    train_with(params, &m, &d.y, w, &[], &mut Unmonitored)
+    TrainingData::new(&m, &d.y)
+        .and_then(|d| d.with_weights(w))
+        .and_then(|d| train(params, &d, &[], &mut Unmonitored))
         .unwrap()
         .model
 }
@@ -53,17 +55,10 @@ fn sharded(params: &BoosterParams, d: &Data, bounds: &[usize], k: usize) -> Vec<
                     ids: Some(&ids),
                     n_total: n,
                 };
-                train_shard(
-                    &params,
-                    &m,
-                    &y,
-                    w.as_deref(),
-                    None,
-                    rows,
-                    None,
-                    &[],
-                    monitor,
-                )
+                let data = TrainingData::new(&m, &y)?
+                    .with_weights(w.as_deref())?
+                    .on_shard(rows)?;
+                train(&params, &data, &[], monitor)
             }))
             .unwrap()
         })
@@ -261,20 +256,12 @@ fn shards_refuse_what_needs_every_row() {
         ),
     ] {
         let rows = ShardRows::local(200);
-        let err = train_shard(
-            &params,
-            &m,
-            &d.y,
-            None,
-            None,
-            rows,
-            None,
-            &[],
-            &mut Unmonitored,
-        )
-        .err()
-        .expect("refused")
-        .to_string();
+        let err = TrainingData::new(&m, &d.y)
+            .and_then(|data| data.on_shard(rows))
+            .and_then(|data| train(&params, &data, &[], &mut Unmonitored))
+            .err()
+            .expect("refused")
+            .to_string();
         assert!(err.contains(name), "{err}");
     }
 }

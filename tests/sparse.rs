@@ -1,7 +1,7 @@
 //! A fit on a sparse matrix is the fit on the same matrix dense: the same
 //! model JSON, the same predictions, bit for bit, whatever the layout the
 //! rows are predicted from.
-use rgbm_rs::booster::{EvalSet, Unmonitored, train_with};
+use rgbm_rs::booster::{EvalSet, TrainingData, Unmonitored, train};
 use rgbm_rs::data::matrix::Element;
 use rgbm_rs::data::sparse::{SparseLayout, SparseMatrix};
 use rgbm_rs::params::{BoosterKind, BoosterParams, Loss, Selection, SelectionSize};
@@ -111,17 +111,15 @@ fn check<T: Element>(
             queries: None,
         }]
     };
-    let a = train_with(
-        params,
-        &dense,
-        y,
-        w,
-        &set(dense_eval.into()),
-        &mut Unmonitored,
-    )
-    .unwrap();
+    let a = TrainingData::new(&dense, y)
+        .and_then(|d| d.with_weights(w))
+        .and_then(|d| train(params, &d, &set(dense_eval.into()), &mut Unmonitored))
+        .unwrap();
     for x in [sparse_csc, sparse_csr] {
-        let b = train_with(params, &x, y, w, &set(sparse_eval.into()), &mut Unmonitored).unwrap();
+        let b = TrainingData::new(&x, y)
+            .and_then(|d| d.with_weights(w))
+            .and_then(|d| train(params, &d, &set(sparse_eval.into()), &mut Unmonitored))
+            .unwrap();
         let json = |m: &Model| m.to_json().unwrap();
         assert_eq!(
             json(&a.model),
@@ -214,14 +212,16 @@ fn sparse_inputs_are_checked_like_dense_ones() {
     x[13 * 4 + 2] = f64::INFINITY;
     let csc = compress(&x, 50, 4, SparseLayout::Csc);
     let m = SparseMatrix::new(SparseLayout::Csc, 50, 4, &csc.0, &csc.1, &csc.2).unwrap();
-    let e = train_with(&base(), &m, &y, None, &[], &mut Unmonitored)
+    let e = TrainingData::new(&m, &y)
+        .and_then(|d| train(&base(), &d, &[], &mut Unmonitored))
         .err()
         .unwrap();
     assert!(e.to_string().contains("row 13, column 2"), "{e}");
     x[13 * 4 + 2] = 0.0;
     let csc = compress(&x, 50, 4, SparseLayout::Csc);
     let m = SparseMatrix::new(SparseLayout::Csc, 50, 4, &csc.0, &csc.1, &csc.2).unwrap();
-    let model = train_with(&base(), &m, &y, None, &[], &mut Unmonitored)
+    let model = TrainingData::new(&m, &y)
+        .and_then(|d| train(&base(), &d, &[], &mut Unmonitored))
         .unwrap()
         .model;
     // Wrong width at prediction.
@@ -266,8 +266,12 @@ fn columns_no_split_can_use_change_nothing() {
     let wide = SparseMatrix::new(SparseLayout::Csr, n, p, &wide.0, &wide.1, &wide.2).unwrap();
     let cut = compress(&narrow, n, q, SparseLayout::Csr);
     let cut = SparseMatrix::new(SparseLayout::Csr, n, q, &cut.0, &cut.1, &cut.2).unwrap();
-    let a = train_with(&params, &wide, &y, None, &[], &mut Unmonitored).unwrap();
-    let b = train_with(&params, &cut, &y, None, &[], &mut Unmonitored).unwrap();
+    let a = TrainingData::new(&wide, &y)
+        .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
+        .unwrap();
+    let b = TrainingData::new(&cut, &y)
+        .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
+        .unwrap();
     let pa = a.model.predict_raw(&wide, None).unwrap();
     let pb = b.model.predict_raw(&cut, None).unwrap();
     for (u, v) in pa.iter().zip(&pb) {
@@ -309,7 +313,9 @@ fn wide_sparse_predictions_equal_dense_ones() {
         .iter()
         .map(|&v| (v.clamp(-1.0, 1.9) + 1.0).floor())
         .collect();
-    let fit = train_with(&params, &dense, &classes, None, &[], &mut Unmonitored).unwrap();
+    let fit = TrainingData::new(&dense, &classes)
+        .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
+        .unwrap();
     let never = rgbm_rs::cancel::Cancel::never();
     let scores = fit.model.predict_raw(&dense, None).unwrap();
     let leaves = fit

@@ -3,14 +3,19 @@
 mod common;
 
 use proptest::prelude::*;
+use rgbm_rs::booster::{BeforeRound, TrainingData, Unmonitored, train};
 use rgbm_rs::model::{FORMAT_VERSION, ImportanceKind};
 use rgbm_rs::objective::Objective;
 use rgbm_rs::params::{BoosterParams, Init, Loss, Mode};
-use rgbm_rs::{DenseMatrix, Model, RgbmError, train};
+use rgbm_rs::{DenseMatrix, Model, RgbmError};
 
 fn fit(params: &BoosterParams, x: &[f64], p: usize, y: &[f64], w: Option<&[f64]>) -> Model {
     let m = DenseMatrix::row_major(x, y.len(), p).unwrap();
-    train(params, &m, y, w, &mut |_| Ok(())).unwrap()
+    TrainingData::new(&m, y)
+        .and_then(|d| d.with_weights(w))
+        .and_then(|d| train(params, &d, &[], &mut Unmonitored))
+        .map(|t| t.model)
+        .unwrap()
 }
 
 fn params(loss: Loss) -> BoosterParams {
@@ -188,7 +193,12 @@ fn bad_inputs_are_errors_not_panics() {
     let y = common::binary(&x, 2, 10);
     let m = DenseMatrix::row_major(&x, 50, 2).unwrap();
     let p = params(Loss::Logistic);
-    let run = |y: &[f64], w: Option<&[f64]>| train(&p, &m, y, w, &mut |_| Ok(()));
+    let run = |y: &[f64], w: Option<&[f64]>| {
+        TrainingData::new(&m, y)
+            .and_then(|d| d.with_weights(w))
+            .and_then(|d| train(&p, &d, &[], &mut Unmonitored))
+            .map(|t| t.model)
+    };
     assert!(matches!(run(&y[..49], None), Err(RgbmError::Shape(_))));
     let mut bad = y.clone();
     bad[3] = f64::NAN;
@@ -203,13 +213,22 @@ fn bad_inputs_are_errors_not_panics() {
         run(&y, Some(&vec![0.0; 50])),
         Err(RgbmError::InvalidParameter { .. })
     ));
-    let interrupted = train(&p, &m, &y, None, &mut |r| {
-        if r == 3 {
-            Err(RgbmError::Interrupted)
-        } else {
-            Ok(())
-        }
-    });
+    let interrupted = TrainingData::new(&m, &y)
+        .and_then(|d| {
+            train(
+                &p,
+                &d,
+                &[],
+                &mut BeforeRound(&mut |r| {
+                    if r == 3 {
+                        Err(RgbmError::Interrupted)
+                    } else {
+                        Ok(())
+                    }
+                }),
+            )
+        })
+        .map(|t| t.model);
     assert_eq!(interrupted.unwrap_err(), RgbmError::Interrupted);
     let model = fit(&p, &x, 2, &y, None);
     let three = DenseMatrix::row_major(&x[..48], 16, 3).unwrap();
@@ -309,7 +328,10 @@ fn gaussian_log_std_is_bounded_on_load_and_in_fits() {
         ..params(Loss::Gaussian)
     };
     let m = DenseMatrix::row_major(&x, n, p).unwrap();
-    let err = train(&wild, &m, &y, None, &mut |_| Ok(())).unwrap_err();
+    let err = TrainingData::new(&m, &y)
+        .and_then(|d| train(&wild, &d, &[], &mut Unmonitored))
+        .map(|t| t.model)
+        .unwrap_err();
     assert!(err.to_string().contains("diverged"), "{err}");
 }
 

@@ -10,6 +10,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use rgbm_rs::booster::{train, TrainingData, Unmonitored};
 use rgbm_rs::cancel::Cancel;
 use rgbm_rs::data::BinnedDataset;
 use rgbm_rs::params::Loss;
@@ -121,8 +122,10 @@ fn run<T: rgbm_rs::data::Element>(
     if flags & 0x80 != 0 {
         params.subsample = 0.5;
     }
-    // train checks the weights itself; a length mismatch must be an error there too.
-    let _ = rgbm_rs::train(&params, x, y, weights, &mut |_| Ok(()));
+    // TrainingData checks the weights itself; a length mismatch must be an error there too.
+    let _ = TrainingData::new(x, y)
+        .and_then(|d| d.with_weights(weights))
+        .and_then(|d| train(&params, &d, &[], &mut Unmonitored));
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _core, _custom, _model_file
 from ._constraints import check_monotone_numeric, feature_position, interaction_sets, monotone_directions
 from ._progress import Progress
+from ._training import FitInput, TrainingData
 from ._typing import MatrixLike, PathLike
 from ._validation import (
     as_float_list,
@@ -506,43 +507,29 @@ class RGBMBase(BaseEstimator):
             for pair, g in zip(pairs, given)
         ]
 
-    def _fit_native(
-        self,
-        X,
-        y_float,
-        sample_weight,
-        native_loss,
-        eval_set,
-        eval_names,
-        eval_sample_weight,
-        callbacks,
-        encode,
-        init_score=None,
-        eval_init_score=None,
-        init_model=None,
-        group=None,
-        eval_group=None,
-    ):
-        """The fit itself; ``group`` / ``eval_group`` are ranking's query
-        group sizes (checked by the caller)."""
+    def _fit_native(self, fit: FitInput):
+        """The fit itself, from what ``fit`` was given (:class:`FitInput`)."""
+        native_loss = fit.loss
         if native_loss == "custom":
             _custom.check_loss(self.loss)
-        start, n_rounds = self._start(init_model, native_loss)
+        start, n_rounds = self._start(fit.init_model, native_loss)
         if start is not None and n_rounds == 0:
             self.__dict__.update(self._previous)  # warm start, nothing to add
             return self
         seed = resolve_seed(self.random_state)
-        w = check_weights(sample_weight, X)
-        y_float = native_vector(y_float)
-        init = None if init_score is None else _init_rows(init_score, len(y_float), "init_score")
+        X = fit.X
+        w = check_weights(fit.sample_weight, X)
+        y_float = native_vector(fit.y)
+        init = None if fit.init_score is None else _init_rows(fit.init_score, len(y_float), "init_score")
+        eval_init_score = fit.eval_init_score
         if start is not None:
             # Continue from the model's raw scores, on the training rows and on every eval set.
             init = start.predict_raw(native_matrix(X)) + (0.0 if init is None else init)
-            eval_init_score = self._continued_eval_init_score(start, eval_set, eval_init_score)
+            eval_init_score = self._continued_eval_init_score(start, fit.eval_set, eval_init_score)
         X, y_float, w, init, sets = self._eval_sets(
-            X, y_float, w, eval_set, eval_names, eval_sample_weight, encode, seed, init, eval_init_score
+            X, y_float, w, fit.eval_set, fit.eval_names, fit.eval_sample_weight, fit.encode, seed, init, eval_init_score
         )
-        callbacks = [] if callbacks is None else list(callbacks)
+        callbacks = [] if fit.callbacks is None else list(fit.callbacks)
         for cb in callbacks:
             if not callable(cb):
                 raise TypeError(f"callbacks must be callables taking a CallbackEnv, got {type(cb).__name__}")
@@ -559,11 +546,12 @@ class RGBMBase(BaseEstimator):
         # core's histories come as JSON, where NaN and infinity become null.
         progress = Progress(self, callbacks, n_rounds) if (callbacks or self.verbose or sets) else None
         try:
-            groups = [None] * len(sets) if eval_group is None else eval_group
-            native_sets = [(name, native_matrix(Xe), ye, we, ie, g) for (name, Xe, ye, we, ie), g in zip(sets, groups)]
-            booster = _core.Booster.train(
-                params, native_matrix(X), y_float, w, native_sets or None, progress, init, loss_fn, metrics_fn, group
-            )
+            groups = [None] * len(sets) if fit.eval_group is None else fit.eval_group
+            native_sets: list[Any] = [
+                (name, native_matrix(Xe), ye, we, ie, g) for (name, Xe, ye, we, ie), g in zip(sets, groups)
+            ]
+            data = TrainingData(native_matrix(X), y_float, w, init, fit.group)
+            booster = _core.Booster.train(params, data, native_sets or None, progress, loss_fn, metrics_fn)
         finally:
             if progress is not None:
                 progress.close()

@@ -5,7 +5,7 @@ these stubs against the compiled module with ``python3 -m mypy.stubtest rgbm_rs.
 """
 
 from collections.abc import Sequence
-from typing import Any, Callable, Final, final
+from typing import Any, Callable, Final, Protocol, final
 
 import numpy as np
 from numpy.typing import NDArray
@@ -62,6 +62,21 @@ _EvalSet: TypeAlias = (
     | tuple[str, _Matrix, _Vector, _Vector | None, _Vector | None]
     | tuple[str, _Matrix, _Vector, _Vector | None, _Vector | None, Sequence[int] | None]
 )
+
+class _TrainingData(Protocol):
+    """What :meth:`Booster.train` reads the training rows from (``rgbm_rs._training.TrainingData``)."""
+
+    @property
+    def x(self) -> _Matrix: ...
+    @property
+    def y(self) -> _Vector: ...
+    @property
+    def sample_weight(self) -> _Vector | None: ...
+    @property
+    def init_score(self) -> _Vector | None: ...
+    @property
+    def group(self) -> Sequence[int] | None: ...
+
 #: One evaluation result: (set name, metric name, value, higher_is_better).
 _EvalItem: TypeAlias = tuple[str, str, float, bool]
 #: ``callback(round, results)``, called after every round; a truthy result stops training.
@@ -77,28 +92,23 @@ class Booster:
     @staticmethod
     def train(
         params_json: str,
-        x: _Matrix,
-        y: _Vector,
-        sample_weight: _Vector | None = None,
+        data: _TrainingData,
         eval_sets: list[_EvalSet] | None = None,
         callback: _Callback | None = None,
-        init_score: _Vector | None = None,
         objective: Callable[[NDArray[np.float64]], tuple[NDArray[np.float64], NDArray[np.float64]]] | None = None,
         metrics: Callable[[int, NDArray[np.float64]], list[tuple[str, float, bool]]] | None = None,
-        group: Sequence[int] | None = None,
     ) -> Booster:
         """Trains a model. ``params_json`` holds BoosterParams (unknown keys are
-        errors); ``eval_sets`` is a list of (name, X, y, sample_weight or None)
-        with X of the training dtype; ``callback(round, results)`` runs after
-        every round with results [(set, metric, value, higher_is_better)] and
-        stops training by returning True. ``init_score`` (class-major, n ×
-        n_outputs) starts the fit from those raw scores, with base score 0.
-        With loss "custom", ``objective(raw)`` returns (grad, hess) at the
-        class-major raw scores; ``metrics(set, raw)`` returns evaluation set
-        ``set``'s [(name, value, higher_is_better)], recorded after the
-        built-in metrics. With loss "lambdarank", ``group`` holds the sizes
-        of the consecutive rows' queries (and each evaluation set its own,
-        sixth).
+        errors); ``data`` has the training rows as attributes ``x``, ``y``,
+        ``sample_weight``, ``init_score`` and ``group`` (the last three may be
+        None; ``group``: with loss "lambdarank", the sizes of the consecutive
+        rows' queries); ``eval_sets`` is a list of (name, X, y, sample_weight
+        or None[, init_score[, group]]) with X of the training dtype;
+        ``callback(round, results)`` runs after every round with results
+        [(set, metric, value, higher_is_better)] and stops training by
+        returning True. With loss "custom", ``objective(raw)`` returns (grad,
+        hess) at the class-major raw scores; ``metrics(set, raw)`` returns an
+        evaluation set's [(name, value, higher_is_better)].
 
         Raises ValueError for invalid parameters or data, TypeError for wrong
         array types, KeyboardInterrupt on Ctrl-C, and re-raises any exception

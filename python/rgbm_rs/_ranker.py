@@ -10,6 +10,7 @@ from sklearn.utils._param_validation import StrOptions
 
 from . import _core, _params
 from ._base import RGBMBase, store_params
+from ._training import FitInput
 from ._typing import Callback, FeatureSelection, MatrixLike, PathLike, VectorLike
 
 if TYPE_CHECKING:
@@ -220,20 +221,20 @@ class RGBMRanker(RGBMBase):
                     raise ValueError(f"eval_set[{i}]: y must be numeric relevance grades") from None
 
             return self._fit_native(
-                X,
-                np.asarray(y, dtype=np.float64),
-                None,
-                "lambdarank",
-                eval_set,
-                eval_names,
-                None,
-                callbacks,
-                encode,
-                init_score,
-                eval_init_score,
-                init_model,
-                group=sizes,
-                eval_group=eval_sizes,
+                FitInput(
+                    X,
+                    np.asarray(y, dtype=np.float64),
+                    "lambdarank",
+                    encode,
+                    init_score=init_score,
+                    group=sizes,
+                    eval_set=eval_set,
+                    eval_names=eval_names,
+                    eval_init_score=eval_init_score,
+                    eval_group=eval_sizes,
+                    callbacks=callbacks,
+                    init_model=init_model,
+                )
             )
 
     def predict(self, X: MatrixLike, pred_leaf: bool = False, pred_contrib: bool = False) -> np.ndarray:

@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _core, _model_file, _params
 from ._base import ESTIMATORS, RGBMBase, store_params
 from ._ranker import RGBMRanker
+from ._training import FitInput
 from ._typing import (
     Callback,
     FeatureSelection,
@@ -444,18 +445,20 @@ or callable, default="squared"
                     raise ValueError(f"eval_set[{i}]: {e}") from None
 
             return self._fit_native(
-                X,
-                y,
-                sample_weight,
-                "custom" if callable(self.loss) else self.loss,
-                eval_set,
-                eval_names,
-                eval_sample_weight,
-                callbacks,
-                encode,
-                init_score,
-                eval_init_score,
-                init_model,
+                FitInput(
+                    X,
+                    y,
+                    "custom" if callable(self.loss) else self.loss,
+                    encode,
+                    sample_weight=sample_weight,
+                    init_score=init_score,
+                    eval_set=eval_set,
+                    eval_names=eval_names,
+                    eval_sample_weight=eval_sample_weight,
+                    eval_init_score=eval_init_score,
+                    callbacks=callbacks,
+                    init_model=init_model,
+                )
             )
 
     def predict(
@@ -798,18 +801,20 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
                 return np.searchsorted(classes, ye).astype(np.float64)
 
             return self._fit_native(
-                X,
-                encoded.astype(np.float64),
-                sample_weight,
-                native_loss,
-                eval_set,
-                eval_names,
-                eval_sample_weight,
-                callbacks,
-                encode,
-                init_score,
-                eval_init_score,
-                init_model,
+                FitInput(
+                    X,
+                    encoded.astype(np.float64),
+                    native_loss,
+                    encode,
+                    sample_weight=sample_weight,
+                    init_score=init_score,
+                    eval_set=eval_set,
+                    eval_names=eval_names,
+                    eval_sample_weight=eval_sample_weight,
+                    eval_init_score=eval_init_score,
+                    callbacks=callbacks,
+                    init_model=init_model,
+                )
             )
 
     @property

@@ -165,7 +165,12 @@ impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
             })?;
             if let Some(init) = set.init_score {
                 let what = format!("evaluation set {:?}: init_score", set.name);
-                super::boost::check_init_score(init, set.y.len(), objective.n_outputs(), &what)?;
+                super::training_data::check_init_score(
+                    init,
+                    set.y.len(),
+                    objective.n_outputs(),
+                    &what,
+                )?;
             }
             match (&set.queries, params.loss == Loss::LambdaRank) {
                 (Some(q), true) if q.n_rows() != set.y.len() => {

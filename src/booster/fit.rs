@@ -25,13 +25,13 @@ use crate::tree::grower::{GrownTree, MIN_BOUNDED_ROWS, sum_rows};
 use crate::tree::rebound::rebound;
 use crate::tree::{GrowerConfig, Tree};
 
-use super::boost::{RoundLog, Trained};
 use super::eval::{EvalResult, EvalSet, Evaluator, Monitor};
 use super::learner::WeakLearner;
 use super::rgb::RgbState;
 use super::scores::{add_tree_to_rows, rows_by_leaf};
 use super::shard::ShardRows;
 use super::theory::{self, TreeTheory};
+use super::trained::{RoundLog, Trained};
 use super::{grid, sglb, step};
 
 /// What a fit is given: the options, the loss and the training data.

@@ -10,10 +10,11 @@ pub mod sglb;
 pub mod shard;
 pub mod step;
 pub mod theory;
+mod trained;
+mod training_data;
 mod weights;
 
-pub use boost::{
-    RoundHook, RoundLog, Trained, train, train_from, train_logged, train_ranking, train_shard,
-    train_with,
-};
-pub use eval::{EvalHistory, EvalResult, EvalSet, Monitor, Unmonitored};
+pub use boost::train;
+pub use eval::{BeforeRound, EvalHistory, EvalResult, EvalSet, Monitor, Unmonitored};
+pub use trained::{RoundLog, Trained};
+pub use training_data::TrainingData;

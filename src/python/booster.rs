@@ -11,7 +11,7 @@ use super::errors::{
     PythonCaller, run_detached, run_interruptible, run_interruptible_calling, to_py,
 };
 use crate::booster::{
-    EvalHistory, EvalResult, EvalSet, Monitor, RoundLog, Trained, train_from, train_ranking,
+    EvalHistory, EvalResult, EvalSet, Monitor, RoundLog, Trained, TrainingData, train,
 };
 use crate::cancel::Cancel;
 use crate::data::matrix::{Element, Matrix as CoreMatrix};
@@ -286,47 +286,49 @@ impl PyBooster {
 #[pymethods]
 impl PyBooster {
     /// Trains a model. `params_json` holds BoosterParams (unknown keys are
-    /// errors); `eval_sets` is a list of (name, X, y, sample_weight or None)
-    /// with X of the training dtype; `callback(round, results)` runs after
-    /// every round with results [(set, metric, value, higher_is_better)] and
-    /// stops training by returning True. With loss "custom", `objective(raw)`
-    /// returns (grad, hess) at the class-major raw scores; `metrics(set,
-    /// raw)` returns an evaluation set's [(name, value, higher_is_better)].
-    /// With loss "lambdarank", `group` holds the sizes of the consecutive
-    /// rows' queries (and each evaluation set its own, sixth).
+    /// errors); `data` has the training rows as attributes `x`, `y`,
+    /// `sample_weight`, `init_score` and `group` (the last three may be None;
+    /// `group`: with loss "lambdarank", the sizes of the consecutive rows'
+    /// queries); `eval_sets` is a list of (name, X, y, sample_weight or None
+    /// [, init_score[, group]]) with X of the training dtype;
+    /// `callback(round, results)` runs after every round with results [(set,
+    /// metric, value, higher_is_better)] and stops training by returning
+    /// True. With loss "custom", `objective(raw)` returns (grad, hess) at the
+    /// class-major raw scores; `metrics(set, raw)` returns an evaluation
+    /// set's [(name, value, higher_is_better)].
     #[staticmethod]
-    #[pyo3(signature = (params_json, x, y, sample_weight=None, eval_sets=None, callback=None, init_score=None, objective=None, metrics=None, group=None))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (params_json, data, eval_sets=None, callback=None, objective=None, metrics=None))]
     fn train(
         py: Python<'_>,
         params_json: &str,
-        x: &Bound<'_, PyAny>,
-        y: &Bound<'_, PyAny>,
-        sample_weight: Option<&Bound<'_, PyAny>>,
+        data: &Bound<'_, PyAny>,
         eval_sets: Option<&Bound<'_, PyAny>>,
         callback: Option<Py<PyAny>>,
-        init_score: Option<&Bound<'_, PyAny>>,
         objective: Option<Py<PyAny>>,
         metrics: Option<Py<PyAny>>,
-        group: Option<Vec<u64>>,
     ) -> PyResult<Self> {
         let params = BoosterParams::from_json(params_json).map_err(to_py)?;
-        let x = Matrix::extract(x)?;
-        let y = vector(y, "y")?;
-        let w = sample_weight
-            .map(|w| vector(w, "sample_weight"))
+        let part = |name: &str| data.getattr(name);
+        let optional = |name: &str| -> PyResult<Option<Bound<'_, PyAny>>> {
+            let v = data.getattr(name)?;
+            Ok((!v.is_none()).then_some(v))
+        };
+        let x = Matrix::extract(&part("x")?)?;
+        let y = vector(&part("y")?, "y")?;
+        let w = optional("sample_weight")?
+            .map(|w| vector(&w, "sample_weight"))
             .transpose()?;
+        let init = optional("init_score")?
+            .map(|i| vector(&i, "init_score"))
+            .transpose()?;
+        let group: Option<Vec<u64>> = optional("group")?.map(|g| g.extract()).transpose()?;
         let sets = extract_eval_sets(eval_sets)?;
-        let init = init_score.map(|i| vector(i, "init_score")).transpose()?;
         let inits = match &init {
             Some(i) => Some(i.as_slice()?),
             None => None,
         };
         let ys = y.as_slice()?;
         let groups = group.as_deref().map(|g| queries(g, ys.len())).transpose()?;
-        if groups.is_some() && w.is_some() {
-            return Err(PyValueError::new_err("ranking takes no sample_weight"));
-        }
         let ws = match &w {
             Some(w) => Some(w.as_slice()?),
             None => None,
@@ -346,18 +348,24 @@ impl PyBooster {
                 .core_f32()
                 .ok_or_else(|| PyTypeError::new_err("X must be float32"))??;
             let evals = eval_views(&sets, Matrix::core_f32)?;
-            run_interruptible_calling(py, &caller, |cancel| match &groups {
-                Some(q) => train_ranking(&params, &m, ys, q, inits, &evals, &mut monitor(cancel)),
-                None => train_from(&params, &m, ys, ws, inits, &evals, &mut monitor(cancel)),
+            run_interruptible_calling(py, &caller, |cancel| {
+                let data = TrainingData::new(&m, ys)?
+                    .with_weights(ws)?
+                    .with_init_score(inits)?
+                    .with_queries(groups.as_ref())?;
+                train(&params, &data, &evals, &mut monitor(cancel))
             })
         } else {
             let m = x
                 .core_f64()
                 .ok_or_else(|| PyTypeError::new_err("X must be float64"))??;
             let evals = eval_views(&sets, Matrix::core_f64)?;
-            run_interruptible_calling(py, &caller, |cancel| match &groups {
-                Some(q) => train_ranking(&params, &m, ys, q, inits, &evals, &mut monitor(cancel)),
-                None => train_from(&params, &m, ys, ws, inits, &evals, &mut monitor(cancel)),
+            run_interruptible_calling(py, &caller, |cancel| {
+                let data = TrainingData::new(&m, ys)?
+                    .with_weights(ws)?
+                    .with_init_score(inits)?
+                    .with_queries(groups.as_ref())?;
+                train(&params, &data, &evals, &mut monitor(cancel))
             })
         };
         if let Some(e) = failure.lock().ok().and_then(|mut slot| slot.take()) {

@@ -12,7 +12,7 @@ use super::convert::{Matrix, vector};
 use super::errors::to_py;
 use crate::booster::EvalSet;
 use crate::booster::shard::{ShardRows, check_params};
-use crate::booster::train_shard;
+use crate::booster::{TrainingData, train};
 use crate::data::matrix::{DenseMatrix, Element, Matrix as CoreMatrix};
 use crate::error::RgbmError;
 use crate::params::BoosterParams;
@@ -68,17 +68,17 @@ fn training<T: Element>(
                 })
             })
             .collect::<crate::error::Result<Vec<_>>>()?;
-        train_shard(
-            &params,
-            &m,
-            &y,
-            w.as_deref(),
-            init.as_deref(),
-            rows,
-            threads,
-            &sets,
-            monitor,
-        )
+        let data = TrainingData::new(&m, &y)?
+            .with_weights(w.as_deref())?
+            .with_init_score(init.as_deref())?
+            .on_shard(rows)?;
+        // The worker's thread count: the trees do not depend on it, and the
+        // model keeps the parameters the user gave.
+        let mut on_worker = params.clone();
+        on_worker.n_jobs = threads.or(params.n_jobs);
+        let mut trained = train(&on_worker, &data, &sets, monitor)?;
+        trained.model.params.n_jobs = params.n_jobs;
+        Ok(trained)
     })
 }
 

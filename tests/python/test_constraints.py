@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rgbm_rs import RGBMClassifier, RGBMRegressor, _core
+from rgbm_rs._training import TrainingData
 
 P = 4
 
@@ -181,7 +182,7 @@ def test_categorical_features_cannot_be_constrained():
 def test_the_core_refuses_bad_constraints(params, fragment):
     X, y = _data(0, n=50)
     with pytest.raises(ValueError, match=fragment):
-        _core.Booster.train(json.dumps(params), X, y, None, None, None)
+        _core.Booster.train(json.dumps(params), TrainingData(X, y))
 
 
 def test_a_model_file_with_constraints_that_do_not_fit_is_refused():

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from rgbm_rs import RGBMClassifier, RGBMRanker, RGBMRegressor, _core, _params
+from rgbm_rs._training import TrainingData
 
 ESTIMATORS = [RGBMRegressor, RGBMClassifier, RGBMRanker]
 README = os.path.join(os.path.dirname(__file__), "..", "..", "README.md")
@@ -84,7 +85,7 @@ def test_the_core_refuses_what_the_constraints_refuse():
         ({"subsample": 1.5}, "`subsample`: must be a number in (0, 1], got 1.5"),
     ]:
         with pytest.raises(ValueError) as e:
-            _core.Booster.train(json.dumps(params), X, X[:, 0].copy(), None, None, None)
+            _core.Booster.train(json.dumps(params), TrainingData(X, X[:, 0].copy()))
         assert want in str(e.value)
 
 
