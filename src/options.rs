@@ -5,39 +5,67 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, RgbmError};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Loss {
-    Squared,
-    Huber,
-    Logistic,
-    Exponential,
-    /// SGLB's smoothed 0-1 loss.
-    Sla01,
-    /// Multiclass cross-entropy over `n_classes` scores per row.
-    Softmax,
-    /// Gaussian negative log-likelihood: a mean and a log σ per row.
-    Gaussian,
-    /// |y − f|; leaves are re-estimated as weighted medians.
-    AbsoluteError,
-    /// The pinball loss of the `alpha`-quantile; leaves are re-estimated as
-    /// weighted α-quantiles.
-    Quantile,
-    /// Poisson counts, log link.
-    Poisson,
-    /// Gamma amounts (y > 0), log link.
-    Gamma,
-    /// Tweedie amounts with exact zeros, log link.
-    Tweedie,
-    /// A loss known only through the per-row gradients and hessians a
-    /// training `Monitor` supplies each round (in Python, a callable). It
-    /// has no value, no σ and no link: the fit starts from 0, predictions
-    /// are raw scores. Regression without `n_classes`, else K classes.
-    Custom,
-    /// Learning to rank with LambdaRank gradients of NDCG over query groups;
-    /// labels are integer relevance grades, predictions raw scores.
-    #[serde(rename = "lambdarank")]
-    LambdaRank,
+/// An enum of the names a user writes: each variant with its name, once.
+/// Serde reads and writes that name, `name()` returns it, and `NAMES` /
+/// `ALL` list every variant in order (the parameter schema's choices).
+macro_rules! named_choices {
+    ($(#[$meta:meta])* pub enum $enum:ident {
+        $($(#[$vmeta:meta])* $variant:ident = $name:literal,)+
+    }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+        pub enum $enum {
+            $($(#[$vmeta])* #[serde(rename = $name)] $variant,)+
+        }
+
+        impl $enum {
+            /// Every variant, in declaration order.
+            pub const ALL: &'static [$enum] = &[$($enum::$variant),+];
+            /// Every variant's name, in declaration order.
+            pub const NAMES: &'static [&'static str] = &[$($name),+];
+
+            /// The name users write (and model files hold).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($enum::$variant => $name,)+
+                }
+            }
+        }
+    };
+}
+
+named_choices! {
+    pub enum Loss {
+        Squared = "squared",
+        Huber = "huber",
+        Logistic = "logistic",
+        Exponential = "exponential",
+        /// SGLB's smoothed 0-1 loss.
+        Sla01 = "sla01",
+        /// Multiclass cross-entropy over `n_classes` scores per row.
+        Softmax = "softmax",
+        /// Gaussian negative log-likelihood: a mean and a log σ per row.
+        Gaussian = "gaussian",
+        /// |y − f|; leaves are re-estimated as weighted medians.
+        AbsoluteError = "absolute_error",
+        /// The pinball loss of the `alpha`-quantile; leaves are re-estimated as
+        /// weighted α-quantiles.
+        Quantile = "quantile",
+        /// Poisson counts, log link.
+        Poisson = "poisson",
+        /// Gamma amounts (y > 0), log link.
+        Gamma = "gamma",
+        /// Tweedie amounts with exact zeros, log link.
+        Tweedie = "tweedie",
+        /// A loss known only through the per-row gradients and hessians a
+        /// training `Monitor` supplies each round (in Python, a callable). It
+        /// has no value, no σ and no link: the fit starts from 0, predictions
+        /// are raw scores. Regression without `n_classes`, else K classes.
+        Custom = "custom",
+        /// Learning to rank with LambdaRank gradients of NDCG over query groups;
+        /// labels are integer relevance grades, predictions raw scores.
+        LambdaRank = "lambdarank",
+    }
 }
 
 impl Loss {
@@ -68,137 +96,135 @@ impl Loss {
     }
 }
 
-/// How split gain (and leaf values) are computed: from the second-order
-/// expansion (`Newton`) or from the least-squares fit of the negative
-/// gradient (`Gradient`). Sun, Zhang & Zhou (2014), Table 1.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Mode {
-    Newton,
-    Gradient,
+named_choices! {
+    /// How split gain (and leaf values) are computed: from the second-order
+    /// expansion (`Newton`) or from the least-squares fit of the negative
+    /// gradient (`Gradient`). Sun, Zhang & Zhou (2014), Table 1.
+    pub enum Mode {
+        Newton = "newton",
+        Gradient = "gradient",
+    }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Init {
-    /// The constant that minimises the training loss (mean, log-odds, ...).
-    Optimal,
-    /// f⁰ = 0, as in the papers.
-    Zero,
+named_choices! {
+    pub enum Init {
+        /// The constant that minimises the training loss (mean, log-odds, ...).
+        Optimal = "optimal",
+        /// f⁰ = 0, as in the papers.
+        Zero = "zero",
+    }
 }
 
-/// How each round's tree is scaled before it is added (RGBM Algorithm 2, step 4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Step {
-    /// learning_rate × tree.
-    Shrinkage,
-    /// (1/σ) × tree with gradient leaves: monotone for a σ-smooth loss (Theorems 4.1-4.2).
-    Constant,
-    /// learning_rate × ρ* × tree, ρ* = argmin_ρ Σ ℓ(y, f + ρ·tree).
-    LineSearch,
+named_choices! {
+    /// How each round's tree is scaled before it is added (RGBM Algorithm 2, step 4).
+    pub enum Step {
+        /// learning_rate × tree.
+        Shrinkage = "shrinkage",
+        /// (1/σ) × tree with gradient leaves: monotone for a σ-smooth loss (Theorems 4.1-4.2).
+        Constant = "constant",
+        /// learning_rate × ρ* × tree, ρ* = argmin_ρ Σ ℓ(y, f + ρ·tree).
+        LineSearch = "line_search",
+    }
 }
 
-/// The boosting algorithm.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BoosterKind {
-    /// Gradient boosting (with the RGBM / SGLB options).
-    Gbm,
-    /// Regularized gradient boosting over tree families with SRM (Cortes, Mohri & Storcheus 2019).
-    Rgb,
+named_choices! {
+    /// The boosting algorithm.
+    pub enum BoosterKind {
+        /// Gradient boosting (with the RGBM / SGLB options).
+        Gbm = "gbm",
+        /// Regularized gradient boosting over tree families with SRM (Cortes, Mohri & Storcheus 2019).
+        Rgb = "rgb",
+    }
 }
 
-/// Which parts of a round see only the `subsample` rows.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SubsampleFor {
-    /// The whole tree: split search and leaf values (Friedman's stochastic
-    /// gradient boosting, LightGBM's bagging).
-    #[default]
-    Tree,
-    /// The split search only; leaf values (and SGLB's leaf noise) come from
-    /// every row (CatBoost's Bernoulli bootstrap).
-    Split,
+named_choices! {
+    /// Which parts of a round see only the `subsample` rows.
+    pub enum SubsampleFor {
+        /// The whole tree: split search and leaf values (Friedman's stochastic
+        /// gradient boosting, LightGBM's bagging).
+        Tree = "tree",
+        /// The split search only; leaf values (and SGLB's leaf noise) come from
+        /// every row (CatBoost's Bernoulli bootstrap).
+        Split = "split",
+    }
 }
 
-/// How training sums gradients, hessians, weights and losses.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Summation {
-    /// Plain `f64` additions in a fixed order: reproducible for the same
-    /// rows in the same order, at any thread count.
-    #[default]
-    Float,
-    /// Order-free sums: each round's gradients and hessians are rounded to
-    /// a power-of-two grid fine enough for every sum of them to be exact in
-    /// `f64`, weights likewise once, and loss sums are exact
-    /// (`exact_sum::ExactSum`). The model then does not depend on the order
-    /// of the rows or on how they are split among threads or machines.
-    Exact,
+named_choices! {
+    /// How training sums gradients, hessians, weights and losses.
+    pub enum Summation {
+        /// Plain `f64` additions in a fixed order: reproducible for the same
+        /// rows in the same order, at any thread count.
+        Float = "float",
+        /// Order-free sums: each round's gradients and hessians are rounded to
+        /// a power-of-two grid fine enough for every sum of them to be exact in
+        /// `f64`, weights likewise once, and loss sums are exact
+        /// (`exact_sum::ExactSum`). The model then does not depend on the order
+        /// of the rows or on how they are split among threads or machines.
+        Exact = "exact",
+    }
 }
 
-/// RGB's coordinate step along a candidate h (Cortes, Mohri & Storcheus
-/// 2019, Algorithm 1 lines 7–8: α = −∇_k L / C_k).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RgbStep {
-    /// The paper's experiments: C_k = λ_k · σ (Lemma 4's bound with σ =
-    /// max C_Φ), so the family's radius sets the step length.
-    Lipschitz,
-    /// C_k = σ · mean(h²) (Lemma 3's constant computed on the candidate):
-    /// the exact minimiser of the σ-smooth upper bound, which undoes the
-    /// projection's scale, so λ_k only bounds the leaves' shape.
-    Exact,
+named_choices! {
+    /// RGB's coordinate step along a candidate h (Cortes, Mohri & Storcheus
+    /// 2019, Algorithm 1 lines 7–8: α = −∇_k L / C_k).
+    pub enum RgbStep {
+        /// The paper's experiments: C_k = λ_k · σ (Lemma 4's bound with σ =
+        /// max C_Φ), so the family's radius sets the step length.
+        Lipschitz = "lipschitz",
+        /// C_k = σ · mean(h²) (Lemma 3's constant computed on the candidate):
+        /// the exact minimiser of the σ-smooth upper bound, which undoes the
+        /// projection's scale, so λ_k only bounds the leaves' shape.
+        Exact = "exact",
+    }
 }
 
-/// Which member of its family RGB proposes (Algorithm 1, line 4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RgbCandidate {
-    /// Line 4's argmin over the family under the step rule, grown greedily:
-    /// under `Lipschitz` the structure maximising Σ_l G_l² with leaves
-    /// −λ·G/‖G‖ on the λ sphere; under `Exact` the structure maximising
-    /// Σ_l G_l²/n_l with leaves ∝ −G_l/n_l (the gradient tree).
-    Argmin,
-    /// A tree grown with `gain` and `leaf` (Newton by default) and scaled
-    /// down onto the λ ball when outside it. Not line 4's argmin; RGB files
-    /// without a candidate rule were made this way.
-    Projected,
+named_choices! {
+    /// Which member of its family RGB proposes (Algorithm 1, line 4).
+    pub enum RgbCandidate {
+        /// Line 4's argmin over the family under the step rule, grown greedily:
+        /// under `Lipschitz` the structure maximising Σ_l G_l² with leaves
+        /// −λ·G/‖G‖ on the λ sphere; under `Exact` the structure maximising
+        /// Σ_l G_l²/n_l with leaves ∝ −G_l/n_l (the gradient tree).
+        Argmin = "argmin",
+        /// A tree grown with `gain` and `leaf` (Newton by default) and scaled
+        /// down onto the λ ball when outside it. Not line 4's argmin; RGB files
+        /// without a candidate rule were made this way.
+        Projected = "projected",
+    }
 }
 
-/// How RGB's candidates pay for their family's complexity Ω_k.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RgbPenalty {
-    /// Algorithm 1 line 6: loss after the step + β·Ω_k.
-    PerCandidate,
-    /// Eq. 7's objective: loss after the step + β·|α|·Ω_k.
-    Weighted,
+named_choices! {
+    /// How RGB's candidates pay for their family's complexity Ω_k.
+    pub enum RgbPenalty {
+        /// Algorithm 1 line 6: loss after the step + β·Ω_k.
+        PerCandidate = "per_candidate",
+        /// Eq. 7's objective: loss after the step + β·|α|·Ω_k.
+        Weighted = "weighted",
+    }
 }
 
-/// RGBM's weak-learner selection rule (Lu & Mazumder, section 1.2.1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Selection {
-    /// Type 0: every candidate split (plain gradient boosting).
-    Full,
-    /// Type 1: t candidate splits (feature, threshold), uniformly without replacement.
-    Random,
-    /// Type 2: one group of features, uniformly.
-    Group,
-    /// Type 3: t groups, uniformly without replacement.
-    Groups,
+named_choices! {
+    /// RGBM's weak-learner selection rule (Lu & Mazumder, section 1.2.1).
+    pub enum Selection {
+        /// Type 0: every candidate split (plain gradient boosting).
+        Full = "full",
+        /// Type 1: t candidate splits (feature, threshold), uniformly without replacement.
+        Random = "random",
+        /// Type 2: one group of features, uniformly.
+        Group = "group",
+        /// Type 3: t groups, uniformly without replacement.
+        Groups = "groups",
+    }
 }
 
-/// When the candidate set is drawn.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SelectionScope {
-    /// Once per boosting round (as in the paper).
-    Tree,
-    /// Afresh for every node's split search.
-    Node,
+named_choices! {
+    /// When the candidate set is drawn.
+    pub enum SelectionScope {
+        /// Once per boosting round (as in the paper).
+        Tree = "tree",
+        /// Afresh for every node's split search.
+        Node = "node",
+    }
 }
 
 /// t as a count, or as a fraction of the candidates (splits or groups).
@@ -209,91 +235,47 @@ pub enum SelectionSize {
     Fraction(f64),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Metric {
-    /// Mean squared error.
-    L2,
-    Rmse,
-    /// Mean absolute error.
-    Mae,
-    /// Mean Huber loss (the training loss's δ).
-    Huber,
-    /// Binary cross-entropy of the loss's probability link.
-    Logloss,
-    /// Binary error rate (raw score > 0 predicts class 1).
-    Error,
-    /// Area under the ROC curve (ties count one half).
-    Auc,
-    /// Mean exponential loss.
-    Exponential,
-    /// Mean smoothed 0-1 loss.
-    Sla01,
-    /// Multiclass cross-entropy.
-    MultiLogloss,
-    /// Multiclass error rate (argmax of the scores).
-    MultiError,
-    /// Mean Gaussian negative log-likelihood (loss = gaussian).
-    GaussianNll,
-    /// Mean absolute error of loss = absolute_error (same value as mae).
-    AbsoluteError,
-    /// Mean pinball loss of loss = quantile's alpha.
-    Quantile,
-    /// Mean Poisson negative log-likelihood e^f − y·f.
-    Poisson,
-    /// Mean Gamma negative log-likelihood y·e^(−f) + f.
-    Gamma,
-    /// Mean Tweedie negative log-likelihood of the loss's variance power.
-    Tweedie,
-    /// Mean NDCG over the query groups, at `eval_at` positions (all when unset).
-    Ndcg,
+named_choices! {
+    pub enum Metric {
+        /// Mean squared error.
+        L2 = "l2",
+        Rmse = "rmse",
+        /// Mean absolute error.
+        Mae = "mae",
+        /// Mean Huber loss (the training loss's δ).
+        Huber = "huber",
+        /// Binary cross-entropy of the loss's probability link.
+        Logloss = "logloss",
+        /// Binary error rate (raw score > 0 predicts class 1).
+        Error = "error",
+        /// Area under the ROC curve (ties count one half).
+        Auc = "auc",
+        /// Mean exponential loss.
+        Exponential = "exponential",
+        /// Mean smoothed 0-1 loss.
+        Sla01 = "sla01",
+        /// Multiclass cross-entropy.
+        MultiLogloss = "multi_logloss",
+        /// Multiclass error rate (argmax of the scores).
+        MultiError = "multi_error",
+        /// Mean Gaussian negative log-likelihood (loss = gaussian).
+        GaussianNll = "gaussian_nll",
+        /// Mean absolute error of loss = absolute_error (same value as mae).
+        AbsoluteError = "absolute_error",
+        /// Mean pinball loss of loss = quantile's alpha.
+        Quantile = "quantile",
+        /// Mean Poisson negative log-likelihood e^f − y·f.
+        Poisson = "poisson",
+        /// Mean Gamma negative log-likelihood y·e^(−f) + f.
+        Gamma = "gamma",
+        /// Mean Tweedie negative log-likelihood of the loss's variance power.
+        Tweedie = "tweedie",
+        /// Mean NDCG over the query groups, at `eval_at` positions (all when unset).
+        Ndcg = "ndcg",
+    }
 }
 
 impl Metric {
-    pub fn name(self) -> &'static str {
-        match self {
-            Metric::L2 => "l2",
-            Metric::Rmse => "rmse",
-            Metric::Mae => "mae",
-            Metric::Huber => "huber",
-            Metric::Logloss => "logloss",
-            Metric::Error => "error",
-            Metric::Auc => "auc",
-            Metric::Exponential => "exponential",
-            Metric::Sla01 => "sla01",
-            Metric::MultiLogloss => "multi_logloss",
-            Metric::MultiError => "multi_error",
-            Metric::GaussianNll => "gaussian_nll",
-            Metric::AbsoluteError => "absolute_error",
-            Metric::Quantile => "quantile",
-            Metric::Poisson => "poisson",
-            Metric::Gamma => "gamma",
-            Metric::Tweedie => "tweedie",
-            Metric::Ndcg => "ndcg",
-        }
-    }
-
-    pub const ALL: [Metric; 18] = [
-        Metric::L2,
-        Metric::Rmse,
-        Metric::Mae,
-        Metric::Huber,
-        Metric::Logloss,
-        Metric::Error,
-        Metric::Auc,
-        Metric::Exponential,
-        Metric::Sla01,
-        Metric::MultiLogloss,
-        Metric::MultiError,
-        Metric::GaussianNll,
-        Metric::AbsoluteError,
-        Metric::Quantile,
-        Metric::Poisson,
-        Metric::Gamma,
-        Metric::Tweedie,
-        Metric::Ndcg,
-    ];
-
     /// The metrics that apply to `loss` with `n_classes` (those
     /// `check_loss` accepts), its default first.
     pub fn for_loss(loss: Loss, n_classes: Option<usize>) -> Vec<Metric> {
@@ -302,7 +284,8 @@ impl Metric {
             .into_iter()
             .chain(
                 Self::ALL
-                    .into_iter()
+                    .iter()
+                    .copied()
                     .filter(|&m| Some(m) != default && m.check_loss(loss, n_classes).is_ok()),
             )
             .collect()
@@ -367,7 +350,7 @@ impl Metric {
                 format!(
                     "metric {:?} does not apply to loss {:?}",
                     self.name(),
-                    format!("{loss:?}").to_lowercase()
+                    loss.name()
                 ),
             ))
         }

@@ -250,6 +250,7 @@ fn constant_step_is_one_over_sigma_and_refused_without_theory() {
     );
     let exp = BoosterParams {
         loss: Loss::Exponential,
+        logistic_reg: 0.0,
         ..params
     };
     assert!(

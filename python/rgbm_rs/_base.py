@@ -19,15 +19,13 @@ from sklearn.base import BaseEstimator
 from sklearn.model_selection import train_test_split
 from sklearn.utils.validation import check_is_fitted
 
-from . import _core, _custom, _model_file
+from . import _core, _custom, _model_file, _params
 from ._constraints import check_monotone_numeric, feature_position, interaction_sets, monotone_directions
 from ._progress import Progress
 from ._training import FitInput, TrainingData
 from ._typing import MatrixLike, PathLike
 from ._validation import (
-    as_float_list,
     as_int,
-    as_int_list,
     as_rows,
     check_model_columns,
     check_weights,
@@ -271,60 +269,29 @@ class RGBMBase(BaseEstimator):
     def _native_params(self, seed, native_loss, n_rounds=None) -> dict:
         if self.max_depth is None and self.max_leaves is None and self.booster != "rgb":
             raise ValueError("max_depth=None needs max_leaves: set one of them to bound the trees")
-        if self.max_depth is not None and self.max_leaves is not None and self.max_leaves > 2**self.max_depth:
-            raise ValueError(
-                f"max_leaves={self.max_leaves} cannot be reached with max_depth={self.max_depth} "
-                f"(at most {2**self.max_depth} leaves)"
-            )
         categorical = categorical_indices(self)
         monotone = monotone_directions(self)
         check_monotone_numeric(monotone, categorical, getattr(self, "feature_names_in_", None))
-        p = {
+        # Parameters the core resolves from the estimator's own; the rest of
+        # the estimator's core parameters go as they are (typed by the schema).
+        derived = {
             "n_estimators": int(self.n_estimators if n_rounds is None else n_rounds),
-            "learning_rate": float(self.learning_rate),
-            "max_depth": None if self.max_depth is None else int(self.max_depth),
-            "max_leaves": None if self.max_leaves is None else int(self.max_leaves),
-            "max_bins": int(self.max_bins),
-            "min_samples_leaf": int(self.min_samples_leaf),
-            "min_child_weight": float(self.min_child_weight),
-            "reg_lambda": float(self.reg_lambda),
-            "min_split_gain": float(self.min_split_gain),
             "categorical_features": categorical,
-            "max_cat_to_onehot": None if self.max_cat_to_onehot is None else int(self.max_cat_to_onehot),
-            "max_cat_threshold": None if self.max_cat_threshold is None else int(self.max_cat_threshold),
-            "cat_smooth": None if self.cat_smooth is None else float(self.cat_smooth),
-            "min_data_per_group": None if self.min_data_per_group is None else int(self.min_data_per_group),
             "monotone_constraints": monotone,
             "interaction_constraints": interaction_sets(self),
             "loss": native_loss,
-            "gain": self.gain,
-            "leaf": self.leaf,
-            "subsample": float(self.subsample),
-            "subsample_for": self.subsample_for,
-            "step": self.step,
-            "selection": self.selection,
             "selection_size": _selection_size(self.selection_size),
             "groups": _groups(self.groups, int(self.n_features_in_)),
-            "selection_scope": self.selection_scope,
-            "record_train_loss": bool(self.record_train_loss),
-            "booster": self.booster,
-            "rgb_candidates": int(self.rgb_candidates),
-            "rgb_beta": float(self.rgb_beta),
-            "rgb_nodes": None if self.rgb_nodes is None else as_int_list(self.rgb_nodes, "rgb_nodes"),
-            "rgb_lambdas": None if self.rgb_lambdas is None else as_float_list(self.rgb_lambdas, "rgb_lambdas"),
-            "rgb_step": self.rgb_step,
-            "rgb_candidate": self.rgb_candidate,
-            "rgb_penalty": self.rgb_penalty,
-            "langevin": bool(self.langevin),
-            "langevin_split_noise": None if self.langevin_split_noise is None else bool(self.langevin_split_noise),
-            "temperature": float(self.temperature),
-            "shrink_rate": None if self.shrink_rate is None else float(self.shrink_rate),
-            "summation": self.summation,
-            "init": self.init,
             "random_state": seed,
             "n_jobs": resolve_n_jobs(self.n_jobs),
-            "early_stopping_rounds": None if self.early_stopping_rounds is None else int(self.early_stopping_rounds),
         }
+        own = set(self._get_param_names())
+        p = {}
+        for name, spec in _params.SCHEMA.items():
+            if name in derived:
+                p[name] = derived[name]
+            elif name in own and name not in _params.LOSS_SPECIFIC and name != "eval_metric":
+                p[name] = _params.native_value(spec, getattr(self, name))
         p.update(self._loss_params(native_loss))
         p["eval_metric"] = _metric_names(
             self.eval_metric, native_loss, p.get("n_classes"), functions=self._metric_functions_allowed

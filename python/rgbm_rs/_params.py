@@ -15,6 +15,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from . import _core
+from ._validation import as_float_list, as_int_list
 
 
 class Number(Interval):
@@ -41,6 +42,9 @@ RANKING_LOSSES = ("lambdarank",)
 REGRESSION_ONLY = ("huber_delta", "alpha", "tweedie_variance_power")
 CLASSIFICATION_ONLY = ("logistic_reg", "clamp", "sla_scale", "class_weight")
 RANKING_ONLY = ("lambdarank_truncation_level", "eval_at")
+#: Core parameters an estimator sets by its loss (``_loss_params``), not from the
+#: estimator's parameter of the same name alone.
+LOSS_SPECIFIC = frozenset(REGRESSION_ONLY + CLASSIFICATION_ONLY + RANKING_ONLY) | _DERIVED
 #: What ranking cannot use (RGB, the constant step and the line search need a
 #: loss value or σ, a query cannot be split by validation_fraction, the fit
 #: starts from 0): the ranker has no such parameters.
@@ -211,6 +215,25 @@ def _values(spec):
     else:
         raise ValueError(f"{spec['name']}: unknown parameter type {kind!r}")
     return text + " or None" if spec["optional"] else text
+
+
+def native_value(spec, value):
+    """An estimator parameter's value as the core reads it, by the schema's type
+    (numpy scalars become Python numbers; the core checks the bounds)."""
+    if value is None:
+        return None
+    kind = spec["type"]
+    if kind == "int":
+        return int(value)
+    if kind == "float":
+        return float(value)
+    if kind == "bool":
+        return bool(value)
+    if kind == "int_list":
+        return as_int_list(value, spec["name"])
+    if kind == "positive_list":
+        return as_float_list(value, spec["name"])
+    return value
 
 
 def _default(value):

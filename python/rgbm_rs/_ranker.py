@@ -91,10 +91,9 @@ class RGBMRanker(RGBMBase):
         ),
         "loss": [StrOptions(set(_params.RANKING_LOSSES))],
     }
-    # What the shared fit reads of the parameters the ranker does not take.
-    booster, step, init, record_train_loss, validation_fraction = "gbm", "shrinkage", "zero", False, None
-    rgb_candidates, rgb_beta, rgb_nodes, rgb_lambdas, rgb_step, rgb_penalty = 4, 0.1, None, None, None, None
-    rgb_candidate = None
+    # What the shared fit reads of the parameters the ranker does not take
+    # (the core's own defaults apply to the others it does not take).
+    booster, validation_fraction = "gbm", None
 
     def __init__(
         self,
@@ -142,6 +141,7 @@ class RGBMRanker(RGBMBase):
 
     def _loss_params(self, native_loss):
         return {
+            "init": "zero",  # a ranking score has no best constant: every row's is the same
             "lambdarank_truncation_level": None
             if self.lambdarank_truncation_level is None
             else int(self.lambdarank_truncation_level),

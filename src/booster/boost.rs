@@ -86,7 +86,7 @@ fn check_queries(params: &BoosterParams, queries: Option<&Queries>) -> Result<()
             "group",
             format!(
                 "query groups are for loss='lambdarank', not {:?}",
-                format!("{:?}", params.loss).to_lowercase()
+                params.loss.name()
             ),
         )),
         _ => Ok(()),

@@ -15,10 +15,7 @@ use crate::error::{Result, RgbmError};
 use crate::histogram::Gradients;
 use crate::model::{Model, check_log_std_leaves, format_version_for};
 use crate::objective::{Objective, Queries};
-use crate::params::{
-    BoosterKind, BoosterParams, Init, Loss, Mode, RgbCandidate, RgbPenalty, RgbStep, Step,
-    SubsampleFor, Summation,
-};
+use crate::params::{BoosterKind, BoosterParams, Init, Loss, Mode, Step, SubsampleFor, Summation};
 use crate::rng::{Purpose, RowDraws, stream};
 use crate::split::SplitRule;
 use crate::tree::grower::{GrownTree, MIN_BOUNDED_ROWS, sum_rows};
@@ -566,9 +563,9 @@ impl<'a, T: Element> Fit<'a, T> {
         let mut params = self.p.params.clone();
         if params.booster == BoosterKind::Rgb {
             // A model says which rule made it (files without one predate the choice).
-            params.rgb_step.get_or_insert(RgbStep::Lipschitz);
-            params.rgb_candidate.get_or_insert(RgbCandidate::Argmin);
-            params.rgb_penalty.get_or_insert(RgbPenalty::PerCandidate);
+            params.rgb_step = Some(params.rgb_step());
+            params.rgb_candidate = Some(params.rgb_candidate());
+            params.rgb_penalty = Some(params.rgb_penalty());
         }
         let model = Model {
             format_version: format_version_for(&self.trees),

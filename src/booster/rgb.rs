@@ -328,7 +328,7 @@ impl<'a> RgbState<'a> {
             .smoothness()
             .ok_or_else(|| RgbmError::param("loss", "RGB needs a smooth loss"))?;
         let step_rule = params.rgb_step();
-        let penalty_rule = params.rgb_penalty.unwrap_or(RgbPenalty::PerCandidate);
+        let penalty_rule = params.rgb_penalty();
         let drawn = self.draw_families(params.random_state, stream_id);
         let all_features = Candidates::all(self.n_features);
         // `scores` holds every output's block; candidates move block `class` only.

@@ -13,10 +13,6 @@ use crate::error::{Result, RgbmError};
 /// Largest relevance label: its gain 2^31 − 1 stays exact.
 pub const MAX_LABEL: f64 = 31.0;
 
-/// Pairs whose better-ranked row is below this position (in the current
-/// order) are skipped, as LightGBM's `lambdarank_truncation_level` does.
-pub const DEFAULT_TRUNCATION: usize = 30;
-
 /// The logistic scale σ of the pairwise probability 1 / (1 + e^{−σ(s_i − s_j)}).
 const SIGMA: f64 = 1.0;
 

@@ -18,7 +18,7 @@ pub use custom::Custom;
 pub use exponential::Exponential;
 pub use gaussian::Gaussian;
 pub use huber::Huber;
-pub use lambdarank::{DEFAULT_TRUNCATION, LambdaRank, MAX_LABEL, Queries, ndcg};
+pub use lambdarank::{LambdaRank, MAX_LABEL, Queries, ndcg};
 pub use log_link::{Gamma, Poisson, Tweedie};
 pub use logistic::Logistic;
 pub use quantile::{AbsoluteError, Quantile, weighted_quantile};
@@ -258,7 +258,7 @@ impl Objective {
                 n_classes: p.n_classes,
             }),
             Loss::LambdaRank => Objective::LambdaRank(LambdaRank {
-                truncation: p.lambdarank_truncation_level.unwrap_or(DEFAULT_TRUNCATION),
+                truncation: p.lambdarank_truncation_level(),
             }),
         }
     }

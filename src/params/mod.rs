@@ -11,7 +11,8 @@ pub use crate::options::{
     BoosterKind, Init, Loss, Metric, Mode, RgbCandidate, RgbPenalty, RgbStep, Selection,
     SelectionScope, SelectionSize, Step, SubsampleFor, Summation,
 };
-pub use spec::{MAX_CATEGORY, MAX_EXACT_INT, MAX_ROUNDS, PARAMS, ParamSpec, Values, schema_json};
+pub use spec::{MAX_CATEGORY, MAX_EXACT_INT, MAX_ROUNDS, ParamSpec, Values, schema_json};
+use spec::{NON_NEGATIVE, POSITIVE, int};
 
 /// SGLB's per-row gradient noise scale c = sqrt(2 / (ε·β)) for learning
 /// rate ε and temperature β (here because validation bounds it too).
@@ -22,229 +23,257 @@ pub fn noise_scale(learning_rate: f64, temperature: f64) -> f64 {
 /// Upper limit on `n_classes` (one tree per class per round).
 pub const MAX_CLASSES: usize = 10_000;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct BoosterParams {
-    pub n_estimators: usize,
-    pub learning_rate: f64,
+/// Declares every training parameter once: its field (with its serde
+/// attributes and Rust-only notes), type, default, the values it takes and
+/// its one-line doc (`spec` / `maybe`: None not allowed / allowed), and
+/// for an optional parameter whose None stands for a value, that value and
+/// the accessor that resolves it. Generates `BoosterParams`, its `Default`,
+/// the accessors, the `PARAMS` table the bounds check and the Python
+/// estimators read, and the resolved values the schema exports.
+macro_rules! declare_params {
+    ($(
+        $(#[$attr:meta])*
+        $name:ident: $ty:ty = $default:expr,
+        $kind:ident($values:expr, $doc:literal)
+        $(None = $eff:expr => $acc:ident -> $acc_ty:ty)?;
+    )+) => {
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[serde(deny_unknown_fields, default)]
+        pub struct BoosterParams {
+            $(#[doc = $doc] $(#[$attr])* pub $name: $ty,)+
+        }
+
+        impl Default for BoosterParams {
+            fn default() -> Self {
+                BoosterParams { $($name: $default,)+ }
+            }
+        }
+
+        impl BoosterParams {
+            $($(
+                #[doc = concat!("`", stringify!($name), "` with None resolved to `", stringify!($eff), "`.")]
+                pub fn $acc(&self) -> $acc_ty {
+                    self.$name.unwrap_or($eff)
+                }
+            )?)+
+        }
+
+        /// The table, in `BoosterParams` field order.
+        pub const PARAMS: &[ParamSpec] = &[$(spec::$kind(stringify!($name), $values, $doc),)+];
+
+        /// What None stands for, per parameter that declares it.
+        fn none_means() -> Vec<(&'static str, serde_json::Value)> {
+            let mut out = Vec::new();
+            $($(
+                let resolved: $acc_ty = $eff;
+                out.push((stringify!($name), serde_json::to_value(resolved).unwrap_or_default()));
+            )?)+
+            out
+        }
+    };
+}
+
+declare_params! {
+    n_estimators: usize = 100,
+        spec(int(1, MAX_ROUNDS), "boosting rounds (one tree per output each)");
+    learning_rate: f64 = 0.1,
+        spec(POSITIVE, "shrinkage ν applied to every tree");
     /// Depth limit; `None` means unlimited (only allowed with `max_leaves`).
-    pub max_depth: Option<usize>,
+    max_depth: Option<usize> = Some(6),
+        maybe(int(1, 64), "depth limit; None needs max_leaves");
     /// Leaf limit; when set, trees grow best-first.
-    pub max_leaves: Option<usize>,
-    pub max_bins: usize,
-    pub min_samples_leaf: usize,
+    max_leaves: Option<usize> = None,
+        maybe(int(2, 1 << 20), "leaf limit; set, trees grow best-first");
+    max_bins: usize = 255,
+        spec(int(2, 65535), "histogram bins per feature (one more for missing values)");
+    min_samples_leaf: usize = 20,
+        spec(int(1, MAX_EXACT_INT), "fewest training rows in a leaf");
     /// Minimum hessian sum of a leaf. Like `reg_lambda` and `min_split_gain`
     /// it is measured with sample weights normalised to mean 1 (unweighted:
     /// the raw hessians), so scaling every weight does not change a model.
-    pub min_child_weight: f64,
-    pub reg_lambda: f64,
-    pub min_split_gain: f64,
+    min_child_weight: f64 = 1e-3,
+        spec(NON_NEGATIVE, "smallest hessian sum of a leaf");
+    reg_lambda: f64 = 0.0,
+        spec(NON_NEGATIVE, "L2 penalty on leaf values");
+    min_split_gain: f64 = 0.0,
+        spec(NON_NEGATIVE, "smallest gain a split must reach");
     /// Features whose values are category codes (integers in
     /// [0, `MAX_CATEGORY`], NaN = missing): their splits send a set of
     /// categories one way. Unset fields are not written, so models without
     /// categories keep their files byte for byte.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub categorical_features: Option<Vec<usize>>,
+    categorical_features: Option<Vec<usize>> = None,
+        maybe(Values::IntList { min: 0, max: MAX_EXACT_INT }, "indices of features holding category codes (integers in [0, 65535], NaN = missing)");
     /// Nodes with at most this many categories try each one against the
-    /// rest; None = 4.
+    /// rest.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_cat_to_onehot: Option<usize>,
-    /// Most categories on the side a sorted-scan split picks; None = 32.
+    max_cat_to_onehot: Option<usize> = None,
+        maybe(int(1, MAX_CATEGORY + 1), "nodes with at most this many categories split one category off")
+        None = 4 => max_cat_to_onehot -> usize;
+    /// Most categories on the side a sorted-scan split picks.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_cat_threshold: Option<usize>,
+    max_cat_threshold: Option<usize> = None,
+        maybe(int(1, MAX_CATEGORY + 1), "most categories a sorted-scan split sends away from the default side")
+        None = 32 => max_cat_threshold -> usize;
     /// Added to a category's hessian sum when categories are sorted by
-    /// G/(H + cat_smooth), damping rare ones; None = 10.
+    /// G/(H + cat_smooth), damping rare ones.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub cat_smooth: Option<f64>,
+    cat_smooth: Option<f64> = None,
+        maybe(NON_NEGATIVE, "added to each category's hessian sum when sorting categories")
+        None = 10.0 => cat_smooth -> f64;
     /// Categories with fewer rows in a node stay on the default side of a
-    /// sorted-scan split; None = 100.
+    /// sorted-scan split.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub min_data_per_group: Option<usize>,
+    min_data_per_group: Option<usize> = None,
+        maybe(int(1, MAX_EXACT_INT), "categories with fewer rows in a node stay on the default side")
+        None = 100 => min_data_per_group -> usize;
     /// −1, 0 or +1 per feature: every output's raw score is non-increasing,
     /// free, or non-decreasing in that feature (numeric features only; the
     /// length must equal the number of features). Unset fields are not
     /// written, so unconstrained models keep their files byte for byte.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub monotone_constraints: Option<Vec<i8>>,
+    monotone_constraints: Option<Vec<i8>> = None,
+        maybe(Values::Directions, "per feature: -1 / 0 / 1 = scores non-increasing / free / non-decreasing in it");
     /// Sets of features that may interact: every root-to-leaf path uses
     /// features of one set only (XGBoost's rule; a feature in no set may
     /// only split a path on its own).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub interaction_constraints: Option<Vec<Vec<usize>>>,
-    pub loss: Loss,
+    interaction_constraints: Option<Vec<Vec<usize>>> = None,
+        maybe(Values::FeatureSets, "sets of features that may share a root-to-leaf path");
+    loss: Loss = Loss::Squared,
+        spec(Values::Choice { options: Loss::NAMES }, "the training loss (custom: per-row gradients from a function)");
     /// Classes K of `loss = softmax` (labels 0..K−1); unset for other losses.
-    pub n_classes: Option<usize>,
-    pub logistic_reg: f64,
-    pub clamp: Option<f64>,
-    pub huber_delta: f64,
+    n_classes: Option<usize> = None,
+        maybe(int(2, MAX_CLASSES as u64), "classes of loss='softmax' (or of a custom classification loss)");
+    logistic_reg: f64 = 0.0,
+        spec(NON_NEGATIVE, "L2 penalty on the scores (logistic loss)");
+    clamp: Option<f64> = None,
+        maybe(Values::Float { min: 0.0, min_closed: false, max: Some(0.5), max_closed: false }, "clamp probabilities to [clamp, 1 - clamp] (logistic loss)");
+    huber_delta: f64 = 1.0,
+        spec(POSITIVE, "where the Huber loss turns linear");
     /// ς of the smoothed 0-1 loss.
-    pub sla_scale: f64,
+    sla_scale: f64 = 0.1,
+        spec(POSITIVE, "ς of the smoothed 0-1 loss 1 - sigmoid(y f / ς)");
     /// The quantile α of `loss = quantile` (required there, unset otherwise).
     /// Unset fields are not written, so models of other losses keep their
     /// files byte for byte.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub alpha: Option<f64>,
-    /// Tweedie variance power ρ in (1, 2); None = 1.5 with `loss = tweedie`.
+    alpha: Option<f64> = None,
+        maybe(Values::Float { min: 0.0, min_closed: false, max: Some(1.0), max_closed: false }, "the quantile α of loss='quantile' (required there)");
+    /// Tweedie variance power ρ in (1, 2), with `loss = tweedie`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tweedie_variance_power: Option<f64>,
+    tweedie_variance_power: Option<f64> = None,
+        maybe(Values::Float { min: 1.0, min_closed: false, max: Some(2.0), max_closed: false }, "variance power ρ of loss='tweedie'")
+        None = 1.5 => tweedie_power -> f64;
     /// `loss = lambdarank`: pairs whose better-ranked row is below this
-    /// position are skipped; None = 30.
+    /// position are skipped.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub lambdarank_truncation_level: Option<usize>,
-    pub gain: Mode,
-    pub leaf: Mode,
+    lambdarank_truncation_level: Option<usize> = None,
+        maybe(int(1, MAX_EXACT_INT), "loss='lambdarank': pairs whose better-ranked row is below this position are skipped")
+        None = 30 => lambdarank_truncation_level -> usize;
+    gain: Mode = Mode::Newton,
+        spec(Values::Choice { options: Mode::NAMES }, "split gain: second order (newton) or least squares on the gradient");
+    leaf: Mode = Mode::Newton,
+        spec(Values::Choice { options: Mode::NAMES }, "leaf values: -G/(H + λ) (newton) or the mean negative gradient");
     /// Each row is in a round's sample with this probability; an empty draw
     /// takes one row at random.
-    pub subsample: f64,
+    subsample: f64 = 1.0,
+        spec(Values::Float { min: 0.0, min_closed: false, max: Some(1.0), max_closed: true }, "probability that a row is in a round's sample");
     /// Whether the subsample chooses the splits only or the leaf values too
-    /// (None = both, `tree`).
+    /// (`tree`: both).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub subsample_for: Option<SubsampleFor>,
-    pub step: Step,
-    pub selection: Selection,
-    pub selection_size: Option<SelectionSize>,
+    subsample_for: Option<SubsampleFor> = None,
+        maybe(Values::Choice { options: SubsampleFor::NAMES }, "the subsample chooses the splits and leaf values, or the splits only (leaves from every row)")
+        None = SubsampleFor::Tree => subsample_for -> SubsampleFor;
+    step: Step = Step::Shrinkage,
+        spec(Values::Choice { options: Step::NAMES }, "tree scaling: learning_rate, RGBM's 1/σ, or learning_rate × line minimum");
+    selection: Selection = Selection::Full,
+        spec(Values::Choice { options: Selection::NAMES }, "RGBM weak-learner selection: Type 0 (all splits) to Type 3 (t groups)");
+    selection_size: Option<SelectionSize> = None,
+        maybe(Values::CountOrFraction, "t: candidates per round (random, groups)");
     /// A partition of the features into groups; `None` = one group per feature.
-    pub groups: Option<Vec<Vec<usize>>>,
-    pub selection_scope: SelectionScope,
+    groups: Option<Vec<Vec<usize>>> = None,
+        maybe(Values::FeatureGroups, "feature groups for selection='group'/'groups'; None = one per feature");
+    selection_scope: SelectionScope = SelectionScope::Tree,
+        spec(Values::Choice { options: SelectionScope::NAMES }, "draw the candidates once per tree or per node");
     /// Record the training loss after every round (costs one pass over the rows).
-    pub record_train_loss: bool,
-    pub booster: BoosterKind,
+    record_train_loss: bool = false,
+        spec(Values::Bool, "record the training loss every round");
+    booster: BoosterKind = BoosterKind::Gbm,
+        spec(Values::Choice { options: BoosterKind::NAMES }, "gradient boosting, or RGB's boosting over tree families");
     /// RGB: families drawn per round (S).
-    pub rgb_candidates: usize,
+    rgb_candidates: usize = 4,
+        spec(int(1, 1024), "RGB: families drawn per round");
     /// RGB: weight β of the complexity penalty Ω_k in the candidate objective.
-    pub rgb_beta: f64,
+    rgb_beta: f64 = 0.1,
+        spec(NON_NEGATIVE, "RGB: weight of the complexity penalty");
     /// RGB: internal-node limits n_k of the family grid (None = the paper's 2..256).
-    pub rgb_nodes: Option<Vec<usize>>,
+    rgb_nodes: Option<Vec<usize>> = None,
+        maybe(Values::IntList { min: 1, max: 1 << 20 }, "RGB: internal-node limits of the families; None = 2..256");
     /// RGB: leaf-vector L2 radii λ_k of the family grid (None = the paper's 0.001..4).
-    pub rgb_lambdas: Option<Vec<f64>>,
-    /// RGB: the coordinate step (None = `lipschitz`). A trained RGB model
+    rgb_lambdas: Option<Vec<f64>> = None,
+        maybe(Values::PositiveList, "RGB: leaf L2 radii of the families; None = 0.001..4");
+    /// RGB: the coordinate step. A trained RGB model
     /// records the rule it used; RGB files without it predate the choice
     /// and used `exact` (`Model::from_json` says so).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rgb_step: Option<RgbStep>,
+    rgb_step: Option<RgbStep> = None,
+        maybe(Values::Choice { options: RgbStep::NAMES }, "RGB: step 1/C_k with C_k = λ_k·σ (the paper's) or σ·mean(h²)")
+        None = RgbStep::Lipschitz => rgb_step -> RgbStep;
     /// RGB: which member of each drawn family is its candidate (None =
     /// `argmin`, the paper's). Trained RGB models record it; RGB files
     /// without it predate the choice and used `projected`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rgb_candidate: Option<RgbCandidate>,
-    /// RGB: how Ω_k enters the candidate choice (None = `per_candidate`).
+    rgb_candidate: Option<RgbCandidate> = None,
+        maybe(Values::Choice { options: RgbCandidate::NAMES }, "RGB: each family's best member under the step (the paper's) or a gain/leaf tree scaled into the λ ball")
+        None = RgbCandidate::Argmin => rgb_candidate -> RgbCandidate;
+    /// RGB: how Ω_k enters the candidate choice.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rgb_penalty: Option<RgbPenalty>,
-    /// How sums over rows are formed (None = `float`).
+    rgb_penalty: Option<RgbPenalty> = None,
+        maybe(Values::Choice { options: RgbPenalty::NAMES }, "RGB: candidate score loss + β·Ω_k (Algorithm 1) or + β·|α|·Ω_k (Eq. 7)")
+        None = RgbPenalty::PerCandidate => rgb_penalty -> RgbPenalty;
+    /// How sums over rows are formed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub summation: Option<Summation>,
+    summation: Option<Summation> = None,
+        maybe(Values::Choice { options: Summation::NAMES }, "sums over rows: float, or exact (gradients rounded to a grid on which sums are exact; the model does not depend on row order or partitioning)")
+        None = Summation::Float => summation -> Summation;
     /// SGLB: Gaussian noise in split choice and leaf values (Ustimenko & Prokhorenkova 2021).
-    pub langevin: bool,
+    langevin: bool = false,
+        spec(Values::Bool, "SGLB: Gaussian noise in split choice and leaf values");
     /// SGLB: noise in the gradients that choose the splits too (false: leaf
     /// noise only, which is what CatBoost's implementation ends up doing).
     /// None = true.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub langevin_split_noise: Option<bool>,
+    langevin_split_noise: Option<bool> = None,
+        maybe(Values::Bool, "SGLB: noise in the gradients that choose the splits too (False: leaf noise only)")
+        None = true => langevin_split_noise -> bool;
     /// SGLB's inverse diffusion temperature β (CatBoost's normalisation).
-    pub temperature: f64,
+    temperature: f64 = 1e4,
+        spec(POSITIVE, "SGLB: inverse diffusion temperature β");
     /// Model shrink rate γ: F ← b + (1 − γ·ν)(F − b) + tree. None = 1e-3 with langevin, else 0.
-    pub shrink_rate: Option<f64>,
-    pub init: Init,
-    pub random_state: u64,
+    shrink_rate: Option<f64> = None,
+        maybe(NON_NEGATIVE, "model shrinkage γ per round; None = 1e-3 with langevin, else 0");
+    init: Init = Init::Optimal,
+        spec(Values::Choice { options: Init::NAMES }, "starting score: the best constant, or 0");
+    random_state: u64 = 0,
+        spec(int(0, u64::MAX), "seed of every random draw");
     /// Threads for fit and predict; `None` uses every core.
-    pub n_jobs: Option<usize>,
+    n_jobs: Option<usize> = None,
+        maybe(int(1, 1 << 16), "threads; None = every core");
     /// Metrics recorded on every evaluation set; `None` = the loss's default.
-    pub eval_metric: Option<Vec<Metric>>,
+    eval_metric: Option<Vec<Metric>> = None,
+        maybe(Values::Metrics, "metrics on evaluation sets; None = the loss's default");
     /// The positions NDCG is measured at (`eval_metric` ndcg); None = all.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub eval_at: Option<usize>,
+    eval_at: Option<usize> = None,
+        maybe(int(1, MAX_EXACT_INT), "the positions NDCG is measured at (metric ndcg); None = every position");
     /// Stop when the first metric on the last evaluation set has not improved
     /// for this many rounds, and keep the model of the best round.
-    pub early_stopping_rounds: Option<usize>,
-}
-
-impl Default for BoosterParams {
-    fn default() -> Self {
-        BoosterParams {
-            n_estimators: 100,
-            learning_rate: 0.1,
-            max_depth: Some(6),
-            max_leaves: None,
-            max_bins: 255,
-            min_samples_leaf: 20,
-            min_child_weight: 1e-3,
-            reg_lambda: 0.0,
-            min_split_gain: 0.0,
-            categorical_features: None,
-            max_cat_to_onehot: None,
-            max_cat_threshold: None,
-            cat_smooth: None,
-            min_data_per_group: None,
-            monotone_constraints: None,
-            interaction_constraints: None,
-            loss: Loss::Squared,
-            n_classes: None,
-            logistic_reg: 0.0,
-            clamp: None,
-            huber_delta: 1.0,
-            sla_scale: 0.1,
-            alpha: None,
-            tweedie_variance_power: None,
-            lambdarank_truncation_level: None,
-            gain: Mode::Newton,
-            leaf: Mode::Newton,
-            subsample: 1.0,
-            subsample_for: None,
-            step: Step::Shrinkage,
-            selection: Selection::Full,
-            selection_size: None,
-            groups: None,
-            selection_scope: SelectionScope::Tree,
-            record_train_loss: false,
-            booster: BoosterKind::Gbm,
-            rgb_candidates: 4,
-            rgb_beta: 0.1,
-            rgb_nodes: None,
-            rgb_lambdas: None,
-            rgb_step: None,
-            rgb_candidate: None,
-            rgb_penalty: None,
-            summation: None,
-            langevin: false,
-            langevin_split_noise: None,
-            temperature: 1e4,
-            shrink_rate: None,
-            init: Init::Optimal,
-            random_state: 0,
-            n_jobs: None,
-            eval_metric: None,
-            eval_at: None,
-            early_stopping_rounds: None,
-        }
-    }
+    early_stopping_rounds: Option<usize> = None,
+        maybe(int(1, MAX_ROUNDS), "stop after this many rounds without improvement on the last evaluation set");
 }
 
 impl BoosterParams {
-    /// `subsample_for`, None meaning `tree`.
-    pub fn subsample_for(&self) -> SubsampleFor {
-        self.subsample_for.unwrap_or_default()
-    }
-
-    /// `rgb_step`, None meaning `lipschitz`.
-    pub fn rgb_step(&self) -> RgbStep {
-        self.rgb_step.unwrap_or(RgbStep::Lipschitz)
-    }
-
-    /// `rgb_candidate`, None meaning `argmin`.
-    pub fn rgb_candidate(&self) -> RgbCandidate {
-        self.rgb_candidate.unwrap_or(RgbCandidate::Argmin)
-    }
-
-    /// `summation`, None meaning `float`.
-    pub fn summation(&self) -> Summation {
-        self.summation.unwrap_or_default()
-    }
-
-    /// `langevin_split_noise`, None meaning true.
-    pub fn langevin_split_noise(&self) -> bool {
-        self.langevin_split_noise.unwrap_or(true)
-    }
-
     /// Parse from JSON, rejecting unknown keys, then validate.
     pub fn from_json(text: &str) -> Result<Self> {
         let p = Self::parse_json(text)?;
@@ -266,11 +295,6 @@ impl BoosterParams {
         de.end()
             .map_err(|e| RgbmError::param("params", e.to_string()))?;
         Ok(p)
-    }
-
-    /// ρ with its default resolved.
-    pub fn tweedie_power(&self) -> f64 {
-        self.tweedie_variance_power.unwrap_or(1.5)
     }
 
     /// γ with its default resolved.

@@ -7,7 +7,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{BoosterParams, MAX_CLASSES, SelectionSize};
+use super::{BoosterParams, PARAMS, SelectionSize, none_means};
 use crate::error::{Result, RgbmError};
 
 /// Largest tree count, early-stopping patience and the like: far beyond use,
@@ -71,26 +71,22 @@ pub struct ParamSpec {
     pub doc: &'static str,
 }
 
-const fn int(min: u64, max: u64) -> Values {
+pub(super) const fn int(min: u64, max: u64) -> Values {
     Values::Int { min, max }
 }
-const POSITIVE: Values = Values::Float {
+pub(super) const POSITIVE: Values = Values::Float {
     min: 0.0,
     min_closed: false,
     max: None,
     max_closed: false,
 };
-const NON_NEGATIVE: Values = Values::Float {
+pub(super) const NON_NEGATIVE: Values = Values::Float {
     min: 0.0,
     min_closed: true,
     max: None,
     max_closed: false,
 };
-const MODES: Values = Values::Choice {
-    options: &["newton", "gradient"],
-};
-
-const fn spec(name: &'static str, values: Values, doc: &'static str) -> ParamSpec {
+pub(super) const fn spec(name: &'static str, values: Values, doc: &'static str) -> ParamSpec {
     ParamSpec {
         name,
         values,
@@ -98,7 +94,7 @@ const fn spec(name: &'static str, values: Values, doc: &'static str) -> ParamSpe
         doc,
     }
 }
-const fn maybe(name: &'static str, values: Values, doc: &'static str) -> ParamSpec {
+pub(super) const fn maybe(name: &'static str, values: Values, doc: &'static str) -> ParamSpec {
     ParamSpec {
         name,
         values,
@@ -107,346 +103,42 @@ const fn maybe(name: &'static str, values: Values, doc: &'static str) -> ParamSp
     }
 }
 
-/// The table, in `BoosterParams` field order.
-pub const PARAMS: &[ParamSpec] = &[
-    spec(
-        "n_estimators",
-        int(1, MAX_ROUNDS),
-        "boosting rounds (one tree per output each)",
-    ),
-    spec(
-        "learning_rate",
-        POSITIVE,
-        "shrinkage ν applied to every tree",
-    ),
-    maybe(
-        "max_depth",
-        int(1, 64),
-        "depth limit; None needs max_leaves",
-    ),
-    maybe(
-        "max_leaves",
-        int(2, 1 << 20),
-        "leaf limit; set, trees grow best-first",
-    ),
-    spec(
-        "max_bins",
-        int(2, 65535),
-        "histogram bins per feature (one more for missing values)",
-    ),
-    spec(
-        "min_samples_leaf",
-        int(1, MAX_EXACT_INT),
-        "fewest training rows in a leaf",
-    ),
-    spec(
-        "min_child_weight",
-        NON_NEGATIVE,
-        "smallest hessian sum of a leaf",
-    ),
-    spec("reg_lambda", NON_NEGATIVE, "L2 penalty on leaf values"),
-    spec(
-        "min_split_gain",
-        NON_NEGATIVE,
-        "smallest gain a split must reach",
-    ),
-    maybe(
-        "categorical_features",
-        Values::IntList {
-            min: 0,
-            max: MAX_EXACT_INT,
-        },
-        "indices of features holding category codes (integers in [0, 65535], NaN = missing)",
-    ),
-    maybe(
-        "max_cat_to_onehot",
-        int(1, MAX_CATEGORY + 1),
-        "nodes with at most this many categories split one category off; None = 4",
-    ),
-    maybe(
-        "max_cat_threshold",
-        int(1, MAX_CATEGORY + 1),
-        "most categories a sorted-scan split sends away from the default side; None = 32",
-    ),
-    maybe(
-        "cat_smooth",
-        NON_NEGATIVE,
-        "added to each category's hessian sum when sorting categories; None = 10",
-    ),
-    maybe(
-        "min_data_per_group",
-        int(1, MAX_EXACT_INT),
-        "categories with fewer rows in a node stay on the default side; None = 100",
-    ),
-    maybe(
-        "monotone_constraints",
-        Values::Directions,
-        "per feature: -1 / 0 / 1 = scores non-increasing / free / non-decreasing in it",
-    ),
-    maybe(
-        "interaction_constraints",
-        Values::FeatureSets,
-        "sets of features that may share a root-to-leaf path",
-    ),
-    spec(
-        "loss",
-        Values::Choice {
-            options: &[
-                "squared",
-                "huber",
-                "logistic",
-                "exponential",
-                "sla01",
-                "softmax",
-                "gaussian",
-                "absolute_error",
-                "quantile",
-                "poisson",
-                "gamma",
-                "tweedie",
-                "custom",
-                "lambdarank",
-            ],
-        },
-        "the training loss (custom: per-row gradients from a function)",
-    ),
-    maybe(
-        "n_classes",
-        int(2, MAX_CLASSES as u64),
-        "classes of loss='softmax' (or of a custom classification loss)",
-    ),
-    spec(
-        "logistic_reg",
-        NON_NEGATIVE,
-        "L2 penalty on the scores (logistic loss)",
-    ),
-    maybe(
-        "clamp",
-        Values::Float {
-            min: 0.0,
-            min_closed: false,
-            max: Some(0.5),
-            max_closed: false,
-        },
-        "clamp probabilities to [clamp, 1 - clamp] (logistic loss)",
-    ),
-    spec("huber_delta", POSITIVE, "where the Huber loss turns linear"),
-    spec(
-        "sla_scale",
-        POSITIVE,
-        "ς of the smoothed 0-1 loss 1 - sigmoid(y f / ς)",
-    ),
-    maybe(
-        "alpha",
-        Values::Float {
-            min: 0.0,
-            min_closed: false,
-            max: Some(1.0),
-            max_closed: false,
-        },
-        "the quantile α of loss='quantile' (required there)",
-    ),
-    maybe(
-        "tweedie_variance_power",
-        Values::Float {
-            min: 1.0,
-            min_closed: false,
-            max: Some(2.0),
-            max_closed: false,
-        },
-        "variance power ρ of loss='tweedie'; None = 1.5",
-    ),
-    maybe(
-        "lambdarank_truncation_level",
-        int(1, MAX_EXACT_INT),
-        "loss='lambdarank': pairs whose better-ranked row is below this position are skipped; None = 30",
-    ),
-    spec(
-        "gain",
-        MODES,
-        "split gain: second order (newton) or least squares on the gradient",
-    ),
-    spec(
-        "leaf",
-        MODES,
-        "leaf values: -G/(H + λ) (newton) or the mean negative gradient",
-    ),
-    spec(
-        "subsample",
-        Values::Float {
-            min: 0.0,
-            min_closed: false,
-            max: Some(1.0),
-            max_closed: true,
-        },
-        "probability that a row is in a round's sample",
-    ),
-    maybe(
-        "subsample_for",
-        Values::Choice {
-            options: &["tree", "split"],
-        },
-        "the subsample chooses the splits and leaf values, or the splits only (leaves from every row); None = tree",
-    ),
-    spec(
-        "step",
-        Values::Choice {
-            options: &["shrinkage", "constant", "line_search"],
-        },
-        "tree scaling: learning_rate, RGBM's 1/σ, or learning_rate × line minimum",
-    ),
-    spec(
-        "selection",
-        Values::Choice {
-            options: &["full", "random", "group", "groups"],
-        },
-        "RGBM weak-learner selection: Type 0 (all splits) to Type 3 (t groups)",
-    ),
-    maybe(
-        "selection_size",
-        Values::CountOrFraction,
-        "t: candidates per round (random, groups)",
-    ),
-    maybe(
-        "groups",
-        Values::FeatureGroups,
-        "feature groups for selection='group'/'groups'; None = one per feature",
-    ),
-    spec(
-        "selection_scope",
-        Values::Choice {
-            options: &["tree", "node"],
-        },
-        "draw the candidates once per tree or per node",
-    ),
-    spec(
-        "record_train_loss",
-        Values::Bool,
-        "record the training loss every round",
-    ),
-    spec(
-        "booster",
-        Values::Choice {
-            options: &["gbm", "rgb"],
-        },
-        "gradient boosting, or RGB's boosting over tree families",
-    ),
-    spec(
-        "rgb_candidates",
-        int(1, 1024),
-        "RGB: families drawn per round",
-    ),
-    spec(
-        "rgb_beta",
-        NON_NEGATIVE,
-        "RGB: weight of the complexity penalty",
-    ),
-    maybe(
-        "rgb_nodes",
-        Values::IntList {
-            min: 1,
-            max: 1 << 20,
-        },
-        "RGB: internal-node limits of the families; None = 2..256",
-    ),
-    maybe(
-        "rgb_lambdas",
-        Values::PositiveList,
-        "RGB: leaf L2 radii of the families; None = 0.001..4",
-    ),
-    maybe(
-        "rgb_step",
-        Values::Choice {
-            options: &["lipschitz", "exact"],
-        },
-        "RGB: step 1/C_k with C_k = λ_k·σ (the paper's) or σ·mean(h²); None = lipschitz",
-    ),
-    maybe(
-        "rgb_candidate",
-        Values::Choice {
-            options: &["argmin", "projected"],
-        },
-        "RGB: each family's best member under the step (the paper's) or a gain/leaf tree scaled into the λ ball; None = argmin",
-    ),
-    maybe(
-        "rgb_penalty",
-        Values::Choice {
-            options: &["per_candidate", "weighted"],
-        },
-        "RGB: candidate score loss + β·Ω_k (Algorithm 1) or + β·|α|·Ω_k (Eq. 7); None = per_candidate",
-    ),
-    maybe(
-        "summation",
-        Values::Choice {
-            options: &["float", "exact"],
-        },
-        "sums over rows: float, or exact (gradients rounded to a grid on which sums are exact; the model does not depend on row order or partitioning); None = float",
-    ),
-    spec(
-        "langevin",
-        Values::Bool,
-        "SGLB: Gaussian noise in split choice and leaf values",
-    ),
-    maybe(
-        "langevin_split_noise",
-        Values::Bool,
-        "SGLB: noise in the gradients that choose the splits too (False: leaf noise only); None = True",
-    ),
-    spec(
-        "temperature",
-        POSITIVE,
-        "SGLB: inverse diffusion temperature β",
-    ),
-    maybe(
-        "shrink_rate",
-        NON_NEGATIVE,
-        "model shrinkage γ per round; None = 1e-3 with langevin, else 0",
-    ),
-    spec(
-        "init",
-        Values::Choice {
-            options: &["optimal", "zero"],
-        },
-        "starting score: the best constant, or 0",
-    ),
-    spec(
-        "random_state",
-        int(0, u64::MAX),
-        "seed of every random draw",
-    ),
-    maybe("n_jobs", int(1, 1 << 16), "threads; None = every core"),
-    maybe(
-        "eval_metric",
-        Values::Metrics,
-        "metrics on evaluation sets; None = the loss's default",
-    ),
-    maybe(
-        "eval_at",
-        int(1, MAX_EXACT_INT),
-        "the positions NDCG is measured at (metric ndcg); None = every position",
-    ),
-    maybe(
-        "early_stopping_rounds",
-        int(1, MAX_ROUNDS),
-        "stop after this many rounds without improvement on the last evaluation set",
-    ),
-];
-
-/// The table as JSON, each entry with its default from `BoosterParams::default()`.
+/// The table as JSON, each entry with its default from
+/// `BoosterParams::default()` and, where None stands for a value, that
+/// value as `none_means` (also appended to the doc as "; None = ...").
 pub fn schema_json() -> Result<String> {
     let defaults = serde_json::to_value(BoosterParams::default())
         .map_err(|e| RgbmError::ModelFormat(e.to_string()))?;
+    let resolved = none_means();
     let entries: Vec<Value> = PARAMS
         .iter()
         .map(|p| {
             let mut v = serde_json::to_value(p).unwrap_or(Value::Null);
             if let Value::Object(map) = &mut v {
                 map.insert("default".into(), defaults[p.name].clone());
+                if let Some((_, value)) = resolved.iter().find(|(name, _)| *name == p.name) {
+                    map.insert(
+                        "doc".into(),
+                        format!("{}; None = {}", p.doc, shown(value)).into(),
+                    );
+                    map.insert("none_means".into(), value.clone());
+                }
             }
             v
         })
         .collect();
     serde_json::to_string(&entries).map_err(|e| RgbmError::ModelFormat(e.to_string()))
+}
+
+/// A value as the Python user writes it.
+fn shown(v: &Value) -> String {
+    match v {
+        Value::Bool(b) => if *b { "True" } else { "False" }.into(),
+        Value::String(s) => s.clone(),
+        // 10 rather than 10.0, as the docs write numbers.
+        Value::Number(n) => n.as_f64().map_or_else(|| n.to_string(), |x| x.to_string()),
+        other => other.to_string(),
+    }
 }
 
 /// "must be in [1, 64] or None" and the like, for a spec's values.

@@ -14,10 +14,6 @@ fn check(ok: bool, name: &str, reason: impl FnOnce() -> String) -> Result<()> {
     }
 }
 
-fn loss_name(loss: Loss) -> String {
-    format!("{loss:?}").to_lowercase()
-}
-
 impl BoosterParams {
     pub fn validate(&self) -> Result<()> {
         super::spec::check_bounds(self)?;
@@ -46,7 +42,17 @@ impl BoosterParams {
                 || self.booster == BoosterKind::Rgb,
             "max_depth",
             || "max_depth=None needs max_leaves to bound the tree".to_string(),
-        )
+        )?;
+        if let (Some(depth), Some(leaves)) = (self.max_depth, self.max_leaves) {
+            // Depths of 64 and beyond bound nothing a leaf count can reach.
+            let most = 1usize.checked_shl(depth as u32).unwrap_or(usize::MAX);
+            check(leaves <= most, "max_leaves", || {
+                format!(
+                    "max_leaves={leaves} cannot be reached with max_depth={depth} (at most {most} leaves)"
+                )
+            })?;
+        }
+        Ok(())
     }
 
     /// Monotone and interaction constraints, as far as they can be judged
@@ -77,6 +83,16 @@ impl BoosterParams {
     }
 
     fn check_loss(&self) -> Result<()> {
+        check(
+            self.logistic_reg == 0.0 || self.loss == Loss::Logistic,
+            "logistic_reg",
+            || {
+                format!(
+                    "logistic_reg applies to the binary logistic loss only, not {:?}",
+                    self.loss.name()
+                )
+            },
+        )?;
         if self.clamp.is_some() {
             check(self.loss == Loss::Logistic, "clamp", || {
                 format!(
@@ -94,7 +110,7 @@ impl BoosterParams {
                 } else {
                     format!(
                         "alpha is used by loss='quantile' only, not {:?}",
-                        loss_name(self.loss)
+                        self.loss.name()
                     )
                 }
             },
@@ -105,7 +121,7 @@ impl BoosterParams {
             || {
                 format!(
                     "tweedie_variance_power is used by loss='tweedie' only, not {:?}",
-                    loss_name(self.loss)
+                    self.loss.name()
                 )
             },
         )?;
@@ -124,7 +140,7 @@ impl BoosterParams {
             || {
                 format!(
                     "lambdarank_truncation_level is used by loss='lambdarank' only, not {:?}",
-                    loss_name(self.loss)
+                    self.loss.name()
                 )
             },
         )?;
@@ -134,7 +150,7 @@ impl BoosterParams {
             || {
                 format!(
                     "eval_at sets the positions of the ranking metric ndcg, which loss={:?} does not record",
-                    loss_name(self.loss)
+                    self.loss.name()
                 )
             },
         )?;
@@ -171,7 +187,7 @@ impl BoosterParams {
 
     /// RGBM's weak-learner selection (Types 0-3) and its options.
     fn check_selection(&self) -> Result<()> {
-        let selection = format!("{:?}", self.selection).to_lowercase();
+        let selection = self.selection.name();
         match (self.selection, self.selection_size) {
             (Selection::Random | Selection::Groups, None) => {
                 return Err(RgbmError::param(
@@ -253,7 +269,7 @@ impl BoosterParams {
             check(self.loss.is_smooth(), "step", || {
                 format!(
                     "step='constant' needs a smooth loss; the {} loss has no smoothness constant sigma",
-                    loss_name(self.loss)
+                    self.loss.name()
                 )
             })?;
         }
@@ -305,7 +321,7 @@ impl BoosterParams {
         check(!self.loss.renews_leaves(), "langevin", || {
             format!(
                 "langevin=True draws noisy leaf values, which loss={:?} would replace by quantiles of the residuals",
-                loss_name(self.loss)
+                self.loss.name()
             )
         })
     }
@@ -333,7 +349,7 @@ impl BoosterParams {
                 "loss",
                 &format!(
                     "the coordinate step needs a convex loss with a smoothness constant sigma, which {:?} is not",
-                    loss_name(self.loss)
+                    self.loss.name()
                 ),
             );
         }
@@ -395,6 +411,42 @@ impl BoosterParams {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn max_leaves_must_be_reachable_within_max_depth() {
+        let tree = |depth: usize, leaves: usize| {
+            BoosterParams::from_json(&format!(
+                r#"{{"max_depth": {depth}, "max_leaves": {leaves}}}"#
+            ))
+        };
+        for depth in [1, 3, 10] {
+            assert!(tree(depth, 1 << depth).is_ok());
+            let e = tree(depth, (1 << depth) + 1).unwrap_err().to_string();
+            assert!(e.contains("cannot be reached"), "{e}");
+        }
+        assert!(tree(64, 1 << 20).is_ok());
+    }
+
+    #[test]
+    fn logistic_reg_belongs_to_the_logistic_loss() {
+        for loss in Loss::ALL {
+            let mut p = BoosterParams {
+                loss: *loss,
+                logistic_reg: 0.5,
+                ..Default::default()
+            };
+            // Each loss's own required settings, so that only logistic_reg decides.
+            match loss {
+                Loss::Softmax => p.n_classes = Some(3),
+                Loss::Quantile => p.alpha = Some(0.5),
+                Loss::Sla01 => (p.gain, p.leaf) = (Mode::Gradient, Mode::Gradient),
+                _ => {}
+            }
+            let e = p.validate().err().map(|e| e.to_string());
+            let refused = e.as_ref().is_some_and(|e| e.contains("logistic_reg"));
+            assert_eq!(refused, *loss != Loss::Logistic, "{loss:?}: {e:?}");
+        }
+    }
 
     #[test]
     fn langevin_noise_must_be_finite_and_bounded() {

@@ -50,26 +50,19 @@ pub struct CatRule {
 }
 
 impl Default for CatRule {
+    /// The rule of the default parameters.
     fn default() -> Self {
-        CatRule {
-            max_cat_to_onehot: 4,
-            max_cat_threshold: 32,
-            cat_smooth: 10.0,
-            min_data_per_group: 100.0,
-        }
+        CatRule::from_params(&BoosterParams::default())
     }
 }
 
 impl CatRule {
     pub fn from_params(p: &BoosterParams) -> CatRule {
-        let d = CatRule::default();
         CatRule {
-            max_cat_to_onehot: p.max_cat_to_onehot.unwrap_or(d.max_cat_to_onehot),
-            max_cat_threshold: p.max_cat_threshold.unwrap_or(d.max_cat_threshold),
-            cat_smooth: p.cat_smooth.unwrap_or(d.cat_smooth),
-            min_data_per_group: p
-                .min_data_per_group
-                .map_or(d.min_data_per_group, |m| m as f64),
+            max_cat_to_onehot: p.max_cat_to_onehot(),
+            max_cat_threshold: p.max_cat_threshold(),
+            cat_smooth: p.cat_smooth(),
+            min_data_per_group: p.min_data_per_group() as f64,
         }
     }
 }
