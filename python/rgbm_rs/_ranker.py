@@ -129,6 +129,7 @@ class RGBMRanker(RGBMBase):
         shrink_rate: float | None = None,
         summation: str | None = None,
         early_stopping_rounds: int | None = None,
+        early_stopping_min_delta: float | None = None,
         eval_metric: str | Sequence[str] | None = None,
         eval_at: int | None = None,
         importance_type: str = "gain",

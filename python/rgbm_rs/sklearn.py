@@ -223,6 +223,10 @@ or callable, default="squared"
         Stop when the first metric on the last evaluation set has not improved
         for this many rounds, and keep the model of the best round
         (``best_iteration_``). Needs ``eval_set`` in ``fit`` or ``validation_fraction``.
+    early_stopping_min_delta : float >= 0 or None, default=None
+        The smallest change of the watched metric that counts as an
+        improvement (LightGBM's parameter and rule: it must beat the best
+        by more than this). None = 0.
     validation_fraction : float in (0, 1) or None, default=None
         Hold out this fraction of the training rows (stratified for
         classifiers, drawn from ``random_state``) as the evaluation set
@@ -351,6 +355,7 @@ or callable, default="squared"
         summation: str | None = None,
         init: str = "optimal",
         early_stopping_rounds: int | None = None,
+        early_stopping_min_delta: float | None = None,
         validation_fraction: float | None = None,
         eval_metric: Metric | Sequence[Metric] | None = None,
         importance_type: str = "gain",
@@ -652,6 +657,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         summation: str | None = None,
         init: str = "optimal",
         early_stopping_rounds: int | None = None,
+        early_stopping_min_delta: float | None = None,
         validation_fraction: float | None = None,
         eval_metric: Metric | Sequence[Metric] | None = None,
         importance_type: str = "gain",

@@ -163,7 +163,13 @@ fn train_in_pool<T: Element>(
                     )
                 })?;
                 early
-                    .get_or_insert_with(|| EarlyStopping::new(patience, watched.higher_is_better))
+                    .get_or_insert_with(|| {
+                        EarlyStopping::new(
+                            patience,
+                            watched.higher_is_better,
+                            params.early_stopping_min_delta(),
+                        )
+                    })
                     .update(round, watched.value)
             }
             None => false,

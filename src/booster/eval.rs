@@ -389,28 +389,32 @@ fn check_both_classes<T: Element>(set: &EvalSet<T>) -> Result<()> {
 pub(crate) struct EarlyStopping {
     patience: usize,
     higher_is_better: bool,
+    /// The smallest change that counts as an improvement.
+    min_delta: f64,
     best: Option<(usize, f64)>,
 }
 
 impl EarlyStopping {
-    pub fn new(patience: usize, higher_is_better: bool) -> Self {
+    pub fn new(patience: usize, higher_is_better: bool, min_delta: f64) -> Self {
         EarlyStopping {
             patience,
             higher_is_better,
+            min_delta,
             best: None,
         }
     }
 
     /// Records round `round`'s value; true when training should stop. A NaN
-    /// value never counts as an improvement.
+    /// value never counts as an improvement; otherwise one must beat the
+    /// best by more than `min_delta` (LightGBM's rule).
     pub fn update(&mut self, round: usize, value: f64) -> bool {
         let better = match self.best {
             None => !value.is_nan(),
             Some((_, b)) => {
                 if self.higher_is_better {
-                    value > b
+                    value > b + self.min_delta
                 } else {
-                    value < b
+                    value < b - self.min_delta
                 }
             }
         };
@@ -456,13 +460,32 @@ mod tests {
     #[test]
     fn early_stopping_finds_the_minimum_and_waits_patience_rounds() {
         let curve = [5.0, 4.0, 3.0, 3.5, 2.9, 3.0, 3.1, 3.2, 1.0];
-        let mut es = EarlyStopping::new(3, false);
+        let mut es = EarlyStopping::new(3, false, 0.0);
         let stop = (0..curve.len()).find(|&r| es.update(r, curve[r]));
         assert_eq!(stop, Some(7));
         assert_eq!(es.best_round(), Some(4));
-        let mut up = EarlyStopping::new(2, true);
+        let mut up = EarlyStopping::new(2, true, 0.0);
         assert!(!up.update(0, 0.5) && !up.update(1, 0.6) && !up.update(2, 0.6));
         assert!(up.update(3, 0.55));
         assert_eq!(up.best_round(), Some(1));
+    }
+
+    #[test]
+    fn min_delta_is_the_smallest_change_that_counts() {
+        // Drops of 0.3 then 0.05: with min_delta 0.1 only the first counts,
+        // so the best stays at round 1 and patience 2 stops at round 3.
+        let curve = [1.0, 0.7, 0.65, 0.6, 0.55];
+        let stop_and_best = |delta: f64| {
+            let mut es = EarlyStopping::new(2, false, delta);
+            let stop = (0..curve.len()).find(|&r| es.update(r, curve[r]));
+            (stop, es.best_round())
+        };
+        assert_eq!(stop_and_best(0.0), (None, Some(4)));
+        assert_eq!(stop_and_best(0.1), (Some(3), Some(1)));
+        // A change of exactly min_delta does not count (LightGBM: strictly more).
+        let mut up = EarlyStopping::new(1, true, 0.25);
+        assert!(!up.update(0, 0.5));
+        assert!(up.update(1, 0.75));
+        assert_eq!(up.best_round(), Some(0));
     }
 }

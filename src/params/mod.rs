@@ -271,6 +271,10 @@ declare_params! {
     /// for this many rounds, and keep the model of the best round.
     early_stopping_rounds: Option<usize> = None,
         maybe(int(1, MAX_ROUNDS), "stop after this many rounds without improvement on the last evaluation set");
+    #[serde(skip_serializing_if = "Option::is_none")]
+    early_stopping_min_delta: Option<f64> = None,
+        maybe(NON_NEGATIVE, "early stopping: the smallest change of the watched metric that counts as an improvement")
+        None = 0.0 => early_stopping_min_delta -> f64;
 }
 
 impl BoosterParams {

@@ -263,6 +263,7 @@ fn non_finite_option(p: &BoosterParams) -> Option<&'static str> {
         ("alpha", p.alpha),
         ("tweedie_variance_power", p.tweedie_variance_power),
         ("shrink_rate", p.shrink_rate),
+        ("early_stopping_min_delta", p.early_stopping_min_delta),
         ("selection_size", fraction),
     ]
     .into_iter()
@@ -331,6 +332,7 @@ mod tests {
             rgb_penalty: Some(crate::options::RgbPenalty::Weighted),
             monotone_constraints: Some(vec![1]),
             interaction_constraints: Some(vec![vec![0]]),
+            early_stopping_min_delta: Some(0.1),
             ..Default::default()
         };
         let defaults = serde_json::to_value(every).unwrap();

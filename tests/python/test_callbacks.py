@@ -56,6 +56,33 @@ def test_early_stopping_callback_matches_the_constructor_option(noisy_regression
     assert np.array_equal(by_callback.predict(X_val), built_in.predict(X_val))
 
 
+def test_early_stopping_min_delta_follows_lightgbms_rule(noisy_regression):
+    X_train, X_val, y_train, y_val = noisy_regression
+    # A gentle step: late rounds improve the validation loss by little.
+    slow = dict(n_estimators=300, learning_rate=0.05, max_depth=3, random_state=0)
+    full = RGBMRegressor(**slow).fit(X_train, y_train, eval_set=[(X_val, y_val)])
+    curve = np.array(full.evals_result_["valid_0"]["l2"])
+    for delta in (0.0, 0.002, 0.02):
+        # LightGBM's rule by hand: a round counts when it beats the best by more than delta.
+        best, stop = 0, None
+        for r in range(1, len(curve)):
+            if curve[r] < curve[best] - delta:
+                best = r
+            elif r - best >= 5:
+                stop = r
+                break
+        reg = RGBMRegressor(early_stopping_rounds=5, early_stopping_min_delta=delta, **slow)
+        reg.fit(X_train, y_train, eval_set=[(X_val, y_val)])
+        assert reg.best_iteration_ == best, delta
+        assert reg.n_estimators_ == (len(curve) if stop is None else stop + 1), delta
+        # The callback with the same min_delta agrees.
+        stopper = rgbm_rs.early_stopping(5, min_delta=delta)
+        RGBMRegressor(**slow).fit(X_train, y_train, eval_set=[(X_val, y_val)], callbacks=[stopper])
+        assert stopper.best_iteration == best, delta
+    with pytest.raises(ValueError, match="early_stopping_min_delta"):
+        RGBMRegressor(early_stopping_min_delta=-0.1).fit(X_train, y_train)
+
+
 def test_callback_early_stopping_with_sglb_shrinkage_equals_the_shorter_chain(noisy_regression):
     # Stored trees carry the final shrinkage; truncation must undo what the dropped rounds applied.
     X_train, X_val, y_train, y_val = noisy_regression
