@@ -1,10 +1,17 @@
-"""What the comparison scripts share: the machine's name and writing a
-table between ``<!-- name: start -->`` / ``<!-- name: end -->`` markers."""
+"""What the comparison scripts share: the data folder, the machine's name
+and writing a table between ``<!-- name: start -->`` / ``<!-- name: end -->``
+markers."""
 
 import os
 import platform
 import re
 import subprocess
+
+#: The datasets' folder (see benches/README.md): $RGBM_DATA, or
+#: ../shared/data next to the repository.
+DATA_DIR = os.environ.get("RGBM_DATA") or os.path.abspath(
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "data")
+)
 
 
 def cpu_model():
@@ -69,3 +76,18 @@ def reset_peak():
     with open("/proc/self/clear_refs", "w") as f:
         f.write("5")
 """
+
+
+def save_png(fig, path, dpi):
+    """Writes a matplotlib figure as a 256-colour PNG: line plots lose
+    nothing visible, and the committed figures stay a fraction of their
+    full-colour size."""
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi)
+    buf.seek(0)
+    with Image.open(buf) as im:
+        im.convert("RGB").quantize(colors=256).save(path, optimize=True)

@@ -30,13 +30,17 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import sys
 import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _report  # noqa: E402
 import pandas as pd
 from sklearn.metrics import accuracy_score, log_loss
 
-DATA = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "data")
+DATA = _report.DATA_DIR
 ADULT_COLUMNS = [
     "age",
     "workclass",

@@ -108,10 +108,13 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _report  # noqa: E402
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 OUT_DIR = REPO_ROOT / "bench_out"
 DATA_DIR = OUT_DIR / "data"
-A9A_DIR = REPO_ROOT.parent / "shared" / "data" / "a9a"
+A9A_DIR = Path(_report.DATA_DIR) / "a9a"
 
 # Threads per library; `--threads` changes it (the children read it from the environment).
 THREADS = int(os.environ.get("RGBM_COMPARE_THREADS", "2"))

@@ -79,7 +79,10 @@ from pathlib import Path
 
 import numpy as np
 
-DATA_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _report  # noqa: E402
+
+DATA_DIR = Path(_report.DATA_DIR)
 
 THREADS = 2
 MAX_BINS = 255

@@ -18,7 +18,7 @@ import time
 
 import lightgbm as lgb
 import numpy as np
-from _report import cpu_model, write_between_markers
+from _report import DATA_DIR, cpu_model, write_between_markers
 from sklearn.metrics import mean_pinball_loss, mean_tweedie_deviance
 from sklearn.model_selection import train_test_split
 
@@ -26,7 +26,7 @@ from rgbm_rs import RGBMRegressor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
-DATA = os.path.join(ROOT, "..", "shared", "data", "california-housing", "california_housing.csv")
+DATA = os.path.join(DATA_DIR, "california-housing", "california_housing.csv")
 ROUNDS = 300
 
 

@@ -27,7 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import _report  # noqa: E402
 
-DATA = os.path.join(HERE, "..", "..", "..", "shared", "data")
+DATA = _report.DATA_DIR
 ROUNDS, LEAVES, LR, MIN_LEAF, BINS = 200, 31, 0.1, 20, 255
 MARKER = "small_data"
 LABELS = {"rgbm": "rgbm_rs", "lightgbm": "LightGBM", "xgboost": "XGBoost"}

@@ -19,7 +19,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _report import PEAK_RSS  # noqa: E402
+from _report import DATA_DIR, PEAK_RSS  # noqa: E402
 
 CHILD = (
     PEAK_RSS
@@ -67,7 +67,7 @@ def run(mode, path, rounds):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--data", default="/work/shared/data/a9a/a9a")
+    ap.add_argument("--data", default=os.path.join(DATA_DIR, "a9a", "a9a"))
     ap.add_argument("--rounds", type=int, default=100)
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()

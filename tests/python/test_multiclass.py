@@ -1,5 +1,6 @@
 """Multiclass classification: softmax, one tree per class per round."""
 
+import os
 import pickle
 from pathlib import Path
 
@@ -11,7 +12,8 @@ from sklearn.model_selection import cross_val_score, train_test_split
 
 from rgbm_rs import RGBMClassifier, load_model
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+# The benchmark data folder (benches/README.md): $RGBM_DATA, or ../shared/data.
+DATA = Path(os.environ.get("RGBM_DATA") or Path(__file__).resolve().parents[3] / "shared" / "data")
 
 
 @pytest.fixture(scope="module")

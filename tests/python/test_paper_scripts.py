@@ -10,7 +10,8 @@ import pytest
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 PAPERS = os.path.join(REPO, "benches", "python", "papers")
-DATA = os.path.abspath(os.path.join(REPO, "..", "shared", "data"))
+# The benchmark data folder (benches/README.md): $RGBM_DATA, or ../shared/data.
+DATA = os.environ.get("RGBM_DATA") or os.path.abspath(os.path.join(REPO, "..", "shared", "data"))
 
 pytest.importorskip("scipy")
 pytest.importorskip("joblib")

@@ -26,7 +26,7 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..")
 
 # The comparison scripts' shared helpers live one folder up.
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from _report import write_between_markers  # noqa: E402
+from _report import DATA_DIR, save_png, write_between_markers  # noqa: E402, F401 (for the scripts)
 
 
 def canon(key: dict) -> str:

@@ -68,7 +68,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _runs  # noqa: E402
 
-DATA = os.path.join(_runs.REPO, "..", "shared", "data")
+DATA = _runs.DATA_DIR
 MARKER = "rgb_table1"
 
 # Table 1 of the paper: RGB mean (std), GB mean (std), one-tailed paired t-test level.

@@ -139,13 +139,13 @@ def plot(curves, path):
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
+    _runs.save_png(fig, path, dpi=90)
 
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data-dir", default=os.path.join(_runs.REPO, "..", "shared", "data"))
+    ap.add_argument("--data-dir", default=_runs.DATA_DIR)
     ap.add_argument("--t-values", default="2,10,50")
     ap.add_argument("--rounds", type=int, default=300)
     ap.add_argument("--seeds", type=int, default=3)

@@ -88,6 +88,10 @@ import time
 import numpy as np
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+# The benchmark scripts' shared helpers live one folder up.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import _report  # noqa: E402
+
 D_LOGISTIC = 1e-4
 
 
@@ -284,7 +288,7 @@ def plot_dataset(name, task, runs, best, png_path):
         f"RGBM Figure 5 protocol: {name} (n_train = {runs[0]['n_train']}, p = {p}); best train loss = {best:.6g}"
     )
     fig.tight_layout()
-    fig.savefig(png_path, dpi=110)
+    _report.save_png(fig, png_path, dpi=110)
     plt.close(fig)
 
 
@@ -526,7 +530,7 @@ def main(argv=None):
     seeds_group.add_argument("--split-seed", type=int, default=None, help="same as --split-seeds S (one seed)")
     ap.add_argument("--seed", type=int, default=0, help="random_state of the first seed's estimators (feature draws)")
     ap.add_argument("--max-rounds", type=int, default=None, help="cap on any run's budget")
-    ap.add_argument("--data-dir", default=os.path.join(REPO, "..", "shared", "data"))
+    ap.add_argument("--data-dir", default=_report.DATA_DIR)
     ap.add_argument("--png-dir", default=os.path.join(REPO, "bench_out"))
     ap.add_argument("--write-md", default=None)
     args = ap.parse_args(argv)

@@ -99,7 +99,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _runs  # noqa: E402
 
 REPO = _runs.REPO
-DEFAULT_DATA_DIR = os.path.abspath(os.path.join(REPO, "..", "shared", "data"))
+DEFAULT_DATA_DIR = _runs.DATA_DIR
 MARKER = "sglb_table1"
 
 LR = 0.1

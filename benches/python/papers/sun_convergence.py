@@ -110,7 +110,11 @@ TARGET = 1e-6  # total training loss the paper's T' refers to
 J_LEAVES = 8
 NU = 0.1
 RHO = 0.05
-DEFAULT_DATA_DIR = Path(__file__).resolve().parents[3].parent / "shared" / "data"
+# The benchmark scripts' shared helpers live one folder up.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import _report  # noqa: E402
+
+DEFAULT_DATA_DIR = Path(_report.DATA_DIR)
 REPO_ROOT = Path(__file__).resolve().parents[3]
 
 # Paper Table 2, "The weak learnability for LogitBoost and MART": per dataset
@@ -769,7 +773,7 @@ def plot(runs: list[Run], datasets: list[str], info: dict[str, DatasetInfo], n_i
     )
     fig.tight_layout()
     png.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(png, dpi=130)
+    _report.save_png(fig, png, dpi=130)
     plt.close(fig)
 
 
