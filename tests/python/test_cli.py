@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from rgbm_rs import RGBMClassifier, RGBMRegressor, _cli_data, load_model
+from rgbm_rs import RGBMClassifier, RGBMRegressor, load_model
+from rgbm_rs.cli import _data as _cli_data
 from rgbm_rs.cli import main
 
 METHODS = ("GBM", "RGBM", "SGLB", "RGB")

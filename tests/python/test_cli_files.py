@@ -19,7 +19,9 @@ import pytest
 import scipy.sparse as sp
 from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
-from rgbm_rs import RGBMClassifier, RGBMRegressor, _cli_data, _cli_predict, cli, load_model
+from rgbm_rs import RGBMClassifier, RGBMRegressor, cli, load_model
+from rgbm_rs.cli import _data as _cli_data
+from rgbm_rs.cli import _predict as _cli_predict
 from rgbm_rs.cli import main
 
 README = Path(__file__).resolve().parents[2] / "README.md"

@@ -22,9 +22,9 @@ everything else; no traceback is shown (``--verbose`` shows one for
 unexpected internal errors).
 
 This module parses the command line; each command is carried out by its own
-module (``_cli_train``, ``_cli_predict``, ``_cli_export``, ``_cli_demo``), which read data with
-``_cli_data``, check output paths with ``_cli_outputs`` and report to the
-user through ``_cli_report``.
+module (``_train``, ``_predict``, ``_export``, ``_demo``), which read data with
+``_data``, check output paths with ``_outputs`` and report to the
+user through ``_report``.
 """
 
 from __future__ import annotations
@@ -36,12 +36,12 @@ import sys
 import tempfile
 import traceback
 
-from ._cli_demo import cmd_demo
-from ._cli_export import cmd_export
-from ._cli_predict import cmd_predict
-from ._cli_report import PROG, CLIError, Reporter, one_line, one_line_warnings
-from ._cli_train import cmd_train
-from ._core import __version__
+from .._core import __version__
+from ._demo import cmd_demo
+from ._export import cmd_export
+from ._predict import cmd_predict
+from ._report import PROG, CLIError, Reporter, one_line, one_line_warnings
+from ._train import cmd_train
 
 
 class _ArgumentParser(argparse.ArgumentParser):

@@ -6,13 +6,13 @@ import csv
 import sys
 import warnings
 
-from ._cli_outputs import check_not_a_model, check_writable
-from ._cli_report import CLIError, UsageError, score_line
+from ._outputs import check_not_a_model, check_writable
+from ._report import CLIError, UsageError, score_line
 
 
 def load_model_file(path):
     """The estimator in the model file, and the libsvm index base stored with it (or None)."""
-    from .sklearn import load_model
+    from ..sklearn import load_model
 
     try:
         est = load_model(path)
@@ -53,7 +53,7 @@ def _prediction_libsvm_base(args, stored, report):
 
 def _load_prediction_data(args, est, libsvm_base, report):
     """Read ``--data`` as features for ``est``: X (matching the model) and the target if known."""
-    from . import _cli_data as data
+    from . import _data as data
 
     n_features = int(est.n_features_in_)
     model_names = getattr(est, "feature_names_in_", None)
@@ -127,7 +127,7 @@ def _csv_features(table, used, est, report):
     among them (a value not seen at fit is missing, as in predict)."""
     import numpy as np
 
-    from ._validation import fitted_categories
+    from .._validation import fitted_categories
 
     categories = fitted_categories(est, len(used))
     X = np.empty((table.n_rows, len(used)), dtype=np.float64)
@@ -151,7 +151,7 @@ def _write_csv(path: str, header, rows) -> None:
         writer.writerows(rows)
         sys.stdout.flush()
         return
-    from ._files import replace_atomically
+    from .._files import replace_atomically
 
     try:
         with replace_atomically(path, newline="") as f:
@@ -179,7 +179,7 @@ def cmd_predict(args, report) -> int:
     """
     import numpy as np
 
-    from . import _cli_data as data
+    from . import _data as data
 
     if args.out == "-":
         report.stream = sys.stderr

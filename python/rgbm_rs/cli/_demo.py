@@ -6,7 +6,7 @@ import os
 import time
 from typing import Any
 
-from ._cli_report import CLIError, one_line
+from ._report import CLIError, one_line
 
 
 def _demo_datasets(seed: int):
@@ -65,7 +65,7 @@ def _demo_plots(models, data, out_dir, seed, report) -> None:
 
     matplotlib.use("Agg")
     try:
-        from . import plotting
+        from .. import plotting
     except ImportError as e:
         report.info(f"plots skipped: rgbm_rs.plotting cannot be imported ({one_line(e)})")
         return
@@ -76,8 +76,8 @@ def _demo_plots(models, data, out_dir, seed, report) -> None:
 
     import matplotlib.pyplot as plt
 
-    from ._files import replace_atomically
-    from .sklearn import RGBMClassifier
+    from .._files import replace_atomically
+    from ..sklearn import RGBMClassifier
 
     try:
         os.makedirs(out_dir, exist_ok=True)
@@ -140,7 +140,7 @@ def cmd_demo(args, report) -> int:
     import numpy as np
     from sklearn.metrics import accuracy_score, log_loss
 
-    from .sklearn import RGBMClassifier
+    from ..sklearn import RGBMClassifier
 
     data = _demo_datasets(args.seed)
     for name, (X_tr, X_te, _, _) in data.items():

@@ -6,8 +6,8 @@ import difflib
 import time
 from typing import Any
 
-from ._cli_outputs import check_model_output, check_writable
-from ._cli_report import CLIError, UsageError, score_line
+from ._outputs import check_model_output, check_writable
+from ._report import CLIError, UsageError, score_line
 
 
 def _libsvm_base(option):
@@ -21,7 +21,7 @@ def _load_training_data(args, report, categorical=None):
     read as categories (CSV text columns that ``categorical``, the
     categorical_features parameter, names or takes with "auto"; None for
     the other features) or None."""
-    from . import _cli_data as data
+    from . import _data as data
 
     try:
         fmt = data.detect_format(args.data)
@@ -99,7 +99,7 @@ def _resolve_task(args, y):
     """The task and the sentence explaining how it was chosen."""
     import numpy as np
 
-    from . import _cli_data as data
+    from . import _data as data
 
     if args.task != "auto":
         return args.task, "as requested"
@@ -156,7 +156,7 @@ def _class_weight_labels(params: dict, y) -> dict:
     stands for that label. Other keys are left for the estimator to refuse."""
     import numpy as np
 
-    from ._cli_data import _strict_float
+    from ._data import _strict_float
 
     weights = params.get("class_weight")
     if not isinstance(weights, dict) or y.dtype.kind not in "iuf":
@@ -183,7 +183,7 @@ def _class_weight_labels(params: dict, y) -> dict:
 
 def _make_estimator(task: str, params: dict, seed: int):
     """Construct the estimator; unknown parameter names are a one-line error."""
-    from .sklearn import RGBMClassifier, RGBMRegressor
+    from ..sklearn import RGBMClassifier, RGBMRegressor
 
     cls = RGBMClassifier if task == "classification" else RGBMRegressor
     valid = cls().get_params()
@@ -230,7 +230,7 @@ def cmd_train(args, report) -> int:
     """
     import numpy as np
 
-    from . import _cli_data as data
+    from . import _data as data
 
     params = _collect_params(args)
     if args.task != "auto":  # otherwise the data tell which estimator the parameters are for
@@ -273,11 +273,11 @@ def cmd_train(args, report) -> int:
     report.info(f"trained {est.n_estimators_} rounds on {len(y_train)} rows in {fit_s:.3f} s")
 
     if X_test is not None and y_test is not None:
-        from ._cli_predict import predict_rows
+        from ._predict import predict_rows
 
         report.info(f"test {score_line(task, y_test, predict_rows(est, X_test))} on {len(y_test)} held-out rows")
     if names is not None:
-        from ._validation import set_categories
+        from .._validation import set_categories
 
         # The estimator was fitted on a plain array; record the CSV header and
         # the text columns' categories as a fit on a data frame would, so that

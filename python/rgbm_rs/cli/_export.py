@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ._cli_outputs import check_not_a_model, check_writable
-from ._cli_predict import load_model_file
-from ._cli_report import CLIError
+from ._outputs import check_not_a_model, check_writable
+from ._predict import load_model_file
+from ._report import CLIError
 
 
 def cmd_export(args, report) -> int:
@@ -22,7 +22,7 @@ def cmd_export(args, report) -> int:
     int
         0 on success (errors raise :class:`CLIError`).
     """
-    from ._onnx import to_onnx
+    from .._onnx import to_onnx
 
     check_writable(args.out, "ONNX file", [("MODEL", args.model)])
     check_not_a_model(args.out, "an ONNX model")

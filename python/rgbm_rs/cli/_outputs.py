@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from ._cli_report import CLIError, UsageError
+from ._report import CLIError, UsageError
 
 
 def check_writable(path: str, what: str, inputs) -> None:
@@ -13,7 +13,7 @@ def check_writable(path: str, what: str, inputs) -> None:
     ``inputs`` is a list of ``(option, path)``: writing over one of them would
     destroy what the command reads (through any spelling: links, ``..``).
     """
-    from ._files import same_file
+    from .._files import same_file
 
     for option, source in inputs:
         if same_file(path, source):
@@ -31,7 +31,7 @@ def check_writable(path: str, what: str, inputs) -> None:
 
 def _holds_model(path: str):
     """True if ``path`` is an rgbm_rs model file, False if it holds something else, None if empty or absent."""
-    from ._model_file import holds_model
+    from .._model_file import holds_model
 
     return holds_model(path)
 
