@@ -69,6 +69,18 @@ named_choices! {
 }
 
 impl Loss {
+    /// The task the loss serves: "regression", "binary", "multiclass",
+    /// "ranking", or "custom" (decided by `n_classes`).
+    pub fn task(self) -> &'static str {
+        match self {
+            Loss::Softmax => "multiclass",
+            Loss::LambdaRank => "ranking",
+            Loss::Custom => "custom",
+            _ if self.is_binary() => "binary",
+            _ => "regression",
+        }
+    }
+
     /// Losses whose labels must be 0/1.
     pub fn is_binary(self) -> bool {
         matches!(self, Loss::Logistic | Loss::Exponential | Loss::Sla01)
@@ -354,5 +366,31 @@ impl Metric {
                 ),
             ))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_loss_has_the_task_its_labels_say() {
+        for &loss in Loss::ALL {
+            let task = loss.task();
+            assert_eq!(task == "regression", loss.is_regression(), "{loss:?}");
+            assert_eq!(task == "binary", loss.is_binary(), "{loss:?}");
+        }
+        assert_eq!(Loss::Softmax.task(), "multiclass");
+        assert_eq!(Loss::LambdaRank.task(), "ranking");
+    }
+
+    #[test]
+    fn names_round_trip_through_serde() {
+        for &loss in Loss::ALL {
+            let text = serde_json::to_string(&loss).unwrap();
+            assert_eq!(text, format!("\"{}\"", loss.name()));
+            assert_eq!(serde_json::from_str::<Loss>(&text).unwrap(), loss);
+        }
+        assert_eq!(Loss::NAMES.len(), Loss::ALL.len());
     }
 }

@@ -17,6 +17,7 @@ __all__ = [
     "Shard",
     "__version__",
     "available_cores",
+    "loss_tasks",
     "metrics_for",
     "param_schema",
     "type1_theta",
@@ -38,6 +39,10 @@ def available_cores() -> int:
 def type1_theta(p: int, t: int) -> float:
     """Lu & Mazumder's formula (18): Type 1 selection's minimal cosine angle
     for ``p`` orthogonal weak learners, ``t`` drawn per round (1 <= t <= p)."""
+
+def loss_tasks() -> list[tuple[str, str]]:
+    """Every loss with its task ("regression", "binary", "multiclass",
+    "ranking" or "custom"), in the core's order."""
 
 def param_schema() -> str:
     """Every training parameter as JSON: a list of objects with ``name``,

@@ -33,11 +33,13 @@ SCHEMA = {p["name"]: p for p in json.loads(_core.param_schema())}
 # Core parameters the estimators set themselves: n_classes from y.
 _DERIVED = {"n_classes"}
 
-#: The losses each estimator offers (the classifier's "logistic" becomes the
-#: core's "softmax" with more than two classes).
-REGRESSION_LOSSES = ("squared", "huber", "gaussian", "absolute_error", "quantile", "poisson", "gamma", "tweedie")
-CLASSIFICATION_LOSSES = ("logistic", "exponential", "sla01")
-RANKING_LOSSES = ("lambdarank",)
+#: The losses each estimator offers, by the core's task of each (the
+#: classifier's "logistic" becomes the core's "softmax" with more than two
+#: classes; "custom" is a callable's).
+_TASKS = _core.loss_tasks()
+REGRESSION_LOSSES = tuple(name for name, task in _TASKS if task == "regression")
+CLASSIFICATION_LOSSES = tuple(name for name, task in _TASKS if task == "binary")
+RANKING_LOSSES = tuple(name for name, task in _TASKS if task == "ranking")
 #: Core parameters of one estimator's losses only.
 REGRESSION_ONLY = ("huber_delta", "alpha", "tweedie_variance_power")
 CLASSIFICATION_ONLY = ("logistic_reg", "clamp", "sla_scale", "class_weight")

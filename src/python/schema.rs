@@ -18,6 +18,12 @@ pub fn metrics_for(loss: &str, n_classes: Option<usize>) -> PyResult<Vec<&'stati
         .collect())
 }
 
+/// Every loss with its task (`Loss::task`), in declaration order.
+#[pyfunction]
+pub fn loss_tasks() -> Vec<(&'static str, &'static str)> {
+    Loss::ALL.iter().map(|l| (l.name(), l.task())).collect()
+}
+
 /// Every training parameter as a JSON list: name, type and bounds, whether
 /// None is allowed, a one-line doc and the default.
 #[pyfunction]
