@@ -60,8 +60,9 @@ struct Workers {
 
 /// The other workers' state during one round; dropping it releases them.
 pub enum RoundWorkers {
-    Warm(WarmWorkers),
-    Parked(Parked),
+    // Held only for their Drop, which releases the workers.
+    Warm(#[allow(dead_code)] WarmWorkers),
+    Parked(#[allow(dead_code)] Parked),
 }
 
 impl Contention {

@@ -3,6 +3,16 @@
 //!
 //! Data flows one way: a borrowed matrix → [`data::BinnedDataset`] →
 //! [`booster::train`] (given a [`booster::TrainingData`]) → [`model::Model`] (trees with raw thresholds) → predictions.
+//!
+//! The public API: [`booster`] (`train`, `TrainingData`, `EvalSet`,
+//! `Monitor`, `Trained`), [`params`] and [`options`] (what to train),
+//! [`data`] (the matrix views), [`model`] (prediction, SHAP values, model
+//! files) with [`tree`] (its trees), [`objective`] (losses, query groups),
+//! [`error`], [`cancel`] (stopping a fit from another thread), and for
+//! training on shards [`reduce`], [`relay`] and [`exact_sum`]. The kernels
+//! `histogram`, `selection`, `split` and `json` are public for the
+//! benchmarks, fuzzers and integration tests only (hidden from the docs, no
+//! stability promised); everything else is internal.
 
 // `!(x > 0.0)` is how this crate says "not positive, or NaN": the negated
 // comparisons are deliberate.
@@ -33,28 +43,32 @@ macro_rules! dispatch_avx2 {
     };
 }
 
-pub mod alloc;
+pub(crate) mod alloc;
 pub mod booster;
 pub mod cancel;
-pub mod constraints;
-pub mod contention;
+pub(crate) mod constraints;
+pub(crate) mod contention;
 pub mod data;
 pub mod error;
 pub mod exact_sum;
-pub mod explain;
+pub(crate) mod explain;
+#[doc(hidden)]
 pub mod histogram;
+#[doc(hidden)]
 pub mod json;
-pub mod metric;
+pub(crate) mod metric;
 pub mod model;
 pub mod objective;
 pub mod options;
 pub mod params;
 pub mod reduce;
 pub mod relay;
-pub mod rng;
+pub(crate) mod rng;
+#[doc(hidden)]
 pub mod selection;
+#[doc(hidden)]
 pub mod split;
-pub mod threads;
+pub(crate) mod threads;
 pub mod tree;
 
 #[cfg(feature = "python")]
