@@ -2,7 +2,7 @@
 
 The core owns each parameter's values, bounds, default and one-line doc
 (``_core.param_schema()``); the estimators' ``_parameter_constraints`` and
-the README's parameter table are built from it here. Parameters that exist
+the parameter table of docs/parameters.md are built from it here. Parameters that exist
 only in Python (how to hold out data, threads, logging) are described below.
 """
 
@@ -247,7 +247,7 @@ def _default(value):
 
 
 def markdown_table():
-    """The README's parameter table: one row per estimator parameter."""
+    """The parameter table of docs/parameters.md: one row per estimator parameter."""
     rows = ["| parameter | values | default | meaning |", "|---|---|---|---|"]
     for name, spec in SCHEMA.items():
         if name in _DERIVED:

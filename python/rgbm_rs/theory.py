@@ -2,7 +2,7 @@
 
 The per-round quantities of a fit (weak-learnability ratios, the cosine of
 each tree with the residual, RGB's complexity term) are in the estimators'
-``training_log_``; see the README section "Seeing the theory".
+``training_log_``; see "Seeing the theory" in docs/methods.md.
 """
 
 from __future__ import annotations

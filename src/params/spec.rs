@@ -1,9 +1,8 @@
-//! Every training parameter described once: its name, the values it takes,
-//! whether it may be None, and a one-line description. `BoosterParams::validate`
-//! checks these bounds (and then the rules that relate parameters); the Python
-//! estimators build their parameter constraints and the README's parameter
-//! table from the same table, exported as JSON with the defaults of
-//! `BoosterParams::default()`.
+//! The kinds of values a parameter takes, the check of every parameter
+//! against its entry of `PARAMS` (declared with the parameters in
+//! `params/mod.rs`), and that table as the JSON schema Python reads: the
+//! estimators' parameter constraints, the docs' parameter table and the
+//! parameters each fit sends come from it.
 use serde::Serialize;
 use serde_json::Value;
 

@@ -24,7 +24,7 @@ from rgbm_rs.cli import _data as _cli_data
 from rgbm_rs.cli import _predict as _cli_predict
 from rgbm_rs.cli import main
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+CLI_PAGE = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
 
 
 def run(argv, capsys):
@@ -352,8 +352,8 @@ def test_trailing_key_value_parameters(tmp_path, monkeypatch, capsys):
     one_error(err, "learning_rate")
 
 
-def test_readme_command_line_examples_run(tmp_path, monkeypatch, capsys):
-    text = README.read_text(encoding="utf-8")
+def test_the_cli_pages_command_line_examples_run(tmp_path, monkeypatch, capsys):
+    text = CLI_PAGE.read_text(encoding="utf-8")
     commands = [
         line.split("#")[0].split()
         for block in re.findall(r"```bash\n(.*?)```", text, re.S)

@@ -1,5 +1,5 @@
 """The core's parameter schema against what the estimators accept, default
-and document, and against the README's parameter table."""
+and document, and against the parameter table of docs/parameters.md."""
 
 import inspect
 import json
@@ -13,7 +13,7 @@ from rgbm_rs import RGBMClassifier, RGBMRanker, RGBMRegressor, _core, _params
 from rgbm_rs._training import TrainingData
 
 ESTIMATORS = [RGBMRegressor, RGBMClassifier, RGBMRanker]
-README = os.path.join(os.path.dirname(__file__), "..", "..", "README.md")
+PARAMETERS_PAGE = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "parameters.md")
 X = np.random.default_rng(0).normal(size=(60, 2))
 Y = {RGBMRegressor: X[:, 0], RGBMClassifier: (X[:, 0] > 0).astype(int), RGBMRanker: (X[:, 0] > 0).astype(int)}
 
@@ -98,12 +98,12 @@ def test_list_elements_are_checked_by_the_core():
 
 
 def test_readme_parameter_table_is_generated_from_the_schema():
-    with open(README, encoding="utf-8") as f:
+    with open(PARAMETERS_PAGE, encoding="utf-8") as f:
         text = f.read()
     m = re.search(r"<!-- parameters: start -->\n(.*?)\n<!-- parameters: end -->", text, re.S)
-    assert m, "README lacks the parameter table markers"
+    assert m, "docs/parameters.md lacks the parameter table markers"
     assert m.group(1) == _params.markdown_table(), (
-        "README's parameter table is stale: regenerate it from rgbm_rs._params.markdown_table()"
+        "docs/parameters.md's table is stale: regenerate it from rgbm_rs._params.markdown_table()"
     )
 
 

@@ -1,5 +1,6 @@
-"""The README's Python examples run as written, each block on its own in a
-fresh interpreter (as a reader copying one would run it)."""
+"""The Python examples of the README and the guide pages in docs/ run as
+written, each block on its own in a fresh interpreter (as a reader copying
+one would run it)."""
 
 import importlib.util
 import os
@@ -9,12 +10,19 @@ import sys
 
 import pytest
 
-README = os.path.join(os.path.dirname(__file__), "..", "..", "README.md")
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+DOCS = os.path.join(ROOT, "docs")
+PAGES = ["README.md"] + sorted(
+    os.path.join("docs", f) for f in os.listdir(DOCS) if f.endswith(".md") and f != "experiments.md"
+)
 
 
-def _blocks():
-    with open(README, encoding="utf-8") as f:
-        return re.findall(r"```python\n(.*?)```", f.read(), re.S)
+def _blocks(page=None):
+    """The python blocks of one page, or (page, index, code) of every page."""
+    if page is not None:
+        with open(os.path.join(ROOT, page), encoding="utf-8") as f:
+            return re.findall(r"```python\n(.*?)```", f.read(), re.S)
+    return [(p, i, code) for p in PAGES for i, code in enumerate(_blocks(p))]
 
 
 def _missing(code):
@@ -29,25 +37,25 @@ def _missing(code):
     return [m for m in needs if importlib.util.find_spec(m) is None]
 
 
-def test_the_readme_has_examples():
-    assert len(_blocks()) >= 10
+def test_the_readme_and_guide_have_examples():
+    assert len(_blocks("README.md")) >= 1
+    assert len(_blocks()) >= 15
 
 
-@pytest.mark.parametrize("index", range(len(_blocks())))
-def test_readme_python_block_runs_on_its_own(index, tmp_path):
-    code = _blocks()[index]
+@pytest.mark.parametrize(("page", "index", "code"), _blocks(), ids=[f"{p}:{i}" for p, i, _ in _blocks()])
+def test_python_block_runs_on_its_own(page, index, code, tmp_path):
     missing = _missing(code)
     if missing:
         pytest.skip(f"needs {', '.join(missing)}")
     env = dict(os.environ, MPLBACKEND="Agg")
     # As a script file: Dask's worker processes import it (python -c would hide
     # a missing __main__ guard).
-    script = tmp_path / f"readme_block_{index}.py"
+    script = tmp_path / f"block_{index}.py"
     script.write_text(code, encoding="utf-8")
     out = subprocess.run(
         [sys.executable, script.name], cwd=tmp_path, capture_output=True, text=True, timeout=900, env=env
     )
-    assert out.returncode == 0, f"README python block {index}:\n{code}\n{out.stderr[-3000:]}"
+    assert out.returncode == 0, f"{page} python block {index}:\n{code}\n{out.stderr[-3000:]}"
     # What the blocks say they leave behind.
     if "save_model(" in code and '"model.json"' in code:
         assert (tmp_path / "model.json").exists()
