@@ -79,6 +79,9 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         skip=_params.REGRESSION_ONLY + _params.RANKING_ONLY, loss=_params.CLASSIFICATION_LOSSES
     )
 
+    # The parameters are spelled out, not generated from the core's schema:
+    # scikit-learn's get_params, clone and set_params read this signature.
+    # test_param_schema ties each default and docstring entry to the schema.
     def __init__(
         self,
         n_estimators: int = 100,

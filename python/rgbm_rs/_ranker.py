@@ -95,6 +95,9 @@ class RGBMRanker(RGBMBase):
     # (the core's own defaults apply to the others it does not take).
     booster, validation_fraction = "gbm", None
 
+    # The parameters are spelled out, not generated from the core's schema:
+    # scikit-learn's get_params, clone and set_params read this signature.
+    # test_param_schema ties each default and docstring entry to the schema.
     def __init__(
         self,
         n_estimators: int = 100,

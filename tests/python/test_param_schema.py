@@ -97,7 +97,7 @@ def test_list_elements_are_checked_by_the_core():
         RGBMRegressor(booster="rgb", rgb_lambdas=[1.0, float("nan")]).fit(X, Y[RGBMRegressor])
 
 
-def test_readme_parameter_table_is_generated_from_the_schema():
+def test_the_parameter_table_is_generated_from_the_schema():
     with open(PARAMETERS_PAGE, encoding="utf-8") as f:
         text = f.read()
     m = re.search(r"<!-- parameters: start -->\n(.*?)\n<!-- parameters: end -->", text, re.S)
