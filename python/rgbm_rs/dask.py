@@ -756,8 +756,10 @@ class _DaskMixin(_DaskBase):
         return self
 
     def to_local(self) -> Any:
-        """The fitted model as the ordinary (local) estimator."""
-        local = self._local_class(**self.get_params())
+        """The fitted model as the ordinary (local) estimator. Its parameters
+        say what the cluster used (``summation="exact"``, which a Dask fit
+        always uses), so refitting it locally gives the same model."""
+        local = self._local_class(**{**self.get_params(), "summation": "exact"})
         local.__dict__.update({k: v for k, v in vars(self).items() if k.endswith("_") or k == "_booster"})
         return local
 

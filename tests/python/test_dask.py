@@ -134,6 +134,16 @@ def test_the_model_is_the_local_exact_fit(client, kind, params, weighted):
         np.testing.assert_array_equal(est.predict_proba(darr(X, CHUNKINGS[0])).compute(), local.predict_proba(X))
 
 
+def test_to_local_refits_to_the_clusters_model(client):
+    X, y, _ = data("binary")
+    # summation left unset: the cluster sums exactly anyway, and says so.
+    est = DaskRGBMClassifier(n_estimators=6, max_depth=3, random_state=1).fit(darr(X, 700), darr(y, 700))
+    local = est.to_local()
+    assert local.get_params()["summation"] == "exact"
+    refit = RGBMClassifier(**local.get_params()).fit(X, y)
+    assert model_doc(refit) == model_doc(est)
+
+
 def test_depth_wise_trees_exchange_once_per_level(client):
     X, y, _ = data()
     depth = 5
