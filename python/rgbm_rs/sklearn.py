@@ -111,8 +111,9 @@ or callable, default="squared"
     huber_delta : float, default=1.0
         Threshold δ of the Huber loss.
     alpha : float in (0, 1) or None, default=None
-        The quantile ``loss="quantile"`` predicts (required there; the
-        other losses ignore it, as in scikit-learn's GradientBoostingRegressor).
+        The quantile ``loss="quantile"`` predicts; None = 0.9 (LightGBM's
+        and scikit-learn's GradientBoostingRegressor's default). The other
+        losses ignore it, as in scikit-learn's GradientBoostingRegressor.
     tweedie_variance_power : float in (1, 2) or None, default=None
         Variance power ρ of ``loss="tweedie"`` (Var y = φ μ^ρ); None = 1.5.
         The other losses ignore it.

@@ -247,7 +247,7 @@ impl Objective {
             Loss::Gaussian => Objective::Gaussian(Gaussian),
             Loss::AbsoluteError => Objective::AbsoluteError(AbsoluteError),
             Loss::Quantile => Objective::Quantile(Quantile {
-                alpha: p.alpha.unwrap_or(0.5),
+                alpha: p.quantile_alpha(),
             }),
             Loss::Poisson => Objective::Poisson(Poisson),
             Loss::Gamma => Objective::Gamma(Gamma),

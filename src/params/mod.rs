@@ -154,12 +154,14 @@ declare_params! {
     /// ς of the smoothed 0-1 loss.
     sla_scale: f64 = 0.1,
         spec(POSITIVE, "ς of the smoothed 0-1 loss 1 - sigmoid(y f / ς)");
-    /// The quantile α of `loss = quantile` (required there, unset otherwise).
-    /// Unset fields are not written, so models of other losses keep their
-    /// files byte for byte.
+    /// The quantile α of `loss = quantile` (unset for other losses; None =
+    /// 0.9, LightGBM's and scikit-learn's GradientBoostingRegressor's
+    /// default). Unset fields are not written, so models of other losses
+    /// keep their files byte for byte.
     #[serde(skip_serializing_if = "Option::is_none")]
     alpha: Option<f64> = None,
-        maybe(Values::Float { min: 0.0, min_closed: false, max: Some(1.0), max_closed: false }, "the quantile α of loss='quantile' (required there)");
+        maybe(Values::Float { min: 0.0, min_closed: false, max: Some(1.0), max_closed: false }, "the quantile α of loss='quantile'")
+        None = 0.9 => quantile_alpha -> f64;
     /// Tweedie variance power ρ in (1, 2), with `loss = tweedie`.
     #[serde(skip_serializing_if = "Option::is_none")]
     tweedie_variance_power: Option<f64> = None,

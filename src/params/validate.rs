@@ -102,17 +102,13 @@ impl BoosterParams {
             })?;
         }
         check(
-            self.alpha.is_some() == (self.loss == Loss::Quantile),
+            self.alpha.is_none() || self.loss == Loss::Quantile,
             "alpha",
             || {
-                if self.loss == Loss::Quantile {
-                    "loss='quantile' needs alpha, the quantile to predict, in (0, 1)".to_string()
-                } else {
-                    format!(
-                        "alpha is used by loss='quantile' only, not {:?}",
-                        self.loss.name()
-                    )
-                }
+                format!(
+                    "alpha is used by loss='quantile' only, not {:?}",
+                    self.loss.name()
+                )
             },
         )?;
         check(
@@ -483,7 +479,6 @@ mod tests {
             (r#"{"booster": "rgb", "langevin": true}"#, "RGB"),
             (r#"{"rgb_nodes": [2]}"#, "booster='rgb'"),
             (r#"{"eval_metric": ["auc"]}"#, "does not apply"),
-            (r#"{"loss": "quantile"}"#, "needs alpha"),
             (r#"{"alpha": 0.5}"#, "quantile' only"),
             (r#"{"tweedie_variance_power": 1.2}"#, "tweedie' only"),
             (

@@ -80,6 +80,16 @@ def test_quantile_coverage_on_held_out_rows(alpha):
     assert abs(coverage - alpha) <= 0.02, coverage
 
 
+def test_quantile_without_alpha_predicts_lightgbms_default_quantile():
+    # LightGBM's (and GradientBoostingRegressor's) alpha defaults to 0.9.
+    y = X[:, 0] + rng.normal(size=2 * N)
+    params = dict(loss="quantile", n_estimators=30, random_state=0)
+    default = RGBMRegressor(**params).fit(X, y)
+    np.testing.assert_array_equal(default.predict(X), RGBMRegressor(alpha=0.9, **params).fit(X, y).predict(X))
+    coverage = np.mean(y <= default.predict(X))
+    assert abs(coverage - 0.9) <= 0.02, coverage
+
+
 def test_absolute_error_beats_squared_on_heavy_tails():
     y = X[:, 0] + rng.standard_t(df=1.5, size=2 * N)
     mae = {
@@ -120,7 +130,6 @@ def test_targets_outside_the_domain_are_refused(loss, y, match):
 @pytest.mark.parametrize(
     "params,match",
     [
-        ({"loss": "quantile"}, "needs alpha"),
         ({"loss": "quantile", "alpha": 1.0}, "'alpha' parameter of RGBMRegressor must be"),
         ({"loss": "tweedie", "tweedie_variance_power": 2.0}, "'tweedie_variance_power' parameter"),
         ({"loss": "poisson", "step": "constant", "leaf": "gradient", "gain": "gradient"}, "smooth"),
