@@ -17,6 +17,7 @@ __all__ = [
     "Shard",
     "__version__",
     "available_cores",
+    "check_shard_params",
     "loss_tasks",
     "metrics_for",
     "param_schema",
@@ -39,6 +40,10 @@ def available_cores() -> int:
 def type1_theta(p: int, t: int) -> float:
     """Lu & Mazumder's formula (18): Type 1 selection's minimal cosine angle
     for ``p`` orthogonal weak learners, ``t`` drawn per round (1 <= t <= p)."""
+
+def check_shard_params(params_json: str) -> None:
+    """Checks parameters (JSON) as a fit on shards would, before any data
+    moves; ValueError names the first parameter refused."""
 
 def loss_tasks() -> list[tuple[str, str]]:
     """Every loss with its task ("regression", "binary", "multiclass",

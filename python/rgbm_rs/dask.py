@@ -718,6 +718,8 @@ class _DaskMixin(_DaskBase):
             return self
         params = self._native_params(resolve_seed(self.random_state), native_loss, n_rounds)
         params["summation"] = "exact"
+        # Refused here, not in the workers' logs.
+        _core.check_shard_params(json.dumps(params))
         # The shards' X keep float32 (as _pack does); evaluation sets follow.
         dtype = np.float32 if X.dtype == np.float32 else np.float64
         if params["early_stopping_rounds"] is not None and eval_set is None:

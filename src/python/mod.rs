@@ -15,6 +15,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schema::metrics_for, m)?)?;
     m.add_function(wrap_pyfunction!(schema::param_schema, m)?)?;
     m.add_function(wrap_pyfunction!(schema::loss_tasks, m)?)?;
+    m.add_function(wrap_pyfunction!(schema::check_shard_params, m)?)?;
     m.add_function(wrap_pyfunction!(schema::available_cores, m)?)?;
     m.add_function(wrap_pyfunction!(schema::type1_theta, m)?)?;
     m.add("FORMAT_VERSION", crate::model::FORMAT_VERSION)?;

@@ -24,6 +24,16 @@ pub fn loss_tasks() -> Vec<(&'static str, &'static str)> {
     Loss::ALL.iter().map(|l| (l.name(), l.task())).collect()
 }
 
+/// Checks parameters (JSON) as a fit on shards would, before any data moves:
+/// the sharded-fit refusals, then the bounds and the rules between them.
+#[pyfunction]
+pub fn check_shard_params(params_json: &str) -> PyResult<()> {
+    let params =
+        crate::params::BoosterParams::parse_json(params_json).map_err(super::errors::to_py)?;
+    crate::booster::shard::check_params(&params).map_err(super::errors::to_py)?;
+    params.validate().map_err(super::errors::to_py)
+}
+
 /// Every training parameter as a JSON list: name, type and bounds, whether
 /// None is allowed, a one-line doc and the default.
 #[pyfunction]

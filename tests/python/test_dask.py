@@ -52,6 +52,10 @@ def spread(client, a):
     return da.concatenate(blocks)
 
 
+def _explode(block):
+    raise RuntimeError("X was computed")
+
+
 def shard_counts(client):
     return sorted(client.run(lambda dask_worker: len(dask_worker.state.actors)).values())
 
@@ -234,6 +238,13 @@ def test_refusals_are_clear(client):
         DaskRGBMRegressor(loss="gaussian").fit(Xd, yd)
     with pytest.raises(ValueError, match="validation_fraction"):
         DaskRGBMRegressor(validation_fraction=0.2).fit(Xd, yd)
+    # The core's rules are checked on the client, before X is computed
+    # anywhere (a block that raises when computed would be hit first).
+    untouchable = Xd.map_blocks(_explode, dtype=Xd.dtype)
+    with pytest.raises(ValueError, match="max_leaves=8 cannot be reached with max_depth=2"):
+        DaskRGBMRegressor(max_depth=2, max_leaves=8).fit(untouchable, yd)
+    with pytest.raises(ValueError, match="proven for gradient leaves only"):
+        DaskRGBMRegressor(step="constant").fit(untouchable, yd)
     # Functions would see one partition each: refused on the client (the
     # metric used to be dropped without a word).
     with pytest.raises(ValueError, match="built-in losses and metrics only"):
