@@ -267,8 +267,6 @@ class RGBMBase(BaseEstimator):
         return super().__new__(cls)
 
     def _native_params(self, seed, native_loss, n_rounds=None) -> dict:
-        if self.max_depth is None and self.max_leaves is None and self.booster != "rgb":
-            raise ValueError("max_depth=None needs max_leaves: set one of them to bound the trees")
         categorical = categorical_indices(self)
         monotone = monotone_directions(self)
         check_monotone_numeric(monotone, categorical, getattr(self, "feature_names_in_", None))
