@@ -19,7 +19,7 @@ use super::eval::{EarlyStopping, EvalSet, Monitor};
 use super::fit::{Fit, Problem};
 use super::rgb::RgbState;
 use super::trained::Trained;
-use super::training_data::{TrainingData, check_init_score};
+use super::training_data::{TrainingData, check_init_len};
 use super::weights;
 
 /// Trains a model on `data`, evaluating `eval_sets` after every round
@@ -56,7 +56,7 @@ pub fn train<T: Element>(
         ));
     }
     if let Some(init) = data.init_score() {
-        check_init_score(init, y.len(), objective.n_outputs(), "init_score")?;
+        check_init_len(init, y.len(), objective.n_outputs(), "init_score")?;
     }
     let problem = Problem {
         params,

@@ -73,7 +73,7 @@ impl<'a, T: Element> TrainingData<'a, T> {
                     w[i]
                 )));
             }
-            self.check_unweighted_queries(weights, self.queries)?;
+            check_unweighted_queries(weights, self.queries)?;
         }
         self.weights = weights;
         Ok(self)
@@ -111,7 +111,7 @@ impl<'a, T: Element> TrainingData<'a, T> {
                 self.n_rows()
             )));
         }
-        self.check_unweighted_queries(self.weights, queries)?;
+        check_unweighted_queries(self.weights, queries)?;
         self.queries = queries;
         Ok(self)
     }
@@ -124,20 +124,6 @@ impl<'a, T: Element> TrainingData<'a, T> {
         rows.check(self.n_rows())?;
         self.shard = Some(rows);
         Ok(self)
-    }
-
-    fn check_unweighted_queries(
-        &self,
-        weights: Option<&[f64]>,
-        queries: Option<&Queries>,
-    ) -> Result<()> {
-        if weights.is_some() && queries.is_some() {
-            return Err(RgbmError::param(
-                "sample_weight",
-                "ranking takes no sample weights",
-            ));
-        }
-        Ok(())
     }
 
     pub fn x(&self) -> &Matrix<'a, T> {
@@ -169,9 +155,25 @@ impl<'a, T: Element> TrainingData<'a, T> {
     }
 }
 
-/// Starting scores of `n` rows and `k` outputs: n × K values (finite, as
-/// checked where they were put together).
+/// Query groups come without sample weights.
+fn check_unweighted_queries(weights: Option<&[f64]>, queries: Option<&Queries>) -> Result<()> {
+    if weights.is_some() && queries.is_some() {
+        return Err(RgbmError::param(
+            "sample_weight",
+            "ranking takes no sample weights",
+        ));
+    }
+    Ok(())
+}
+
+/// Starting scores of `n` rows and `k` outputs: n × K finite values.
 pub(super) fn check_init_score(init: &[f64], n: usize, k: usize, what: &str) -> Result<()> {
+    check_init_len(init, n, k, what)?;
+    check_finite(init, what)
+}
+
+/// n × K values; for training data, whose values were checked when added.
+pub(super) fn check_init_len(init: &[f64], n: usize, k: usize, what: &str) -> Result<()> {
     if Some(init.len()) != n.checked_mul(k) {
         return Err(RgbmError::Shape(format!(
             "{what} has {} values, but {n} rows × {k} outputs need {}",
@@ -179,7 +181,7 @@ pub(super) fn check_init_score(init: &[f64], n: usize, k: usize, what: &str) -> 
             n.saturating_mul(k)
         )));
     }
-    check_finite(init, what)
+    Ok(())
 }
 
 fn check_finite(values: &[f64], what: &str) -> Result<()> {
