@@ -1,7 +1,7 @@
 //! Category-set splits end to end: a grouping of categories that ordinal
 //! codes cannot express in one split is learned in one, predictions agree
 //! with the model file, and broken files are refused.
-use rgbm_rs::booster::{TrainingData, Unmonitored, train};
+mod common;
 use rgbm_rs::params::BoosterParams;
 use rgbm_rs::{DenseMatrix, Model, RgbmError};
 
@@ -31,9 +31,7 @@ fn grouped(n: usize) -> (Vec<f64>, Vec<f64>, Vec<bool>) {
 
 fn fit(params: &BoosterParams, x: &[f64], y: &[f64]) -> Result<Model, RgbmError> {
     let m = DenseMatrix::row_major(x, y.len(), 2).unwrap();
-    TrainingData::new(&m, y)
-        .and_then(|d| train(params, &d, &[], &mut Unmonitored))
-        .map(|t| t.model)
+    common::trained(params, &m, y, None).map(|t| t.model)
 }
 
 fn stump(categorical: Option<Vec<usize>>) -> BoosterParams {
@@ -183,13 +181,10 @@ fn unit_weights_give_the_same_categorical_trees() {
     };
     let m = DenseMatrix::row_major(&x, y.len(), 2).unwrap();
     let ones = vec![1.0; y.len()];
-    let a = TrainingData::new(&m, &y)
-        .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
+    let a = common::trained(&params, &m, &y, None)
         .map(|t| t.model)
         .unwrap();
-    let b = TrainingData::new(&m, &y)
-        .and_then(|d| d.with_weights(Some(&ones)))
-        .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
+    let b = common::trained(&params, &m, &y, Some(&ones))
         .map(|t| t.model)
         .unwrap();
     assert!(a.trees.iter().any(|t| t.has_categories()));

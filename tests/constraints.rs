@@ -7,7 +7,6 @@ mod common;
 use proptest::prelude::*;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rgbm_rs::booster::{TrainingData, Unmonitored, train};
 use rgbm_rs::params::{
     BoosterKind, BoosterParams, Loss, Mode, Selection, SelectionScope, SelectionSize, Step,
 };
@@ -18,8 +17,7 @@ const P: usize = 4;
 
 fn fit(params: &BoosterParams, x: &[f64], y: &[f64]) -> Model {
     let m = DenseMatrix::row_major(x, y.len(), P).unwrap();
-    TrainingData::new(&m, y)
-        .and_then(|d| train(params, &d, &[], &mut Unmonitored))
+    common::trained(params, &m, y, None)
         .map(|t| t.model)
         .unwrap()
 }
@@ -313,8 +311,7 @@ fn constraints_must_fit_the_data() {
     let (mut p, x, y) = problem(0, 1);
     p.monotone_constraints = Some(vec![1, 0]);
     let m = DenseMatrix::row_major(&x, y.len(), P).unwrap();
-    let e = TrainingData::new(&m, &y)
-        .and_then(|d| train(&p, &d, &[], &mut Unmonitored))
+    let e = common::trained(&p, &m, &y, None)
         .map(|t| t.model)
         .unwrap_err()
         .to_string();
@@ -324,8 +321,7 @@ fn constraints_must_fit_the_data() {
     );
     p.monotone_constraints = None;
     p.interaction_constraints = Some(vec![vec![0, 9]]);
-    let e = TrainingData::new(&m, &y)
-        .and_then(|d| train(&p, &d, &[], &mut Unmonitored))
+    let e = common::trained(&p, &m, &y, None)
         .map(|t| t.model)
         .unwrap_err()
         .to_string();

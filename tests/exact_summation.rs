@@ -3,17 +3,12 @@
 //! it stays as accurate as the plain `f64` fit.
 mod common;
 
-use rgbm_rs::booster::{TrainingData, Unmonitored, train};
 use rgbm_rs::params::{BoosterParams, Loss, Mode, Selection, SelectionSize, Step, Summation};
 use rgbm_rs::{DenseMatrix, Model};
 
 fn fit(params: &BoosterParams, x: &[f64], p: usize, y: &[f64], w: Option<&[f64]>) -> Model {
     let m = DenseMatrix::row_major(x, y.len(), p).unwrap();
-    TrainingData::new(&m, y)
-        .and_then(|d| d.with_weights(w))
-        .and_then(|d| train(params, &d, &[], &mut Unmonitored))
-        .map(|t| t.model)
-        .unwrap()
+    common::trained(params, &m, y, w).map(|t| t.model).unwrap()
 }
 
 /// Rows in a scrambled order (a fixed permutation with no structure).

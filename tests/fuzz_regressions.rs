@@ -3,7 +3,7 @@
 //! test asserts the call returns (usually `Err`) instead of panicking. The
 //! seed models of the `model_json` target are also checked to load, so the
 //! corpus follows the model format.
-use rgbm_rs::booster::{TrainingData, Unmonitored, train};
+mod common;
 use rgbm_rs::cancel::Cancel;
 use rgbm_rs::data::BinnedDataset;
 use rgbm_rs::params::Loss;
@@ -53,16 +53,11 @@ fn weights_longer_than_rows_are_an_error() {
     };
     let y = [0.0, 1.0, 0.0, 1.0];
     assert!(matches!(
-        TrainingData::new(&x, &y)
-            .and_then(|d| d.with_weights(Some(&w)))
-            .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
-            .map(|t| t.model),
+        common::trained(&params, &x, &y, Some(&w)).map(|t| t.model),
         Err(RgbmError::Shape(_))
     ));
     assert!(
-        TrainingData::new(&x, &y)
-            .and_then(|d| d.with_weights(Some(&w[..4])))
-            .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
+        common::trained(&params, &x, &y, Some(&w[..4]))
             .map(|t| t.model)
             .is_ok()
     );

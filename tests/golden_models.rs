@@ -14,7 +14,6 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use rgbm_rs::DenseMatrix;
-use rgbm_rs::booster::{TrainingData, Unmonitored, train};
 use rgbm_rs::params::{
     BoosterKind, BoosterParams, Loss, Mode, RgbStep, Selection, SelectionScope, SelectionSize, Step,
 };
@@ -231,9 +230,7 @@ fn trained_models() -> BTreeMap<String, String> {
             .collect();
         let weighted = data == Data::Weighted || name.starts_with("tall_weighted");
         let w = weighted.then_some(&w[..]);
-        let mut model = TrainingData::new(&m, &y)
-            .and_then(|d| d.with_weights(w))
-            .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
+        let mut model = common::trained(&params, &m, &y, w)
             .map(|t| t.model)
             .unwrap();
         // Leaf covers were added after the fingerprints were blessed: they

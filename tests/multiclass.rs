@@ -36,11 +36,7 @@ fn softmax(k: usize) -> BoosterParams {
 
 fn fit(params: &BoosterParams, x: &[f64], p: usize, y: &[f64], w: Option<&[f64]>) -> Model {
     let m = DenseMatrix::row_major(x, y.len(), p).unwrap();
-    TrainingData::new(&m, y)
-        .and_then(|d| d.with_weights(w))
-        .and_then(|d| train(params, &d, &[], &mut Unmonitored))
-        .unwrap()
-        .model
+    common::trained(params, &m, y, w).unwrap().model
 }
 
 fn accuracy(model: &Model, x: &[f64], p: usize, y: &[f64]) -> f64 {
@@ -218,11 +214,7 @@ fn early_stopping_keeps_the_argmin_of_the_validation_curve() {
         / yv.len() as f64;
     assert!((mse - curve[argmin]).abs() < 1e-9 * mse.max(1.0));
     // Early stopping without evaluation data is refused.
-    assert!(
-        TrainingData::new(&m, &y)
-            .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
-            .is_err()
-    );
+    assert!(common::trained(&params, &m, &y, None).is_err());
 }
 
 #[test]

@@ -3,7 +3,6 @@
 //! non-finite or degenerate model.
 mod common;
 
-use rgbm_rs::booster::{TrainingData, Unmonitored, train};
 use rgbm_rs::params::{BoosterParams, Loss};
 use rgbm_rs::{DenseMatrix, Model, RgbmError};
 
@@ -15,10 +14,7 @@ fn fit(
     w: Option<&[f64]>,
 ) -> Result<Model, RgbmError> {
     let m = DenseMatrix::row_major(x, y.len(), p).unwrap();
-    TrainingData::new(&m, y)
-        .and_then(|d| d.with_weights(w))
-        .and_then(|d| train(params, &d, &[], &mut Unmonitored))
-        .map(|t| t.model)
+    common::trained(params, &m, y, w).map(|t| t.model)
 }
 
 fn params(loss: Loss) -> BoosterParams {

@@ -202,8 +202,7 @@ fn what_ranking_cannot_do_is_refused() {
         assert!(e.contains(what), "{what}: {e}");
     }
     // Without groups, with weights, with labels that are not grades.
-    let e = TrainingData::new(&m, &y)
-        .and_then(|d| train(&ranker(2), &d, &[], &mut Unmonitored))
+    let e = common::trained(&ranker(2), &m, &y, None)
         .err()
         .unwrap()
         .to_string();

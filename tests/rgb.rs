@@ -31,8 +31,7 @@ fn one_unbounded_family_takes_the_exact_coordinate_step() {
         rgb_step: Some(RgbStep::Exact),
         ..rgb()
     };
-    let model = TrainingData::new(&m, &y)
-        .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
+    let model = common::trained(&params, &m, &y, None)
         .map(|t| t.model)
         .unwrap();
     let f = model.predict_raw(&m, None).unwrap();
@@ -54,9 +53,7 @@ fn leaves_respect_the_family_radius_and_node_limit() {
         rgb_lambdas: Some(vec![0.05, 0.3, 2.0]),
         ..rgb()
     };
-    let t = TrainingData::new(&m, &y)
-        .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
-        .unwrap();
+    let t = common::trained(&params, &m, &y, None).unwrap();
     for (tree, log) in t.model.trees.iter().zip(&t.log) {
         let norm = tree.leaf_value.iter().map(|v| v * v).sum::<f64>().sqrt();
         assert!(
@@ -72,12 +69,7 @@ fn rgb_is_reproducible_for_any_thread_count() {
     let x = common::features(800, 5, 5);
     let y = common::regression(&x, 5, 6);
     let m = DenseMatrix::row_major(&x, y.len(), 5).unwrap();
-    let fit = |p: &BoosterParams| {
-        TrainingData::new(&m, &y)
-            .and_then(|d| train(p, &d, &[], &mut Unmonitored))
-            .map(|t| t.model)
-            .unwrap()
-    };
+    let fit = |p: &BoosterParams| common::trained(p, &m, &y, None).map(|t| t.model).unwrap();
     for s in [1, 4] {
         let p = BoosterParams {
             rgb_candidates: s,
@@ -114,9 +106,7 @@ fn a_larger_beta_prefers_simpler_families() {
                 n_estimators: 20,
                 ..rgb()
             };
-            let t = TrainingData::new(&m, &y)
-                .and_then(|d| train(&p, &d, &[], &mut Unmonitored))
-                .unwrap();
+            let t = common::trained(&p, &m, &y, None).unwrap();
             total += t
                 .log
                 .iter()
@@ -213,9 +203,7 @@ fn multiclass_rgb_takes_one_coordinate_step_per_class() {
         rgb_step: Some(RgbStep::Exact),
         ..rgb()
     };
-    let t = TrainingData::new(&m, &y)
-        .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
-        .unwrap();
+    let t = common::trained(&params, &m, &y, None).unwrap();
     assert_eq!(t.model.n_outputs, 3);
     assert_eq!(t.model.trees.len(), 3 * 15);
     let losses: Vec<f64> = t.log.iter().map(|l| l.train_loss.unwrap()).collect();
@@ -294,10 +282,7 @@ fn lambda_sets_the_step_under_the_lipschitz_rule_only() {
             rgb_step: Some(rule),
             ..rgb()
         };
-        let model = TrainingData::new(&m, &y)
-            .and_then(|d| train(&p, &d, &[], &mut Unmonitored))
-            .map(|t| t.model)
-            .unwrap();
+        let model = common::trained(&p, &m, &y, None).map(|t| t.model).unwrap();
         model.predict_raw(&m, None).unwrap()
     };
     let gap = |a: &[f64], b: &[f64]| {
@@ -340,9 +325,7 @@ fn lipschitz_steps_never_raise_the_loss_for_radii_up_to_one() {
             n_estimators: 30,
             ..rgb()
         };
-        let t = TrainingData::new(&m, &y)
-            .and_then(|d| train(&p, &d, &[], &mut Unmonitored))
-            .unwrap();
+        let t = common::trained(&p, &m, &y, None).unwrap();
         let losses: Vec<f64> = t.log.iter().map(|l| l.train_loss.unwrap()).collect();
         assert!(
             losses.windows(2).all(|w| w[1] <= w[0] + 1e-12),
@@ -364,8 +347,7 @@ fn the_weighted_penalty_scales_omega_by_the_step() {
             rgb_candidates: 6,
             ..rgb()
         };
-        TrainingData::new(&m, &y)
-            .and_then(|d| train(&p, &d, &[], &mut Unmonitored))
+        common::trained(&p, &m, &y, None)
             .map(|t| t.model)
             .unwrap()
             .trees

@@ -1,9 +1,9 @@
 //! RGB's candidate is its family's best member (Algorithm 1, line 4),
 //! checked by brute force on tiny data: over leaf vectors in the λ ball, over
 //! every stump, and node by node for greedily grown trees.
+mod common;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rgbm_rs::booster::{TrainingData, Unmonitored, train};
 use rgbm_rs::cancel::Cancel;
 use rgbm_rs::params::{BoosterKind, BoosterParams, Init, Loss, RgbCandidate, RgbStep};
 use rgbm_rs::tree::Tree;
@@ -54,9 +54,7 @@ fn one_round(
         ..Default::default()
     };
     let m = DenseMatrix::row_major(x, y.len(), P).unwrap();
-    let t = TrainingData::new(&m, y)
-        .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
-        .unwrap();
+    let t = common::trained(&params, &m, y, None).unwrap();
     let alpha = t.log[0].step;
     (t.model, alpha)
 }
@@ -301,8 +299,7 @@ fn the_argmin_candidate_refuses_gain_leaf_and_l2_settings() {
             ..base.clone()
         },
     ] {
-        let Err(e) = TrainingData::new(&m, &y).and_then(|d| train(&bad, &d, &[], &mut Unmonitored))
-        else {
+        let Err(e) = common::trained(&bad, &m, &y, None) else {
             panic!("{bad:?} was accepted");
         };
         assert!(e.to_string().contains("rgb_candidate='projected'"), "{e}");
@@ -310,10 +307,6 @@ fn the_argmin_candidate_refuses_gain_leaf_and_l2_settings() {
             rgb_candidate: Some(RgbCandidate::Projected),
             ..bad
         };
-        assert!(
-            TrainingData::new(&m, &y)
-                .and_then(|d| train(&projected, &d, &[], &mut Unmonitored))
-                .is_ok()
-        );
+        assert!(common::trained(&projected, &m, &y, None).is_ok());
     }
 }

@@ -2,7 +2,6 @@
 mod common;
 
 use proptest::prelude::*;
-use rgbm_rs::booster::{TrainingData, Unmonitored, train};
 use rgbm_rs::objective::Objective;
 use rgbm_rs::params::{
     BoosterParams, Init, Loss, Mode, Selection, SelectionScope, SelectionSize, Step,
@@ -11,8 +10,7 @@ use rgbm_rs::{DenseMatrix, Model};
 
 fn fit(params: &BoosterParams, x: &[f64], p: usize, y: &[f64]) -> Model {
     let m = DenseMatrix::row_major(x, y.len(), p).unwrap();
-    TrainingData::new(&m, y)
-        .and_then(|d| train(params, &d, &[], &mut Unmonitored))
+    common::trained(params, &m, y, None)
         .map(|t| t.model)
         .unwrap()
 }
@@ -109,9 +107,7 @@ fn trees_only_split_on_drawn_features() {
         ..base()
     };
     let m = DenseMatrix::row_major(&x, y.len(), 8).unwrap();
-    let t = TrainingData::new(&m, &y)
-        .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
-        .unwrap();
+    let t = common::trained(&params, &m, &y, None).unwrap();
     for (tree, log) in t.model.trees.iter().zip(&t.log) {
         let mut used: Vec<u32> = tree.feature.clone();
         used.sort();
@@ -127,9 +123,7 @@ fn trees_only_split_on_drawn_features() {
         max_depth: Some(1),
         ..base()
     };
-    let t = TrainingData::new(&m, &y)
-        .and_then(|d| train(&stumps, &d, &[], &mut Unmonitored))
-        .unwrap();
+    let t = common::trained(&stumps, &m, &y, None).unwrap();
     assert!(t.log.iter().all(|l| l.features_searched == Some(1)));
 }
 
@@ -213,9 +207,7 @@ fn line_search_is_the_exact_minimiser_for_squared_loss() {
     let dot: f64 = f.iter().zip(&y).map(|(fi, yi)| (yi - fi) * fi).sum();
     let norm: f64 = f.iter().map(|v| v * v).sum();
     assert!(dot.abs() < 1e-9 * norm, "not orthogonal: {dot} vs {norm}");
-    let t = TrainingData::new(&m, &y)
-        .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
-        .unwrap();
+    let t = common::trained(&params, &m, &y, None).unwrap();
     assert!((t.log[0].step - 1.0).abs() > 1e-3, "step {}", t.log[0].step);
 }
 
@@ -232,17 +224,14 @@ fn constant_step_is_one_over_sigma_and_refused_without_theory() {
     };
     let yb = common::binary(&x, 3, 7);
     let m = DenseMatrix::row_major(&x, yb.len(), 3).unwrap();
-    let t = TrainingData::new(&m, &yb)
-        .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
-        .unwrap();
+    let t = common::trained(&params, &m, &yb, None).unwrap();
     assert!(t.log.iter().all(|l| (l.step - 2.0).abs() < 1e-15));
     let newton = BoosterParams {
         leaf: Mode::Newton,
         ..params.clone()
     };
     assert!(
-        TrainingData::new(&m, &yb)
-            .and_then(|d| train(&newton, &d, &[], &mut Unmonitored))
+        common::trained(&newton, &m, &yb, None)
             .map(|t| t.model)
             .unwrap_err()
             .to_string()
@@ -254,8 +243,7 @@ fn constant_step_is_one_over_sigma_and_refused_without_theory() {
         ..params
     };
     assert!(
-        TrainingData::new(&m, &yb)
-            .and_then(|d| train(&exp, &d, &[], &mut Unmonitored))
+        common::trained(&exp, &m, &yb, None)
             .map(|t| t.model)
             .unwrap_err()
             .to_string()
@@ -288,7 +276,7 @@ proptest! {
             record_train_loss: true, random_state: seed, ..Default::default()
         };
         let m = DenseMatrix::row_major(&x, n, p).unwrap();
-        let t = TrainingData::new(&m, &y).and_then(|d| train(&params, &d, &[], &mut Unmonitored)).unwrap();
+        let t = common::trained(&params, &m, &y, None).unwrap();
         let start = Objective::from_params(&params).mean_loss(&y, &vec![0.0; n], None);
         let mut prev = start;
         for l in &t.log {

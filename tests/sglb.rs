@@ -1,15 +1,13 @@
 //! SGLB: Langevin noise, model shrinkage, the smoothed 0-1 loss.
 mod common;
 
-use rgbm_rs::booster::{TrainingData, Unmonitored, train};
 use rgbm_rs::cancel::Cancel;
 use rgbm_rs::params::{BoosterParams, Init, Loss, Mode, Selection, SelectionSize};
 use rgbm_rs::{DenseMatrix, Model};
 
 fn fit(params: &BoosterParams, x: &[f64], p: usize, y: &[f64]) -> Model {
     let m = DenseMatrix::row_major(x, y.len(), p).unwrap();
-    TrainingData::new(&m, y)
-        .and_then(|d| train(params, &d, &[], &mut Unmonitored))
+    common::trained(params, &m, y, None)
         .map(|t| t.model)
         .unwrap()
 }
@@ -207,8 +205,7 @@ fn sla01_learns_and_refuses_newton() {
         leaf: Mode::Newton,
         ..params.clone()
     };
-    let err = TrainingData::new(&m, &y)
-        .and_then(|d| train(&newton, &d, &[], &mut Unmonitored))
+    let err = common::trained(&newton, &m, &y, None)
         .map(|t| t.model)
         .unwrap_err();
     assert!(err.to_string().contains("gradient"), "{err}");

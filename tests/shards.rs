@@ -20,11 +20,7 @@ struct Data {
 fn local(params: &BoosterParams, d: &Data) -> Model {
     let m = DenseMatrix::row_major(&d.x, d.y.len(), d.p).unwrap();
     let w = d.w.as_deref();
-    TrainingData::new(&m, &d.y)
-        .and_then(|d| d.with_weights(w))
-        .and_then(|d| train(params, &d, &[], &mut Unmonitored))
-        .unwrap()
-        .model
+    common::trained(params, &m, &d.y, w).unwrap().model
 }
 
 /// Partitions `bounds` (row ranges, in order) dealt to `k` shards round

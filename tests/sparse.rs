@@ -1,6 +1,7 @@
 //! A fit on a sparse matrix is the fit on the same matrix dense: the same
 //! model JSON, the same predictions, bit for bit, whatever the layout the
 //! rows are predicted from.
+mod common;
 use rgbm_rs::booster::{EvalSet, TrainingData, Unmonitored, train};
 use rgbm_rs::data::matrix::Element;
 use rgbm_rs::data::sparse::{SparseLayout, SparseMatrix};
@@ -212,18 +213,12 @@ fn sparse_inputs_are_checked_like_dense_ones() {
     x[13 * 4 + 2] = f64::INFINITY;
     let csc = compress(&x, 50, 4, SparseLayout::Csc);
     let m = SparseMatrix::new(SparseLayout::Csc, 50, 4, &csc.0, &csc.1, &csc.2).unwrap();
-    let e = TrainingData::new(&m, &y)
-        .and_then(|d| train(&base(), &d, &[], &mut Unmonitored))
-        .err()
-        .unwrap();
+    let e = common::trained(&base(), &m, &y, None).err().unwrap();
     assert!(e.to_string().contains("row 13, column 2"), "{e}");
     x[13 * 4 + 2] = 0.0;
     let csc = compress(&x, 50, 4, SparseLayout::Csc);
     let m = SparseMatrix::new(SparseLayout::Csc, 50, 4, &csc.0, &csc.1, &csc.2).unwrap();
-    let model = TrainingData::new(&m, &y)
-        .and_then(|d| train(&base(), &d, &[], &mut Unmonitored))
-        .unwrap()
-        .model;
+    let model = common::trained(&base(), &m, &y, None).unwrap().model;
     // Wrong width at prediction.
     let wide = SparseMatrix::new(SparseLayout::Csr, 1, 5, &[0, 1], &[4], &[1.0]).unwrap();
     assert!(model.predict_raw(&wide, None).is_err());
@@ -266,12 +261,8 @@ fn columns_no_split_can_use_change_nothing() {
     let wide = SparseMatrix::new(SparseLayout::Csr, n, p, &wide.0, &wide.1, &wide.2).unwrap();
     let cut = compress(&narrow, n, q, SparseLayout::Csr);
     let cut = SparseMatrix::new(SparseLayout::Csr, n, q, &cut.0, &cut.1, &cut.2).unwrap();
-    let a = TrainingData::new(&wide, &y)
-        .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
-        .unwrap();
-    let b = TrainingData::new(&cut, &y)
-        .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
-        .unwrap();
+    let a = common::trained(&params, &wide, &y, None).unwrap();
+    let b = common::trained(&params, &cut, &y, None).unwrap();
     let pa = a.model.predict_raw(&wide, None).unwrap();
     let pb = b.model.predict_raw(&cut, None).unwrap();
     for (u, v) in pa.iter().zip(&pb) {
@@ -313,9 +304,7 @@ fn wide_sparse_predictions_equal_dense_ones() {
         .iter()
         .map(|&v| (v.clamp(-1.0, 1.9) + 1.0).floor())
         .collect();
-    let fit = TrainingData::new(&dense, &classes)
-        .and_then(|d| train(&params, &d, &[], &mut Unmonitored))
-        .unwrap();
+    let fit = common::trained(&params, &dense, &classes, None).unwrap();
     let never = rgbm_rs::cancel::Cancel::never();
     let scores = fit.model.predict_raw(&dense, None).unwrap();
     let leaves = fit

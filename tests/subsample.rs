@@ -3,14 +3,12 @@
 //! with leaf noise only.
 mod common;
 
-use rgbm_rs::booster::{TrainingData, Unmonitored, train};
 use rgbm_rs::params::{BoosterParams, Loss, SubsampleFor};
 use rgbm_rs::{DenseMatrix, Model};
 
 fn fit(params: &BoosterParams, x: &[f64], p: usize, y: &[f64]) -> Model {
     let m = DenseMatrix::row_major(x, y.len(), p).unwrap();
-    TrainingData::new(&m, y)
-        .and_then(|d| train(params, &d, &[], &mut Unmonitored))
+    common::trained(params, &m, y, None)
         .map(|t| t.model)
         .unwrap()
 }

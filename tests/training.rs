@@ -3,7 +3,7 @@
 mod common;
 
 use proptest::prelude::*;
-use rgbm_rs::booster::{BeforeRound, TrainingData, Unmonitored, train};
+use rgbm_rs::booster::{BeforeRound, TrainingData, train};
 use rgbm_rs::model::{FORMAT_VERSION, ImportanceKind};
 use rgbm_rs::objective::Objective;
 use rgbm_rs::params::{BoosterParams, Init, Loss, Mode};
@@ -11,11 +11,7 @@ use rgbm_rs::{DenseMatrix, Model, RgbmError};
 
 fn fit(params: &BoosterParams, x: &[f64], p: usize, y: &[f64], w: Option<&[f64]>) -> Model {
     let m = DenseMatrix::row_major(x, y.len(), p).unwrap();
-    TrainingData::new(&m, y)
-        .and_then(|d| d.with_weights(w))
-        .and_then(|d| train(params, &d, &[], &mut Unmonitored))
-        .map(|t| t.model)
-        .unwrap()
+    common::trained(params, &m, y, w).map(|t| t.model).unwrap()
 }
 
 fn params(loss: Loss) -> BoosterParams {
@@ -193,12 +189,7 @@ fn bad_inputs_are_errors_not_panics() {
     let y = common::binary(&x, 2, 10);
     let m = DenseMatrix::row_major(&x, 50, 2).unwrap();
     let p = params(Loss::Logistic);
-    let run = |y: &[f64], w: Option<&[f64]>| {
-        TrainingData::new(&m, y)
-            .and_then(|d| d.with_weights(w))
-            .and_then(|d| train(&p, &d, &[], &mut Unmonitored))
-            .map(|t| t.model)
-    };
+    let run = |y: &[f64], w: Option<&[f64]>| common::trained(&p, &m, y, w).map(|t| t.model);
     assert!(matches!(run(&y[..49], None), Err(RgbmError::Shape(_))));
     let mut bad = y.clone();
     bad[3] = f64::NAN;
@@ -328,8 +319,7 @@ fn gaussian_log_std_is_bounded_on_load_and_in_fits() {
         ..params(Loss::Gaussian)
     };
     let m = DenseMatrix::row_major(&x, n, p).unwrap();
-    let err = TrainingData::new(&m, &y)
-        .and_then(|d| train(&wild, &d, &[], &mut Unmonitored))
+    let err = common::trained(&wild, &m, &y, None)
         .map(|t| t.model)
         .unwrap_err();
     assert!(err.to_string().contains("diverged"), "{err}");

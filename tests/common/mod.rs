@@ -40,3 +40,15 @@ pub fn binary(x: &[f64], p: usize, seed: u64) -> Vec<f64> {
         })
         .collect()
 }
+
+/// A fit of `params` on `x`, `y` and optional weights, with no evaluation
+/// sets and no monitor.
+pub fn trained<T: rgbm_rs::data::matrix::Element>(
+    params: &rgbm_rs::BoosterParams,
+    x: &impl rgbm_rs::data::matrix::AsMatrix<T>,
+    y: &[f64],
+    w: Option<&[f64]>,
+) -> rgbm_rs::Result<rgbm_rs::Trained> {
+    let data = rgbm_rs::TrainingData::new(x, y)?.with_weights(w)?;
+    rgbm_rs::train(params, &data, &[], &mut rgbm_rs::Unmonitored)
+}
