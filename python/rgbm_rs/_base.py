@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _core, _custom, _model_file, _params
 from ._constraints import check_monotone_numeric, feature_position, interaction_sets, monotone_directions
 from ._progress import Progress
+from ._rounds import predict_offsets, resolve_rounds
 from ._training import FitInput, TrainingData
 from ._typing import MatrixLike, PathLike
 from ._validation import (
@@ -240,6 +241,11 @@ def _running_min(values):
             low = v
         out.append(low)
     return out
+
+
+def _n_rows(X):
+    """Rows of a native matrix (an array, or the tuple of a sparse one)."""
+    return int(X[1]) if isinstance(X, tuple) else X.shape[0]
 
 
 def _class_major(rows):
@@ -564,21 +570,69 @@ class RGBMBase(BaseEstimator):
             self.rgb_complexity_ = float(sum(r["rgb_complexity"] for r in kept))
         return self
 
-    def _raw(self, X):
-        check_is_fitted(self, "_booster")
-        return self._booster.predict_raw(native_matrix(check_X(self, X)))
+    def _output(self, X, kind=None, iteration_range=None, start_iteration=0, num_iteration=None, init_score=None):
+        """What every prediction method computes: the raw scores (``kind``
+        None), leaf indices ("pred_leaf") or SHAP values ("pred_contrib") of
+        the rounds the iteration options select, with ``init_score`` added."""
+        rounds = self._rounds(iteration_range, start_iteration, num_iteration)
+        if kind == "pred_leaf":
+            return self._leaves(X, rounds, init_score)
+        if kind == "pred_contrib":
+            return self._contributions(X, rounds, init_score)
+        return self._raw(X, rounds, init_score)
 
-    def apply(self, X: MatrixLike) -> np.ndarray:
+    def _raw(self, X, rounds=None, init_score=None):
+        """Raw scores of the rounds [start, end) (all for None), plus ``init_score``."""
+        check_is_fitted(self, "_booster")
+        X = native_matrix(check_X(self, X))
+        offsets = predict_offsets(init_score, _n_rows(X), self._booster.n_outputs)
+        raw = self._booster.predict_raw(X) if rounds is None else self._range_raw(X, *rounds)
+        return raw if offsets is None else raw + offsets
+
+    def _rounds(self, iteration_range, start_iteration, num_iteration):
+        """The rounds [start, end) the options select (None: all)."""
+        check_is_fitted(self, "_booster")
+        return resolve_rounds(self._booster.n_rounds, iteration_range, start_iteration, num_iteration)
+
+    def _range_raw(self, X, start, end):
+        """Base score + the trees of rounds [start, end), as in the model
+        after round ``end`` (with model shrinkage the stored trees carry the
+        final scaling; the rounds after ``end`` scaled them down)."""
+        b = self._booster
+        k = b.n_outputs
+        base = np.asarray(b.base_score) if k > 1 else b.base_score[0]
+        undo = b.shrinkage_undo(b.n_rounds - end)
+        trees = b.predict_trees(X, start * k, end * k)
+        return base + (trees * undo if undo != 1.0 else trees)
+
+    def apply(
+        self,
+        X: MatrixLike,
+        *,
+        iteration_range: tuple[int, int] | None = None,
+        start_iteration: int = 0,
+        num_iteration: int | None = None,
+    ) -> np.ndarray:
         """The leaf each row reaches in every tree (scikit-learn's ``apply``).
 
         Leaves are numbered as in the model's trees (``leaf_value`` indices,
         the ``leaf_index`` of :meth:`dump_model`). All trees of the fitted
-        model are used, as :meth:`predict` does (after early stopping the
-        model holds the rounds up to ``best_iteration_``).
+        model are used by default, as :meth:`predict` does (after early
+        stopping the model holds the rounds up to ``best_iteration_``).
 
         Parameters
         ----------
         X : array-like or data frame of shape (n_samples, n_features)
+        iteration_range : tuple of (int, int) or None, default=None
+            Only the trees of rounds [start, end) (XGBoost's name and
+            meaning; end=0: to the last round). XGBoost refuses start > 0
+            here; rgbm_rs, as LightGBM's ``pred_leaf``, gives those rounds.
+        start_iteration : int, default=0
+            LightGBM's: the first round used.
+        num_iteration : int or None, default=None
+            LightGBM's: the number of rounds used from ``start_iteration``;
+            None or <= 0 for all the model holds. Rounds past the model are
+            refused (LightGBM clips them).
 
         Returns
         -------
@@ -586,16 +640,55 @@ class RGBMBase(BaseEstimator):
             Shape (n_samples, n_rounds) for one-output models; (n_samples,
             n_rounds, n_outputs) for multiclass and ``loss="gaussian"``
             models, entry [i, r, k] being round r's tree of output k.
+            ``n_rounds`` is the number of rounds selected.
+
+        Raises
+        ------
+        ValueError
+            If both ``iteration_range`` and ``start_iteration`` /
+            ``num_iteration`` are given, or they select no rounds or rounds
+            past the model.
+        TypeError
+            If a round is not an int.
         """
+        return self._output(X, "pred_leaf", iteration_range, start_iteration, num_iteration)
+
+    def _leaves(self, X, rounds, init_score=None):
+        """Leaf indices of the rounds [start, end) (all for None), shaped as :meth:`apply`'s."""
+        if init_score is not None:
+            raise ValueError("init_score does not change which leaf a row reaches: drop it with pred_leaf=True")
         check_is_fitted(self, "_booster")
         leaves = self._booster.predict_leaf(native_matrix(check_X(self, X)))
         k = self._booster.n_outputs
+        if rounds is not None:
+            leaves = leaves[:, rounds[0] * k : rounds[1] * k]
         return leaves if k == 1 else leaves.reshape(leaves.shape[0], -1, k)
 
-    def _contributions(self, X):
-        """SHAP values of the raw scores: (n, n_outputs * (n_features + 1))."""
+    def _contributions(self, X, rounds=None, init_score=None):
+        """SHAP values of the raw scores of the rounds [start, end) (all
+        rounds for None), plus ``init_score`` in the expected-value column:
+        (n, n_outputs * (n_features + 1))."""
         check_is_fitted(self, "_booster")
-        return self._booster.predict_contrib(native_matrix(check_X(self, X)))
+        X = native_matrix(check_X(self, X))
+        b = self._booster
+        k, n = b.n_outputs, _n_rows(X)
+        offsets = predict_offsets(init_score, n, k)
+        if rounds is None:
+            out = b.predict_contrib(X)
+        else:
+            start, end = rounds
+            out = (b if end == b.n_rounds else b.truncated(end)).predict_contrib(X)
+            if start > 0:
+                # TreeSHAP is additive over trees: rounds [start, end) are the
+                # first `end` minus the first `start`. truncated(start) undoes
+                # the shrinkage of `end - start` more rounds than truncated(end).
+                head = b.truncated(start).predict_contrib(X).reshape(n, k, -1)
+                head[:, :, -1] -= np.asarray(b.base_score)  # the base score stays in the range's
+                out = (out.reshape(n, k, -1) - head / b.shrinkage_undo(end - start)).reshape(n, -1)
+        if offsets is not None:
+            blocks = out.reshape(n, k, -1)
+            blocks[:, :, -1] += offsets.reshape(n, k)
+        return out
 
     def _predict_kind(self, **flags):
         """Which one of predict's boolean options is set (None for plain predictions)."""

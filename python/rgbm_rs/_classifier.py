@@ -310,36 +310,114 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
             return self.classes_[np.argmax(raw, axis=1)]
         return self.classes_[(raw > 0).astype(np.intp)]
 
-    def decision_function(self, X: MatrixLike) -> np.ndarray:
+    def decision_function(
+        self,
+        X: MatrixLike,
+        *,
+        iteration_range: tuple[int, int] | None = None,
+        start_iteration: int = 0,
+        num_iteration: int | None = None,
+        init_score: VectorLike | None = None,
+    ) -> np.ndarray:
         """Raw scores (log-odds for the binary logistic loss).
 
         Parameters
         ----------
         X : array-like or data frame of shape (n_samples, n_features)
             NaN means missing; a data frame must have the columns seen in fit.
+        iteration_range : tuple of (int, int) or None, default=None
+            Use only the rounds [start, end) (XGBoost's name and meaning;
+            end=0: to the last round). The base score is kept, as in
+            XGBoost; LightGBM holds its starting score in the first round's
+            trees, so its ``start_iteration`` > 0 leaves that out.
+        start_iteration : int, default=0
+            LightGBM's: the first round used.
+        num_iteration : int or None, default=None
+            LightGBM's: how many rounds from ``start_iteration`` are used;
+            None or <= 0 for all the model holds (after early stopping the
+            rounds up to ``best_iteration_``, what LightGBM's None picks).
+            Rounds past the model are refused (LightGBM clips them).
+        init_score : array-like of shape (n_samples,) for two classes, (n_samples, n_classes) for more, or None
+            Raw offsets added to the scores before the link, as ``fit``'s
+            ``init_score`` (XGBoost's ``base_margin``; LightGBM's predict
+            has none): a model fitted with offsets predicts what it adds.
 
         Returns
         -------
         ndarray of shape (n_samples,) for two classes, (n_samples, n_classes) for more
-        """
-        return self._raw(X)
 
-    def predict_proba(self, X: MatrixLike) -> np.ndarray:
+        Raises
+        ------
+        ValueError
+            If both ``iteration_range`` and ``start_iteration`` /
+            ``num_iteration`` are given, they select no rounds or rounds past
+            the model, or ``init_score`` has the wrong shape or non-finite
+            values.
+        TypeError
+            If a round is not an int.
+        """
+        return self._output(X, None, iteration_range, start_iteration, num_iteration, init_score)
+
+    def predict_proba(
+        self,
+        X: MatrixLike,
+        *,
+        iteration_range: tuple[int, int] | None = None,
+        start_iteration: int = 0,
+        num_iteration: int | None = None,
+        init_score: VectorLike | None = None,
+    ) -> np.ndarray:
         """Class probabilities.
 
         Parameters
         ----------
         X : array-like or data frame of shape (n_samples, n_features)
             NaN means missing; a data frame must have the columns seen in fit.
+        iteration_range : tuple of (int, int) or None, default=None
+            Use only the rounds [start, end) (XGBoost's name and meaning;
+            end=0: to the last round). The base score is kept, as in
+            XGBoost; LightGBM holds its starting score in the first round's
+            trees, so its ``start_iteration`` > 0 leaves that out.
+        start_iteration : int, default=0
+            LightGBM's: the first round used.
+        num_iteration : int or None, default=None
+            LightGBM's: how many rounds from ``start_iteration`` are used;
+            None or <= 0 for all the model holds (after early stopping the
+            rounds up to ``best_iteration_``, what LightGBM's None picks).
+            Rounds past the model are refused (LightGBM clips them).
+        init_score : array-like of shape (n_samples,) for two classes, (n_samples, n_classes) for more, or None
+            Raw offsets added to the scores before the link, as ``fit``'s
+            ``init_score`` (XGBoost's ``base_margin``; LightGBM's predict
+            has none): a model fitted with offsets predicts what it adds.
 
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
             Columns in ``classes_`` order; rows sum to 1.
-        """
-        return self._proba_from_raw(self._raw(X))
 
-    def predict(self, X: MatrixLike, pred_leaf: bool = False, pred_contrib: bool = False) -> np.ndarray:
+        Raises
+        ------
+        ValueError
+            If both ``iteration_range`` and ``start_iteration`` /
+            ``num_iteration`` are given, they select no rounds or rounds past
+            the model, or ``init_score`` has the wrong shape or non-finite
+            values.
+        TypeError
+            If a round is not an int.
+        """
+        return self._proba_from_raw(self._output(X, None, iteration_range, start_iteration, num_iteration, init_score))
+
+    def predict(
+        self,
+        X: MatrixLike,
+        pred_leaf: bool = False,
+        pred_contrib: bool = False,
+        *,
+        iteration_range: tuple[int, int] | None = None,
+        start_iteration: int = 0,
+        num_iteration: int | None = None,
+        init_score: VectorLike | None = None,
+    ) -> np.ndarray:
         """Predicted labels.
 
         Parameters
@@ -355,7 +433,27 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
             n_features + 1) for two classes, the contribution of each
             feature and then the expected raw score over the training rows;
             (n_samples, n_classes * (n_features + 1)) for more, one such
-            block per class. Each block sums to its raw score.
+            block per class. Each block sums to its raw score. Over a range
+            of rounds: the SHAP values of those rounds' trees, the last
+            column holding the base score plus their expected value (and
+            ``init_score``), so rows still sum to the range's raw score.
+        iteration_range : tuple of (int, int) or None, default=None
+            Use only the rounds [start, end) (XGBoost's name and meaning;
+            end=0: to the last round). The base score is kept, as in
+            XGBoost; LightGBM holds its starting score in the first round's
+            trees, so its ``start_iteration`` > 0 leaves that out.
+        start_iteration : int, default=0
+            LightGBM's: the first round used.
+        num_iteration : int or None, default=None
+            LightGBM's: how many rounds from ``start_iteration`` are used;
+            None or <= 0 for all the model holds (after early stopping the
+            rounds up to ``best_iteration_``, what LightGBM's None picks).
+            Rounds past the model are refused (LightGBM clips them).
+        init_score : array-like of shape (n_samples,) for two classes, (n_samples, n_classes) for more, or None
+            Raw offsets added to the scores before the link, as ``fit``'s
+            ``init_score`` (XGBoost's ``base_margin``; LightGBM's predict
+            has none): a model fitted with offsets predicts what it adds.
+            Not with ``pred_leaf``.
 
         Returns
         -------
@@ -364,13 +462,20 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
             :meth:`apply`: (n_samples, n_rounds) for two classes,
             (n_samples, n_rounds, n_classes) for more; with ``pred_contrib``
             the contributions.
+
+        Raises
+        ------
+        ValueError
+            If both ``iteration_range`` and ``start_iteration`` /
+            ``num_iteration`` are given, they select no rounds or rounds past
+            the model, or ``init_score`` has the wrong shape or non-finite
+            values.
+        TypeError
+            If a round is not an int.
         """
         kind = self._predict_kind(pred_leaf=pred_leaf, pred_contrib=pred_contrib)
-        if kind == "pred_leaf":
-            return self.apply(X)
-        if kind == "pred_contrib":
-            return self._contributions(X)
-        return self._labels_from_raw(self._raw(X))
+        out = self._output(X, kind, iteration_range, start_iteration, num_iteration, init_score)
+        return out if kind is not None else self._labels_from_raw(out)
 
     def staged_decision_function(self, X: MatrixLike) -> Iterator[np.ndarray]:
         """Raw scores after each boosting round.

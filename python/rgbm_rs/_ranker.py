@@ -241,7 +241,17 @@ class RGBMRanker(RGBMBase):
                 )
             )
 
-    def predict(self, X: MatrixLike, pred_leaf: bool = False, pred_contrib: bool = False) -> np.ndarray:
+    def predict(
+        self,
+        X: MatrixLike,
+        pred_leaf: bool = False,
+        pred_contrib: bool = False,
+        *,
+        iteration_range: tuple[int, int] | None = None,
+        start_iteration: int = 0,
+        num_iteration: int | None = None,
+        init_score: VectorLike | None = None,
+    ) -> np.ndarray:
         """Ranking scores (raw), higher ranks first.
 
         Parameters
@@ -249,17 +259,38 @@ class RGBMRanker(RGBMBase):
         X : array-like or data frame of shape (n_samples, n_features)
         pred_leaf, pred_contrib : bool, default=False
             Leaf indices or SHAP values instead, as :meth:`RGBMRegressor.predict`.
+        iteration_range : tuple of (int, int) or None, default=None
+            Use only the rounds [start, end) (XGBoost's name and meaning;
+            end=0: to the last round). The base score is kept, as in
+            XGBoost; LightGBM holds its starting score in the first round's
+            trees, so its ``start_iteration`` > 0 leaves that out.
+        start_iteration : int, default=0
+            LightGBM's: the first round used.
+        num_iteration : int or None, default=None
+            LightGBM's: how many rounds from ``start_iteration`` are used;
+            None or <= 0 for all the model holds (after early stopping the
+            rounds up to ``best_iteration_``, what LightGBM's None picks).
+            Rounds past the model are refused (LightGBM clips them).
+        init_score : array-like of shape (n_samples,) or None
+            Raw offsets added to the scores, as ``fit``'s ``init_score``
+            (XGBoost's ``base_margin``). Not with ``pred_leaf``.
 
         Returns
         -------
         ndarray of shape (n_samples,)
+
+        Raises
+        ------
+        ValueError
+            If both ``iteration_range`` and ``start_iteration`` /
+            ``num_iteration`` are given, they select no rounds or rounds past
+            the model, or ``init_score`` has the wrong shape or non-finite
+            values.
+        TypeError
+            If a round is not an int.
         """
         kind = self._predict_kind(pred_leaf=pred_leaf, pred_contrib=pred_contrib)
-        if kind == "pred_leaf":
-            return self.apply(X)
-        if kind == "pred_contrib":
-            return self._contributions(X)
-        return self._raw(X)
+        return self._output(X, kind, iteration_range, start_iteration, num_iteration, init_score)
 
     def staged_predict(self, X: MatrixLike) -> Iterator[np.ndarray]:
         """Ranking scores after each boosting round."""

@@ -470,7 +470,16 @@ or callable, default="squared"
             )
 
     def predict(
-        self, X: MatrixLike, return_std: bool = False, pred_leaf: bool = False, pred_contrib: bool = False
+        self,
+        X: MatrixLike,
+        return_std: bool = False,
+        pred_leaf: bool = False,
+        pred_contrib: bool = False,
+        *,
+        iteration_range: tuple[int, int] | None = None,
+        start_iteration: int = 0,
+        num_iteration: int | None = None,
+        init_score: VectorLike | None = None,
     ) -> Any:
         """Predicted values.
 
@@ -478,7 +487,6 @@ or callable, default="squared"
         ----------
         X : array-like or data frame of shape (n_samples, n_features)
             NaN means missing; a data frame must have the columns seen in fit.
-
         return_std : bool, default=False
             Also return the predicted standard deviation (``loss="gaussian"`` only).
         pred_leaf : bool, default=False
@@ -491,7 +499,30 @@ or callable, default="squared"
             the training rows, summing to the raw score (the log mean for the
             log-link losses). ``loss="gaussian"``: shape (n_samples,
             2 * (n_features + 1)), the mean's block and then the log
-            standard deviation's.
+            standard deviation's. Over a range of rounds: the SHAP values of
+            those rounds' trees, the last column holding the base score plus
+            their expected value (and ``init_score``), so rows still sum to
+            the range's raw score. XGBoost refuses a range starting after
+            round 0 here; LightGBM leaves its starting score out of it.
+        iteration_range : tuple of (int, int) or None, default=None
+            Use only the rounds [start, end) (XGBoost's name and meaning;
+            end=0: to the last round). The base score is kept, as in
+            XGBoost; LightGBM holds its starting score in the first round's
+            trees, so its ``start_iteration`` > 0 leaves that out.
+        start_iteration : int, default=0
+            LightGBM's: the first round used.
+        num_iteration : int or None, default=None
+            LightGBM's: how many rounds from ``start_iteration`` are used;
+            None or <= 0 for all the model holds (after early stopping the
+            rounds up to ``best_iteration_``, what LightGBM's None picks).
+            Rounds past the model are refused (LightGBM clips them).
+        init_score : array-like of shape (n_samples,), (n_samples, 2) for ``loss="gaussian"``, or None
+            Raw offsets added to the scores before the link, as ``fit``'s
+            ``init_score`` (XGBoost's ``base_margin``; LightGBM's predict
+            has none): with a log link (poisson, gamma, tweedie) the log of
+            an exposure, the prediction then being exp(raw + offset). A
+            model fitted with offsets predicts what it adds. Not with
+            ``pred_leaf``.
 
         Returns
         -------
@@ -499,13 +530,23 @@ or callable, default="squared"
             The predicted mean; with ``return_std`` a pair (mean, std); with
             ``pred_leaf`` the int32 array of :meth:`apply`; with
             ``pred_contrib`` the contributions.
+
+        Raises
+        ------
+        ValueError
+            If both ``iteration_range`` and ``start_iteration`` /
+            ``num_iteration`` are given, they select no rounds or rounds past
+            the model, or ``init_score`` has the wrong shape or non-finite
+            values.
+        TypeError
+            If a round is not an int.
         """
         kind = self._predict_kind(return_std=return_std, pred_leaf=pred_leaf, pred_contrib=pred_contrib)
-        if kind == "pred_leaf":
-            return self.apply(X)
-        if kind == "pred_contrib":
-            return self._contributions(X)
-        raw = self._raw(X)
+        raw = self._output(
+            X, None if kind == "return_std" else kind, iteration_range, start_iteration, num_iteration, init_score
+        )
+        if kind in ("pred_leaf", "pred_contrib"):
+            return raw
         if return_std:
             if raw.ndim != 2:
                 raise ValueError(
