@@ -778,6 +778,11 @@ class _DaskMixin(_DaskBase):
 
         if not _is_dask(X):
             return run(X)
+        if kwargs.get("init_score") is not None:
+            # Offsets are per row: they would have to be split as X's partitions are.
+            raise TypeError(
+                f"{method} with init_score does not take a dask collection; use to_local() on data in memory"
+            )
         # The output's layout, from one row of zeros (which also raises any
         # argument error here rather than on the workers).
         with warnings.catch_warnings():
@@ -812,14 +817,16 @@ class _DaskMixin(_DaskBase):
         return dict(zip(names, out)) if names is not None else out[0]
 
     def predict(self, X: Any, *args: Any, **kwargs: Any) -> Any:
-        """The local estimator's predict (``pred_leaf``, ``pred_contrib``
-        too): for a dask collection a dask array, computed where X's
-        partitions are."""
+        """The local estimator's predict (``pred_leaf``, ``pred_contrib``,
+        the iteration options too): for a dask collection a dask array,
+        computed where X's partitions are (``init_score`` only with data in
+        memory)."""
         return self._map_rows(X, "predict", **kwargs)
 
-    def apply(self, X: Any) -> Any:
-        """Leaf indices per tree, as the local estimator's (mapped over partitions)."""
-        return self._map_rows(X, "apply")
+    def apply(self, X: Any, **kwargs: Any) -> Any:
+        """Leaf indices per tree, as the local estimator's (mapped over
+        partitions; the same iteration options)."""
+        return self._map_rows(X, "apply", **kwargs)
 
     def predict_uncertainty(self, X: Any, n_members: int = 10) -> dict[str, Any]:
         """The local estimator's virtual-ensemble uncertainty: for a dask
@@ -920,13 +927,16 @@ class DaskRGBMClassifier(_DaskMixin, RGBMClassifier):
             return np.array([float(self.class_weight.get(c, 1.0)) for c in self.classes_.tolist()])
         raise ValueError(f"class_weight must be a dict, 'balanced' or None, got {self.class_weight!r}")
 
-    def predict_proba(self, X: Any) -> Any:
-        """Class probabilities, (n_samples, n_classes) (mapped over partitions)."""
-        return self._map_rows(X, "predict_proba")
+    def predict_proba(self, X: Any, **kwargs: Any) -> Any:
+        """Class probabilities, (n_samples, n_classes) (mapped over
+        partitions; the local estimator's options, ``init_score`` only with
+        data in memory)."""
+        return self._map_rows(X, "predict_proba", **kwargs)
 
-    def decision_function(self, X: Any) -> Any:
-        """Raw scores, as the local estimator's (mapped over partitions)."""
-        return self._map_rows(X, "decision_function")
+    def decision_function(self, X: Any, **kwargs: Any) -> Any:
+        """Raw scores, as the local estimator's (mapped over partitions; its
+        options, ``init_score`` only with data in memory)."""
+        return self._map_rows(X, "decision_function", **kwargs)
 
     def staged_predict_proba(self, X: Any) -> Iterator[np.ndarray]:
         """The local estimator's staged_predict_proba, for data in memory only."""

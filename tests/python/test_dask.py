@@ -527,12 +527,18 @@ def test_row_wise_methods_map_over_partitions(client, kind):
     est = cls(n_estimators=3, max_depth=3, random_state=0).fit(darr(X, chunks), darr(y, chunks))
     local = est.to_local()
     calls = [("predict", {}), ("predict", {"pred_contrib": True}), ("predict", {"pred_leaf": True}), ("apply", {})]
+    calls += [("predict", {"iteration_range": (1, 3)}), ("apply", {"start_iteration": 1, "num_iteration": 1})]
     if kind != "regression":
-        calls += [("predict_proba", {}), ("decision_function", {})]
+        calls += [("predict_proba", {}), ("decision_function", {}), ("decision_function", {"num_iteration": 2})]
     for method, kwargs in calls:
         got = getattr(est, method)(darr(X, chunks), **kwargs)
         assert isinstance(got, da.Array), method
         np.testing.assert_array_equal(got.compute(), getattr(local, method)(X, **kwargs), err_msg=f"{method} {kwargs}")
+    # Offsets are per row: with a dask collection they are refused, in memory used.
+    with pytest.raises(TypeError, match="init_score does not take a dask collection"):
+        est.predict(darr(X, chunks), init_score=np.zeros(len(X)))
+    if kind == "regression":
+        np.testing.assert_array_equal(est.predict(X, init_score=np.ones(len(X))), local.predict(X) + 1.0)
 
 
 @pytest.mark.parametrize("kind", ["regression", "binary", "multiclass"])
