@@ -27,6 +27,9 @@ def use(X: np.ndarray, y: np.ndarray, frame: pd.DataFrame) -> None:
     assert_type(reg.staged_predict(X), Iterator[np.ndarray])
     assert_type(reg.predict_uncertainty(X, n_members=4), dict[str, np.ndarray])
     assert_type(reg.apply(X), np.ndarray)
+    assert_type(reg.apply(X, iteration_range=(0, 5)), np.ndarray)
+    assert_type(reg.predict(X, start_iteration=2, num_iteration=3, init_score=np.zeros(len(X))), Any)
+    reg.predict(X, iteration_range=[0, 5.0])  # type: ignore[arg-type]
     assert_type(reg.feature_importances_, np.ndarray)
     assert_type(reg.get_booster(), rgbm_rs._core.Booster)
     reg.save_model("model.json")
@@ -36,6 +39,7 @@ def use(X: np.ndarray, y: np.ndarray, frame: pd.DataFrame) -> None:
     )
     assert_type(clf, RGBMClassifier)
     assert_type(clf.predict_proba(X), np.ndarray)
+    assert_type(clf.decision_function(X, num_iteration=4, init_score=np.zeros((len(X), 3))), np.ndarray)
     assert_type(clf.staged_predict_proba(X), Iterator[np.ndarray])
     assert_type(clf.n_classes_, int)
     assert_type(load_model("model.json"), RGBMRegressor | RGBMClassifier | RGBMRanker)
