@@ -265,3 +265,16 @@ def test_bad_offsets_for_a_one_output_model():
             est.predict(X, init_score=init)
     with pytest.raises(ValueError, match="init_score does not change which leaf"):
         est.predict(X, pred_leaf=True, init_score=np.zeros(len(X)))
+
+
+def test_sparse_rows_take_the_same_options():
+    sp = pytest.importorskip("scipy.sparse")
+    est = _fit("multi")
+    Xs = sp.csr_matrix(np.where(np.abs(X) < 0.5, 0.0, X))
+    Xd = Xs.toarray()
+    offset = rng.normal(size=(len(X), 4))
+    options = {"iteration_range": (2, 7), "init_score": offset}
+    np.testing.assert_array_equal(est.predict_proba(Xs, **options), est.predict_proba(Xd, **options))
+    np.testing.assert_array_equal(
+        est.predict(Xs, pred_contrib=True, **options), est.predict(Xd, pred_contrib=True, **options)
+    )
