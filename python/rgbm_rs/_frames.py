@@ -121,13 +121,14 @@ class Frame:
         of categories used (None for non-categorical columns).
         """
         if text:
-            # String columns are categories (``categorical_features`` is set).
+            # String columns are categories (``categorical_features`` is "auto" or a list).
             for col in self.columns:
                 if getattr(col, "text", False):
                     col.problem, col.categorical = None, True
         problems = [(label, col.problem) for label, col in zip(self.labels, self.columns) if col.problem]
         if problems:
-            raise TypeError(_problem_message(problems))
+            strings = [label for label, col in zip(self.labels, self.columns) if getattr(col, "text", False)]
+            raise TypeError(_problem_message(problems, strings))
         if categories is not None:
             _check_category_layout(self.labels, self.columns, categories, self._all_missing(categories))
         use_float32 = bool(self.columns) and all(col.float32 for col in self.columns)
@@ -172,15 +173,22 @@ def _listed(items):
     return shown + (f" and {len(items) - _MAX_LISTED} more" if len(items) > _MAX_LISTED else "")
 
 
-def _problem_message(problems):
+def _problem_message(problems, strings=()):
+    """The TypeError for unreadable columns; ``strings``: the labels of the string
+    columns among them, which a word in ``categorical_features`` would read."""
     described = [f"{_label(label)} ({why})" for label, why in problems]
     noun = "column" if len(problems) == 1 else "columns"
-    return (
+    message = (
         f"X has non-numeric {noun} {_listed(described)}. rgbm_rs reads numeric, boolean and "
-        "categorical columns only: convert them to numbers, or split strings by category: name them in "
-        "categorical_features (or pass categorical_features='auto'), or give them a categorical dtype "
+        "categorical columns only: convert them to numbers, or give them a categorical dtype "
         "(pandas 'category', polars Categorical/Enum, arrow dictionary)."
     )
+    if strings:
+        message += (
+            ' To split string columns by category, pass categorical_features="auto" (every categorical '
+            f"and string column) or name them: categorical_features={list(strings)!r}."
+        )
+    return message
 
 
 def _check_category_layout(labels, columns, categories, all_missing=()):

@@ -38,6 +38,14 @@ _FIT_CHECKS = dict(_X_CHECKS, accept_sparse=["csr", "csc"], accept_large_sparse=
 _PREDICT_CHECKS = dict(_X_CHECKS, accept_sparse="csr", accept_large_sparse=True)
 
 
+def strings_are_categories(estimator) -> bool:
+    """Whether fit reads a frame's string columns as categories: with
+    ``categorical_features="auto"`` or a list (which may name them); the
+    default "from_dtype" takes categorical dtypes only, None none at all."""
+    spec = getattr(estimator, "categorical_features", None)
+    return spec is not None and not (isinstance(spec, str) and spec == "from_dtype")
+
+
 def check_X_y(estimator, X, y, *, regression: bool, model=None, what="init_model") -> tuple[Any, np.ndarray]:
     """Validate training data; NaN in X means missing, infinity is an error.
 
@@ -63,7 +71,7 @@ def check_X_y(estimator, X, y, *, regression: bool, model=None, what="init_model
         set_categories(estimator, None, [])
         return _contiguous(X), y
     names = _feature_names(frame.labels)
-    X, categories = frame.to_array(text=getattr(estimator, "categorical_features", None) is not None)
+    X, categories = frame.to_array(text=strings_are_categories(estimator))
     X, y = validate_data(estimator, X, _as_1d(y), reset=True, y_numeric=regression, **_X_CHECKS)
     if names is not None:
         estimator.feature_names_in_ = names

@@ -9,6 +9,9 @@ from rgbm_rs import RGBMClassifier, RGBMRegressor
 
 NAMES = ["a", "b", "c", "d"]
 PARAMS = dict(n_estimators=20, max_depth=3, min_samples_leaf=5, random_state=0)
+# The numpy reference of a frame whose column 1 ('k') is categorical, which
+# the default categorical_features="from_dtype" splits by category sets.
+CODES = dict(PARAMS, categorical_features=[1])
 
 
 @pytest.fixture
@@ -215,7 +218,7 @@ def test_pandas_category_uses_codes(cat_data):
     levels, codes, x, y, X_codes = cat_data
     frame = _pandas_cat(levels, codes, x)
     est = RGBMRegressor(**PARAMS).fit(frame, y)
-    ref = RGBMRegressor(**PARAMS).fit(X_codes, y)
+    ref = RGBMRegressor(**CODES).fit(X_codes, y)
     assert est._categories_ == {"k": levels}
     assert np.array_equal(est.predict(frame), ref.predict(X_codes))
     # Same values with the categories listed in another order: mapped by value.
@@ -242,7 +245,7 @@ def test_polars_categorical_and_enum(cat_data):
     pl = pytest.importorskip("polars")
     levels, codes, x, y, X_codes = cat_data
     vals = _values(levels, codes)
-    ref = RGBMRegressor(**PARAMS).fit(X_codes, y)
+    ref = RGBMRegressor(**CODES).fit(X_codes, y)
     # Enum: the declared categories, in their order.
     enum = pl.DataFrame({"x": x, "k": pl.Series(vals, dtype=pl.Enum(levels))})
     est = RGBMRegressor(**PARAMS).fit(enum, y)
@@ -255,7 +258,7 @@ def test_polars_categorical_and_enum(cat_data):
     assert est._categories_ == {"k": order}
     sorted_codes = np.array([np.nan if v is None else order.index(v) for v in vals])
     X_sorted = np.column_stack([x, sorted_codes])
-    ref_sorted = RGBMRegressor(**PARAMS).fit(X_sorted, y)
+    ref_sorted = RGBMRegressor(**CODES).fit(X_sorted, y)
     assert np.array_equal(est.predict(cat), ref_sorted.predict(X_sorted))
     # Unseen values are missing; a pandas frame with the same values predicts the same.
     new = pl.DataFrame({"x": [0.5, 0.5], "k": pl.Series(["zzz", "hi"], dtype=pl.Categorical)})
@@ -271,7 +274,7 @@ def test_arrow_dictionary(cat_data):
     dictionary = pa.array(levels)
     indices = pa.array([None if c < 0 else int(c) for c in codes], pa.int32())
     table = pa.table({"x": x, "k": pa.DictionaryArray.from_arrays(indices, dictionary)})
-    ref = RGBMRegressor(**PARAMS).fit(X_codes, y)
+    ref = RGBMRegressor(**CODES).fit(X_codes, y)
     est = RGBMRegressor(**PARAMS).fit(table, y)
     assert est._categories_ == {"k": levels}
     assert np.array_equal(est.predict(table), ref.predict(X_codes))
@@ -291,7 +294,7 @@ def test_classifier_with_categories(cat_data):
     labels = (y > np.median(y)).astype(int)
     frame = _pandas_cat(levels, codes, x)
     est = RGBMClassifier(**PARAMS).fit(frame, labels)
-    ref = RGBMClassifier(**PARAMS).fit(X_codes, labels)
+    ref = RGBMClassifier(**CODES).fit(X_codes, labels)
     assert np.array_equal(est.predict_proba(frame), ref.predict_proba(X_codes))
 
 
