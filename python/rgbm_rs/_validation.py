@@ -1,7 +1,8 @@
 """Input and parameter checks done in Python before any native code runs.
 
-Data frames (pandas, polars, pyarrow, and other libraries through the Arrow
-stream or data frame interchange protocols) are read by :mod:`._frames`; see
+Data frames (pandas, polars, pyarrow, whatever narwhals takes, and other
+libraries through the Arrow stream or data frame interchange protocols) are
+read by :mod:`._frames`; see
 its docstring for the column policy. In short: numeric and boolean columns are
 used as floats with every kind of null as NaN (= missing); categorical columns
 use the position of their value in the categories recorded at fit, a value

@@ -65,10 +65,10 @@ class RGBMRegressor(RegressorMixin, RGBMBase):
         dictionary), as scikit-learn's HistGradientBoosting does, and no
         column of an array; a string column is refused (TypeError) unless
         "auto" or a list makes strings categories. "auto" takes the
-        categorical-dtype columns and the pandas string columns, whose
-        sorted distinct values become the categories at fit (strings
-        unseen at fit count as missing); LightGBM's "auto" refuses string
-        columns. A list gives positions or column names, a mask one bool
+        categorical-dtype columns and the string columns (pandas, polars,
+        arrow), whose sorted distinct values become the categories at fit
+        (strings unseen at fit count as missing); LightGBM's "auto" refuses
+        string columns. A list gives positions or column names, a mask one bool
         per column (string columns are then read as categories); other
         listed columns must hold integer codes in [0, 65535] (NaN =
         missing). Categories unseen at fit and missing values follow each

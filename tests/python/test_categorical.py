@@ -289,10 +289,23 @@ def test_none_splits_category_codes_as_ordinal_numbers():
     assert ordinal._categories_ == {"city": list(frame["city"].cat.categories)}
 
 
+def _as_library(frame, library):
+    if library == "polars":
+        return pytest.importorskip("polars").from_pandas(frame)
+    if library == "pyarrow":
+        return pytest.importorskip("pyarrow").Table.from_pandas(frame, preserve_index=False)
+    return frame
+
+
+@pytest.mark.parametrize("library", ["pandas", "polars", "pyarrow"])
 @pytest.mark.parametrize("spec", ["from_dtype", None])
-def test_string_columns_without_a_word_say_which_word(spec):
+def test_string_columns_without_a_word_say_which_word(spec, library):
     pd = pytest.importorskip("pandas")
     X, y = _data(200)
-    frame = pd.DataFrame({"city": np.array(["a", "b"], dtype=object)[X[:, 0].astype(int) % 2], "noise": X[:, 1]})
+    city = np.array(["a", "b"], dtype=object)[X[:, 0].astype(int) % 2]
+    frame = _as_library(pd.DataFrame({"city": city, "noise": X[:, 1]}), library)
     with pytest.raises(TypeError, match=r"'city'.*categorical_features=\"auto\".*categorical_features=\['city'\]"):
         RGBMRegressor(n_estimators=2, categorical_features=spec).fit(frame, y)
+    # Either word reads them, as pandas strings are read.
+    for word in ("auto", ["city"]):
+        RGBMRegressor(n_estimators=2, categorical_features=word).fit(frame, y)
