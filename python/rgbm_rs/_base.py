@@ -89,6 +89,10 @@ def categorical_indices(est):
     if spec is None:
         return None
     if isinstance(spec, str):
+        if not getattr(est, "_categories_", None):
+            # An array or a frame without categorical columns: no per-feature
+            # list, which a sparse X of 10^14 columns could not hold.
+            return None
         cats = fitted_categories(est, n)
         found = [j for j, c in enumerate(cats) if c is not None]
         return found or None

@@ -93,7 +93,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         min_child_weight: float = 1e-3,
         reg_lambda: float = 0.0,
         min_split_gain: float = 0.0,
-        categorical_features: FeatureSelection | str | None = None,
+        categorical_features: FeatureSelection | str | None = "from_dtype",
         max_cat_to_onehot: int | None = None,
         max_cat_threshold: int | None = None,
         cat_smooth: float | None = None,

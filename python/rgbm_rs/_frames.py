@@ -1,17 +1,31 @@
-"""Data frames as estimator input: pandas, polars, pyarrow and the interchange protocols.
+"""Data frames as estimator input, read through narwhals.
 
-A frame is read column by column into one float array (float32 when every
-column is float32, float64 otherwise) laid out in Fortran order, so each
-column is a single contiguous copy. No frame library is imported unless the
-input is one of its objects.
+pandas, polars and pyarrow frames, and whatever else narwhals takes, are read
+by one path: narwhals types each column, and :class:`_Column` applies the
+policy below to that type. Objects known only through the Arrow PyCapsule
+stream interface (``__arrow_c_stream__``, e.g. duckdb and ibis results) are
+read through it, objects known only through the data frame interchange
+protocol through pandas. A frame is read column by column into one float
+array (float32 when every column is float32, float64 otherwise) laid out in
+Fortran order, so each column is a single contiguous copy. Neither narwhals
+nor this module imports a frame library the input does not come from.
+
+What narwhals does not express is read natively, under the same policy: the
+category lists and codes of categorical columns (narwhals lists the values
+present, not a pandas dtype's categories, which may be of any type, nor
+arrow's dictionaries), pandas object columns (typed by their values), and a
+pandas frame of plain numpy numeric columns, converted whole (often a view
+of its block).
 
 Column policy
 -------------
 * Numeric and boolean columns (including pandas' nullable ``Int*``,
   ``Float*`` and ``boolean`` dtypes, pyarrow-backed pandas columns, polars
-  and pyarrow numeric, decimal and boolean columns): their values as floats,
-  ``True``/``False`` as 1/0; every kind of null (``None``, ``pd.NA``, polars
-  and arrow nulls, ``NaN``) becomes NaN, which the booster treats as missing.
+  and pyarrow numeric, decimal and boolean columns, pandas object columns
+  holding numbers): their values as floats, ``True``/``False`` as 1/0;
+  every kind of null (``None``, ``pd.NA``, polars and arrow nulls, ``NaN``)
+  becomes NaN, which the booster treats as missing. So does a column of
+  nulls alone (polars and arrow null type, pandas objects).
 * Categorical columns (pandas ``category``, polars ``Categorical`` and
   ``Enum``, arrow ``dictionary``): the position of the value in the list of
   categories recorded at fit is used as a number; a missing value is NaN.
@@ -24,11 +38,15 @@ Column policy
   when predicting, unless it holds nothing but missing values (pandas types a
   column of None alone as object, one of NaN alone as float; polars and
   arrow as null): it is then read as missing.
-* pandas string columns (``str``/``string`` dtypes, or objects holding
-  strings), when the estimator has ``categorical_features``: categorical,
-  with the sorted distinct strings recorded at fit as the categories.
-* Anything else (strings otherwise, objects, dates, durations, complex
-  numbers, nested types) is refused with a ``TypeError`` naming the columns.
+* String columns (pandas ``str``/``string`` dtypes or objects holding
+  strings, polars ``String``, arrow ``string``/``large_string``), when
+  ``categorical_features`` is ``"auto"`` or a list (and always when
+  predicting, where fit recorded categories): categorical, with the sorted
+  distinct strings recorded at fit as the categories. Otherwise they are
+  refused with a ``TypeError`` that names the word to pass.
+* Anything else (objects, dates, durations, complex numbers, nested types)
+  is refused with a ``TypeError`` naming the columns; so are lazy frames
+  (collect them first). Column names must be distinct (``ValueError``).
 """
 
 from __future__ import annotations
@@ -41,49 +59,103 @@ import numpy as np
 __all__ = ["read_frame", "Frame"]
 
 _MAX_LISTED = 5
+# What pandas' infer_dtype calls an object column read as numbers.
+_NUMERIC_OBJECTS = ("integer", "floating", "mixed-integer-float", "boolean", "decimal", "empty")
 
 
 def read_frame(X):
     """A :class:`Frame` over ``X`` if it is a data frame, else None (arrays, lists...)."""
     if isinstance(X, np.ndarray) or X is None or isinstance(X, (list, tuple, str, bytes)):
         return None
+    plain = _plain_pandas(X)
+    if plain is not None:
+        return plain
+    df = _narwhals_frame(X)
+    if df is None:
+        if hasattr(X, "__dataframe__"):
+            return read_frame(_from_interchange(X))
+        return None
+    dtypes = list(df.schema.values())
+    whole = _whole_floats(df, dtypes)
+    if whole is not None:
+        return whole
+    return Frame(df.columns, df.shape[0], [_Column(s, d) for s, d in zip(df.iter_columns(), dtypes)])
+
+
+def _plain_pandas(X):
+    """The whole-frame fast path: a pandas frame of plain numpy numeric and
+    boolean columns with distinct names, read in one conversion."""
     pd = sys.modules.get("pandas")
-    if pd is not None and isinstance(X, pd.DataFrame):
-        return _pandas_frame(X)
-    pl = sys.modules.get("polars")
-    if pl is not None:
-        if isinstance(X, pl.DataFrame):
-            return _polars_frame(X)
-        if isinstance(X, pl.LazyFrame):
-            raise TypeError("X is a polars LazyFrame: call .collect() on it first")
+    if pd is None or not isinstance(X, pd.DataFrame) or not X.columns.is_unique:
+        return None
+    dtypes = list(X.dtypes)
+    if not all(isinstance(d, np.dtype) and d.kind in "fiub" for d in dtypes):
+        return None
+    columns = [_Plain(d == np.float32) for d in dtypes]
+    return Frame(X.columns, X.shape[0], columns, whole=lambda dtype: X.to_numpy(dtype=dtype))
+
+
+def _whole_floats(df, dtypes):
+    """The whole-frame path of a polars frame whose columns are all Float64
+    or all Float32: polars converts it in one pass to a Fortran-ordered
+    array (nulls as NaN), and per-column reading costs more on small batches."""
+    import narwhals.stable.v2 as nw
+
+    if not dtypes or not df.implementation.is_polars():
+        return None
+    for kind in (nw.Float64, nw.Float32):
+        if all(d == kind for d in dtypes):
+            columns = [_Plain(kind == nw.Float32) for _ in dtypes]
+            return Frame(df.columns, df.shape[0], columns, whole=lambda dtype: df.to_numpy())
+    return None
+
+
+def _narwhals_frame(X):
+    """``X`` as an eager narwhals DataFrame, or None when it is no frame."""
+    import narwhals.stable.v2 as nw
+    from narwhals.exceptions import DuplicateError
+
+    dd = sys.modules.get("dask.dataframe")
+    if dd is not None and isinstance(X, dd.DataFrame):
+        raise TypeError(
+            "X is a dask DataFrame: fit the estimators of rgbm_rs.dask on it, or call .compute() on it first"
+        )
     pa = sys.modules.get("pyarrow")
-    if pa is not None:
-        if isinstance(X, pa.Table):
-            return _arrow_frame(X)
-        if isinstance(X, pa.RecordBatch):
-            return _arrow_frame(pa.Table.from_batches([X]))
+    if pa is not None and isinstance(X, pa.RecordBatch):
+        X = pa.Table.from_batches([X])  # narwhals takes tables, not batches
+    try:
+        df = nw.from_native(X, pass_through=True)
+    except DuplicateError as e:
+        raise ValueError(f"X's column names must be distinct (features are matched by name): {e}") from None
+    if isinstance(df, nw.DataFrame):
+        return df
+    if isinstance(df, nw.LazyFrame):
+        if df.implementation.is_polars():
+            raise TypeError("X is a polars LazyFrame: call .collect() on it first")
+        if not hasattr(X, "__arrow_c_stream__"):
+            raise TypeError(f"X is a lazy {type(X).__module__.split('.')[0]} frame: collect it into a data frame first")
     if hasattr(X, "__arrow_c_stream__") and _importable("pyarrow"):
         import pyarrow as pa
 
         try:
-            table = pa.table(X)
+            return nw.from_arrow(X, backend=pa)
         except (pa.ArrowInvalid, TypeError, ValueError):
-            table = None  # a 1-D stream (a series): not a frame
-        if table is not None:
-            return _arrow_frame(table)
-    if hasattr(X, "__dataframe__"):
-        try:
-            from pandas.api.interchange import from_dataframe
-        except ImportError:
-            raise TypeError(
-                f"X is a {type(X).__name__} data frame; reading it through the data frame "
-                "interchange protocol needs pandas to be installed"
-            ) from None
-        with warnings.catch_warnings():
-            # pandas 3 deprecates the protocol; it is only the last resort here.
-            warnings.filterwarnings("ignore", message=".*[Ii]nterchange [Pp]rotocol is deprecated")
-            return _pandas_frame(from_dataframe(X, allow_copy=True))
+            return None  # a 1-D stream (a series): not a frame
     return None
+
+
+def _from_interchange(X):
+    try:
+        from pandas.api.interchange import from_dataframe
+    except ImportError:
+        raise TypeError(
+            f"X is a {type(X).__name__} data frame; reading it through the data frame "
+            "interchange protocol needs pandas to be installed"
+        ) from None
+    with warnings.catch_warnings():
+        # pandas 3 deprecates the protocol; it is only the last resort here.
+        warnings.filterwarnings("ignore", message=".*[Ii]nterchange [Pp]rotocol is deprecated")
+        return from_dataframe(X, allow_copy=True)
 
 
 def _importable(name):
@@ -121,13 +193,14 @@ class Frame:
         of categories used (None for non-categorical columns).
         """
         if text:
-            # String columns are categories (``categorical_features`` is set).
+            # String columns are categories (``categorical_features`` is "auto" or a list).
             for col in self.columns:
                 if getattr(col, "text", False):
                     col.problem, col.categorical = None, True
         problems = [(label, col.problem) for label, col in zip(self.labels, self.columns) if col.problem]
         if problems:
-            raise TypeError(_problem_message(problems))
+            strings = [label for label, col in zip(self.labels, self.columns) if getattr(col, "text", False)]
+            raise TypeError(_problem_message(problems, strings))
         if categories is not None:
             _check_category_layout(self.labels, self.columns, categories, self._all_missing(categories))
         use_float32 = bool(self.columns) and all(col.float32 for col in self.columns)
@@ -172,15 +245,22 @@ def _listed(items):
     return shown + (f" and {len(items) - _MAX_LISTED} more" if len(items) > _MAX_LISTED else "")
 
 
-def _problem_message(problems):
+def _problem_message(problems, strings=()):
+    """The TypeError for unreadable columns; ``strings``: the labels of the string
+    columns among them, which a word in ``categorical_features`` would read."""
     described = [f"{_label(label)} ({why})" for label, why in problems]
     noun = "column" if len(problems) == 1 else "columns"
-    return (
+    message = (
         f"X has non-numeric {noun} {_listed(described)}. rgbm_rs reads numeric, boolean and "
-        "categorical columns only: convert them to numbers, or split strings by category: name them in "
-        "categorical_features (or pass categorical_features='auto'), or give them a categorical dtype "
+        "categorical columns only: convert them to numbers, or give them a categorical dtype "
         "(pandas 'category', polars Categorical/Enum, arrow dictionary)."
     )
+    if strings:
+        message += (
+            ' To split string columns by category, pass categorical_features="auto" (every categorical '
+            f"and string column) or name them: categorical_features={list(strings)!r}."
+        )
+    return message
 
 
 def _check_category_layout(labels, columns, categories, all_missing=()):
@@ -227,76 +307,7 @@ def _codes_through(own_categories, own_codes, fitted):
     return lut[own_codes]
 
 
-# ----------------------------------------------------------------------------- pandas
-
-
-class _PandasColumn:
-    def __init__(self, series):
-        import pandas as pd
-
-        self.series = series
-        self.problem = None
-        self.categorical = False
-        self.float32 = False
-        self._arrow = None
-        self.text = False
-        dtype = series.dtype
-        if isinstance(dtype, pd.CategoricalDtype):
-            self.categorical = True
-        elif isinstance(dtype, getattr(pd, "ArrowDtype", ())):
-            self._arrow = _ArrowColumn(series.array.__arrow_array__())
-            self.problem, self.categorical, self.float32 = (
-                self._arrow.problem,
-                self._arrow.categorical,
-                self._arrow.float32,
-            )
-        elif pd.api.types.is_bool_dtype(dtype):
-            pass
-        elif getattr(dtype, "kind", None) == "c":
-            self.problem = f"complex dtype {dtype}"
-        elif pd.api.types.is_numeric_dtype(dtype):
-            self.float32 = dtype == np.float32 or dtype == pd.Float32Dtype()
-        elif dtype == np.dtype(object):
-            kind = pd.api.types.infer_dtype(series, skipna=True)
-            if kind not in ("integer", "floating", "mixed-integer-float", "boolean", "decimal", "empty"):
-                self.problem = f"object dtype holding {kind} values"
-                self.text = kind == "string"
-        else:
-            self.problem = f"dtype {dtype}"
-            self.text = pd.api.types.is_string_dtype(dtype)
-
-    def values(self, dtype):
-        if self._arrow is not None:
-            return self._arrow.values(dtype)
-        return self.series.to_numpy(dtype=dtype, na_value=np.nan)
-
-    def categories(self):
-        if self.text:
-            return sorted(set(self.series.dropna().tolist()))
-        if self._arrow is not None:
-            return self._arrow.categories()
-        return self.series.cat.categories.tolist()
-
-    def encode(self, fitted):
-        if self.text:
-            # Unseen strings and missing values become NaN (missing).
-            table = _lookup(fitted)
-            return np.array(
-                [table.get(v, np.nan) if isinstance(v, str) else np.nan for v in self.series.tolist()], dtype=np.float64
-            )
-        if self._arrow is not None:
-            return self._arrow.encode(fitted)
-        return _codes_through(self.series.cat.categories.tolist(), self.series.cat.codes.to_numpy(), fitted)
-
-
-def _pandas_frame(X):
-    dtypes = list(X.dtypes)
-    if all(isinstance(d, np.dtype) and d.kind in "fiub" for d in dtypes):
-        # Plain numpy columns: one conversion (often a view of pandas' block).
-        columns = [_Plain(d == np.float32) for d in dtypes]
-        return Frame(X.columns, X.shape[0], columns, whole=lambda dtype: X.to_numpy(dtype=dtype))
-    columns = [_PandasColumn(X.iloc[:, j]) for j in range(X.shape[1])]
-    return Frame(X.columns, X.shape[0], columns)
+# ----------------------------------------------------------------------------- columns
 
 
 class _Plain:
@@ -304,98 +315,142 @@ class _Plain:
 
     problem = None
     categorical = False
+    text = False
 
     def __init__(self, float32):
         self.float32 = bool(float32)
 
 
-# ----------------------------------------------------------------------------- polars
+class _Column:
+    """One column of a narwhals frame: its kind under the column policy
+    (``problem``, ``categorical``, ``text``, ``float32``) and its readers."""
 
-
-class _PolarsColumn:
-    def __init__(self, series):
-        import polars as pl
+    def __init__(self, series, dtype):
+        import narwhals.stable.v2 as nw
 
         self.series = series
+        self.dtype = dtype  # narwhals' type of the column
         self.problem = None
         self.categorical = False
+        self.text = False
         self.float32 = False
-        dtype = series.dtype
-        if isinstance(dtype, (pl.Categorical, pl.Enum)):
+        self._by_pandas = False  # numbers narwhals does not type, converted by pandas
+        self._categories = None
+        native = series.to_native()
+        if _is_pandas_series(native) and (native.dtype == np.dtype(object) or dtype == nw.Unknown):
+            # narwhals guesses an object column's type (None alone reads as
+            # String) and leaves some extension dtypes (Sparse, Period...)
+            # untyped: pandas inspects the values, as the policy says.
+            self._pandas_kind(native)
+        elif isinstance(dtype, (nw.Categorical, nw.Enum)):
             self.categorical = True
-        elif dtype == pl.Boolean or dtype == pl.Null or dtype.is_numeric():
-            self.float32 = dtype == pl.Float32
+            self._categories = _categories_of(series)
+        elif dtype.is_numeric() or dtype == nw.Boolean:
+            self.float32 = dtype == nw.Float32
+        elif dtype == nw.String:
+            self.text = True
+            self.problem = f"dtype {_native_dtype(native)}"
+        elif dtype == nw.Unknown and series.null_count() == len(series):
+            pass  # polars and arrow's null type: missing values alone
+        else:
+            self.problem = f"dtype {_native_dtype(native)}"
+
+    def _pandas_kind(self, native):
+        import pandas as pd
+
+        dtype = native.dtype
+        if dtype == np.dtype(object):
+            kind = pd.api.types.infer_dtype(native, skipna=True)
+            if kind in _NUMERIC_OBJECTS:
+                self._by_pandas = True
+            else:
+                self.problem = f"object dtype holding {kind} values"
+                self.text = kind == "string"
+        elif getattr(dtype, "kind", None) == "c":
+            self.problem = f"complex dtype {dtype}"
+        elif pd.api.types.is_numeric_dtype(dtype):
+            self._by_pandas = True
         else:
             self.problem = f"dtype {dtype}"
 
     def values(self, dtype):
-        import polars as pl
+        import narwhals.stable.v2 as nw
 
-        s = self.series
-        if not (self.float32 and dtype == np.float32):
-            s = s.cast(pl.Float64)
+        if self._by_pandas:
+            return self.series.to_native().to_numpy(dtype=np.float64, na_value=np.nan)
+        target = nw.Float32 if self.float32 and dtype == np.float32 else nw.Float64
+        s = self.series if self.dtype == target else self.series.cast(target)
         return s.to_numpy()
 
     def categories(self):
-        import polars as pl
-
-        if isinstance(self.series.dtype, pl.Enum):
-            return self.series.dtype.categories.to_list()
-        return self.series.cast(pl.String).drop_nulls().unique().sort().to_list()
+        if self.text:
+            return sorted(self.series.drop_nulls().unique().to_list())
+        return self._categories.categories()
 
     def encode(self, fitted):
-        import polars as pl
-
-        s = self.series
-        if isinstance(s.dtype, pl.Enum) and s.dtype.categories.to_list() == list(fitted):
-            return s.to_physical().cast(pl.Float64).to_numpy()
-        table = _lookup(fitted)
-        strings = s.cast(pl.String)
-        mapping = {v: code for v, code in table.items() if isinstance(v, str)}
-        return strings.replace_strict(mapping, default=None, return_dtype=pl.Float64).to_numpy()
+        if self.text:
+            return _by_value(self.series, fitted)
+        return self._categories.encode(fitted)
 
 
-def _polars_frame(X):
-    return Frame(X.columns, X.height, [_PolarsColumn(s) for s in X.get_columns()])
+def _is_pandas_series(native):
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(native, pd.Series)
 
 
-# ----------------------------------------------------------------------------- pyarrow
+def _native_dtype(native):
+    return native.type if hasattr(native, "type") and not hasattr(native, "dtype") else native.dtype
 
 
-class _ArrowColumn:
+def _by_value(strings, fitted):
+    """Fit-time codes of a narwhals string column (NaN for missing and unseen values)."""
+    import narwhals.stable.v2 as nw
+
+    present = strings.drop_nulls().unique().to_list()
+    if not present:
+        return np.full(len(strings), np.nan)
+    table = _lookup(fitted)
+    codes = [table.get(v, np.nan) for v in present]
+    return strings.replace_strict(present, codes, return_dtype=nw.Float64).to_numpy()
+
+
+def _categories_of(series):
+    """The native reader of a categorical column's categories and codes."""
+    native = series.to_native()
+    if _is_pandas_series(native):
+        import pandas as pd
+
+        if isinstance(native.dtype, pd.CategoricalDtype):
+            return _PandasCategories(native)
+        if isinstance(native.dtype, getattr(pd, "ArrowDtype", ())):
+            return _ArrowCategories(native.array.__arrow_array__())
+    pa = sys.modules.get("pyarrow")
+    if pa is not None and isinstance(native, (pa.ChunkedArray, pa.Array)):
+        return _ArrowCategories(native)
+    return _ValueCategories(series)
+
+
+class _PandasCategories:
+    """A pandas ``category`` column: its dtype's categories, of any type."""
+
+    def __init__(self, native):
+        self.native = native
+
+    def categories(self):
+        return self.native.cat.categories.tolist()
+
+    def encode(self, fitted):
+        return _codes_through(self.native.cat.categories.tolist(), self.native.cat.codes.to_numpy(), fitted)
+
+
+class _ArrowCategories:
+    """An arrow ``dictionary`` column: its (unified) dictionary; each chunk
+    may have its own, mapped by value."""
+
     def __init__(self, column):
         import pyarrow as pa
 
-        if isinstance(column, pa.Array):
-            column = pa.chunked_array([column])
-        self.column = column
-        self.problem = None
-        self.categorical = False
-        self.float32 = False
-        t = column.type
-        if pa.types.is_dictionary(t):
-            self.categorical = True
-        elif (
-            pa.types.is_floating(t)
-            or pa.types.is_integer(t)
-            or pa.types.is_boolean(t)
-            or pa.types.is_decimal(t)
-            or pa.types.is_null(t)
-        ):
-            self.float32 = t == pa.float32()
-        else:
-            self.problem = f"type {t}"
-
-    def values(self, dtype):
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        col = self.column
-        if not (self.float32 and dtype == np.float32):
-            col = pc.cast(col, pa.float64())
-        if col.num_chunks == 0:
-            return np.empty(0, dtype=dtype)
-        return col.to_numpy(zero_copy_only=False)
+        self.column = pa.chunked_array([column]) if isinstance(column, pa.Array) else column
 
     def categories(self):
         col = self.column.unify_dictionaries()
@@ -413,5 +468,27 @@ class _ArrowColumn:
         return np.concatenate(parts) if parts else np.empty(0)
 
 
-def _arrow_frame(table):
-    return Frame(table.column_names, table.num_rows, [_ArrowColumn(c) for c in table.columns])
+class _ValueCategories:
+    """A polars ``Categorical`` or ``Enum`` column (or another library's):
+    an Enum's declared categories, else the sorted distinct values; codes
+    looked up by value."""
+
+    def __init__(self, series):
+        self.series = series
+
+    def categories(self):
+        import narwhals.stable.v2 as nw
+
+        if isinstance(self.series.dtype, nw.Enum):
+            return list(self.series.dtype.categories)
+        return sorted(self.series.cast(nw.String).drop_nulls().unique().to_list())
+
+    def encode(self, fitted):
+        import narwhals.stable.v2 as nw
+
+        native = self.series.to_native()
+        pl = sys.modules.get("polars")
+        same = isinstance(self.series.dtype, nw.Enum) and list(self.series.dtype.categories) == list(fitted)
+        if same and pl is not None and isinstance(native, pl.Series):
+            return native.to_physical().cast(pl.Float64).to_numpy()  # the Enum's codes are the fit's
+        return _by_value(self.series.cast(nw.String), fitted)

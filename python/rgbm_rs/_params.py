@@ -70,10 +70,11 @@ NOT_RANKING = (
 # eval_metric as a list).
 PYTHON_ONLY = {
     "categorical_features": (
-        [StrOptions({"auto"}), list, tuple, np.ndarray, None],
-        None,
-        "`auto`, indices, names, boolean mask or None",
-        "features split by category sets: `auto` = the frame's categorical columns; None = none",
+        [StrOptions({"from_dtype", "auto"}), list, tuple, np.ndarray, None],
+        "from_dtype",
+        "`from_dtype`, `auto`, indices, names, boolean mask or None",
+        "features split by category sets: `from_dtype` = the frame's categorical-dtype columns; "
+        "`auto` = those and its string columns; None = none (category codes split as ordinal numbers)",
     ),
     "monotone_constraints": (
         [list, tuple, np.ndarray, dict, None],

@@ -1,7 +1,8 @@
 """Input and parameter checks done in Python before any native code runs.
 
-Data frames (pandas, polars, pyarrow, and other libraries through the Arrow
-stream or data frame interchange protocols) are read by :mod:`._frames`; see
+Data frames (pandas, polars, pyarrow, whatever narwhals takes, and other
+libraries through the Arrow stream or data frame interchange protocols) are
+read by :mod:`._frames`; see
 its docstring for the column policy. In short: numeric and boolean columns are
 used as floats with every kind of null as NaN (= missing); categorical columns
 use the position of their value in the categories recorded at fit, a value
@@ -38,6 +39,14 @@ _FIT_CHECKS = dict(_X_CHECKS, accept_sparse=["csr", "csc"], accept_large_sparse=
 _PREDICT_CHECKS = dict(_X_CHECKS, accept_sparse="csr", accept_large_sparse=True)
 
 
+def strings_are_categories(estimator) -> bool:
+    """Whether fit reads a frame's string columns as categories: with
+    ``categorical_features="auto"`` or a list (which may name them); the
+    default "from_dtype" takes categorical dtypes only, None none at all."""
+    spec = getattr(estimator, "categorical_features", None)
+    return spec is not None and not (isinstance(spec, str) and spec == "from_dtype")
+
+
 def check_X_y(estimator, X, y, *, regression: bool, model=None, what="init_model") -> tuple[Any, np.ndarray]:
     """Validate training data; NaN in X means missing, infinity is an error.
 
@@ -63,7 +72,7 @@ def check_X_y(estimator, X, y, *, regression: bool, model=None, what="init_model
         set_categories(estimator, None, [])
         return _contiguous(X), y
     names = _feature_names(frame.labels)
-    X, categories = frame.to_array(text=getattr(estimator, "categorical_features", None) is not None)
+    X, categories = frame.to_array(text=strings_are_categories(estimator))
     X, y = validate_data(estimator, X, _as_1d(y), reset=True, y_numeric=regression, **_X_CHECKS)
     if names is not None:
         estimator.feature_names_in_ = names

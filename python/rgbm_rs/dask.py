@@ -56,6 +56,7 @@ from ._validation import (
     check_X_y,
     resolve_seed,
     set_categories,
+    strings_are_categories,
 )
 from .sklearn import RGBMClassifier, RGBMRegressor
 
@@ -397,7 +398,7 @@ def _frame_as_array(est, X):
         X = X.categorize(columns=unknown)  # a pass over the data to find the categories
     # The frame's (empty) meta holds the column labels and dtypes, categories included.
     meta = read_frame(X._meta)
-    text = est.categorical_features is not None  # string columns are categories
+    text = strings_are_categories(est)
     empty, categories = meta.to_array(text=text)
     strings = [j for j, col in enumerate(meta.columns) if text and getattr(col, "text", False)]
     if strings:

@@ -58,16 +58,23 @@ class RGBMRegressor(RegressorMixin, RGBMBase):
         L2 penalty λ on leaf values (in the same units as min_child_weight).
     min_split_gain : float, default=0.0
         A split must gain more than this.
-    categorical_features : "auto", list of int or str, boolean mask or None, default=None
-        Features split by sets of categories instead of thresholds. "auto"
-        takes the frame's categorical columns (pandas ``category``, polars
-        ``Categorical``/``Enum``, arrow dictionary) and pandas string
-        columns, whose sorted distinct values become the categories at fit
-        (strings unseen at fit count as missing); a list gives positions
-        or column names, a mask one bool per column. Other listed columns
-        must hold integer codes in [0, 65535] (NaN = missing). Categories
-        unseen at fit and missing values follow each split's default side.
-        None: categorical columns are used as ordinal codes.
+    categorical_features : "from_dtype", "auto", list of int or str, boolean mask or None, default="from_dtype"
+        Features split by sets of categories instead of thresholds.
+        "from_dtype" takes the frame's columns of a categorical dtype
+        (pandas ``category``, polars ``Categorical``/``Enum``, arrow
+        dictionary), as scikit-learn's HistGradientBoosting does, and no
+        column of an array; a string column is refused (TypeError) unless
+        "auto" or a list makes strings categories. "auto" takes the
+        categorical-dtype columns and the string columns (pandas, polars,
+        arrow), whose sorted distinct values become the categories at fit
+        (strings unseen at fit count as missing); LightGBM's "auto" refuses
+        string columns. A list gives positions or column names, a mask one bool
+        per column (string columns are then read as categories); other
+        listed columns must hold integer codes in [0, 65535] (NaN =
+        missing). Categories unseen at fit and missing values follow each
+        split's default side. None: no feature is split by category; a
+        categorical column is split by its category codes as ordinal
+        numbers (the default of earlier versions).
     max_cat_to_onehot : int or None, default=None
         Nodes with at most this many categories split one category off the
         rest; None = 4.
@@ -322,7 +329,7 @@ or callable, default="squared"
         min_child_weight: float = 1e-3,
         reg_lambda: float = 0.0,
         min_split_gain: float = 0.0,
-        categorical_features: FeatureSelection | str | None = None,
+        categorical_features: FeatureSelection | str | None = "from_dtype",
         max_cat_to_onehot: int | None = None,
         max_cat_threshold: int | None = None,
         cat_smooth: float | None = None,

@@ -248,3 +248,64 @@ def test_few_categories_split_as_their_one_hot_columns_for_every_classification_
         _native_equals_one_hot(RGBMClassifier, params, k, codes, other, logits.argmax(axis=1), "decision_function")
 
     check()
+
+
+def _city_frame(pd, X):
+    names = np.array([f"c{i}" for i in range(20)], dtype=object)
+    return pd.DataFrame({"city": pd.Categorical(names[X[:, 0].astype(int)]), "noise": X[:, 1]})
+
+
+def _model(est):
+    return est.get_booster().to_json()
+
+
+def test_by_default_a_categorical_dtype_is_split_by_category_sets():
+    pd = pytest.importorskip("pandas")
+    X, y = _data()
+    frame = _city_frame(pd, X)
+    default = RGBMRegressor(n_estimators=5, random_state=0).fit(frame, y)
+    assert default.categorical_features == "from_dtype"
+    named = RGBMRegressor(n_estimators=5, categorical_features=["city"], random_state=0).fit(frame, y)
+    assert _model(default) == _model(named)
+    assert '"categories"' in _model(default)
+    np.testing.assert_array_equal(default.predict(frame), named.predict(frame))
+    # An array has no categorical features: the model is the one None gives.
+    plain = RGBMRegressor(n_estimators=5, random_state=0).fit(X, y)
+    assert _model(plain) == _model(RGBMRegressor(n_estimators=5, categorical_features=None, random_state=0).fit(X, y))
+    assert '"categories"' not in _model(plain)
+
+
+def test_none_splits_category_codes_as_ordinal_numbers():
+    pd = pytest.importorskip("pandas")
+    X, y = _data()
+    frame = _city_frame(pd, X)
+    ordinal = RGBMRegressor(n_estimators=5, categorical_features=None, random_state=0).fit(frame, y)
+    codes = pd.DataFrame({"city": frame["city"].cat.codes.astype(float), "noise": X[:, 1]})
+    numbers = RGBMRegressor(n_estimators=5, random_state=0).fit(codes, y)
+    assert _model(ordinal) == _model(numbers)
+    assert '"categories"' not in _model(ordinal)
+    np.testing.assert_array_equal(ordinal.predict(frame), numbers.predict(codes))
+    # The category values are still looked up by value at predict time.
+    assert ordinal._categories_ == {"city": list(frame["city"].cat.categories)}
+
+
+def _as_library(frame, library):
+    if library == "polars":
+        return pytest.importorskip("polars").from_pandas(frame)
+    if library == "pyarrow":
+        return pytest.importorskip("pyarrow").Table.from_pandas(frame, preserve_index=False)
+    return frame
+
+
+@pytest.mark.parametrize("library", ["pandas", "polars", "pyarrow"])
+@pytest.mark.parametrize("spec", ["from_dtype", None])
+def test_string_columns_without_a_word_say_which_word(spec, library):
+    pd = pytest.importorskip("pandas")
+    X, y = _data(200)
+    city = np.array(["a", "b"], dtype=object)[X[:, 0].astype(int) % 2]
+    frame = _as_library(pd.DataFrame({"city": city, "noise": X[:, 1]}), library)
+    with pytest.raises(TypeError, match=r"'city'.*categorical_features=\"auto\".*categorical_features=\['city'\]"):
+        RGBMRegressor(n_estimators=2, categorical_features=spec).fit(frame, y)
+    # Either word reads them, as pandas strings are read.
+    for word in ("auto", ["city"]):
+        RGBMRegressor(n_estimators=2, categorical_features=word).fit(frame, y)

@@ -406,8 +406,15 @@ def test_frames_with_categories_and_strings_are_read_as_locally(client):
     assert model_doc(DaskRGBMClassifier(**params).fit(unknown, yd)) == expected
     est.set_params(categorical_features=None).fit(darr(X, (1000, 2000)), darr(y.to_numpy(), (1000, 2000)))
     assert not hasattr(est, "feature_names_in_")
-    with pytest.raises(TypeError, match="city"):
-        DaskRGBMClassifier(n_estimators=2).fit(Xd, yd)  # strings without categorical_features
+    # By default the categorical dtype is split by category sets, as locally;
+    # strings need categorical_features="auto" or their names.
+    typed = ["x0", "colour", "x1"]
+    default = DaskRGBMClassifier(n_estimators=6, max_depth=3, random_state=0).fit(Xd[typed], yd)
+    local = RGBMClassifier(summation="exact", n_estimators=6, max_depth=3, random_state=0).fit(frame[typed], y)
+    assert model_doc(default) == model_doc(local)
+    assert '"categories"' in default.get_booster().to_json()
+    with pytest.raises(TypeError, match=r"'city'.*categorical_features=\"auto\".*categorical_features=\['city'\]"):
+        DaskRGBMClassifier(n_estimators=2).fit(Xd, yd)
 
 
 def test_sparse_partitions_are_refused_clearly(client):

@@ -9,6 +9,9 @@ from rgbm_rs import RGBMClassifier, RGBMRegressor
 
 NAMES = ["a", "b", "c", "d"]
 PARAMS = dict(n_estimators=20, max_depth=3, min_samples_leaf=5, random_state=0)
+# The numpy reference of a frame whose column 1 ('k') is categorical, which
+# the default categorical_features="from_dtype" splits by category sets.
+CODES = dict(PARAMS, categorical_features=[1])
 
 
 @pytest.fixture
@@ -215,7 +218,7 @@ def test_pandas_category_uses_codes(cat_data):
     levels, codes, x, y, X_codes = cat_data
     frame = _pandas_cat(levels, codes, x)
     est = RGBMRegressor(**PARAMS).fit(frame, y)
-    ref = RGBMRegressor(**PARAMS).fit(X_codes, y)
+    ref = RGBMRegressor(**CODES).fit(X_codes, y)
     assert est._categories_ == {"k": levels}
     assert np.array_equal(est.predict(frame), ref.predict(X_codes))
     # Same values with the categories listed in another order: mapped by value.
@@ -242,7 +245,7 @@ def test_polars_categorical_and_enum(cat_data):
     pl = pytest.importorskip("polars")
     levels, codes, x, y, X_codes = cat_data
     vals = _values(levels, codes)
-    ref = RGBMRegressor(**PARAMS).fit(X_codes, y)
+    ref = RGBMRegressor(**CODES).fit(X_codes, y)
     # Enum: the declared categories, in their order.
     enum = pl.DataFrame({"x": x, "k": pl.Series(vals, dtype=pl.Enum(levels))})
     est = RGBMRegressor(**PARAMS).fit(enum, y)
@@ -255,7 +258,7 @@ def test_polars_categorical_and_enum(cat_data):
     assert est._categories_ == {"k": order}
     sorted_codes = np.array([np.nan if v is None else order.index(v) for v in vals])
     X_sorted = np.column_stack([x, sorted_codes])
-    ref_sorted = RGBMRegressor(**PARAMS).fit(X_sorted, y)
+    ref_sorted = RGBMRegressor(**CODES).fit(X_sorted, y)
     assert np.array_equal(est.predict(cat), ref_sorted.predict(X_sorted))
     # Unseen values are missing; a pandas frame with the same values predicts the same.
     new = pl.DataFrame({"x": [0.5, 0.5], "k": pl.Series(["zzz", "hi"], dtype=pl.Categorical)})
@@ -271,7 +274,7 @@ def test_arrow_dictionary(cat_data):
     dictionary = pa.array(levels)
     indices = pa.array([None if c < 0 else int(c) for c in codes], pa.int32())
     table = pa.table({"x": x, "k": pa.DictionaryArray.from_arrays(indices, dictionary)})
-    ref = RGBMRegressor(**PARAMS).fit(X_codes, y)
+    ref = RGBMRegressor(**CODES).fit(X_codes, y)
     est = RGBMRegressor(**PARAMS).fit(table, y)
     assert est._categories_ == {"k": levels}
     assert np.array_equal(est.predict(table), ref.predict(X_codes))
@@ -291,7 +294,7 @@ def test_classifier_with_categories(cat_data):
     labels = (y > np.median(y)).astype(int)
     frame = _pandas_cat(levels, codes, x)
     est = RGBMClassifier(**PARAMS).fit(frame, labels)
-    ref = RGBMClassifier(**PARAMS).fit(X_codes, labels)
+    ref = RGBMClassifier(**CODES).fit(X_codes, labels)
     assert np.array_equal(est.predict_proba(frame), ref.predict_proba(X_codes))
 
 
@@ -343,6 +346,115 @@ def test_categories_json_helpers(cat_data):
     categories_from_json(clone, saved)
     assert clone._categories_ == est._categories_
     assert categories_to_json(RGBMRegressor(**PARAMS).fit(X_codes, y)) is None
+
+
+# ---------------------------------------------------------------- one reader for every library
+
+
+def _mixed_pandas(n=400, seed=11):
+    """A pandas frame with a column of every kind: floats with NaN, nullable
+    integers and booleans, a category (sorted levels, all present, so every
+    library lists them alike) and strings, with missing values in each."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(seed)
+    gone = lambda: rng.random(n) < 0.1  # noqa: E731
+    x = rng.normal(size=n)
+    x[gone()] = np.nan
+    ints = [None if m else int(v) for v, m in zip(rng.integers(-5, 50, n), gone())]
+    flags = [None if m else bool(v) for v, m in zip(rng.random(n) < 0.4, gone())]
+    levels = ["amber", "blue", "cyan", "dusk"]
+    kind = pd.Categorical([None if m else levels[v] for v, m in zip(rng.integers(0, 4, n), gone())], levels)
+    towns = np.array(["oslo", "lima", "kiev", "baku", "rome"], dtype=object)
+    town = [None if m else towns[v] for v, m in zip(rng.integers(0, 5, n), gone())]
+    frame = pd.DataFrame(
+        {
+            "x": x,
+            "n": pd.array(ints, dtype="Int64"),
+            "flag": pd.array(flags, dtype="boolean"),
+            "kind": kind,
+            "town": pd.Series(town, dtype=object),
+        }
+    )
+    effect = {"oslo": 1.0, "lima": -1.0, "kiev": 0.5, "baku": 2.0, "rome": 0.0, None: 0.3}
+    y = np.nan_to_num(x) + 0.05 * frame["n"].fillna(0).to_numpy(float) + frame["town"].map(effect).to_numpy(float)
+    y = y + frame["flag"].fillna(False).to_numpy(float) + (frame["kind"] == "cyan").to_numpy(float)
+    return frame, y
+
+
+def _in_library(frame, library):
+    if library == "polars":
+        return pytest.importorskip("polars").from_pandas(frame)
+    if library == "pyarrow":
+        return pytest.importorskip("pyarrow").Table.from_pandas(frame, preserve_index=False)
+    return frame
+
+
+@pytest.mark.parametrize("cls", [RGBMRegressor, RGBMClassifier])
+def test_the_same_frame_in_every_library_gives_the_same_model(cls):
+    frame, y = _mixed_pandas()
+    y = y if cls is RGBMRegressor else (y > np.median(y)).astype(int)
+    frames = {lib: _in_library(frame, lib) for lib in ("pandas", "polars", "pyarrow")}
+    models = {lib: cls(categorical_features="auto", **PARAMS).fit(f, y) for lib, f in frames.items()}
+    ref = models["pandas"]
+    assert ref._categories_ == {
+        "kind": ["amber", "blue", "cyan", "dusk"],
+        "town": ["baku", "kiev", "lima", "oslo", "rome"],
+    }
+    assert '"categories"' in ref.get_booster().to_json()
+    for lib, est in models.items():
+        assert est.get_booster().to_json() == ref.get_booster().to_json(), lib
+        assert est._categories_ == ref._categories_, lib
+        for other in frames.values():
+            # Each model reads every library's frame bit for bit alike.
+            for got, want in zip(_outputs(est, other), _outputs(ref, frame)):
+                assert np.array_equal(got, want), lib
+
+
+def test_polars_string_columns_are_read_as_pandas_strings():
+    pl = pytest.importorskip("polars")
+    frame, y = _mixed_pandas()
+    strings = frame[["x", "town"]]
+    polars = pl.DataFrame({"x": frame["x"].to_numpy(), "town": pl.Series(frame["town"].tolist(), dtype=pl.String)})
+    assert polars.schema["town"] == pl.String
+    ref = RGBMRegressor(categorical_features="auto", **PARAMS).fit(strings, y)
+    est = RGBMRegressor(categorical_features="auto", **PARAMS).fit(polars, y)
+    assert est.get_booster().to_json() == ref.get_booster().to_json()
+    assert est._categories_ == ref._categories_ == {"town": ["baku", "kiev", "lima", "oslo", "rome"]}
+    assert np.array_equal(est.predict(polars), ref.predict(strings))
+    # Unseen strings and nulls are missing in both.
+    probe = pl.DataFrame({"x": [0.0, 0.0, 0.0], "town": ["nuuk", None, "rome"]})
+    assert np.array_equal(est.predict(probe), ref.predict(probe.to_pandas()))
+    assert est.predict(probe)[0] == est.predict(probe)[1]
+
+
+def test_narwhals_frames_and_arrow_streams_with_strings_are_read_alike():
+    nw = pytest.importorskip("narwhals.stable.v2")
+    pa = pytest.importorskip("pyarrow")
+    frame, y = _mixed_pandas()
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+
+    class Stream:
+        def __arrow_c_stream__(self, requested_schema=None):
+            return table.__arrow_c_stream__(requested_schema)
+
+    ref = RGBMRegressor(categorical_features="auto", **PARAMS).fit(frame, y)
+    for X in (nw.from_native(frame, eager_only=True), Stream()):
+        est = RGBMRegressor(categorical_features="auto", **PARAMS).fit(X, y)
+        assert est.get_booster().to_json() == ref.get_booster().to_json()
+        assert np.array_equal(est.predict(X), ref.predict(frame))
+
+
+def test_duplicate_names_and_lazy_frames_are_refused(data):
+    pd = pytest.importorskip("pandas")
+    X, y, _ = data
+    plain = pd.DataFrame(X, columns=["a", "b", "a", "d"])
+    with_category = plain.assign(k=pd.Categorical(["u"] * len(y)))
+    for frame in (plain, with_category):
+        with pytest.raises(ValueError, match="(?s)column names must be distinct.*'a' 2 times"):
+            RGBMRegressor(**PARAMS).fit(frame, y)
+    dd = pytest.importorskip("dask.dataframe")
+    with pytest.raises(TypeError, match="dask DataFrame: fit the estimators of rgbm_rs.dask"):
+        RGBMRegressor(**PARAMS).fit(dd.from_pandas(_pandas(X), npartitions=2), y)
 
 
 # ---------------------------------------------------------------- names and bad columns

@@ -33,7 +33,11 @@ def test_estimator_defaults_are_the_core_defaults(cls):
     # classifier's loss, and random_state=None (a fresh seed) as in scikit-learn.
     differ = {"random_state"} | ({"loss"} if cls is not RGBMRegressor else set())
     for name, default in _init_defaults(cls).items():
-        if name in _core_names() and name not in differ:
+        if name in _params.PYTHON_ONLY:
+            # Resolved in Python first (categorical_features "from_dtype" to
+            # positions, or to the core's None): the default declared there.
+            assert default == _params.PYTHON_ONLY[name][1], name
+        elif name in _core_names() and name not in differ:
             assert default == _params.SCHEMA[name]["default"], name
     assert RGBMClassifier().loss == _params.CLASSIFICATION_LOSSES[0]
     assert RGBMRanker().loss == _params.RANKING_LOSSES[0]
