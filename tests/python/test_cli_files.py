@@ -599,6 +599,9 @@ def export_files(tmp_path, monkeypatch):
         (["export", "--format", "onnx", "m.json", "big.json"], 1, "refusing to write an ONNX model over"),
         (["export", "--format", "onnx", "m.json", "no/dir/o.onnx"], 1, "does not exist"),
         pytest.param(["export", "--format", "onnx", "big.json", "o.onnx"], 1, "float32", marks=NEEDS_ONNX),
+        (["export", "--format", "xgboost", "big.json", "o.xgb.json"], 1, "float32"),
+        (["export", "--format", "xgboost", "m.json", "big.json"], 1, "refusing to write an XGBoost model over"),
+        (["export", "--format", "xgboost", "m.json", "m.json"], 2, "same file"),
     ],
 )
 def test_export_errors_are_one_line_and_write_nothing(export_files, capsys, argv, code, text):
@@ -607,3 +610,15 @@ def test_export_errors_are_one_line_and_write_nothing(export_files, capsys, argv
     assert status == code, err
     one_error(err, text)
     assert {p.name: p.read_bytes() for p in export_files.iterdir()} == before
+
+
+def test_export_in_xgboost_format(export_files, capsys):
+    status, err = run(["export", "--format", "xgboost", "m.json", "m.xgb.json"], capsys)
+    assert status == 0, err
+    doc = json.loads((export_files / "m.xgb.json").read_text())
+    assert doc["learner"]["objective"]["name"] == "reg:squarederror"
+    xgb = pytest.importorskip("xgboost")
+    X = np.random.default_rng(1).normal(size=(50, 3)).astype(np.float32)
+    booster = xgb.Booster(model_file=str(export_files / "m.xgb.json"))
+    expected = load_model(export_files / "m.json").predict(X)
+    np.testing.assert_allclose(booster.inplace_predict(X), expected, rtol=1e-6, atol=1e-6)
