@@ -360,7 +360,7 @@ def test_the_cli_pages_command_line_examples_run(tmp_path, monkeypatch, capsys):
         for line in block.splitlines()
         if line.startswith("rgbm ")
     ]
-    assert [c[1] for c in commands] == ["demo", "train", "predict", "export"]
+    assert [c[1] for c in commands] == ["demo", "train", "predict", "export", "export"]
     has_onnx = importlib.util.find_spec("onnx") is not None
     monkeypatch.chdir(tmp_path)
     rng = np.random.default_rng(0)
@@ -374,7 +374,7 @@ def test_the_cli_pages_command_line_examples_run(tmp_path, monkeypatch, capsys):
         if argv[1] == "demo":  # run in full by test_cli.py::test_demo_runs_all_methods
             assert cli.build_parser().parse_args(argv[1:]).func is cli.cmd_demo
             continue
-        if argv[1] == "export" and not has_onnx:  # an optional dependency
+        if argv[1:4] == ["export", "--format", "onnx"] and not has_onnx:  # an optional dependency
             assert cli.build_parser().parse_args(argv[1:]).func is cli.cmd_export
             continue
         assert main(argv[1:]) == 0, (argv, capsys.readouterr().err)
@@ -383,6 +383,7 @@ def test_the_cli_pages_command_line_examples_run(tmp_path, monkeypatch, capsys):
     header, rows = read_predictions("preds.csv")
     assert header == "proba_no,proba_yes" and len(rows) == 50
     assert not has_onnx or Path("model.onnx").stat().st_size > 0
+    assert json.loads(Path("model.xgb.json").read_text())["learner"]["objective"]["name"] == "binary:logistic"
 
 
 # --------------------------------------------------------------------------- never lose a file
