@@ -783,8 +783,8 @@ class RGBMBase(BaseEstimator):
         """The losses a model of this estimator may have."""
         return self._parameter_constraints["loss"][0].options | {"custom"}
 
-    def save_model(self, path: PathLike) -> None:
-        """Write the fitted estimator as JSON (read it back with :func:`load_model`).
+    def save_model(self, path: PathLike, format: str = "rgbm_rs") -> None:
+        """Write the fitted estimator as JSON.
 
         Parameters
         ----------
@@ -793,9 +793,36 @@ class RGBMBase(BaseEstimator):
             then renamed, so an existing file is never left half-written.
             A symbolic link is followed, and an existing file keeps its
             permissions.
+        format : {"rgbm_rs", "xgboost"}, default="rgbm_rs"
+            ``"rgbm_rs"``: the whole estimator (parameters, classes,
+            categories), read back with :func:`load_model`.
+            ``"xgboost"``: the trees in XGBoost's JSON model schema (that of
+            XGBoost 3.2), for ``xgboost.Booster(model_file=path)`` and the
+            tools that read XGBoost models. XGBoost then computes the raw
+            scores and predictions of :meth:`predict` (probabilities for a
+            classifier: column j is class ``classes_[j]``) for float32
+            input, categorical features given as their codes, to float32
+            rounding: see the export guide.
+
+        Raises
+        ------
+        ValueError
+            If ``format`` is not one of the above, or the model cannot be
+            written as an XGBoost model: ``loss="gaussian"`` (two outputs
+            per row with different links), a custom loss (no XGBoost
+            objective of known link), leaf values beyond the float32 range.
         """
         check_is_fitted(self, "_booster")
-        _model_file.save(path, self)
+        if not isinstance(format, str):
+            raise TypeError(f"format must be a str, got {type(format).__name__}")
+        if format == "rgbm_rs":
+            _model_file.save(path, self)
+        elif format == "xgboost":
+            from . import _xgboost
+
+            _xgboost.save(path, self)
+        else:
+            raise ValueError(f"format must be 'rgbm_rs' or 'xgboost', got {format!r}")
 
     def __getstate__(self):
         state = super().__getstate__()

@@ -41,6 +41,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from ._trees import Node, read_ensemble
+
 if TYPE_CHECKING:
     import onnx
 
@@ -89,34 +91,6 @@ def _double(numpy_helper, values):
     return numpy_helper.from_array(np.asarray(values, dtype=np.float64))
 
 
-class _Tree:
-    """One exported tree: per internal node (feature, split, category codes
-    or None, NaN-goes-true flag, true child, false child) in the model's
-    child references (c >= 0 node, c < 0 leaf ~c), and its leaf values."""
-
-    def __init__(self, tree: dict, output: int, cat_column: dict):
-        self.output = output
-        self.leaves = tree["leaf_value"]
-        self.nodes: list[tuple] = []
-        m = len(tree["feature"])
-        splits = np.array([np.nan if v is None else v for v in tree["threshold"]], dtype=np.float64)
-        sets = tree.get("categories") or [[]] * m
-        for i in range(m):
-            left, right, default_left = tree["left"][i], tree["right"][i], bool(tree["default_left"][i])
-            codes = _codes(sets[i])
-            if codes:
-                # Member codes leave the default side; everything else (NaN included) follows it.
-                away, stay = (right, left) if default_left else (left, right)
-                self.nodes.append((cat_column[tree["feature"][i]], 0.0, codes, 0, away, stay))
-            else:
-                self.nodes.append((int(tree["feature"][i]), float(splits[i]), None, int(default_left), left, right))
-
-
-def _codes(words: list) -> list:
-    """The category codes of a bitset of 32-bit words."""
-    return [32 * w + b for w, word in enumerate(words) for b in range(32) if word >> b & 1]
-
-
 def _node_id(c: int, m: int) -> int:
     """TreeEnsembleRegressor's id of child reference c in a tree of m internal nodes."""
     return c if c >= 0 else m + ~c
@@ -131,7 +105,10 @@ def _regressor_node(helper, numpy_helper, trees: list, x: str, out: str, n_targe
     targets: dict = {k: [] for k in ("treeids", "nodeids", "ids", "weights")}
     for t, tree in enumerate(trees):
         m = len(tree.nodes)
-        rows = [(f, s, "BRANCH_LEQ", _node_id(yes, m), _node_id(no, m), miss) for f, s, _, miss, yes, no in tree.nodes]
+        rows = [
+            (n.feature, n.split, "BRANCH_LEQ", _node_id(n.left, m), _node_id(n.right, m), int(n.default_left))
+            for n in tree.nodes
+        ]
         rows += [(0, 0.0, "LEAF", 0, 0, 0)] * len(tree.leaves)
         for i, (f, s, mode, yes, no, miss) in enumerate(rows):
             for key, v in zip(a, (t, i, f, s, mode, yes, no, miss)):
@@ -163,9 +140,10 @@ def _regressor_node(helper, numpy_helper, trees: list, x: str, out: str, n_targe
     )
 
 
-def _ensemble_node(helper, numpy_helper, trees: list, x: str, out: str, n_targets: int):
+def _ensemble_node(helper, numpy_helper, trees: list, x: str, out: str, n_targets: int, cat_column: dict):
     """TreeEnsemble (ai.onnx.ml opset 5) on double X, in double throughout:
-    nodes and leaves numbered across trees; no base score."""
+    nodes and leaves numbered across trees; no base score. Category-set
+    nodes read the cleaned copy of their feature, column ``cat_column[j]``."""
     a: dict = {k: [] for k in ("features", "splits", "modes", "true", "true_leaf", "false", "false_leaf", "missing")}
     roots: list[int] = []
     members: list[float] = []
@@ -177,19 +155,19 @@ def _ensemble_node(helper, numpy_helper, trees: list, x: str, out: str, n_target
         leaf_weights.extend(tree.leaves)
         leaf_targets.extend([tree.output] * len(tree.leaves))
         # A single-leaf tree has no node to be its root: one whose two branches reach the leaf.
-        nodes = tree.nodes or [(0, 0.0, None, 0, -1, -1)]
-        for f, s, codes, miss, yes, no in nodes:
+        nodes = tree.nodes or [Node(0, 0.0, None, False, -1, -1)]
+        for f, s, codes, default_left, yes, no in nodes:
             if codes is not None:
                 members.extend([*codes, np.nan])
             row = (
-                f,
+                f if codes is None else cat_column[f],
                 s,
                 0 if codes is None else 6,  # BRANCH_LEQ, BRANCH_MEMBER
                 node0 + yes if yes >= 0 else leaf0 + ~yes,
                 int(yes < 0),
                 node0 + no if no >= 0 else leaf0 + ~no,
                 int(no < 0),
-                miss,
+                int(default_left),
             )
             for key, v in zip(a, row):
                 a[key].append(v)
@@ -265,7 +243,7 @@ def _label_tensor(classes: np.ndarray):
     raise ValueError(f"classes_ of type {kinds} cannot be ONNX labels (integers, booleans, floats or strings can)")
 
 
-def _raw_scores(g: _Graph, trees: list, cat_features: list, base: list, k: int) -> str:
+def _raw_scores(g: _Graph, trees: list, cat_features: list, base: list, k: int, n_features: int) -> str:
     """The raw scores (n, k), double: base score + trees, summed in double
     on X in double (float32 values are doubles exactly, so the trees route
     them as predict does)."""
@@ -277,7 +255,8 @@ def _raw_scores(g: _Graph, trees: list, cat_features: list, base: list, k: int) 
         return g.op("Cast", ["raw_float"], "raw", to=TensorProto.DOUBLE)
     max_code = max(codes[-1] for t in trees for _, _, codes, *_ in t.nodes if codes)
     x = _clean_categories(g, x, cat_features, max_code)
-    g.nodes.append(_ensemble_node(helper, numpy_helper, trees, x, "tree_sums", k))
+    cat_column = {j: n_features + c for c, j in enumerate(cat_features)}
+    g.nodes.append(_ensemble_node(helper, numpy_helper, trees, x, "tree_sums", k, cat_column))
     return g.op("Add", ["tree_sums", g.const("base_score", np.asarray([_checked(base, "base score")]))], "raw")
 
 
@@ -367,19 +346,16 @@ def to_onnx(estimator: RGBMBase, path: str | os.PathLike | None = None) -> onnx.
     onnx = _import_onnx()
     helper, TensorProto = onnx.helper, onnx.TensorProto
     booster = estimator._booster
-    doc = json.loads(booster.to_json())
-    loss = doc["params"]["loss"]
     kind, scale = _link(booster)
-    k, base, trees = booster.n_outputs, list(booster.base_score), doc["trees"]
-    if loss == "gaussian":  # predict returns the mean: output 0's trees
+    ensemble = read_ensemble(booster)
+    k, base, trees = ensemble.n_outputs, ensemble.base, ensemble.trees
+    if ensemble.loss == "gaussian":  # predict returns the mean: output 0's trees
         k, base, trees = 1, base[:1], trees[0::2]
-    cat_features = sorted({t["feature"][i] for t in trees for i, s in enumerate(t.get("categories", [])) if any(s)})
-    n = booster.n_features
-    cat_column = {j: n + c for c, j in enumerate(cat_features)}
-    exported = [_Tree(t, i % k, cat_column) for i, t in enumerate(trees)]
+    cat_features = sorted({n.feature for t in trees for n in t.nodes if n.codes})
+    n = ensemble.n_features
 
     g = _Graph(onnx)
-    raw = _raw_scores(g, exported, cat_features, base, k)
+    raw = _raw_scores(g, trees, cat_features, base, k, n)
     if kind in ("identity", "exp"):
         outputs = _regression_output(g, raw, kind)
     else:

@@ -360,7 +360,7 @@ def test_the_cli_pages_command_line_examples_run(tmp_path, monkeypatch, capsys):
         for line in block.splitlines()
         if line.startswith("rgbm ")
     ]
-    assert [c[1] for c in commands] == ["demo", "train", "predict", "export"]
+    assert [c[1] for c in commands] == ["demo", "train", "predict", "export", "export"]
     has_onnx = importlib.util.find_spec("onnx") is not None
     monkeypatch.chdir(tmp_path)
     rng = np.random.default_rng(0)
@@ -374,7 +374,7 @@ def test_the_cli_pages_command_line_examples_run(tmp_path, monkeypatch, capsys):
         if argv[1] == "demo":  # run in full by test_cli.py::test_demo_runs_all_methods
             assert cli.build_parser().parse_args(argv[1:]).func is cli.cmd_demo
             continue
-        if argv[1] == "export" and not has_onnx:  # an optional dependency
+        if argv[1:4] == ["export", "--format", "onnx"] and not has_onnx:  # an optional dependency
             assert cli.build_parser().parse_args(argv[1:]).func is cli.cmd_export
             continue
         assert main(argv[1:]) == 0, (argv, capsys.readouterr().err)
@@ -383,6 +383,7 @@ def test_the_cli_pages_command_line_examples_run(tmp_path, monkeypatch, capsys):
     header, rows = read_predictions("preds.csv")
     assert header == "proba_no,proba_yes" and len(rows) == 50
     assert not has_onnx or Path("model.onnx").stat().st_size > 0
+    assert json.loads(Path("model.xgb.json").read_text())["learner"]["objective"]["name"] == "binary:logistic"
 
 
 # --------------------------------------------------------------------------- never lose a file
@@ -599,6 +600,9 @@ def export_files(tmp_path, monkeypatch):
         (["export", "--format", "onnx", "m.json", "big.json"], 1, "refusing to write an ONNX model over"),
         (["export", "--format", "onnx", "m.json", "no/dir/o.onnx"], 1, "does not exist"),
         pytest.param(["export", "--format", "onnx", "big.json", "o.onnx"], 1, "float32", marks=NEEDS_ONNX),
+        (["export", "--format", "xgboost", "big.json", "o.xgb.json"], 1, "float32"),
+        (["export", "--format", "xgboost", "m.json", "big.json"], 1, "refusing to write an XGBoost model over"),
+        (["export", "--format", "xgboost", "m.json", "m.json"], 2, "same file"),
     ],
 )
 def test_export_errors_are_one_line_and_write_nothing(export_files, capsys, argv, code, text):
@@ -607,3 +611,15 @@ def test_export_errors_are_one_line_and_write_nothing(export_files, capsys, argv
     assert status == code, err
     one_error(err, text)
     assert {p.name: p.read_bytes() for p in export_files.iterdir()} == before
+
+
+def test_export_in_xgboost_format(export_files, capsys):
+    status, err = run(["export", "--format", "xgboost", "m.json", "m.xgb.json"], capsys)
+    assert status == 0, err
+    doc = json.loads((export_files / "m.xgb.json").read_text())
+    assert doc["learner"]["objective"]["name"] == "reg:squarederror"
+    xgb = pytest.importorskip("xgboost")
+    X = np.random.default_rng(1).normal(size=(50, 3)).astype(np.float32)
+    booster = xgb.Booster(model_file=str(export_files / "m.xgb.json"))
+    expected = load_model(export_files / "m.json").predict(X)
+    np.testing.assert_allclose(booster.inplace_predict(X), expected, rtol=1e-6, atol=1e-6)

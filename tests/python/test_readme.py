@@ -34,6 +34,8 @@ def _missing(code):
         needs += ["distributed"]
     if "plotting" in code:
         needs += ["matplotlib"]
+    if "import xgboost" in code:
+        needs += ["xgboost"]
     return [m for m in needs if importlib.util.find_spec(m) is None]
 
 

@@ -210,14 +210,15 @@ def build_parser() -> argparse.ArgumentParser:
     export = sub.add_parser(
         "export",
         parents=[common],
-        help="write a saved model as ONNX",
+        help="write a saved model as ONNX or in XGBoost's JSON model format",
         description=(
             "Load a model saved by 'rgbm train' (or save_model) and write it as an ONNX model "
-            "(needs the onnx package). The graph takes X, float32 (n, n_features), NaN = missing, "
-            "and outputs what predict and predict_proba return."
+            "(needs the onnx package; the graph takes X, float32 (n, n_features), NaN = missing, "
+            "and outputs what predict and predict_proba return) or in XGBoost's JSON model format "
+            "(save_model(format='xgboost'), for xgboost.Booster and the tools that read XGBoost models)."
         ),
     )
-    export.add_argument("--format", required=True, choices=("onnx",), help="the format to write")
+    export.add_argument("--format", required=True, choices=("onnx", "xgboost"), help="the format to write")
     export.add_argument("model", metavar="MODEL", help="model file")
     export.add_argument("out", metavar="OUT", help="where to write the exported model")
     export.set_defaults(func=cmd_export)
