@@ -64,7 +64,7 @@ _LIBSVM_EXTENSIONS = {".libsvm", ".svm", ".svmlight", ".txt"}
 MAX_CLASSES_AUTO = 20
 
 
-class DataError(Exception):
+class DataError(ValueError):
     """A data file cannot be used; the message is one line meant for the user."""
 
 
@@ -625,14 +625,20 @@ def _read_csv_text(path: str) -> TextCsvTable:
     return TextCsvTable(path=path, header=header, columns=columns, line_numbers=line_numbers)
 
 
-def read_libsvm(path, n_features: int | None = None, zero_based: bool | None = None, base_source: str = ""):
+def read_libsvm(
+    path,
+    n_features: int | None = None,
+    zero_based: bool | None = None,
+    base_source: str = "",
+    query_ids: bool = False,
+):
     """Read a libsvm / svmlight file into a scipy.sparse CSR matrix.
 
     Parameters
     ----------
     path : str or path-like
-        The file: ``label index:value ...`` per line; ``#`` starts a comment,
-        ``qid:`` fields are ignored.
+        The file: ``label index:value ...`` per line, or for ranking
+        ``label qid:N index:value ...``; ``#`` starts a comment.
     n_features : int, optional
         Width wanted (e.g. the model's). A file whose largest index is
         smaller gets empty columns; a larger index is an error.
@@ -644,6 +650,10 @@ def read_libsvm(path, n_features: int | None = None, zero_based: bool | None = N
     base_source : str
         Where a given ``zero_based`` comes from, for the error on index 0
         in a 1-based file.
+    query_ids : bool
+        Read the ``qid:N`` fields (SVMlight's query ids, right after the
+        label) and return them: every line must have one, and the lines of
+        a query must be consecutive. Otherwise they are ignored.
 
     Returns
     -------
@@ -653,13 +663,18 @@ def read_libsvm(path, n_features: int | None = None, zero_based: bool | None = N
         The labels, as float64.
     zero_based : bool
         Whether the indices were read as 0-based.
+    qid : numpy.ndarray of shape (n_samples,), int64
+        Only with ``query_ids=True``: each row's query id (see
+        :func:`query_group_sizes`).
 
     Raises
     ------
     DataError
         If the file is missing, unreadable, not UTF-8 text, malformed
         (including an index listed twice on a line, a non-finite label or
-        value, index 0 in a 1-based file) or has no samples.
+        value, index 0 in a 1-based file) or has no samples; with
+        ``query_ids``, if a line has no ``qid:N`` right after its label or
+        a query's lines are not consecutive (naming the line).
     """
     path = os.fspath(path)
     try:
@@ -667,11 +682,11 @@ def read_libsvm(path, n_features: int | None = None, zero_based: bool | None = N
             raw = f.read()
     except OSError as e:
         raise _read_error(path, e) from None
-    X, y = _load_svmlight(raw)
+    X, y, qid = _load_svmlight(raw, query_ids)
     if X is None or (zero_based is False and X.nnz and X.indices.min() == 0):
         # Read line by line: the reason, with its line, or the data
         # (unsorted indices are no error here).
-        X, y = _parse_libsvm_lines(path, raw, zero_based, base_source)
+        X, y, qid = _parse_libsvm_lines(path, raw, zero_based, base_source, query_ids)
     if not len(y):
         raise DataError(f"{_quote(path)} has no samples")
     if not X.nnz and n_features is None:
@@ -690,7 +705,36 @@ def read_libsvm(path, n_features: int | None = None, zero_based: bool | None = N
             )
         width = n_features
     X = sp.csr_matrix((X.data, X.indices - offset, X.indptr), shape=(len(y), width))
+    if query_ids:
+        return X, y, zero_based, qid
     return X, y, zero_based
+
+
+def query_group_sizes(qid: np.ndarray) -> list[int]:
+    """The sizes of the runs of equal query ids, in file order: the
+    ranker's ``group`` (the ids are consecutive per query, as
+    :func:`read_libsvm` checks)."""
+    starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
+    return np.diff(np.r_[starts, len(qid)]).astype(int).tolist()
+
+
+#: A ``qid:`` field on a line (one at the start of a line is a feature named "qid", not a query id).
+_QID_FIELD = re.compile(rb"[ \t]qid:")
+
+
+def mentions_query_ids(path) -> bool:
+    """Whether the first data line of a libsvm file has a ``qid:`` field
+    (a ranking file; its start is enough to tell)."""
+    try:
+        with open(os.fspath(path), "rb") as f:
+            head = f.read(1 << 16)
+    except OSError:
+        return False
+    for line in head.splitlines():
+        data = line.split(b"#", 1)[0]
+        if data.strip():
+            return _QID_FIELD.search(b" " + data.strip()) is not None
+    return False
 
 
 #: What scikit-learn's reader takes but means otherwise than the line reader
@@ -698,28 +742,42 @@ def read_libsvm(path, n_features: int | None = None, zero_based: bool | None = N
 _LINE_READER_NEEDED = re.compile(rb"_|(?:^|\s)[+-]\d*:")
 
 
-def _load_svmlight(raw: bytes):
-    """(X, y) with the file's own indices as columns, by scikit-learn's
-    reader; (None, None) when the file must be read line by line: refused
-    by that reader, holding what it would read differently, or holding
-    non-finite labels or values (the line reader names the line)."""
+def _load_svmlight(raw: bytes, query_ids: bool = False):
+    """(X, y, qid) with the file's own indices as columns, by
+    scikit-learn's reader (qid None unless ``query_ids``); (None, None,
+    None) when the file must be read line by line: refused by that reader,
+    holding what it would read differently, holding non-finite labels or
+    values, or (with ``query_ids``) lines without a query id or queries
+    whose lines are apart (the line reader names the line)."""
     from sklearn.datasets import load_svmlight_file
 
     if _LINE_READER_NEEDED.search(raw):
-        return None, None
+        return None, None, None
     try:
-        X, y = load_svmlight_file(io.BytesIO(raw), dtype=np.float64, zero_based=True)
+        if query_ids:
+            X, y, qid = load_svmlight_file(io.BytesIO(raw), dtype=np.float64, zero_based=True, query_id=True)
+        else:
+            X, y = load_svmlight_file(io.BytesIO(raw), dtype=np.float64, zero_based=True)
+            qid = None
     except (ValueError, OverflowError, TypeError):
-        return None, None
+        return None, None, None
     if not (np.all(np.isfinite(y)) and np.all(np.isfinite(X.data))):
-        return None, None
-    return X, y
+        return None, None, None
+    if query_ids:
+        # scikit-learn lists only the ids present, so a line without one shifts the rest.
+        qid = np.asarray(qid, dtype=np.int64)
+        if len(qid) != len(y) or len(query_group_sizes(qid)) != len(np.unique(qid)):
+            return None, None, None
+    return X, y, qid
 
 
-def _parse_libsvm_lines(path: str, raw: bytes, zero_based, base_source: str):
-    """(X, y) of the file read line by line, the file's own indices as
-    columns; every problem a DataError naming its line."""
+def _parse_libsvm_lines(path: str, raw: bytes, zero_based, base_source: str, query_ids: bool = False):
+    """(X, y, qid) of the file read line by line, the file's own indices as
+    columns (qid None unless ``query_ids``); every problem a DataError
+    naming its line."""
     labels: list[float] = []
+    qids: list[int] = []
+    query_start: dict[int, int] = {}  # the line on which each query's run starts
     row_idx: list[np.ndarray] = []
     row_val: list[np.ndarray] = []
     hint = ""
@@ -741,10 +799,19 @@ def _parse_libsvm_lines(path: str, raw: bytes, zero_based, base_source: str):
             raise DataError(f"line {line_no} of {_quote(path)}: the label {tokens[0]!r} is not a number{hint}")
         if not np.isfinite(label):
             raise DataError(f"line {line_no} of {_quote(path)}: the label {tokens[0]!r} is not finite")
+        if query_ids:
+            q = _query_id(path, line_no, tokens, qids, query_start)
+            qids.append(q)
+            tokens = tokens[1:]
         idx, val = [], []
         for tok in tokens[1:]:
             key, sep, value = tok.partition(":")
             if key == "qid":
+                if query_ids:
+                    raise DataError(
+                        f"line {line_no} of {_quote(path)}: {tok!r} is not right after the label; "
+                        "the query id comes first (label qid:N index:value ...) and once"
+                    )
                 continue
             if key.startswith("-") and key[1:].isdigit():
                 raise DataError(f"line {line_no} of {_quote(path)}: negative feature index {key}")
@@ -777,7 +844,39 @@ def _parse_libsvm_lines(path: str, raw: bytes, zero_based, base_source: str):
     width = int(indices.max()) + 1 if indices.size else 1
     X = sp.csr_matrix((values, indices, indptr), shape=(len(labels), width))
     X.sort_indices()
-    return X, np.asarray(labels, dtype=np.float64)
+    qid = np.asarray(qids, dtype=np.int64) if query_ids else None
+    return X, np.asarray(labels, dtype=np.float64), qid
+
+
+def _query_id(path: str, line_no: int, tokens: list[str], qids: list[int], query_start: dict[int, int]) -> int:
+    """The query id of a line (``qid:N`` right after the label), checked
+    to continue the previous line's query or to start a new one."""
+    key, sep, value = tokens[1].partition(":") if len(tokens) > 1 else ("", "", "")
+    misplaced = next((t for t in tokens[2:] if t.startswith("qid:")), None)
+    if key != "qid" and misplaced is not None:
+        raise DataError(
+            f"line {line_no} of {_quote(path)}: {misplaced!r} is not right after the label; "
+            "the query id comes first (label qid:N index:value ...) and once"
+        )
+    if key != "qid":
+        raise DataError(
+            f"line {line_no} of {_quote(path)} has no query id: ranking needs qid:N right after "
+            "every label (label qid:N index:value ...)"
+        )
+    # Digits only, as for feature indices: int() would also take "1_0" or "١".
+    digits = value[1:] if value[:1] in "+-" else value
+    if not (digits.isascii() and digits.isdigit()) or not -(2**63) <= int(value) < 2**63:
+        raise DataError(f"line {line_no} of {_quote(path)}: query id {value!r} is not an integer ({tokens[1]!r})")
+    q = int(value)
+    if qids and q != qids[-1]:
+        if q in query_start:
+            raise DataError(
+                f"line {line_no} of {_quote(path)}: query {q} appears again after other queries (its lines "
+                f"start on line {query_start[q]}); the lines of a query must be consecutive: sort the file by qid"
+            )
+    if q not in query_start:
+        query_start[q] = line_no
+    return q
 
 
 def _strict_float(text: str) -> float | None:
