@@ -34,17 +34,19 @@ def _load_training_data(args, report, categorical=None):
                 report.warn(
                     f"the qid fields of {args.data!r} are ignored: use --task ranking to train a ranker on its queries"
                 )
-            X, y, zero_based, *qid = data.read_libsvm(
+            read = data.read_libsvm(
                 args.data, zero_based=_libsvm_base(args.libsvm_base), base_source="--libsvm-base 1", query_ids=ranking
             )
+            X, y, zero_based = read[:3]
+            qid = read[3] if ranking else None
             if args.libsvm_base != "auto":
                 how = "as given"
             else:
                 how = "as some index is 0" if zero_based else "as no index is 0; else use --libsvm-base 0"
             desc = f"libsvm, {'0' if zero_based else '1'}-based indices {how}"
-            if ranking:
-                desc += f", {len(data.query_group_sizes(qid[0]))} queries"
-            return X, y, None, desc, int(not zero_based), None, qid[0] if ranking else None
+            if qid is not None:
+                desc += f", {len(data.query_group_sizes(qid))} queries"
+            return X, y, None, desc, int(not zero_based), None, qid
         if ranking:
             raise UsageError(
                 f"--task ranking needs query groups, read from the qid:N fields of a libsvm file "
