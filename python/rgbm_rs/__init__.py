@@ -6,7 +6,9 @@ Estimators follow scikit-learn conventions::
 
 Submodules: :mod:`rgbm_rs.callback` (callbacks for ``fit``),
 :mod:`rgbm_rs.plotting` (matplotlib plots, optional); :func:`to_onnx`
-exports a fitted estimator as ONNX (needs the onnx package); :func:`to_shap`
+exports a fitted estimator as ONNX (needs the onnx package), and
+:func:`register_skl2onnx` lets skl2onnx export pipelines ending in one;
+:func:`to_shap`
 gives a fitted model to the ``shap`` package's ``TreeExplainer``.
 """
 
@@ -15,6 +17,7 @@ from ._core import FORMAT_VERSION, __version__
 from ._introspect import dump_model, tree_to_dict, trees_to_dataframe
 from ._onnx import to_onnx
 from ._shap import to_shap
+from ._skl2onnx import register_skl2onnx
 from .callback import early_stopping, log_evaluation, record_evaluation
 from .sklearn import RGBMClassifier, RGBMRanker, RGBMRegressor, load_model
 
@@ -31,6 +34,7 @@ __all__ = [
     "tree_to_dict",
     "trees_to_dataframe",
     "to_onnx",
+    "register_skl2onnx",
     "to_shap",
     "FORMAT_VERSION",
     "__version__",

@@ -96,11 +96,11 @@ def _node_id(c: int, m: int) -> int:
     return c if c >= 0 else m + ~c
 
 
-def _regressor_node(helper, numpy_helper, trees: list, x: str, out: str, n_targets: int, base: list):
-    """TreeEnsembleRegressor on double X, its thresholds, leaf values and
-    base score double tensors (the ``*_as_tensor`` attributes), so that the
-    trees are summed in double; the output is float. Per tree, node ids
-    0..m-1 the internal nodes, m.. the leaves."""
+def _regressor_node(numpy_helper, trees: list, n_targets: int, base: list) -> dict:
+    """The attributes of TreeEnsembleRegressor on double X, its thresholds,
+    leaf values and base score double tensors (the ``*_as_tensor``
+    attributes), so that the trees are summed in double; the output is
+    float. Per tree, node ids 0..m-1 the internal nodes, m.. the leaves."""
     a: dict = {k: [] for k in ("treeids", "nodeids", "featureids", "values", "modes", "true", "false", "missing")}
     targets: dict = {k: [] for k in ("treeids", "nodeids", "ids", "weights")}
     for t, tree in enumerate(trees):
@@ -116,11 +116,7 @@ def _regressor_node(helper, numpy_helper, trees: list, x: str, out: str, n_targe
         for li, v in enumerate(tree.leaves):
             for key, item in zip(targets, (t, m + li, tree.output, v)):
                 targets[key].append(item)
-    return helper.make_node(
-        "TreeEnsembleRegressor",
-        [x],
-        [out],
-        domain="ai.onnx.ml",
+    return dict(
         n_targets=n_targets,
         aggregate_function="SUM",
         post_transform="NONE",
@@ -140,10 +136,11 @@ def _regressor_node(helper, numpy_helper, trees: list, x: str, out: str, n_targe
     )
 
 
-def _ensemble_node(helper, numpy_helper, trees: list, x: str, out: str, n_targets: int, cat_column: dict):
-    """TreeEnsemble (ai.onnx.ml opset 5) on double X, in double throughout:
-    nodes and leaves numbered across trees; no base score. Category-set
-    nodes read the cleaned copy of their feature, column ``cat_column[j]``."""
+def _ensemble_node(numpy_helper, trees: list, n_targets: int, cat_column: dict) -> dict:
+    """The attributes of TreeEnsemble (ai.onnx.ml opset 5) on double X, in
+    double throughout: nodes and leaves numbered across trees; no base score.
+    Category-set nodes read the cleaned copy of their feature, column
+    ``cat_column[j]``."""
     a: dict = {k: [] for k in ("features", "splits", "modes", "true", "true_leaf", "false", "false_leaf", "missing")}
     roots: list[int] = []
     members: list[float] = []
@@ -174,11 +171,7 @@ def _ensemble_node(helper, numpy_helper, trees: list, x: str, out: str, n_target
     extra = {}
     if members:
         extra["membership_values"] = _double(numpy_helper, members)
-    return helper.make_node(
-        "TreeEnsemble",
-        [x],
-        [out],
-        domain="ai.onnx.ml",
+    return dict(
         n_targets=n_targets,
         aggregate_function=1,  # SUM
         post_transform=0,  # NONE
@@ -198,7 +191,12 @@ def _ensemble_node(helper, numpy_helper, trees: list, x: str, out: str, n_target
 
 
 class _Graph:
-    """Nodes and constants of the graph being built."""
+    """Nodes and constants of a standalone graph being built: names as given
+    (the graph holds one model, so they cannot clash).
+
+    The graph builders below write through ``const`` and ``op`` only, so
+    that the skl2onnx converter can write the same nodes into a container
+    whose names it makes unique (see ``_skl2onnx``)."""
 
     def __init__(self, onnx):
         self.onnx = onnx
@@ -209,8 +207,8 @@ class _Graph:
         self.constants.append(self.onnx.numpy_helper.from_array(np.asarray(value), name))
         return name
 
-    def op(self, op_type: str, inputs: list, output: str, **attrs) -> str:
-        self.nodes.append(self.onnx.helper.make_node(op_type, inputs, [output], **attrs))
+    def op(self, op_type: str, inputs: list, output: str, domain: str = "", **attrs) -> str:
+        self.nodes.append(self.onnx.helper.make_node(op_type, inputs, [output], domain=domain or None, **attrs))
         return output
 
 
@@ -243,36 +241,82 @@ def _label_tensor(classes: np.ndarray):
     raise ValueError(f"classes_ of type {kinds} cannot be ONNX labels (integers, booleans, floats or strings can)")
 
 
-def _raw_scores(g: _Graph, trees: list, cat_features: list, base: list, k: int, n_features: int) -> str:
+class _Model:
+    """What the graph is built from: the loss's link, the trees and base
+    scores (for a gaussian model, those of the mean), the features with
+    category-set splits."""
+
+    def __init__(self, estimator):
+        from .sklearn import RGBMClassifier, RGBMRanker, RGBMRegressor
+
+        if not isinstance(estimator, (RGBMRegressor, RGBMClassifier, RGBMRanker)):
+            raise TypeError(
+                f"to_onnx exports a fitted RGBMRegressor, RGBMClassifier or RGBMRanker, got {type(estimator).__name__}"
+            )
+        check_is_fitted(estimator, "_booster")
+        booster = estimator._booster
+        self.kind, self.scale = _link(booster)
+        ensemble = read_ensemble(booster)
+        k, base, trees = ensemble.n_outputs, ensemble.base, ensemble.trees
+        if ensemble.loss == "gaussian":  # predict returns the mean: output 0's trees
+            k, base, trees = 1, base[:1], trees[0::2]
+        self.k, self.base, self.trees = k, base, trees
+        self.n_features = ensemble.n_features
+        self.cat_features = sorted({n.feature for t in trees for n in t.nodes if n.codes})
+        self.cat_column = {j: self.n_features + c for c, j in enumerate(self.cat_features)}
+        # ai.onnx.ml opset: TreeEnsembleRegressor's *_as_tensor attributes need 3, TreeEnsemble 5.
+        self.ml_opset = _OPSETS[bool(self.cat_features)][1]
+
+    @property
+    def is_classifier(self) -> bool:
+        return self.kind not in ("identity", "exp")
+
+
+def _raw_scores(g, model: _Model, x: str) -> str:
     """The raw scores (n, k), double: base score + trees, summed in double
     on X in double (float32 values are doubles exactly, so the trees route
     them as predict does)."""
-    helper, numpy_helper, TensorProto = g.onnx.helper, g.onnx.numpy_helper, g.onnx.TensorProto
-    x = g.op("Cast", ["X"], "X_double", to=TensorProto.DOUBLE)
-    if not cat_features:
+    numpy_helper, TensorProto = g.onnx.numpy_helper, g.onnx.TensorProto
+    x = g.op("Cast", [x], "X_double", to=TensorProto.DOUBLE)
+    trees, k = model.trees, model.k
+    if not model.cat_features:
         # TreeEnsembleRegressor's output is float: its double sum rounded once.
-        g.nodes.append(_regressor_node(helper, numpy_helper, trees, x, "raw_float", k, base))
-        return g.op("Cast", ["raw_float"], "raw", to=TensorProto.DOUBLE)
+        attrs = _regressor_node(numpy_helper, trees, k, model.base)
+        raw_float = g.op("TreeEnsembleRegressor", [x], "raw_float", domain="ai.onnx.ml", **attrs)
+        return g.op("Cast", [raw_float], "raw", to=TensorProto.DOUBLE)
     max_code = max(codes[-1] for t in trees for _, _, codes, *_ in t.nodes if codes)
-    x = _clean_categories(g, x, cat_features, max_code)
-    cat_column = {j: n_features + c for c, j in enumerate(cat_features)}
-    g.nodes.append(_ensemble_node(helper, numpy_helper, trees, x, "tree_sums", k, cat_column))
-    return g.op("Add", ["tree_sums", g.const("base_score", np.asarray([_checked(base, "base score")]))], "raw")
+    x = _clean_categories(g, x, model.cat_features, max_code)
+    attrs = _ensemble_node(numpy_helper, trees, k, model.cat_column)
+    sums = g.op("TreeEnsemble", [x], "tree_sums", domain="ai.onnx.ml", **attrs)
+    return g.op("Add", [sums, g.const("base_score", np.asarray([_checked(model.base, "base score")]))], "raw")
 
 
-def _regression_output(g: _Graph, raw: str, kind: str) -> list:
-    """``variable`` (n, 1), float: the raw score, or its exp for a log link."""
+def _regression_output(g, raw: str, kind: str, out: str = "variable", out_type: int | None = None) -> list:
+    """``out`` (n, 1), float (or ``out_type``): the raw score, or its exp for a log link."""
+    out_type = g.onnx.TensorProto.FLOAT if out_type is None else out_type
     if kind == "exp":
         raw = g.op("Exp", [raw], "response")
-    g.op("Cast", [raw], "variable", to=g.onnx.TensorProto.FLOAT)
-    return [g.onnx.helper.make_tensor_value_info("variable", g.onnx.TensorProto.FLOAT, [None, 1])]
+    g.op("Cast", [raw], out, to=out_type)
+    return [g.onnx.helper.make_tensor_value_info(out, out_type, [None, 1])]
 
 
-def _classifier_outputs(g: _Graph, raw: str, kind: str, scale: float, classes: np.ndarray) -> list:
+def _classifier_outputs(
+    g,
+    raw: str,
+    kind: str,
+    scale: float,
+    classes: np.ndarray,
+    names: tuple[str, str] = ("label", "probabilities"),
+    proba_type: int | None = None,
+    label_tensor=None,
+) -> list:
     """``label`` (n,) from the raw scores as predict takes it, ``probabilities``
-    (n, n_classes), float (computed in double)."""
+    (n, n_classes), float (computed in double; ``proba_type`` for another
+    type); ``names`` for other output names, ``label_tensor`` for other
+    labels (an array and its ONNX type name)."""
     helper, TensorProto = g.onnx.helper, g.onnx.TensorProto
-    labels, label_type = _label_tensor(classes)
+    proba_type = TensorProto.FLOAT if proba_type is None else proba_type
+    labels, label_type = _label_tensor(classes) if label_tensor is None else label_tensor
     if kind == "softmax":
         proba = g.op("Softmax", [raw], "probabilities_double", axis=1)
         index = g.op("ArgMax", [raw], "class_index", axis=1, keepdims=0)  # the first of ties, as numpy
@@ -291,11 +335,11 @@ def _classifier_outputs(g: _Graph, raw: str, kind: str, scale: float, classes: n
         positive = g.op("Greater", [raw, g.const("zero", np.float64(0))], "positive")
         as_int = g.op("Cast", [positive], "positive_int", to=TensorProto.INT64)
         index = g.op("Reshape", [as_int, g.const("flat", np.asarray([-1], np.int64))], "class_index")
-    g.op("Cast", [proba], "probabilities", to=TensorProto.FLOAT)
-    g.op("Gather", [g.const("classes", labels), index], "label", axis=0)
+    g.op("Cast", [proba], names[1], to=proba_type)
+    g.op("Gather", [g.const("classes", labels), index], names[0], axis=0)
     return [
-        helper.make_tensor_value_info("label", getattr(TensorProto, label_type), [None]),
-        helper.make_tensor_value_info("probabilities", TensorProto.FLOAT, [None, len(labels)]),
+        helper.make_tensor_value_info(names[0], getattr(TensorProto, label_type), [None]),
+        helper.make_tensor_value_info(names[1], proba_type, [None, len(labels)]),
     ]
 
 
@@ -334,40 +378,28 @@ def to_onnx(estimator: RGBMBase, path: str | os.PathLike | None = None) -> onnx.
         float32 range, labels ONNX cannot hold).
     """
     from ._core import __version__
-    from .sklearn import RGBMClassifier, RGBMRanker, RGBMRegressor
 
-    if not isinstance(estimator, (RGBMRegressor, RGBMClassifier, RGBMRanker)):
-        raise TypeError(
-            f"to_onnx exports a fitted RGBMRegressor, RGBMClassifier or RGBMRanker, got {type(estimator).__name__}"
-        )
-    check_is_fitted(estimator, "_booster")
+    model_parts = _Model(estimator)
     if path is not None and not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
     onnx = _import_onnx()
     helper, TensorProto = onnx.helper, onnx.TensorProto
-    booster = estimator._booster
-    kind, scale = _link(booster)
-    ensemble = read_ensemble(booster)
-    k, base, trees = ensemble.n_outputs, ensemble.base, ensemble.trees
-    if ensemble.loss == "gaussian":  # predict returns the mean: output 0's trees
-        k, base, trees = 1, base[:1], trees[0::2]
-    cat_features = sorted({n.feature for t in trees for n in t.nodes if n.codes})
-    n = ensemble.n_features
 
     g = _Graph(onnx)
-    raw = _raw_scores(g, trees, cat_features, base, k, n)
-    if kind in ("identity", "exp"):
-        outputs = _regression_output(g, raw, kind)
+    raw = _raw_scores(g, model_parts, "X")
+    if model_parts.is_classifier:
+        classes = np.asarray(estimator.classes_)
+        outputs = _classifier_outputs(g, raw, model_parts.kind, model_parts.scale, classes)
     else:
-        outputs = _classifier_outputs(g, raw, kind, scale, np.asarray(estimator.classes_))
+        outputs = _regression_output(g, raw, model_parts.kind)
     graph = helper.make_graph(
         g.nodes,
         f"rgbm_rs_{type(estimator).__name__}",
-        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [None, n])],
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [None, model_parts.n_features])],
         outputs,
         initializer=g.constants,
     )
-    main, ml = _OPSETS[bool(cat_features)]
+    main, ml = _OPSETS[bool(model_parts.cat_features)]
     opsets = [helper.make_opsetid("", main), helper.make_opsetid("ai.onnx.ml", ml)]
     model = helper.make_model(graph, opset_imports=opsets, producer_name="rgbm_rs", producer_version=__version__)
     model.ir_version = helper.find_min_ir_version_for(opsets)

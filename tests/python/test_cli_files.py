@@ -360,7 +360,7 @@ def test_the_cli_pages_command_line_examples_run(tmp_path, monkeypatch, capsys):
         for line in block.splitlines()
         if line.startswith("rgbm ")
     ]
-    assert [c[1] for c in commands] == ["demo", "train", "predict", "export", "export"]
+    assert [c[1] for c in commands] == ["demo", "train", "predict", "export", "export", "train", "predict"]
     has_onnx = importlib.util.find_spec("onnx") is not None
     monkeypatch.chdir(tmp_path)
     rng = np.random.default_rng(0)
@@ -370,6 +370,9 @@ def test_the_cli_pages_command_line_examples_run(tmp_path, monkeypatch, capsys):
         Path(name).write_text(
             "a,b,c,label\n" + "".join(f"{a},{b},{c},{d}\n" for (a, b, c), d in zip(X.tolist(), label))
         )
+    X = rng.normal(size=(300, 4))
+    grades = np.clip(np.floor(X[:, 0] + X[:, 1] + 2), 0, 4)
+    dump_svmlight_file(X, grades, "rank.svm", query_id=np.repeat(np.arange(30), 10), zero_based=False)
     for argv in commands:
         if argv[1] == "demo":  # run in full by test_cli.py::test_demo_runs_all_methods
             assert cli.build_parser().parse_args(argv[1:]).func is cli.cmd_demo
@@ -384,6 +387,10 @@ def test_the_cli_pages_command_line_examples_run(tmp_path, monkeypatch, capsys):
     assert header == "proba_no,proba_yes" and len(rows) == 50
     assert not has_onnx or Path("model.onnx").stat().st_size > 0
     assert json.loads(Path("model.xgb.json").read_text())["learner"]["objective"]["name"] == "binary:logistic"
+    ranker = load_model("ranker.json")
+    assert type(ranker).__name__ == "RGBMRanker" and ranker.eval_at == 10
+    header, rows = read_predictions("scores.csv")
+    assert header == "prediction" and len(rows) == 300
 
 
 # --------------------------------------------------------------------------- never lose a file

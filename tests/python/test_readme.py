@@ -30,6 +30,8 @@ def _missing(code):
     needs = []
     if "onnx" in code:
         needs += ["onnx", "onnxruntime"]
+    if "skl2onnx" in code:
+        needs += ["skl2onnx"]
     if "rgbm_rs.dask" in code:
         needs += ["distributed"]
     if "plotting" in code:

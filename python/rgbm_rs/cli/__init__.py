@@ -3,7 +3,8 @@
 Commands
 --------
 train
-    Fit an estimator on a CSV or libsvm file and save it as JSON.
+    Fit an estimator (classifier, regressor, or ranker on a libsvm file's
+    ``qid:`` queries) on a CSV or libsvm file and save it as JSON.
 predict
     Load a saved model and write its predictions for a data file as CSV.
 export
@@ -117,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[common],
         help="fit a model on a CSV or libsvm file and save it as JSON",
         description=(
-            "Fit RGBMClassifier or RGBMRegressor on FILE and save it with save_model. "
+            "Fit RGBMClassifier, RGBMRegressor or RGBMRanker on FILE and save it with save_model. "
             "CSV files need a header row; every column but the target is a feature "
             "(numeric; empty or NaN = missing). A text column is a categorical feature when named in "
             "categorical_features ('categorical_features=[\"city\"]'; categorical_features=auto takes every "
@@ -126,7 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
             "columns. class_weight keys are labels; for numeric labels the JSON keys are their text "
             "('class_weight={\"1\": 5}' weights label 1). "
             "libsvm files (.libsvm/.svm/.txt) carry the label first and are read as a sparse matrix "
-            "(feature indices in the millions are fine). Files must be UTF-8 (or ASCII) text. "
+            "(feature indices in the millions are fine); with --task ranking each label is followed by qid:N, "
+            "the query the line belongs to. Files must be UTF-8 (or ASCII) text. "
             "Estimator parameters follow as KEY=VALUE (e.g. max_depth=4 n_estimators=300)."
         ),
     )
@@ -137,9 +139,10 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--model", required=True, metavar="OUT.json", help="where to save the fitted model")
     train.add_argument(
         "--task",
-        choices=("auto", "classification", "regression"),
+        choices=("auto", "classification", "regression", "ranking"),
         default="auto",
-        help="auto: classification if the target is not numeric or has <= 20 distinct integer values",
+        help="auto: classification if the target is not numeric or has <= 20 distinct integer values; "
+        "ranking: RGBMRanker on the queries of a libsvm file's qid:N fields (the lines of a query consecutive)",
     )
     train.add_argument(
         "--param",
@@ -171,7 +174,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=_fraction_arg,
         default=0.0,
         metavar="F",
-        help="hold out this fraction of the rows and report accuracy / RMSE on it (default 0: no hold-out); "
+        help="hold out this fraction of the rows (of the queries, for ranking) and report accuracy / RMSE / NDCG "
+        "on it (default 0: no hold-out); "
         "the saved model is the one fitted on the remaining rows",
     )
     train.add_argument(

@@ -26,7 +26,8 @@ Files with another extension are recognised by their first line.
 Files are UTF-8 text (ASCII is UTF-8; a byte-order mark is skipped).
 Every problem with the file is raised as :class:`DataError` with a one-line
 message that names the file, and where it helps the line and column.
-Only numpy, scipy and scikit-learn are needed here (no pandas).
+Only numpy, scipy and scikit-learn are needed here (no pandas); CSV files
+are parsed by pyarrow when it is installed, else by Python's csv module.
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ import scipy.sparse as sp
 __all__ = [
     "DataError",
     "CsvTable",
+    "TextCsvTable",
+    "ArrowCsvTable",
     "detect_format",
     "read_csv",
     "read_libsvm",
@@ -61,7 +64,7 @@ _LIBSVM_EXTENSIONS = {".libsvm", ".svm", ".svmlight", ".txt"}
 MAX_CLASSES_AUTO = 20
 
 
-class DataError(Exception):
+class DataError(ValueError):
     """A data file cannot be used; the message is one line meant for the user."""
 
 
@@ -172,9 +175,14 @@ def _to_float(text: str) -> float | None:
     return _strict_float(stripped)
 
 
-@dataclass
 class CsvTable:
-    """The cells of a CSV file, as text, column by column.
+    """The cells of a CSV file, column by column, and their readings as
+    numbers, categories or a target.
+
+    :func:`read_csv` returns one of its two kinds, which give the same
+    arrays and the same errors for the same file: :class:`TextCsvTable`
+    (Python's csv module) and :class:`ArrowCsvTable` (pyarrow, when it is
+    installed).
 
     Attributes
     ----------
@@ -182,21 +190,23 @@ class CsvTable:
         The file read.
     header : list of str
         Column names, blanks stripped.
-    columns : list of list of str
-        ``columns[j][i]`` is the cell of row ``i`` in column ``j``.
-    line_numbers : list of int
-        The file line on which each row ends (for error messages).
     """
 
     path: str
     header: list[str]
-    columns: list[list[str]]
-    line_numbers: list[int] = field(repr=False)
 
     @property
     def n_rows(self) -> int:
         """Number of data rows (the header excluded)."""
-        return len(self.line_numbers)
+        raise NotImplementedError
+
+    def cells(self, j: int) -> list[str]:
+        """The cells of column ``j`` as written (quotes removed, blanks kept)."""
+        raise NotImplementedError
+
+    def line_number(self, i: int) -> int:
+        """The file line on which data row ``i`` ends (for error messages)."""
+        raise NotImplementedError
 
     def column_index(self, spec) -> int:
         """Find a column by name, or else by its 0-based index (negative counts from the end).
@@ -245,7 +255,7 @@ class CsvTable:
         DataError
             If a cell is not a number (naming the column, line and cell) or is infinite.
         """
-        cells = self.columns[j]
+        cells = self.cells(j)
         try:
             if any("_" in c for c in cells):
                 raise ValueError  # numpy, like float(), reads "1_000" as 1000
@@ -257,20 +267,23 @@ class CsvTable:
                 if v is None:
                     raise DataError(
                         f"column {_quote(self.header[j])} of {_quote(self.path)} is not numeric "
-                        f"(line {self.line_numbers[i]}: {cell.strip()!r}); features must be numbers, "
+                        f"(line {self.line_number(i)}: {cell.strip()!r}); features must be numbers, "
                         "or categories: name the column in categorical_features (e.g. "
                         f"'categorical_features=[\"{self.header[j]}\"]', or categorical_features=auto for "
                         "every text column), or drop it"
                     ) from None
                 values[i] = v
+        self._check_finite(j, values)
+        return values
+
+    def _check_finite(self, j: int, values: np.ndarray) -> None:
         bad = np.flatnonzero(np.isinf(values))
         if bad.size:
             i = int(bad[0])
             raise DataError(
                 f"column {_quote(self.header[j])} of {_quote(self.path)} has an infinite value "
-                f"(line {self.line_numbers[i]}: {cells[i].strip()!r})"
+                f"(line {self.line_number(i)}: {self.cells(j)[i].strip()!r})"
             )
-        return values
 
     def feature_matrix(self, indices) -> np.ndarray:
         """Stack the given columns into a float64 matrix of shape (n_rows, len(indices)).
@@ -292,7 +305,7 @@ class CsvTable:
 
     def is_numeric(self, j: int) -> bool:
         """Whether every cell of column ``j`` is a number or missing."""
-        return all(_to_float(c) is not None for c in self.columns[j])
+        return all(_to_float(c) is not None for c in self.cells(j))
 
     def category_column(self, j: int):
         """Column ``j`` read as categories: its distinct non-missing cells
@@ -304,7 +317,7 @@ class CsvTable:
         codes : numpy.ndarray of shape (n_rows,), float64
         categories : list of str
         """
-        cells = [c.strip() for c in self.columns[j]]
+        cells = [c.strip() for c in self.cells(j)]
         present = [c for c in cells if c.lower() not in MISSING_TOKENS]
         categories = sorted(set(present))
         position = {c: float(i) for i, c in enumerate(categories)}
@@ -322,7 +335,7 @@ class CsvTable:
                 by_number.setdefault(float(c), float(i))
         codes = np.empty(self.n_rows)
         unseen: set[str] = set()
-        for i, cell in enumerate(self.columns[j]):
+        for i, cell in enumerate(self.cells(j)):
             c = cell.strip()
             code = by_text.get(c)
             if code is None and by_number:
@@ -337,7 +350,126 @@ class CsvTable:
 
     def target_column(self, j: int) -> np.ndarray:
         """Column ``j`` read as a target: see :func:`parse_target`."""
-        return parse_target(self.columns[j], name=self.header[j], path=self.path, line_numbers=self.line_numbers)
+        return parse_target(self.cells(j), name=self.header[j], path=self.path, line_numbers=_LineNumbers(self))
+
+
+class _LineNumbers:
+    """A table's line numbers as a sequence, looked up only when an error names one."""
+
+    def __init__(self, table: CsvTable):
+        self.table = table
+
+    def __getitem__(self, i: int) -> int:
+        return self.table.line_number(i)
+
+
+@dataclass
+class TextCsvTable(CsvTable):
+    """A CSV file read by Python's csv module: the cells as text.
+
+    Attributes
+    ----------
+    path : str
+        The file read.
+    header : list of str
+        Column names, blanks stripped.
+    columns : list of list of str
+        ``columns[j][i]`` is the cell of row ``i`` in column ``j``.
+    line_numbers : list of int
+        The file line on which each row ends (for error messages).
+    """
+
+    path: str
+    header: list[str]
+    columns: list[list[str]]
+    line_numbers: list[int] = field(repr=False)
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.line_numbers)
+
+    def cells(self, j: int) -> list[str]:
+        return self.columns[j]
+
+    def line_number(self, i: int) -> int:
+        return self.line_numbers[i]
+
+
+#: Blanks stripped around a cell before it is read as a number: ASCII ones
+#: only, a subset of what str.strip() removes, so a cell Arrow reads is one
+#: Python reads the same (others are left to Python).
+_ARROW_BLANKS = " \t\n\r\v\f"
+
+
+class ArrowCsvTable(CsvTable):
+    """A CSV file read by pyarrow.csv: the same cells as :class:`TextCsvTable`
+    gives, numeric columns converted by Arrow.
+
+    A cell Arrow does not read as a number (text, ``1_000``, exotic blanks)
+    sends its column through :class:`CsvTable`'s Python conversion, so the
+    arrays are those of the text reader; line numbers, which Arrow does
+    not keep, are found by reading the file as text when an error names one.
+    """
+
+    def __init__(self, path: str, header: list[str], arrays: list, n_rows: int):
+        self.path = path
+        self.header = header
+        self._arrays = arrays  # one pyarrow string array per column
+        self._n_rows = n_rows
+        self._numbers: dict[int, np.ndarray | None] = {}
+        self._cells: dict[int, list[str]] = {}
+        self._text: TextCsvTable | None = None
+
+    def __repr__(self) -> str:
+        return f"ArrowCsvTable(path={self.path!r}, header={self.header!r}, n_rows={self._n_rows})"
+
+    @property
+    def n_rows(self) -> int:
+        return self._n_rows
+
+    def cells(self, j: int) -> list[str]:
+        if j not in self._cells:
+            self._cells[j] = self._arrays[j].to_pylist()
+        return self._cells[j]
+
+    def line_number(self, i: int) -> int:
+        if self._text is None:
+            self._text = _read_csv_text(self.path)
+        return self._text.line_numbers[i]
+
+    def _arrow_numbers(self, j: int) -> np.ndarray | None:
+        """Column ``j`` as float64 converted by Arrow (missing tokens as NaN),
+        or None if some cell is not a number Arrow reads."""
+        if j not in self._numbers:
+            import pyarrow as pa
+            import pyarrow.compute as pc
+
+            trimmed = pc.utf8_trim(self._arrays[j], characters=_ARROW_BLANKS)
+            missing = pc.is_in(pc.ascii_lower(trimmed), value_set=pa.array(sorted(MISSING_TOKENS)))
+            try:
+                numbers = pc.cast(pc.if_else(missing, pa.scalar(None, pa.string()), trimmed), pa.float64())
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                self._numbers[j] = None
+            else:
+                self._numbers[j] = pc.fill_null(numbers, np.nan).to_numpy(zero_copy_only=False)
+        return self._numbers[j]
+
+    def numeric_column(self, j: int) -> np.ndarray:
+        values = self._arrow_numbers(j)
+        if values is None:
+            return super().numeric_column(j)
+        self._check_finite(j, values)
+        return values.copy()
+
+    def is_numeric(self, j: int) -> bool:
+        return self._arrow_numbers(j) is not None or super().is_numeric(j)
+
+    def target_column(self, j: int) -> np.ndarray:
+        values = self._arrow_numbers(j)
+        # No NaN: no cell was a missing token, so parse_target would read every one as this number.
+        if values is not None and not np.isnan(values).any():
+            return values.copy()
+        return super().target_column(j)
 
 
 def _check_header(path: str, header: list[str]) -> None:
@@ -363,12 +495,21 @@ def _is_number(text: str) -> bool:
     return True
 
 
+def _skipped_row(row: list[str]) -> bool:
+    """A blank line (no field, or one blank field): skipped."""
+    return not row or (len(row) == 1 and not row[0].strip())
+
+
 def read_csv(path) -> CsvTable:
     """Read a CSV file with a header row.
 
-    The delimiter is a comma, or a tab for ``.tsv`` files. Blank lines are
-    skipped; a row with a different number of fields from the header is an
-    error.
+    The delimiter is a comma, or a tab for ``.tsv`` files; fields may be
+    quoted (``"a, b"``, ``""`` for a quote). Blank lines are skipped; a row
+    with a different number of fields from the header is an error. With
+    pyarrow installed the file is parsed by ``pyarrow.csv`` and numeric
+    columns are converted by Arrow; otherwise (or for a file Arrow parses
+    otherwise, e.g. one with blank-looking lines holding spaces) by Python's
+    csv module. Both give the same arrays and the same errors.
 
     Parameters
     ----------
@@ -378,7 +519,7 @@ def read_csv(path) -> CsvTable:
     Returns
     -------
     CsvTable
-        The cells as text; convert with :meth:`CsvTable.feature_matrix` and
+        Convert with :meth:`CsvTable.feature_matrix` and
         :meth:`CsvTable.target_column`.
 
     Raises
@@ -388,7 +529,62 @@ def read_csv(path) -> CsvTable:
         empty column names, or its first row holds only numbers (no header).
     """
     path = os.fspath(path)
-    delimiter = _CSV_EXTENSIONS.get(os.path.splitext(path)[1].lower(), ",")
+    table = _read_csv_arrow(path)
+    return table if table is not None else _read_csv_text(path)
+
+
+def _delimiter(path: str) -> str:
+    return _CSV_EXTENSIONS.get(os.path.splitext(path)[1].lower(), ",")
+
+
+def _read_csv_arrow(path: str) -> ArrowCsvTable | None:
+    """The file read by pyarrow.csv, or None when pyarrow is not installed
+    or the file is one to read as text: one that Arrow would read otherwise
+    than Python's csv module, or that has a problem, for the text reader
+    to name with its line."""
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as pa_csv
+    except ImportError:
+        return None
+    delimiter = _delimiter(path)
+    # The header as the text reader reads it: its checks, and the names Arrow must find.
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as f:
+            raw = next((row for row in csv.reader(f, delimiter=delimiter) if not _skipped_row(row)), None)
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return None
+    # One column: a line of blanks is a skipped row to csv, a cell to Arrow.
+    if raw is None or len(raw) < 2:
+        return None
+    header = [name.strip() for name in raw]
+    if len(set(header)) != len(header) or not all(header) or all(_is_number(name) for name in header):
+        return None
+    try:
+        table = pa_csv.read_csv(
+            path,
+            parse_options=pa_csv.ParseOptions(
+                delimiter=delimiter, quote_char='"', double_quote=True, escape_char=False, newlines_in_values=True
+            ),
+            # Every column as text: numbers are converted column by column with
+            # the text reader's rules, not by Arrow's type inference (which
+            # would also make dates and booleans of them).
+            convert_options=pa_csv.ConvertOptions(
+                column_types={name: pa.string() for name in raw},
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+    except (pa.ArrowException, OSError):
+        return None
+    if table.column_names != raw or table.num_rows == 0 or any(t != pa.string() for t in table.schema.types):
+        return None
+    return ArrowCsvTable(path, header, [col.combine_chunks() for col in table.columns], table.num_rows)
+
+
+def _read_csv_text(path: str) -> TextCsvTable:
+    """The file read by Python's csv module (see :func:`read_csv`)."""
+    delimiter = _delimiter(path)
     rows: list[list[str]] = []
     line_numbers: list[int] = []
     header: list[str] | None = None
@@ -396,7 +592,7 @@ def read_csv(path) -> CsvTable:
         with open(path, encoding="utf-8-sig", newline="") as f:
             reader = csv.reader(f, delimiter=delimiter)
             for row in reader:
-                if not row or (len(row) == 1 and not row[0].strip()):
+                if _skipped_row(row):
                     continue
                 if header is None:
                     header = [name.strip() for name in row]
@@ -426,17 +622,23 @@ def read_csv(path) -> CsvTable:
             )
         seen[name] = j
     columns = [list(col) for col in zip(*rows)]
-    return CsvTable(path=path, header=header, columns=columns, line_numbers=line_numbers)
+    return TextCsvTable(path=path, header=header, columns=columns, line_numbers=line_numbers)
 
 
-def read_libsvm(path, n_features: int | None = None, zero_based: bool | None = None, base_source: str = ""):
+def read_libsvm(
+    path,
+    n_features: int | None = None,
+    zero_based: bool | None = None,
+    base_source: str = "",
+    query_ids: bool = False,
+):
     """Read a libsvm / svmlight file into a scipy.sparse CSR matrix.
 
     Parameters
     ----------
     path : str or path-like
-        The file: ``label index:value ...`` per line; ``#`` starts a comment,
-        ``qid:`` fields are ignored.
+        The file: ``label index:value ...`` per line, or for ranking
+        ``label qid:N index:value ...``; ``#`` starts a comment.
     n_features : int, optional
         Width wanted (e.g. the model's). A file whose largest index is
         smaller gets empty columns; a larger index is an error.
@@ -448,6 +650,10 @@ def read_libsvm(path, n_features: int | None = None, zero_based: bool | None = N
     base_source : str
         Where a given ``zero_based`` comes from, for the error on index 0
         in a 1-based file.
+    query_ids : bool
+        Read the ``qid:N`` fields (SVMlight's query ids, right after the
+        label) and return them: every line must have one, and the lines of
+        a query must be consecutive. Otherwise they are ignored.
 
     Returns
     -------
@@ -457,13 +663,18 @@ def read_libsvm(path, n_features: int | None = None, zero_based: bool | None = N
         The labels, as float64.
     zero_based : bool
         Whether the indices were read as 0-based.
+    qid : numpy.ndarray of shape (n_samples,), int64
+        Only with ``query_ids=True``: each row's query id (see
+        :func:`query_group_sizes`).
 
     Raises
     ------
     DataError
         If the file is missing, unreadable, not UTF-8 text, malformed
         (including an index listed twice on a line, a non-finite label or
-        value, index 0 in a 1-based file) or has no samples.
+        value, index 0 in a 1-based file) or has no samples; with
+        ``query_ids``, if a line has no ``qid:N`` right after its label or
+        a query's lines are not consecutive (naming the line).
     """
     path = os.fspath(path)
     try:
@@ -471,11 +682,11 @@ def read_libsvm(path, n_features: int | None = None, zero_based: bool | None = N
             raw = f.read()
     except OSError as e:
         raise _read_error(path, e) from None
-    X, y = _load_svmlight(raw)
+    X, y, qid = _load_svmlight(raw, query_ids)
     if X is None or (zero_based is False and X.nnz and X.indices.min() == 0):
         # Read line by line: the reason, with its line, or the data
         # (unsorted indices are no error here).
-        X, y = _parse_libsvm_lines(path, raw, zero_based, base_source)
+        X, y, qid = _parse_libsvm_lines(path, raw, zero_based, base_source, query_ids)
     if not len(y):
         raise DataError(f"{_quote(path)} has no samples")
     if not X.nnz and n_features is None:
@@ -494,7 +705,36 @@ def read_libsvm(path, n_features: int | None = None, zero_based: bool | None = N
             )
         width = n_features
     X = sp.csr_matrix((X.data, X.indices - offset, X.indptr), shape=(len(y), width))
+    if query_ids:
+        return X, y, zero_based, qid
     return X, y, zero_based
+
+
+def query_group_sizes(qid: np.ndarray) -> list[int]:
+    """The sizes of the runs of equal query ids, in file order: the
+    ranker's ``group`` (the ids are consecutive per query, as
+    :func:`read_libsvm` checks)."""
+    starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
+    return np.diff(np.r_[starts, len(qid)]).astype(int).tolist()
+
+
+#: A ``qid:`` field on a line (one at the start of a line is a feature named "qid", not a query id).
+_QID_FIELD = re.compile(rb"[ \t]qid:")
+
+
+def mentions_query_ids(path) -> bool:
+    """Whether the first data line of a libsvm file has a ``qid:`` field
+    (a ranking file; its start is enough to tell)."""
+    try:
+        with open(os.fspath(path), "rb") as f:
+            head = f.read(1 << 16)
+    except OSError:
+        return False
+    for line in head.splitlines():
+        data = line.split(b"#", 1)[0]
+        if data.strip():
+            return _QID_FIELD.search(b" " + data.strip()) is not None
+    return False
 
 
 #: What scikit-learn's reader takes but means otherwise than the line reader
@@ -502,28 +742,42 @@ def read_libsvm(path, n_features: int | None = None, zero_based: bool | None = N
 _LINE_READER_NEEDED = re.compile(rb"_|(?:^|\s)[+-]\d*:")
 
 
-def _load_svmlight(raw: bytes):
-    """(X, y) with the file's own indices as columns, by scikit-learn's
-    reader; (None, None) when the file must be read line by line: refused
-    by that reader, holding what it would read differently, or holding
-    non-finite labels or values (the line reader names the line)."""
+def _load_svmlight(raw: bytes, query_ids: bool = False):
+    """(X, y, qid) with the file's own indices as columns, by
+    scikit-learn's reader (qid None unless ``query_ids``); (None, None,
+    None) when the file must be read line by line: refused by that reader,
+    holding what it would read differently, holding non-finite labels or
+    values, or (with ``query_ids``) lines without a query id or queries
+    whose lines are apart (the line reader names the line)."""
     from sklearn.datasets import load_svmlight_file
 
     if _LINE_READER_NEEDED.search(raw):
-        return None, None
+        return None, None, None
     try:
-        X, y = load_svmlight_file(io.BytesIO(raw), dtype=np.float64, zero_based=True)
+        if query_ids:
+            X, y, qid = load_svmlight_file(io.BytesIO(raw), dtype=np.float64, zero_based=True, query_id=True)
+        else:
+            X, y = load_svmlight_file(io.BytesIO(raw), dtype=np.float64, zero_based=True)
+            qid = None
     except (ValueError, OverflowError, TypeError):
-        return None, None
+        return None, None, None
     if not (np.all(np.isfinite(y)) and np.all(np.isfinite(X.data))):
-        return None, None
-    return X, y
+        return None, None, None
+    if query_ids:
+        # scikit-learn lists only the ids present, so a line without one shifts the rest.
+        qid = np.asarray(qid, dtype=np.int64)
+        if len(qid) != len(y) or len(query_group_sizes(qid)) != len(np.unique(qid)):
+            return None, None, None
+    return X, y, qid
 
 
-def _parse_libsvm_lines(path: str, raw: bytes, zero_based, base_source: str):
-    """(X, y) of the file read line by line, the file's own indices as
-    columns; every problem a DataError naming its line."""
+def _parse_libsvm_lines(path: str, raw: bytes, zero_based, base_source: str, query_ids: bool = False):
+    """(X, y, qid) of the file read line by line, the file's own indices as
+    columns (qid None unless ``query_ids``); every problem a DataError
+    naming its line."""
     labels: list[float] = []
+    qids: list[int] = []
+    query_start: dict[int, int] = {}  # the line on which each query's run starts
     row_idx: list[np.ndarray] = []
     row_val: list[np.ndarray] = []
     hint = ""
@@ -545,10 +799,19 @@ def _parse_libsvm_lines(path: str, raw: bytes, zero_based, base_source: str):
             raise DataError(f"line {line_no} of {_quote(path)}: the label {tokens[0]!r} is not a number{hint}")
         if not np.isfinite(label):
             raise DataError(f"line {line_no} of {_quote(path)}: the label {tokens[0]!r} is not finite")
+        if query_ids:
+            q = _query_id(path, line_no, tokens, qids, query_start)
+            qids.append(q)
+            tokens = tokens[1:]
         idx, val = [], []
         for tok in tokens[1:]:
             key, sep, value = tok.partition(":")
             if key == "qid":
+                if query_ids:
+                    raise DataError(
+                        f"line {line_no} of {_quote(path)}: {tok!r} is not right after the label; "
+                        "the query id comes first (label qid:N index:value ...) and once"
+                    )
                 continue
             if key.startswith("-") and key[1:].isdigit():
                 raise DataError(f"line {line_no} of {_quote(path)}: negative feature index {key}")
@@ -581,7 +844,39 @@ def _parse_libsvm_lines(path: str, raw: bytes, zero_based, base_source: str):
     width = int(indices.max()) + 1 if indices.size else 1
     X = sp.csr_matrix((values, indices, indptr), shape=(len(labels), width))
     X.sort_indices()
-    return X, np.asarray(labels, dtype=np.float64)
+    qid = np.asarray(qids, dtype=np.int64) if query_ids else None
+    return X, np.asarray(labels, dtype=np.float64), qid
+
+
+def _query_id(path: str, line_no: int, tokens: list[str], qids: list[int], query_start: dict[int, int]) -> int:
+    """The query id of a line (``qid:N`` right after the label), checked
+    to continue the previous line's query or to start a new one."""
+    key, sep, value = tokens[1].partition(":") if len(tokens) > 1 else ("", "", "")
+    misplaced = next((t for t in tokens[2:] if t.startswith("qid:")), None)
+    if key != "qid" and misplaced is not None:
+        raise DataError(
+            f"line {line_no} of {_quote(path)}: {misplaced!r} is not right after the label; "
+            "the query id comes first (label qid:N index:value ...) and once"
+        )
+    if key != "qid":
+        raise DataError(
+            f"line {line_no} of {_quote(path)} has no query id: ranking needs qid:N right after "
+            "every label (label qid:N index:value ...)"
+        )
+    # Digits only, as for feature indices: int() would also take "1_0" or "١".
+    digits = value[1:] if value[:1] in "+-" else value
+    if not (digits.isascii() and digits.isdigit()) or not -(2**63) <= int(value) < 2**63:
+        raise DataError(f"line {line_no} of {_quote(path)}: query id {value!r} is not an integer ({tokens[1]!r})")
+    q = int(value)
+    if qids and q != qids[-1]:
+        if q in query_start:
+            raise DataError(
+                f"line {line_no} of {_quote(path)}: query {q} appears again after other queries (its lines "
+                f"start on line {query_start[q]}); the lines of a query must be consecutive: sort the file by qid"
+            )
+    if q not in query_start:
+        query_start[q] = line_no
+    return q
 
 
 def _strict_float(text: str) -> float | None:

@@ -218,7 +218,12 @@ def cmd_predict(args, report) -> int:
         f"wrote {len(rows)} predictions of {type(est).__name__} ({est.n_estimators_} rounds) to {'stdout' if args.out == '-' else args.out}"
     )
 
-    if y is not None:
+    from ..sklearn import RGBMRanker
+
+    if y is not None and isinstance(est, RGBMRanker):
+        # A ranker's scores only order the rows of a query: they are no estimate of the grades.
+        report.info("the scores rank each query's rows (highest first); no score against the labels is reported")
+    elif y is not None:
         task = "classification" if is_classifier else "regression"
         if is_classifier:
             y = data.class_labels(y)

@@ -55,9 +55,22 @@ def one_line_warnings():
         yield
 
 
-def score_line(task: str, y_true, y_pred) -> str:
+def score_line(task: str, y_true, y_pred, groups=None) -> str:
+    """Accuracy, RMSE, or for ranking (``groups``: query sizes) the mean
+    NDCG over the queries of more than one row, by scikit-learn's ndcg_score."""
     import numpy as np
 
+    if task == "ranking":
+        from sklearn.metrics import ndcg_score
+
+        y_true, y_pred = np.asarray(y_true, dtype=float), np.asarray(y_pred, dtype=float)
+        ends = np.cumsum(groups)
+        scores = [
+            ndcg_score(y_true[None, end - size : end], y_pred[None, end - size : end])
+            for size, end in zip(groups, ends)
+            if size > 1
+        ]
+        return f"NDCG {float(np.mean(scores)):.4f}" if scores else "NDCG n/a (no query has two rows)"
     if task == "classification":
         acc = float(np.mean(np.asarray(y_true).astype(str) == np.asarray(y_pred).astype(str)))
         return f"accuracy {acc:.4f}"

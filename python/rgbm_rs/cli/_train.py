@@ -20,23 +20,38 @@ def _load_training_data(args, report, categorical=None):
     description, the libsvm base or None, the categories of each feature
     read as categories (CSV text columns that ``categorical``, the
     categorical_features parameter, names or takes with "auto"; None for
-    the other features) or None."""
+    the other features) or None, and for ranking each row's query id
+    (None otherwise)."""
     from . import _data as data
 
+    ranking = args.task == "ranking"
     try:
         fmt = data.detect_format(args.data)
         if fmt == "libsvm":
             if args.target is not None:
                 report.warn(f"--target {args.target!r} is ignored: the label of a libsvm file is its first field")
-            X, y, zero_based = data.read_libsvm(
-                args.data, zero_based=_libsvm_base(args.libsvm_base), base_source="--libsvm-base 1"
+            if not ranking and data.mentions_query_ids(args.data):
+                report.warn(
+                    f"the qid fields of {args.data!r} are ignored: use --task ranking to train a ranker on its queries"
+                )
+            read = data.read_libsvm(
+                args.data, zero_based=_libsvm_base(args.libsvm_base), base_source="--libsvm-base 1", query_ids=ranking
             )
+            X, y, zero_based = read[:3]
+            qid = read[3] if ranking else None
             if args.libsvm_base != "auto":
                 how = "as given"
             else:
                 how = "as some index is 0" if zero_based else "as no index is 0; else use --libsvm-base 0"
             desc = f"libsvm, {'0' if zero_based else '1'}-based indices {how}"
-            return X, y, None, desc, int(not zero_based), None
+            if qid is not None:
+                desc += f", {len(data.query_group_sizes(qid))} queries"
+            return X, y, None, desc, int(not zero_based), None, qid
+        if ranking:
+            raise UsageError(
+                f"--task ranking needs query groups, read from the qid:N fields of a libsvm file "
+                f"(label qid:N index:value ...); {args.data!r} is a CSV file"
+            )
         if args.libsvm_base != "auto":
             report.warn(f"--libsvm-base is ignored: {args.data!r} is a CSV file")
         if args.target is None:
@@ -51,7 +66,7 @@ def _load_training_data(args, report, categorical=None):
         features = [k for k in range(len(table.header)) if k != j]
         names = [table.header[k] for k in features]
         X, categories = _csv_features(table, features, _categorical_positions(categorical, names))
-        return X, y, names, f"CSV, target {table.header[j]!r}", None, categories
+        return X, y, names, f"CSV, target {table.header[j]!r}", None, categories, None
     except data.DataError as e:
         raise CLIError(str(e)) from None
 
@@ -183,17 +198,18 @@ def _class_weight_labels(params: dict, y) -> dict:
 
 def _make_estimator(task: str, params: dict, seed: int):
     """Construct the estimator; unknown parameter names are a one-line error."""
-    from ..sklearn import RGBMClassifier, RGBMRegressor
+    from ..sklearn import RGBMClassifier, RGBMRanker, RGBMRegressor
 
-    cls = RGBMClassifier if task == "classification" else RGBMRegressor
+    classes = {"classification": RGBMClassifier, "regression": RGBMRegressor, "ranking": RGBMRanker}
+    cls = classes[task]
     valid = cls().get_params()
     for key in params:
         if key not in valid:
             close = difflib.get_close_matches(key, list(valid), n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            other = RGBMRegressor if cls is RGBMClassifier else RGBMClassifier
-            if key in other().get_params():
-                hint = f" (it is a parameter of {other.__name__}: check --task)"
+            others = [c for c in classes.values() if c is not cls and key in c().get_params()]
+            if others:
+                hint = f" (it is a parameter of {' and '.join(c.__name__ for c in others)}: check --task)"
             raise CLIError(f"unknown parameter {key!r} for {cls.__name__}{hint}")
     params = dict(params)
     params.setdefault("random_state", seed)
@@ -237,7 +253,9 @@ def cmd_train(args, report) -> int:
         _make_estimator(args.task, params, args.seed)
     check_writable(args.model, "model file", [("--data", args.data)])
     check_model_output(args.model)
-    X, y, names, desc, libsvm_base, categories = _load_training_data(args, report, params.get("categorical_features"))
+    X, y, names, desc, libsvm_base, categories, qid = _load_training_data(
+        args, report, params.get("categorical_features")
+    )
     report.info(f"data: {args.data} ({desc}): {X.shape[0]} rows, {X.shape[1]} features")
 
     task, why = _resolve_task(args, y)
@@ -250,20 +268,29 @@ def cmd_train(args, report) -> int:
     report.info(f"task: {task} ({why}) -> {type(est).__name__}")
 
     X_train, y_train, X_test, y_test = X, y, None, None
+    qid_train, qid_test = qid, None
     if args.test_size > 0:
-        from sklearn.model_selection import train_test_split
+        from sklearn.model_selection import GroupShuffleSplit, train_test_split
 
-        stratify = y if task == "classification" else None
         try:
-            X_train, X_test, y_train, y_test = train_test_split(
-                X, y, test_size=args.test_size, random_state=args.seed, stratify=stratify
-            )
+            if qid is not None:
+                # Whole queries are held out; the indices come sorted, so each query's rows stay together.
+                split = GroupShuffleSplit(n_splits=1, test_size=args.test_size, random_state=args.seed)
+                train, test = next(split.split(X, y, groups=qid))
+                X_train, X_test, y_train, y_test = X[train], X[test], y[train], y[test]
+                qid_train, qid_test = qid[train], qid[test]
+            else:
+                stratify = y if task == "classification" else None
+                X_train, X_test, y_train, y_test = train_test_split(
+                    X, y, test_size=args.test_size, random_state=args.seed, stratify=stratify
+                )
         except ValueError as e:
             raise CLIError(f"cannot hold out --test-size {args.test_size}: {e}") from None
 
+    fit_params = {} if qid_train is None else {"group": data.query_group_sizes(qid_train)}
     start = time.perf_counter()
     try:
-        est.fit(X_train, y_train)
+        est.fit(X_train, y_train, **fit_params)
     except (ValueError, TypeError) as e:
         message = f"cannot train {type(est).__name__}: {e}"
         if task == "classification" and args.task == "auto" and y.dtype.kind in "fiu" and len(np.unique(y)) > 2:
@@ -275,7 +302,10 @@ def cmd_train(args, report) -> int:
     if X_test is not None and y_test is not None:
         from ._predict import predict_rows
 
-        report.info(f"test {score_line(task, y_test, predict_rows(est, X_test))} on {len(y_test)} held-out rows")
+        groups = None if qid_test is None else data.query_group_sizes(qid_test)
+        line = score_line(task, y_test, predict_rows(est, X_test), groups)
+        held_out = f"{len(y_test)} held-out rows" + ("" if groups is None else f" ({len(groups)} queries)")
+        report.info(f"test {line} on {held_out}")
     if names is not None:
         from .._validation import set_categories
 
