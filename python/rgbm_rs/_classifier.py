@@ -98,6 +98,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         max_cat_threshold: int | None = None,
         cat_smooth: float | None = None,
         min_data_per_group: int | None = None,
+        cat_l2: float | None = None,
         monotone_constraints: Sequence[int] | Mapping[str, int] | None = None,
         interaction_constraints: Sequence[Sequence[int | str]] | None = None,
         loss: str | LossFunction = "logistic",

@@ -82,10 +82,19 @@ class RGBMRegressor(RegressorMixin, RGBMBase):
         Otherwise categories are sorted by G/(H + cat_smooth) and a prefix
         or suffix of at most this many goes one way; None = 32.
     cat_smooth : float or None, default=None
-        Added to each category's hessian sum in that sort; None = 10.
+        Added to each category's hessian sum in that sort; categories with
+        fewer rows in the node stay out of it (on the default side). None =
+        10, LightGBM's default.
     min_data_per_group : int or None, default=None
-        Categories with fewer rows in a node stay on the default side;
-        None = 100.
+        LightGBM's meaning: each side of a sorted split holds at least this
+        many rows, and so do the categories added between two prefixes
+        tried. None = 100, LightGBM's default.
+    cat_l2 : float or None, default=None
+        Added to reg_lambda in the gain of a sorted split (LightGBM's
+        ``cat_l2``; not with ``gain="unit"``, which has no hessian sum to
+        add it to). Unlike LightGBM, the children's leaf values keep
+        reg_lambda: a leaf's value depends on its rows alone. None = 10,
+        LightGBM's default.
     monotone_constraints : list of {-1, 0, 1}, dict or None, default=None
         Per feature: the raw scores (every output's: each class score, the
         gaussian mean and log standard deviation) are non-increasing (-1),
@@ -334,6 +343,7 @@ or callable, default="squared"
         max_cat_threshold: int | None = None,
         cat_smooth: float | None = None,
         min_data_per_group: int | None = None,
+        cat_l2: float | None = None,
         monotone_constraints: Sequence[int] | Mapping[str, int] | None = None,
         interaction_constraints: Sequence[Sequence[int | str]] | None = None,
         loss: str | LossFunction = "squared",

@@ -116,17 +116,26 @@ declare_params! {
         maybe(int(1, MAX_CATEGORY + 1), "most categories a sorted-scan split sends away from the default side")
         None = 32 => max_cat_threshold -> usize;
     /// Added to a category's hessian sum when categories are sorted by
-    /// G/(H + cat_smooth), damping rare ones.
+    /// G/(H + cat_smooth), damping rare ones; categories with fewer rows in
+    /// a node stay out of the sorted scan (on the default side), as in
+    /// LightGBM.
     #[serde(skip_serializing_if = "Option::is_none")]
     cat_smooth: Option<f64> = None,
-        maybe(NON_NEGATIVE, "added to each category's hessian sum when sorting categories")
+        maybe(NON_NEGATIVE, "added to each category's hessian sum when sorting categories; categories with fewer rows stay out of the sorted scan")
         None = 10.0 => cat_smooth -> f64;
-    /// Categories with fewer rows in a node stay on the default side of a
-    /// sorted-scan split.
+    /// LightGBM's meaning: each side of a sorted-scan split has at least this
+    /// many rows, and so do the categories added between two candidates.
     #[serde(skip_serializing_if = "Option::is_none")]
     min_data_per_group: Option<usize> = None,
-        maybe(int(1, MAX_EXACT_INT), "categories with fewer rows in a node stay on the default side")
+        maybe(int(1, MAX_EXACT_INT), "fewest rows on each side of a sorted-scan category split and in each group of categories between its candidates")
         None = 100 => min_data_per_group -> usize;
+    /// Extra L2 penalty in the gain of a sorted-scan category split
+    /// (LightGBM's `cat_l2`, in hessian units: unused by `gain="unit"`);
+    /// leaf values keep `reg_lambda`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cat_l2: Option<f64> = None,
+        maybe(NON_NEGATIVE, "added to reg_lambda in the gain of a sorted-scan category split")
+        None = 10.0 => cat_l2 -> f64;
     /// −1, 0 or +1 per feature: every output's raw score is non-increasing,
     /// free, or non-decreasing in that feature (numeric features only; the
     /// length must equal the number of features). Unset fields are not

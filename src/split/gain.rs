@@ -45,8 +45,16 @@ pub struct SplitRule {
 pub struct CatRule {
     pub max_cat_to_onehot: usize,
     pub max_cat_threshold: usize,
+    /// Smoothing of the sort key G/(H + cat_smooth), in hessian units.
     pub cat_smooth: f64,
+    /// Categories with fewer rows stay out of the sorted scan (`cat_smooth`
+    /// as a row count, which weights do not rescale).
+    pub sorted_min_rows: f64,
+    /// Rows each side of a sorted-scan split needs, and the rows the
+    /// categories added since the last candidate must hold.
     pub min_data_per_group: f64,
+    /// Added to λ in the children's scores of a sorted-scan split.
+    pub cat_l2: f64,
 }
 
 impl Default for CatRule {
@@ -62,7 +70,9 @@ impl CatRule {
             max_cat_to_onehot: p.max_cat_to_onehot(),
             max_cat_threshold: p.max_cat_threshold(),
             cat_smooth: p.cat_smooth(),
+            sorted_min_rows: p.cat_smooth(),
             min_data_per_group: p.min_data_per_group() as f64,
+            cat_l2: p.cat_l2(),
         }
     }
 }
@@ -91,6 +101,7 @@ impl SplitRule {
             min_split_gain: self.min_split_gain * unit,
             cat: CatRule {
                 cat_smooth: self.cat.cat_smooth * unit,
+                cat_l2: self.cat.cat_l2 * unit,
                 ..self.cat
             },
             ..self
@@ -135,7 +146,7 @@ impl SplitRule {
     /// gain and leaves) never reads it, and for non-convex losses such as the
     /// smoothed 0-1 loss it is negative on misclassified rows.
     #[inline(always)]
-    fn child_ok_but_rows(&self, s: &BinStats) -> bool {
+    pub(crate) fn child_ok_but_rows(&self, s: &BinStats) -> bool {
         (!self.uses_hessian() || s.h >= self.min_child_weight)
             && Self::denominator(self.gain, s, self.lambda) > TINY
             && Self::denominator(self.leaf, s, self.lambda) > TINY

@@ -2,7 +2,7 @@
 //! direction for missing values, and the best over a set of features.
 use rayon::prelude::*;
 
-use super::gain::SplitRule;
+use super::gain::{Curvature, SplitRule};
 use super::threshold_scan::scan_exact;
 use crate::constraints::{Bounds, MonotoneSplit};
 use crate::data::BinnedDataset;
@@ -275,12 +275,16 @@ fn scan_feature<const MONOTONE: bool>(
 /// Best category-set split of a categorical feature (exact counts). The
 /// categories with rows in the node, and the missing bin when it has weight,
 /// are the items. With at most `max_cat_to_onehot` items each one is tried
-/// against the rest; otherwise the items with at least `min_data_per_group`
-/// rows are sorted by `SplitRule::category_key` and every prefix and suffix
-/// of up to `max_cat_threshold` items is tried against the rest (LightGBM's
-/// scheme; with `cat_smooth` = 0 and no limits the best partition is among
-/// them, Fisher 1958). The side holding the missing bin, or else the rest,
-/// is the default side, which unseen categories follow too.
+/// against the rest; otherwise LightGBM's sorted scan: the items with at
+/// least `cat_smooth` rows are sorted by `SplitRule::category_key`, and
+/// prefixes and suffixes of up to min(`max_cat_threshold`, half the sorted
+/// items) are tried against the rest, each side holding `min_data_per_group`
+/// rows or more, and every group of items added since the previous candidate
+/// as well; their children are scored with λ + `cat_l2` (unless the gain's
+/// curvature is the unit one) (with `cat_smooth`
+/// = 0, no limits and no `cat_l2` the best partition is among them, Fisher
+/// 1958). The side holding the missing bin, or else the rest, is the default
+/// side, which unseen categories follow too.
 fn scan_categorical(
     hist: HistSlice,
     n_value_bins: usize,
@@ -310,7 +314,7 @@ fn scan_categorical(
     } else {
         let mut order: Vec<(usize, BinStats)> = items
             .iter()
-            .filter(|(_, s)| s.n >= cat.min_data_per_group)
+            .filter(|(_, s)| s.n >= cat.sorted_min_rows)
             .copied()
             .collect();
         // Stable: equal keys stay in bin order.
@@ -334,16 +338,42 @@ fn scan_categorical(
             consider(s, k, false);
         }
     } else {
-        let max_k = cat.max_cat_threshold.min(order.len());
-        let mut set = BinStats::default();
-        for k in 1..=max_k {
-            set.add(&order[k - 1].1);
-            consider(&set, k, false);
-        }
-        let mut set = BinStats::default();
-        for k in 1..=max_k {
-            set.add(&order[order.len() - k].1);
-            consider(&set, k, true);
+        let max_k = cat.max_cat_threshold.min(order.len().div_ceil(2));
+        // cat_l2 is in hessian (or weight) units; the unit-curvature score
+        // G²/(1 + λ) of RGB's Lipschitz candidate has no such sum to add to.
+        let sorted_rule = SplitRule {
+            lambda: rule.lambda
+                + if rule.gain == Curvature::Unit {
+                    0.0
+                } else {
+                    cat.cat_l2
+                },
+            ..*rule
+        };
+        for suffix in [false, true] {
+            let (mut set, mut group) = (BinStats::default(), 0.0);
+            for k in 1..=max_k {
+                let item = &order[if suffix { order.len() - k } else { k - 1 }].1;
+                set.add(item);
+                group += item.n;
+                if set.n < rule.min_samples_leaf || !rule.child_ok_but_rows(&set) {
+                    continue;
+                }
+                let rest = total.sub(&set);
+                // Sides only shrink from here on.
+                if rest.n < rule.min_samples_leaf || rest.n < cat.min_data_per_group {
+                    break;
+                }
+                if !rule.child_ok_but_rows(&rest) || group < cat.min_data_per_group {
+                    continue;
+                }
+                group = 0.0;
+                if let Some(gain) = split_gain(&sorted_rule, parent_score, &set, &rest, mono)
+                    && best.is_none_or(|(b, _, _)| clearly_better(gain, b, parent_score))
+                {
+                    best = Some((gain, k, suffix));
+                }
+            }
         }
     }
     let (gain, k, suffix) = best?;
@@ -749,7 +779,9 @@ mod tests {
                 max_cat_to_onehot: if onehot { 64 } else { 1 },
                 max_cat_threshold: 64,
                 cat_smooth: 0.0,
+                sorted_min_rows: 0.0,
                 min_data_per_group: 1.0,
+                cat_l2: 0.0,
             };
             let parent = r.score(&total);
             let got = scan_categorical(
@@ -804,8 +836,9 @@ mod tests {
         assert!(splits > 300);
     }
 
-    /// `max_cat_threshold` bounds the set the sorted scan sends away, and
-    /// `min_data_per_group` keeps small categories on the default side.
+    /// The sorted scan's limits: the set it picks holds at most
+    /// `max_cat_threshold` items and half of those sorted, none with fewer
+    /// than `cat_smooth` rows, and each side has `min_data_per_group` rows.
     #[test]
     fn categorical_limits_are_respected() {
         let mut s = 9u64;
@@ -815,16 +848,19 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             (s >> 11) as f64 / (1u64 << 53) as f64
         };
-        for trial in 0..200 {
+        let mut splits = 0;
+        for trial in 0..300 {
             let k = 6 + trial % 10;
-            let (_, hist, total) = random_node(&mut next, k, 60);
+            let (_, hist, total) = random_node(&mut next, k, 60 + trial % 50);
             let mut r = rule();
             r.min_samples_leaf = 1.0;
             r.cat = CatRule {
                 max_cat_to_onehot: 1,
-                max_cat_threshold: 2,
+                max_cat_threshold: 2 + trial % 4,
                 cat_smooth: 1.0,
-                min_data_per_group: 5.0,
+                sorted_min_rows: 4.0,
+                min_data_per_group: 15.0,
+                cat_l2: 1.0,
             };
             let parent = r.score(&total);
             let Some(c) = scan_categorical(
@@ -838,14 +874,29 @@ mod tests {
             ) else {
                 continue;
             };
+            splits += 1;
             let away = c.categories.unwrap();
-            let small = away.iter().filter(|&&b| hist[b as usize].n < 5.0).count();
-            // Either the set itself (at most 2, none small) or, when the
-            // missing bin was in the set, its complement.
+            // The picked set is the bins away, or, when it held the missing
+            // bin (which stays on the default side), that bin and the
+            // sorted items not away.
+            let sorted: Vec<usize> = (0..=k).filter(|&b| hist[b].n >= 4.0).collect();
+            let cap = r.cat.max_cat_threshold.min(sorted.len().div_ceil(2));
+            let fits = |set: &[usize]| set.len() <= cap && set.iter().all(|b| sorted.contains(b));
+            let as_away: Vec<usize> = away.iter().map(|&b| b as usize).collect();
+            let with_missing: Vec<usize> = std::iter::once(k)
+                .chain(
+                    sorted
+                        .iter()
+                        .copied()
+                        .filter(|&b| b < k && !away.contains(&(b as u32))),
+                )
+                .collect();
             assert!(
-                away.len() <= 2 && small == 0 || hist[k].n >= 5.0,
-                "trial {trial}: {away:?}"
+                fits(&as_away) || fits(&with_missing),
+                "trial {trial}: {away:?} of {sorted:?}"
             );
+            assert!(c.left.n >= 15.0 && c.right.n >= 15.0, "trial {trial}");
         }
+        assert!(splits > 100, "{splits}");
     }
 }

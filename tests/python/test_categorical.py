@@ -309,3 +309,65 @@ def test_string_columns_without_a_word_say_which_word(spec, library):
     # Either word reads them, as pandas strings are read.
     for word in ("auto", ["city"]):
         RGBMRegressor(n_estimators=2, categorical_features=word).fit(frame, y)
+
+
+def _split_sides(categories, present):
+    """A category split as the unordered pair of its sides (present codes only)."""
+    side = frozenset(categories) & present
+    return frozenset({side, present - side})
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("task", ["regression", "binary"])
+@pytest.mark.parametrize("n_categories", [6, 40])
+def test_one_category_split_is_lightgbms_with_the_defaults(seed, task, n_categories):
+    # Every categorical default (max_cat_to_onehot, max_cat_threshold,
+    # cat_smooth, min_data_per_group, cat_l2) has LightGBM's value and
+    # meaning: on skewed category counts, the first split sends the same
+    # categories each way. Hessians of a first tree are equal across rows,
+    # so LightGBM's counts estimated from them are exact.
+    lgb = pytest.importorskip("lightgbm")
+    rng = np.random.default_rng(seed)
+    n = 6000
+    codes = rng.choice(n_categories, size=n, p=rng.dirichlet(np.full(n_categories, 0.7)))
+    z = rng.normal(size=n_categories)[codes] + rng.normal(size=n)
+    X = codes.reshape(-1, 1).astype(float)
+    one = dict(n_estimators=1, learning_rate=1.0)
+    if task == "regression":
+        y = z
+        ours = RGBMRegressor(max_leaves=2, max_depth=None, categorical_features=[0], **one)
+        theirs = lgb.LGBMRegressor(num_leaves=2, verbose=-1, **one)
+    else:
+        y = (z > 0).astype(int)
+        ours = RGBMClassifier(max_leaves=2, max_depth=None, categorical_features=[0], **one)
+        theirs = lgb.LGBMClassifier(num_leaves=2, verbose=-1, **one)
+    ours.fit(X, y)
+    theirs.fit(X, y, categorical_feature=[0])
+    present = frozenset(np.unique(codes).tolist())
+    root = ours.dump_model()["trees"][0]["tree"]
+    lgb_root = theirs.booster_.dump_model()["tree_info"][0]["tree_structure"]
+    assert lgb_root["decision_type"] == "=="
+    lgb_left = [int(v) for v in str(lgb_root["threshold"]).split("||")]
+    assert _split_sides(root["categories"], present) == _split_sides(lgb_left, present)
+
+
+def test_rare_categories_stay_out_of_the_sorted_scan():
+    # cat_smooth is also a row count: a category with fewer rows in the node
+    # is not sorted, so it stays on the default side with unseen categories,
+    # however strong its signal.
+    rng = np.random.default_rng(3)
+    codes = np.concatenate([np.repeat(np.arange(10), 200), [10] * 5])
+    y = np.where(codes % 2 == 0, 1.0, 0.0) + 0.01 * rng.normal(size=codes.size)
+    y[codes == 10] = 5.0
+    X = codes.reshape(-1, 1).astype(float)
+    kw = dict(n_estimators=1, max_depth=1, learning_rate=1.0, categorical_features=[0], min_samples_leaf=1)
+    rare_out = RGBMRegressor(cat_smooth=10, **kw).fit(X, y)
+    rare_in = RGBMRegressor(cat_smooth=4, **kw).fit(X, y)
+    unseen, rare, even, odd = [99.0], [10.0], [0.0], [1.0]
+    out = rare_out.predict([unseen, rare, even, odd])
+    assert out[1] == out[0] and out[2] != out[3]
+    assert set(rare_out.dump_model()["trees"][0]["tree"]["categories"]) in ({0, 2, 4, 6, 8}, {1, 3, 5, 7, 9})
+    # Sorted, it goes with the even codes, its side by its mean.
+    inside = rare_in.predict([unseen, rare, even, odd])
+    assert inside[1] == inside[2] and inside[2] != inside[3]
+    assert 10 in rare_in.dump_model()["trees"][0]["tree"]["categories"]

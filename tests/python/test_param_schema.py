@@ -52,7 +52,7 @@ def test_every_parameter_is_documented_with_its_default(cls):
     # An estimator's own lines first; the others defer to the regressor's.
     doc = (cls.__doc__ if cls is not RGBMRegressor else "") + RGBMRegressor.__doc__
     lines = {}
-    for m in re.finditer(r"^    ([a-z_, ]+) : (.*)$", doc, re.M):
+    for m in re.finditer(r"^    ([a-z0-9_, ]+) : (.*)$", doc, re.M):
         for name in m.group(1).split(", "):
             lines.setdefault(name, m.group(2))
     defaults = _init_defaults(cls)
