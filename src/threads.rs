@@ -1,6 +1,6 @@
 //! Thread pools from `n_jobs`. Results never depend on the thread count
 //! (work is cut into fixed chunks), so the count only affects speed.
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -15,12 +15,50 @@ pub fn available_cores() -> usize {
     std::thread::available_parallelism().map_or(1, |c| c.get())
 }
 
-/// Threads for a request: `None` = every available core; requests above
-/// four times that are capped (oversubscription only costs time, and a
-/// thousands-thread pool takes seconds to start).
+/// A limit on the default thread count set through threadpoolctl (0: none).
+static DEFAULT_LIMIT: AtomicUsize = AtomicUsize::new(0);
+
+/// Sets (n ≥ 1) or lifts (0) the limit `n_jobs=None` obeys.
+#[cfg_attr(not(feature = "python"), allow(dead_code))]
+pub fn set_default_limit(n: usize) {
+    DEFAULT_LIMIT.store(n, Ordering::Relaxed);
+}
+
+/// The threads `n_jobs=None` runs on: a threadpoolctl limit, else
+/// `OMP_NUM_THREADS` (joblib's workers set it to their share of the cores,
+/// as OpenMP libraries such as scikit-learn's HGB and XGBoost obey it),
+/// else every available core; never more than the available cores.
+pub fn default_threads() -> usize {
+    let env = std::env::var("OMP_NUM_THREADS").ok();
+    default_threads_from(
+        DEFAULT_LIMIT.load(Ordering::Relaxed),
+        env.as_deref(),
+        available_cores(),
+    )
+}
+
+fn default_threads_from(limit: usize, omp: Option<&str>, cores: usize) -> usize {
+    // OpenMP's syntax allows a list (one count per nesting level): the first counts.
+    let from_env = || {
+        omp?.split(',')
+            .next()?
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|&n| n > 0)
+    };
+    let wanted = if limit > 0 { Some(limit) } else { from_env() };
+    wanted.map_or(cores, |n| n.min(cores)).max(1)
+}
+
+/// Threads for a request: `None` = `default_threads()`; requests above
+/// four times the available cores are capped (oversubscription only costs
+/// time, and a thousands-thread pool takes seconds to start).
 pub fn thread_count(n_jobs: Option<usize>) -> usize {
     let cores = available_cores();
-    n_jobs.unwrap_or(cores).clamp(1, 4 * cores.max(1))
+    n_jobs
+        .unwrap_or_else(default_threads)
+        .clamp(1, 4 * cores.max(1))
 }
 
 /// Fits on fewer input values than this, left to choose their threads
@@ -200,7 +238,7 @@ mod tests {
         let cores = available_cores();
         assert_eq!(thread_count(Some(1_000_000)), 4 * cores);
         assert_eq!(thread_count(Some(1)), 1);
-        assert_eq!(thread_count(None), cores);
+        assert_eq!(thread_count(None), default_threads());
         assert_eq!(
             with_cached_threads(Some(2), rayon::current_num_threads).unwrap(),
             thread_count(Some(2))
@@ -214,6 +252,20 @@ mod tests {
         let first = with_cached_threads(Some(3), workers).unwrap();
         assert_eq!(first.len(), thread_count(Some(3)));
         assert_eq!(with_cached_threads(Some(3), workers).unwrap(), first);
+    }
+
+    #[test]
+    fn the_default_obeys_a_limit_then_omp_num_threads_up_to_the_cores() {
+        assert_eq!(default_threads_from(0, None, 8), 8);
+        assert_eq!(default_threads_from(0, Some("3"), 8), 3);
+        assert_eq!(default_threads_from(0, Some(" 2,4"), 8), 2);
+        assert_eq!(default_threads_from(0, Some("16"), 8), 8);
+        for junk in ["", "0", "-1", "two", "1.5"] {
+            assert_eq!(default_threads_from(0, Some(junk), 8), 8, "{junk:?}");
+        }
+        assert_eq!(default_threads_from(1, Some("3"), 8), 1);
+        assert_eq!(default_threads_from(12, None, 8), 8);
+        assert_eq!(default_threads_from(0, None, 0), 1);
     }
 
     /// Runs `f` on its own thread; false if it has not finished in 20 s (a deadlock).

@@ -18,6 +18,7 @@ from ._introspect import dump_model, tree_to_dict, trees_to_dataframe
 from ._onnx import to_onnx
 from ._shap import to_shap
 from ._skl2onnx import register_skl2onnx
+from ._threadpool import register as _register_threadpool
 from .callback import early_stopping, log_evaluation, record_evaluation
 from .sklearn import RGBMClassifier, RGBMRanker, RGBMRegressor, load_model
 
@@ -39,3 +40,5 @@ __all__ = [
     "FORMAT_VERSION",
     "__version__",
 ]
+
+_register_threadpool()

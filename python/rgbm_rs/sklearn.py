@@ -273,7 +273,11 @@ or callable, default="squared"
         Threads; None or -1 uses every core this process may use (its affinity
         mask and cgroup CPU quota), or one thread for fits of under 500,000
         input values, where more cost more than they save; -k all but k - 1.
-        Models do not depend on it.
+        None and -1 obey the limits nested parallelism sets, as OpenMP
+        libraries (HGB, XGBoost) do: ``threadpoolctl.threadpool_limits``
+        (rgbm_rs registers itself with threadpoolctl), else the
+        ``OMP_NUM_THREADS`` environment variable (which joblib sets in the
+        workers of ``GridSearchCV(n_jobs=-1)``). Models do not depend on it.
     verbose : int, default=0
         0 is quiet. k > 0 logs the evaluation results every k rounds through
         the ``logging`` logger "rgbm_rs" (a stderr handler is added when

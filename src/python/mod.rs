@@ -5,6 +5,7 @@ mod convert;
 mod errors;
 mod schema;
 mod shard;
+mod threadpool;
 
 use pyo3::prelude::*;
 

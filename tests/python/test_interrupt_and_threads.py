@@ -352,3 +352,60 @@ def test_small_fits_left_to_choose_run_on_one_thread():
         )
         assert out.returncode == 0, out.stderr
         assert int(out.stdout.split()[2]) == want, n_jobs
+
+
+_LIMITS_SCRIPT = textwrap.dedent(
+    """
+    import json, os, sys
+    import numpy as np
+    from threadpoolctl import threadpool_info, threadpool_limits
+    from rgbm_rs import RGBMRegressor
+    ours = lambda: [i for i in threadpool_info() if i["internal_api"] == "rgbm_rs"]
+    threads = lambda: len(os.listdir("/proc/self/task"))
+    X = np.random.default_rng(0).normal(size=(100000, 5))
+    out = {"listed": len(ours()), "default": ours()[0]["num_threads"]}
+    before = threads()
+    if sys.argv[1] == "limit":
+        with threadpool_limits(limits=1):
+            out["inside"] = ours()[0]["num_threads"]
+            RGBMRegressor(n_estimators=3).fit(X, X[:, 0])
+        out["after"] = ours()[0]["num_threads"]
+    else:
+        RGBMRegressor(n_estimators=3).fit(X, X[:, 0])
+    out["started"] = threads() - before
+    print(json.dumps(out))
+    """
+)
+
+
+@pytest.mark.skipif(
+    not hasattr(__import__("os"), "sched_getaffinity") or len(__import__("os").sched_getaffinity(0)) < 2,
+    reason="needs Linux and two cores",
+)
+def test_n_jobs_none_obeys_threadpoolctl_and_omp_num_threads():
+    # joblib's workers (GridSearchCV(n_jobs=-1)) set OMP_NUM_THREADS to their
+    # share of the cores, and threadpool_limits bounds every registered
+    # pool: a fit left to choose its threads (big enough to use several)
+    # starts only that many, as HGB and XGBoost do.
+    import json
+    import os
+
+    cores = len(os.sched_getaffinity(0))
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+
+    def run(mode, **extra):
+        out = subprocess.run(
+            [sys.executable, "-c", _LIMITS_SCRIPT, mode],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**env, **extra},
+        )
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout)
+
+    plain = run("plain")
+    assert plain == {"listed": 1, "default": cores, "started": cores}
+    assert run("plain", OMP_NUM_THREADS="1") == {"listed": 1, "default": 1, "started": 1}
+    limited = run("limit")
+    assert limited == {"listed": 1, "default": cores, "inside": 1, "after": cores, "started": 1}
