@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core, _params
 from ._base import RGBMBase, store_params
+from ._rounds import documents_rounds
 from ._training import FitInput
 from ._typing import (
     Callback,
@@ -311,6 +312,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
             return self.classes_[np.argmax(raw, axis=1)]
         return self.classes_[(raw > 0).astype(np.intp)]
 
+    @documents_rounds
     def decision_function(
         self,
         X: MatrixLike,
@@ -326,18 +328,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         ----------
         X : array-like or data frame of shape (n_samples, n_features)
             NaN means missing; a data frame must have the columns seen in fit.
-        iteration_range : tuple of (int, int) or None, default=None
-            Use only the rounds [start, end) (XGBoost's name and meaning;
-            end=0: to the last round). The base score is kept, as in
-            XGBoost; LightGBM holds its starting score in the first round's
-            trees, so its ``start_iteration`` > 0 leaves that out.
-        start_iteration : int, default=0
-            LightGBM's: the first round used.
-        num_iteration : int or None, default=None
-            LightGBM's: how many rounds from ``start_iteration`` are used;
-            None or <= 0 for all the model holds (after early stopping the
-            rounds up to ``best_iteration_``, what LightGBM's None picks).
-            Rounds past the model are refused (LightGBM clips them).
+        {rounds}
         init_score : array-like of shape (n_samples,) for two classes, (n_samples, n_classes) for more, or None
             Raw offsets added to the scores before the link, as ``fit``'s
             ``init_score`` (XGBoost's ``base_margin``; LightGBM's predict
@@ -359,6 +350,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         """
         return self._output(X, None, iteration_range, start_iteration, num_iteration, init_score)
 
+    @documents_rounds
     def predict_proba(
         self,
         X: MatrixLike,
@@ -374,18 +366,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         ----------
         X : array-like or data frame of shape (n_samples, n_features)
             NaN means missing; a data frame must have the columns seen in fit.
-        iteration_range : tuple of (int, int) or None, default=None
-            Use only the rounds [start, end) (XGBoost's name and meaning;
-            end=0: to the last round). The base score is kept, as in
-            XGBoost; LightGBM holds its starting score in the first round's
-            trees, so its ``start_iteration`` > 0 leaves that out.
-        start_iteration : int, default=0
-            LightGBM's: the first round used.
-        num_iteration : int or None, default=None
-            LightGBM's: how many rounds from ``start_iteration`` are used;
-            None or <= 0 for all the model holds (after early stopping the
-            rounds up to ``best_iteration_``, what LightGBM's None picks).
-            Rounds past the model are refused (LightGBM clips them).
+        {rounds}
         init_score : array-like of shape (n_samples,) for two classes, (n_samples, n_classes) for more, or None
             Raw offsets added to the scores before the link, as ``fit``'s
             ``init_score`` (XGBoost's ``base_margin``; LightGBM's predict
@@ -408,6 +389,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         """
         return self._proba_from_raw(self._output(X, None, iteration_range, start_iteration, num_iteration, init_score))
 
+    @documents_rounds
     def predict(
         self,
         X: MatrixLike,
@@ -438,18 +420,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
             of rounds: the SHAP values of those rounds' trees, the last
             column holding the base score plus their expected value (and
             ``init_score``), so rows still sum to the range's raw score.
-        iteration_range : tuple of (int, int) or None, default=None
-            Use only the rounds [start, end) (XGBoost's name and meaning;
-            end=0: to the last round). The base score is kept, as in
-            XGBoost; LightGBM holds its starting score in the first round's
-            trees, so its ``start_iteration`` > 0 leaves that out.
-        start_iteration : int, default=0
-            LightGBM's: the first round used.
-        num_iteration : int or None, default=None
-            LightGBM's: how many rounds from ``start_iteration`` are used;
-            None or <= 0 for all the model holds (after early stopping the
-            rounds up to ``best_iteration_``, what LightGBM's None picks).
-            Rounds past the model are refused (LightGBM clips them).
+        {rounds}
         init_score : array-like of shape (n_samples,) for two classes, (n_samples, n_classes) for more, or None
             Raw offsets added to the scores before the link, as ``fit``'s
             ``init_score`` (XGBoost's ``base_margin``; LightGBM's predict

@@ -10,6 +10,7 @@ from sklearn.utils._param_validation import StrOptions
 
 from . import _core, _params
 from ._base import RGBMBase, store_params
+from ._rounds import documents_rounds
 from ._training import FitInput
 from ._typing import Callback, FeatureSelection, MatrixLike, PathLike, VectorLike
 
@@ -242,6 +243,7 @@ class RGBMRanker(RGBMBase):
                 )
             )
 
+    @documents_rounds
     def predict(
         self,
         X: MatrixLike,
@@ -260,18 +262,7 @@ class RGBMRanker(RGBMBase):
         X : array-like or data frame of shape (n_samples, n_features)
         pred_leaf, pred_contrib : bool, default=False
             Leaf indices or SHAP values instead, as :meth:`RGBMRegressor.predict`.
-        iteration_range : tuple of (int, int) or None, default=None
-            Use only the rounds [start, end) (XGBoost's name and meaning;
-            end=0: to the last round). The base score is kept, as in
-            XGBoost; LightGBM holds its starting score in the first round's
-            trees, so its ``start_iteration`` > 0 leaves that out.
-        start_iteration : int, default=0
-            LightGBM's: the first round used.
-        num_iteration : int or None, default=None
-            LightGBM's: how many rounds from ``start_iteration`` are used;
-            None or <= 0 for all the model holds (after early stopping the
-            rounds up to ``best_iteration_``, what LightGBM's None picks).
-            Rounds past the model are refused (LightGBM clips them).
+        {rounds}
         init_score : array-like of shape (n_samples,) or None
             Raw offsets added to the scores, as ``fit``'s ``init_score``
             (XGBoost's ``base_margin``). Not with ``pred_leaf``.

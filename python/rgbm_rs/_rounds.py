@@ -8,6 +8,26 @@ from numbers import Integral
 
 import numpy as np
 
+#: The round options' entries of a prediction method's docstring.
+_ROUNDS_DOC = """iteration_range : tuple of (int, int) or None, default=None
+            Use only the rounds [start, end) (XGBoost's name and meaning;
+            end=0: to the last round). The base score is kept, as in
+            XGBoost; LightGBM holds its starting score in the first round's
+            trees, so its ``start_iteration`` > 0 leaves that out.
+        start_iteration : int, default=0
+            LightGBM's: the first round used.
+        num_iteration : int or None, default=None
+            LightGBM's: how many rounds from ``start_iteration`` are used;
+            None or <= 0 for all the model holds (after early stopping the
+            rounds up to ``best_iteration_``, what LightGBM's None picks).
+            Rounds past the model are refused (LightGBM clips them)."""
+
+
+def documents_rounds(method):
+    """Write the round options' entries into ``method``'s docstring at ``{rounds}``."""
+    method.__doc__ = method.__doc__.replace("{rounds}", _ROUNDS_DOC)
+    return method
+
 
 def _int(value, name):
     """An int option (numpy integers too, bools not)."""

@@ -14,6 +14,7 @@ from . import _core, _model_file, _params
 from ._base import ESTIMATORS, RGBMBase, store_params
 from ._classifier import RGBMClassifier
 from ._ranker import RGBMRanker
+from ._rounds import documents_rounds
 from ._training import FitInput
 from ._typing import (
     Callback,
@@ -490,6 +491,7 @@ or callable, default="squared"
                 )
             )
 
+    @documents_rounds
     def predict(
         self,
         X: MatrixLike,
@@ -525,18 +527,7 @@ or callable, default="squared"
             their expected value (and ``init_score``), so rows still sum to
             the range's raw score. XGBoost refuses a range starting after
             round 0 here; LightGBM leaves its starting score out of it.
-        iteration_range : tuple of (int, int) or None, default=None
-            Use only the rounds [start, end) (XGBoost's name and meaning;
-            end=0: to the last round). The base score is kept, as in
-            XGBoost; LightGBM holds its starting score in the first round's
-            trees, so its ``start_iteration`` > 0 leaves that out.
-        start_iteration : int, default=0
-            LightGBM's: the first round used.
-        num_iteration : int or None, default=None
-            LightGBM's: how many rounds from ``start_iteration`` are used;
-            None or <= 0 for all the model holds (after early stopping the
-            rounds up to ``best_iteration_``, what LightGBM's None picks).
-            Rounds past the model are refused (LightGBM clips them).
+        {rounds}
         init_score : array-like of shape (n_samples,), (n_samples, 2) for ``loss="gaussian"``, or None
             Raw offsets added to the scores before the link, as ``fit``'s
             ``init_score`` (XGBoost's ``base_margin``; LightGBM's predict
