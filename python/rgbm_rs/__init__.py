@@ -14,6 +14,7 @@ gives a fitted model to the ``shap`` package's ``TreeExplainer``.
 
 from . import callback
 from ._core import FORMAT_VERSION, __version__
+from ._dataset import Dataset
 from ._introspect import dump_model, tree_to_dict, trees_to_dataframe
 from ._onnx import to_onnx
 from ._shap import to_shap
@@ -25,6 +26,7 @@ __all__ = [
     "RGBMClassifier",
     "RGBMRegressor",
     "RGBMRanker",
+    "Dataset",
     "load_model",
     "callback",
     "early_stopping",
