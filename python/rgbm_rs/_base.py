@@ -590,6 +590,15 @@ class RGBMBase(BaseEstimator):
             self.rgb_complexity_ = float(sum(r["rgb_complexity"] for r in kept))
         return self
 
+    def _keep_rounds(self, best: int) -> None:
+        """Keep the model's rounds up to ``best`` (0-based), as early stopping
+        keeps them (``rgbm_rs.cv`` chooses the round across folds)."""
+        self._booster = self._booster.truncated(int(best) + 1)
+        self.best_iteration_ = int(best)
+        if self.evals_result_:
+            last = list(self.evals_result_.values())[-1]
+            self.best_score_ = {m: values[int(best)] for m, values in last.items()}
+
     def _output(self, X, kind=None, iteration_range=None, start_iteration=0, num_iteration=None, init_score=None):
         """What every prediction method computes: the raw scores (``kind``
         None), leaf indices ("pred_leaf") or SHAP values ("pred_contrib") of
