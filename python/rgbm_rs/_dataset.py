@@ -338,7 +338,8 @@ def unpack(
         X, y = dataset.data, dataset.label
         sample_weight, init_score, group = dataset.weight, dataset.init_score, dataset.group
     elif y is None:
-        raise TypeError("fit needs y (or X as a Dataset holding the labels)")
+        # scikit-learn's wording for a missing y (its estimator checks look for it).
+        raise ValueError("this estimator requires y to be passed, but the target y is None (or pass X as a Dataset)")
     if eval_set is not None:
         entries = [eval_set] if isinstance(eval_set, Dataset) else list(eval_set)
         if any(isinstance(e, Dataset) for e in entries):

@@ -105,7 +105,7 @@ def test_bad_input_is_named(data):
         ds.subset(np.ones(600, bool))
     with pytest.raises(TypeError, match="holds y"):
         RGBMRegressor().fit(ds, y)
-    with pytest.raises(TypeError, match="needs y"):
+    with pytest.raises(ValueError, match="requires y to be passed"):
         RGBMRegressor().fit(X)
     with pytest.raises(ValueError, match="no label"):
         RGBMRegressor().fit(Dataset(X))
