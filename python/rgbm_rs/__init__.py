@@ -10,10 +10,14 @@ exports a fitted estimator as ONNX (needs the onnx package), and
 :func:`register_skl2onnx` lets skl2onnx export pipelines ending in one;
 :func:`to_shap`
 gives a fitted model to the ``shap`` package's ``TreeExplainer``.
+:class:`Dataset` holds training rows binned once, fitted whole or by
+subsets; :func:`cv` cross-validates on one.
 """
 
 from . import callback
 from ._core import FORMAT_VERSION, __version__
+from ._cv import CVResult, cv
+from ._dataset import Dataset
 from ._introspect import dump_model, tree_to_dict, trees_to_dataframe
 from ._onnx import to_onnx
 from ._shap import to_shap
@@ -26,6 +30,9 @@ __all__ = [
     "RGBMClassifier",
     "RGBMRegressor",
     "RGBMRanker",
+    "Dataset",
+    "cv",
+    "CVResult",
     "load_model",
     "callback",
     "early_stopping",

@@ -509,6 +509,22 @@ class RGBMBase(BaseEstimator):
             if not callable(cb):
                 raise TypeError(f"callbacks must be callables taking a CallbackEnv, got {type(cb).__name__}")
         native = self._native_params(seed, native_loss, n_rounds)
+        binned = None
+        if fit.dataset is not None:
+            if self.validation_fraction is not None:
+                raise ValueError(
+                    "validation_fraction splits raw rows; with a Dataset pass eval_set=[dataset.subset(rows)] instead"
+                )
+            own = fit.dataset.categorical_features
+            if own is not None:
+                if native["categorical_features"] is None:
+                    native["categorical_features"] = own
+                elif sorted(native["categorical_features"]) != own:
+                    raise ValueError(
+                        f"categorical_features: the Dataset has {own}, the estimator "
+                        f"{sorted(native['categorical_features'])}; give them in one place"
+                    )
+            binned = fit.dataset._binned_for(native)
         _warn_merged_categories(X, native["categorical_features"], self.max_bins, self)
         params = json.dumps(native)
         loss_fn = _custom.loss_hook(self.loss, y_float) if native_loss == "custom" else None
@@ -525,7 +541,7 @@ class RGBMBase(BaseEstimator):
             native_sets: list[Any] = [
                 (name, native_matrix(Xe), ye, we, ie, g) for (name, Xe, ye, we, ie), g in zip(sets, groups)
             ]
-            data = TrainingData(native_matrix(X), y_float, w, init, fit.group)
+            data = TrainingData(native_matrix(X), y_float, w, init, fit.group, binned)
             booster = _core.Booster.train(params, data, native_sets or None, progress, loss_fn, metrics_fn)
         finally:
             if progress is not None:
@@ -573,6 +589,15 @@ class RGBMBase(BaseEstimator):
             kept = rounds if best is None else rounds[: int(best) + 1]
             self.rgb_complexity_ = float(sum(r["rgb_complexity"] for r in kept))
         return self
+
+    def _keep_rounds(self, best: int) -> None:
+        """Keep the model's rounds up to ``best`` (0-based), as early stopping
+        keeps them (``rgbm_rs.cv`` chooses the round across folds)."""
+        self._booster = self._booster.truncated(int(best) + 1)
+        self.best_iteration_ = int(best)
+        if self.evals_result_:
+            last = list(self.evals_result_.values())[-1]
+            self.best_score_ = {m: values[int(best)] for m, values in last.items()}
 
     def _output(self, X, kind=None, iteration_range=None, start_iteration=0, num_iteration=None, init_score=None):
         """What every prediction method computes: the raw scores (``kind``

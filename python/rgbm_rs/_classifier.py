@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core, _params
 from ._base import RGBMBase, store_params
+from ._dataset import Dataset, unpack
 from ._rounds import documents_rounds
 from ._training import FitInput
 from ._typing import (
@@ -237,8 +238,8 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
 
     def fit(
         self,
-        X: MatrixLike,
-        y: VectorLike,
+        X: MatrixLike | Dataset,
+        y: VectorLike | None = None,
         sample_weight: VectorLike | None = None,
         eval_set: Sequence[tuple[MatrixLike, VectorLike]] | None = None,
         eval_names: Sequence[str] | None = None,
@@ -255,6 +256,21 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         """
         with self._fitting():
             self._validate_params()
+            given = unpack(
+                X,
+                y,
+                sample_weight=sample_weight,
+                init_score=init_score,
+                eval_set=eval_set,
+                eval_sample_weight=eval_sample_weight,
+                eval_init_score=eval_init_score,
+            )
+            X, y, sample_weight, init_score = given.X, given.y, given.sample_weight, given.init_score
+            eval_set, eval_sample_weight, eval_init_score = (
+                given.eval_set,
+                given.eval_sample_weight,
+                given.eval_init_score,
+            )
             X, y, init_model = self._check_fit_data(X, y, False, init_model)
             classes, encoded = self._classes(y)
             if len(classes) < 2:
@@ -294,6 +310,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
                     eval_init_score=eval_init_score,
                     callbacks=callbacks,
                     init_model=init_model,
+                    dataset=given.dataset,
                 )
             )
 

@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 from typing_extensions import TypeAlias
 
 __all__ = [
+    "BinnedData",
     "Booster",
     "FORMAT_VERSION",
     "Shard",
@@ -86,6 +87,8 @@ class _TrainingData(Protocol):
     def init_score(self) -> _Vector | None: ...
     @property
     def group(self) -> Sequence[int] | None: ...
+    @property
+    def binned(self) -> BinnedData | None: ...
 
 #: One evaluation result: (set name, metric name, value, higher_is_better).
 _EvalItem: TypeAlias = tuple[str, str, float, bool]
@@ -110,9 +113,10 @@ class Booster:
     ) -> Booster:
         """Trains a model. ``params_json`` holds BoosterParams (unknown keys are
         errors); ``data`` has the training rows as attributes ``x``, ``y``,
-        ``sample_weight``, ``init_score`` and ``group`` (the last three may be
-        None; ``group``: with loss "lambdarank", the sizes of the consecutive
-        rows' queries); ``eval_sets`` is a list of (name, X, y, sample_weight
+        ``sample_weight``, ``init_score``, ``group`` and ``binned`` (the last
+        four may be None; ``group``: with loss "lambdarank", the sizes of the
+        consecutive rows' queries; ``binned``: a BinnedData of the rows,
+        trained on instead of binning ``x``); ``eval_sets`` is a list of (name, X, y, sample_weight
         or None[, init_score[, group]]) with X of the training dtype;
         ``callback(round, results)`` runs after every round with results
         [(set, metric, value, higher_is_better)] and stops training by
@@ -233,6 +237,34 @@ class Booster:
     @property
     def base_score(self) -> list[float]:
         """Starting score of each output."""
+
+@final
+class BinnedData:
+    """Binned rows: codes and the bin boundaries they were made with."""
+
+    @staticmethod
+    def build(
+        params_json: str,
+        x: _Matrix,
+        sample_weight: NDArray[np.float64] | None = None,
+    ) -> BinnedData:
+        """The rows ``x`` binned as ``Booster.train(params_json, ...)`` would
+        bin them, with quantiles weighted by ``sample_weight`` (None: unweighted)."""
+
+    def with_same_bins(self, x: _Matrix) -> BinnedData:
+        """The rows ``x`` binned with this dataset's bin boundaries."""
+
+    def subset(self, indices: NDArray[np.int64]) -> BinnedData:
+        """The rows at ``indices`` (int64, in that order), their codes gathered
+        with the same bin boundaries."""
+
+    @property
+    def n_rows(self) -> int: ...
+    @property
+    def n_features(self) -> int: ...
+    def binning(self) -> tuple[int, int, list[int]]:
+        """The ``max_bins`` and ``min_samples_leaf`` the rows were binned with, and
+        the categorical features' positions."""
 
 @final
 class Shard:

@@ -10,6 +10,7 @@ from sklearn.utils._param_validation import StrOptions
 
 from . import _core, _params
 from ._base import RGBMBase, store_params
+from ._dataset import Dataset, unpack
 from ._rounds import documents_rounds
 from ._training import FitInput
 from ._typing import Callback, FeatureSelection, MatrixLike, PathLike, VectorLike
@@ -159,8 +160,8 @@ class RGBMRanker(RGBMBase):
 
     def fit(
         self,
-        X: MatrixLike,
-        y: VectorLike,
+        X: MatrixLike | Dataset,
+        y: VectorLike | None = None,
         group: VectorLike | None = None,
         qid: VectorLike | None = None,
         eval_set: Sequence[tuple[MatrixLike, VectorLike]] | None = None,
@@ -176,16 +177,18 @@ class RGBMRanker(RGBMBase):
 
         Parameters
         ----------
-        X : array-like or data frame of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-            Integer relevance grades in 0..31.
+        X : array-like, data frame of shape (n_samples, n_features), or Dataset
+            A :class:`rgbm_rs.Dataset` brings y, its query groups and
+            init_score (then not passed here); see :meth:`RGBMRegressor.fit`.
+        y : array-like of shape (n_samples,) or None
+            Integer relevance grades in 0..31; None only when X is a Dataset.
         group : array-like of int or None
             The sizes of consecutive queries (LightGBM's ``group``); they add
             up to n_samples.
         qid : array-like of shape (n_samples,) or None
             A query id per row, the rows of a query together (XGBoost's
             ``qid``). Pass ``group`` or ``qid``.
-        eval_set : list of (X, y) or None
+        eval_set : list of (X, y) pairs or Datasets, or None
             Data evaluated after every round (``evals_result_``); early
             stopping watches the last one.
         eval_group, eval_qid : list of array-like or None
@@ -204,6 +207,19 @@ class RGBMRanker(RGBMBase):
                 callable(m) for m in ([metrics] if isinstance(metrics, str) or callable(metrics) else metrics or [])
             ):
                 raise ValueError("RGBMRanker takes metric names in eval_metric (metric functions get no query groups)")
+            given = unpack(
+                X,
+                y,
+                init_score=init_score,
+                group=group,
+                eval_set=eval_set,
+                eval_init_score=eval_init_score,
+                eval_group=eval_group,
+            )
+            if given.dataset is not None and qid is not None:
+                raise TypeError("X is a Dataset, which holds the query groups; do not pass qid to fit as well")
+            X, y, init_score, group = given.X, given.y, given.init_score, given.group
+            eval_set, eval_init_score, eval_group = given.eval_set, given.eval_init_score, given.eval_group
             X, y, init_model = self._check_fit_data(X, y, True, init_model)
             sizes = _group_sizes(group, qid, X.shape[0], "fit")
             eval_sizes = None
@@ -240,6 +256,7 @@ class RGBMRanker(RGBMBase):
                     eval_group=eval_sizes,
                     callbacks=callbacks,
                     init_model=init_model,
+                    dataset=given.dataset,
                 )
             )
 

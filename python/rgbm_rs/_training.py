@@ -24,6 +24,7 @@ class TrainingData:
     sample_weight: np.ndarray | None = None
     init_score: np.ndarray | None = None
     group: Sequence[int] | None = None
+    binned: Any = None
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,8 @@ class FitInput:
     callable); ``encode(y, i)`` encodes evaluation set ``i``'s labels the
     same way; ``group`` / ``eval_group`` are ranking's query group sizes,
     checked by the caller. The ``eval_*`` fields are as ``fit`` takes them.
+    ``dataset`` is the :class:`rgbm_rs.Dataset` ``X`` came from (None for
+    raw rows): the fit trains on its bins.
     """
 
     X: Any
@@ -51,3 +54,4 @@ class FitInput:
     eval_group: Sequence[Sequence[int] | None] | None = None
     callbacks: Sequence[Callable] | None = None
     init_model: Any = None
+    dataset: Any = None

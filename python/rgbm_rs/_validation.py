@@ -177,6 +177,10 @@ def check_X(estimator, X):
     """
     if _is_plain_small_batch(estimator, X):
         return X
+    # A Dataset (defined in a higher layer) is predicted on by its raw rows.
+    rows = getattr(X, "_prediction_rows", None)
+    if callable(rows):
+        X = rows()
     check_sparse_index(X)
     frame = read_frame(X)
     if frame is None:

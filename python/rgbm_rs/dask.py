@@ -645,7 +645,7 @@ class _DaskMixin(_DaskBase):
     def fit(
         self,
         X: Any,
-        y: Any,
+        y: Any = None,
         sample_weight: Any = None,
         eval_set: Sequence[tuple[Any, Any]] | None = None,
         eval_names: Sequence[str] | None = None,
@@ -663,6 +663,9 @@ class _DaskMixin(_DaskBase):
         with self._fitting():
             self._validate_params()
             arguments["timeout"] = timeout = _check_timeout(timeout)
+            if y is None:
+                # The local estimators' y=None is for a Dataset, which the cluster does not take.
+                raise TypeError("fit needs y: the Dask estimators train on dask collections, not a Dataset")
             X, y = _check_data(self, X, y)
             self.n_features_in_ = int(X.shape[1])
             arguments["client"] = client = default_client() if client is None else client

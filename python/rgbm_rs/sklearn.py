@@ -13,6 +13,7 @@ from sklearn.base import RegressorMixin
 from . import _core, _model_file, _params
 from ._base import ESTIMATORS, RGBMBase, store_params
 from ._classifier import RGBMClassifier
+from ._dataset import Dataset, unpack
 from ._ranker import RGBMRanker
 from ._rounds import documents_rounds
 from ._training import FitInput
@@ -403,8 +404,8 @@ or callable, default="squared"
 
     def fit(
         self,
-        X: MatrixLike,
-        y: VectorLike,
+        X: MatrixLike | Dataset,
+        y: VectorLike | None = None,
         sample_weight: VectorLike | None = None,
         eval_set: Sequence[tuple[MatrixLike, VectorLike]] | None = None,
         eval_names: Sequence[str] | None = None,
@@ -418,16 +419,21 @@ or callable, default="squared"
 
         Parameters
         ----------
-        X : array-like or data frame of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
+        X : array-like, data frame of shape (n_samples, n_features), or Dataset
+            A :class:`rgbm_rs.Dataset` is fitted on its bins (binned once,
+            shared by its subsets) and holds y, sample_weight and init_score,
+            which are then not passed here.
+        y : array-like of shape (n_samples,) or None
+            The targets; None only when X is a Dataset.
         sample_weight : array-like of shape (n_samples,) or None
             Finite, >= 0, not all zero. Only relative weights matter: they
             are normalised to mean 1, so ``c * sample_weight`` gives the same
             model for any c > 0 (``min_child_weight``, ``reg_lambda`` and
             ``min_split_gain`` apply to the normalised weights).
-        eval_set : list of (X, y) or None
+        eval_set : list of (X, y) pairs or Datasets, or None
             Data evaluated after every round (``evals_result_``); early
-            stopping watches the last one.
+            stopping watches the last one. A Dataset entry brings its own
+            labels, weights and starting scores.
         eval_names : list of str or None
             Names of the eval_set entries (default "valid_0", "valid_1", ...).
         eval_sample_weight : list of array-like or None
@@ -461,6 +467,21 @@ or callable, default="squared"
         """
         with self._fitting():
             self._validate_params()
+            given = unpack(
+                X,
+                y,
+                sample_weight=sample_weight,
+                init_score=init_score,
+                eval_set=eval_set,
+                eval_sample_weight=eval_sample_weight,
+                eval_init_score=eval_init_score,
+            )
+            X, y, sample_weight, init_score = given.X, given.y, given.sample_weight, given.init_score
+            eval_set, eval_sample_weight, eval_init_score = (
+                given.eval_set,
+                given.eval_sample_weight,
+                given.eval_init_score,
+            )
             X, y, init_model = self._check_fit_data(X, y, True, init_model)
             y = check_regression_target(y)
 
@@ -488,6 +509,7 @@ or callable, default="squared"
                     eval_init_score=eval_init_score,
                     callbacks=callbacks,
                     init_model=init_model,
+                    dataset=given.dataset,
                 )
             )
 

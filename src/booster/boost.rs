@@ -6,10 +6,11 @@
 //! (`sglb.rs`).
 use std::time::Instant;
 
+use crate::cancel::Cancel;
 use crate::constraints::TreeConstraints;
 use crate::contention::Contention;
 use crate::data::BinnedDataset;
-use crate::data::matrix::Element;
+use crate::data::matrix::{Element, Matrix};
 use crate::error::{Result, RgbmError};
 use crate::objective::{Objective, Queries};
 use crate::params::{BoosterKind, BoosterParams, Loss, Summation};
@@ -19,7 +20,7 @@ use super::eval::{EarlyStopping, EvalSet, Monitor};
 use super::fit::{Fit, Problem};
 use super::rgb::RgbState;
 use super::trained::Trained;
-use super::training_data::{TrainingData, check_init_len};
+use super::training_data::{Features, TrainingData, check_init_len};
 use super::weights;
 
 /// Trains a model on `data`, evaluating `eval_sets` after every round
@@ -40,6 +41,15 @@ pub fn train<T: Element>(
     params.validate()?;
     let (x, y) = (data.x(), data.y());
     check_queries(params, data.queries())?;
+    if let Features::Binned(d) = x {
+        if data.is_shard() {
+            return Err(RgbmError::param(
+                "data",
+                "a sharded fit bins its shards with edges from every shard: give it raw rows",
+            ));
+        }
+        check_binned(params, d)?;
+    }
     let normalised = weights::normalise(
         data.weights(),
         params.summation() == Summation::Exact,
@@ -75,6 +85,94 @@ pub fn train<T: Element>(
     })?
 }
 
+/// The rows binned as a local fit bins them: quantiles weighted by the
+/// normalised weights `w`.
+fn bin_local<T: Element>(
+    x: &Matrix<T>,
+    w: Option<&[f64]>,
+    params: &BoosterParams,
+    cancel: &Cancel,
+) -> Result<BinnedDataset> {
+    BinnedDataset::from_weighted_matrix(
+        x,
+        params.max_bins,
+        params.random_state,
+        w,
+        params.categorical(),
+        params.min_samples_leaf,
+        cancel,
+    )
+}
+
+/// The dataset `train` would bin from `data` under `params`, to be trained
+/// on many times (whole, or `subset`s of it) through
+/// [`TrainingData::binned`]: the same model as training on `data`.
+pub fn bin_for_training<T: Element>(
+    params: &BoosterParams,
+    data: &TrainingData<'_, T>,
+    cancel: &Cancel,
+) -> Result<BinnedDataset> {
+    params.validate()?;
+    let Features::Raw(x) = data.x() else {
+        return Err(RgbmError::param("data", "is binned already"));
+    };
+    if data.is_shard() {
+        return Err(RgbmError::param(
+            "data",
+            "a shard is binned by its sharded fit, with edges from every shard",
+        ));
+    }
+    let normalised = weights::normalise(
+        data.weights(),
+        params.summation() == Summation::Exact,
+        &data.rows(),
+    )?;
+    let threads = fit_threads(params.n_jobs, x.stored_values());
+    with_cached_threads(threads, || {
+        bin_local(x, normalised.weights.as_deref(), params, cancel)
+    })?
+}
+
+/// The options that shape bins must be those `d` was binned with: other
+/// ones would make a model other than the one training on raw rows gives.
+fn check_binned(params: &BoosterParams, d: &BinnedDataset) -> Result<()> {
+    let mapper = d.mapper();
+    if mapper.max_bins != params.max_bins {
+        return Err(RgbmError::param(
+            "max_bins",
+            format!(
+                "the dataset was binned with max_bins={}, the fit asks for {}",
+                mapper.max_bins, params.max_bins
+            ),
+        ));
+    }
+    if d.min_rows() != params.min_samples_leaf {
+        return Err(RgbmError::param(
+            "min_samples_leaf",
+            format!(
+                "the dataset was binned with min_samples_leaf={}, the fit asks for {}",
+                d.min_rows(),
+                params.min_samples_leaf
+            ),
+        ));
+    }
+    let binned: Vec<usize> = (0..mapper.n_features())
+        .filter(|&j| mapper.features[j].is_categorical())
+        .collect();
+    let mut asked = params.categorical().to_vec();
+    asked.sort_unstable();
+    asked.dedup();
+    if binned != asked {
+        return Err(RgbmError::param(
+            "categorical_features",
+            format!(
+                "the dataset was binned with categorical features {binned:?}, the fit asks for {asked:?}"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Query groups go with `loss = lambdarank` and only with it.
 fn check_queries(params: &BoosterParams, queries: Option<&Queries>) -> Result<()> {
     match (queries, params.loss == Loss::LambdaRank) {
@@ -102,33 +200,25 @@ fn train_in_pool<T: Element>(
     let (params, x, w) = (problem.params, problem.x, problem.w);
     let cancel = monitor.cancel();
     let constraints = TreeConstraints::new(params, x.n_cols())?;
-    let data = if problem.rows.is_local() {
-        BinnedDataset::from_weighted_matrix(
-            x,
-            params.max_bins,
-            params.random_state,
-            w,
-            params.categorical(),
-            params.min_samples_leaf,
-            &cancel,
-        )?
-    } else {
-        super::shard::bin(x, w, params, &problem.rows, &cancel)?
+    let binned;
+    let data = match x {
+        Features::Binned(d) => d,
+        Features::Raw(x) if problem.rows.is_local() => {
+            binned = bin_local(x, w, params, &cancel)?;
+            &binned
+        }
+        Features::Raw(x) => {
+            binned = super::shard::bin(x, w, params, &problem.rows, &cancel)?;
+            &binned
+        }
     };
-    let (mut fit, cfg) = Fit::new(
-        problem,
-        &data,
-        weight_unit,
-        eval_sets,
-        &constraints,
-        &cancel,
-    )?;
+    let (mut fit, cfg) = Fit::new(problem, data, weight_unit, eval_sets, &constraints, &cancel)?;
     // Made at the first results: the watched metric may be the monitor's.
     let mut early: Option<EarlyStopping> = None;
     let rgb = if params.booster == BoosterKind::Rgb {
         Some(RgbState::new(
             params,
-            &data,
+            data,
             cfg,
             &constraints,
             cancel.clone(),

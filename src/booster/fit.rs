@@ -10,7 +10,7 @@ use crate::cancel::Cancel;
 use crate::constraints::TreeConstraints;
 use crate::constraints::monotone::clip_leaves;
 use crate::data::BinnedDataset;
-use crate::data::matrix::{Element, Matrix};
+use crate::data::matrix::Element;
 use crate::error::{Result, RgbmError};
 use crate::histogram::Gradients;
 use crate::model::{Model, check_log_std_leaves, format_version_for};
@@ -29,6 +29,7 @@ use super::scores::{add_tree_to_rows, rows_by_leaf};
 use super::shard::ShardRows;
 use super::theory::{self, TreeTheory};
 use super::trained::{RoundLog, Trained};
+use super::training_data::Features;
 use super::{grid, sglb, step};
 
 /// What a fit is given: the options, the loss and the training data.
@@ -36,7 +37,7 @@ use super::{grid, sglb, step};
 pub(super) struct Problem<'a, T: Element> {
     pub params: &'a BoosterParams,
     pub objective: &'a Objective,
-    pub x: &'a Matrix<'a, T>,
+    pub x: &'a Features<'a, T>,
     pub y: &'a [f64],
     pub w: Option<&'a [f64]>,
     /// Per-row starting scores (class-major); the base score is then 0.

@@ -14,7 +14,7 @@ mod trained;
 mod training_data;
 mod weights;
 
-pub use boost::train;
+pub use boost::{bin_for_training, train};
 pub use eval::{BeforeRound, EvalHistory, EvalResult, EvalSet, Monitor, Unmonitored};
 pub use trained::{RoundLog, Trained};
-pub use training_data::TrainingData;
+pub use training_data::{Features, TrainingData};

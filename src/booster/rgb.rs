@@ -35,7 +35,7 @@ use crate::alloc::{filled_vec, with_capacity};
 use crate::cancel::Cancel;
 use crate::constraints::TreeConstraints;
 use crate::data::BinnedDataset;
-use crate::data::matrix::{Element, Matrix};
+use crate::data::matrix::Element;
 use crate::error::{Result, RgbmError};
 use crate::histogram::Gradients;
 use crate::objective::Objective;
@@ -43,11 +43,11 @@ use crate::params::{BoosterParams, RgbCandidate, RgbPenalty, RgbStep};
 use crate::rng::{Purpose, stream};
 use crate::selection::Candidates;
 use crate::split::{Curvature, SplitRule};
-use crate::tree::predict::add_tree_outputs;
 use crate::tree::{GrowerConfig, NodeSelection, Tree, TreeGrower};
 
-use super::scores::add_leaf_values;
+use super::scores::{add_leaf_values, add_tree_to_all};
 use super::theory::{TreeTheory, tree_theory};
+use super::training_data::Features;
 
 /// The paper's grid.
 pub const DEFAULT_NODES: [usize; 7] = [2, 4, 8, 16, 32, 64, 256];
@@ -321,7 +321,7 @@ impl<'a> RgbState<'a> {
         grads: &Gradients,
         rows: &[u32],
         all_rows: bool,
-        x: &Matrix<T>,
+        x: &Features<T>,
         stream_id: u64,
     ) -> Result<RgbChoice> {
         let sigma = objective
@@ -378,7 +378,7 @@ impl<'a> RgbState<'a> {
                 if all_rows {
                     add_leaf_values(&mut h, sub_rows, &sub.leaf_ranges, &tree.leaf_value);
                 } else {
-                    add_tree_outputs(std::slice::from_ref(&tree), x, &mut h);
+                    add_tree_to_all(&tree, x, &mut h);
                 }
                 let theory = tree_theory(grads, sub_rows, &sub.leaf_ranges, &tree.leaf_value);
                 let lambda = self.families.lambdas[k];

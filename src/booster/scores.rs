@@ -2,9 +2,11 @@
 use rayon::prelude::*;
 
 use crate::alloc::filled_vec;
-use crate::data::matrix::{Element, Matrix};
+use crate::data::matrix::Element;
 use crate::error::Result;
 use crate::tree::Tree;
+
+use super::training_data::Features;
 
 /// A raw pointer that may be shared between threads writing disjoint rows.
 struct DisjointRows(*mut f64);
@@ -44,7 +46,7 @@ pub(super) fn add_tree_to_rows<T: Element>(
     rows: &[u32],
     ranges: &[(usize, usize)],
     all_rows: bool,
-    x: &Matrix<T>,
+    x: &Features<T>,
 ) {
     if all_rows {
         add_leaf_values(out, rows, ranges, values);
@@ -60,7 +62,7 @@ pub(super) fn add_tree_to_rows<T: Element>(
 /// (each leaf's rows in increasing order); `ranges` becomes each leaf's span.
 pub(super) fn rows_by_leaf<T: Element>(
     tree: &Tree,
-    x: &Matrix<T>,
+    x: &Features<T>,
     ranges: &mut Vec<(usize, usize)>,
     rows: &mut Vec<u32>,
 ) -> Result<()> {
@@ -87,4 +89,18 @@ pub(super) fn rows_by_leaf<T: Element>(
         next[l as usize] += 1;
     }
     Ok(())
+}
+
+/// `out[i]` += the tree's value on row i of `x`: the block predictor on raw
+/// values, row by row on a binned dataset.
+pub(super) fn add_tree_to_all<T: Element>(tree: &Tree, x: &Features<T>, out: &mut [f64]) {
+    match x {
+        Features::Raw(m) => {
+            crate::tree::predict::add_tree_outputs(std::slice::from_ref(tree), m, out)
+        }
+        Features::Binned(_) => out
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(i, s)| *s += tree.leaf_value[tree.leaf_index(|j| x.get(i, j))]),
+    }
 }

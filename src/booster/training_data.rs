@@ -3,18 +3,59 @@
 //! groups and where the rows sit among a sharded fit's. What can only be
 //! checked against the options (the number of outputs, the loss) is checked
 //! by [`super::train`].
+use crate::data::BinnedDataset;
 use crate::data::matrix::{AsMatrix, Element, Matrix};
 use crate::error::{Result, RgbmError};
 use crate::objective::Queries;
 
 use super::shard::ShardRows;
 
-/// The training data of a fit: a borrowed matrix (NaN = missing) and labels,
-/// with the optional parts added by the `with_*` methods, each checking its
-/// part against the rows.
+/// The rows' features: raw values, binned by the fit, or a dataset binned
+/// already, which the fit uses as it is.
+#[derive(Clone, Copy)]
+pub enum Features<'a, T: Element> {
+    Raw(Matrix<'a, T>),
+    Binned(&'a BinnedDataset),
+}
+
+impl<T: Element> Features<'_, T> {
+    pub fn n_rows(&self) -> usize {
+        match self {
+            Features::Raw(x) => x.n_rows(),
+            Features::Binned(d) => d.n_rows(),
+        }
+    }
+    pub fn n_cols(&self) -> usize {
+        match self {
+            Features::Raw(x) => x.n_cols(),
+            Features::Binned(d) => d.n_features(),
+        }
+    }
+    /// The value of (row, feature) that decides where a tree sends the row:
+    /// the raw value, or one standing for the row's bin (see
+    /// `FeatureBins::bin_value`), which every split on those bins treats alike.
+    #[inline]
+    pub fn get(&self, row: usize, col: usize) -> f64 {
+        match self {
+            Features::Raw(x) => x.get(row, col),
+            Features::Binned(d) => d.value(row, col),
+        }
+    }
+    /// The stored values, which set the fit's thread count.
+    pub fn stored_values(&self) -> usize {
+        match self {
+            Features::Raw(x) => x.stored_values(),
+            Features::Binned(d) => d.n_rows().saturating_mul(d.n_features()),
+        }
+    }
+}
+
+/// The training data of a fit: a borrowed matrix (NaN = missing) or binned
+/// dataset and labels, with the optional parts added by the `with_*`
+/// methods, each checking its part against the rows.
 #[derive(Clone, Copy)]
 pub struct TrainingData<'a, T: Element> {
-    x: Matrix<'a, T>,
+    x: Features<'a, T>,
     y: &'a [f64],
     weights: Option<&'a [f64]>,
     init_score: Option<&'a [f64]>,
@@ -26,7 +67,20 @@ pub struct TrainingData<'a, T: Element> {
 impl<'a, T: Element> TrainingData<'a, T> {
     /// `x` and one label per row.
     pub fn new(x: &'a impl AsMatrix<T>, y: &'a [f64]) -> Result<Self> {
-        let x = x.as_matrix();
+        Self::from_features(Features::Raw(x.as_matrix()), y)
+    }
+
+    /// A dataset binned already (`BinnedDataset::from_weighted_matrix`,
+    /// [`super::bin_for_training`], or a `subset` of one) and one label per
+    /// row: the fit skips binning. The options that shape bins (`max_bins`,
+    /// `categorical_features`, `min_samples_leaf`) must be those the dataset
+    /// was binned with; `train` checks them. `T` is the element type of the
+    /// evaluation sets.
+    pub fn binned(x: &'a BinnedDataset, y: &'a [f64]) -> Result<Self> {
+        Self::from_features(Features::Binned(x), y)
+    }
+
+    fn from_features(x: Features<'a, T>, y: &'a [f64]) -> Result<Self> {
         if x.n_rows() == 0 || x.n_cols() == 0 {
             return Err(RgbmError::EmptyInput(format!(
                 "X has shape ({}, {})",
@@ -126,7 +180,7 @@ impl<'a, T: Element> TrainingData<'a, T> {
         Ok(self)
     }
 
-    pub fn x(&self) -> &Matrix<'a, T> {
+    pub fn x(&self) -> &Features<'a, T> {
         &self.x
     }
     pub fn y(&self) -> &'a [f64] {

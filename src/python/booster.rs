@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
 use super::convert::{Matrix, vector};
+use super::dataset::PyBinnedData;
 use super::errors::{
     PythonCaller, run_detached, run_interruptible, run_interruptible_calling, to_py,
 };
@@ -287,9 +288,10 @@ impl PyBooster {
 impl PyBooster {
     /// Trains a model. `params_json` holds BoosterParams (unknown keys are
     /// errors); `data` has the training rows as attributes `x`, `y`,
-    /// `sample_weight`, `init_score` and `group` (the last three may be None;
-    /// `group`: with loss "lambdarank", the sizes of the consecutive rows'
-    /// queries); `eval_sets` is a list of (name, X, y, sample_weight or None
+    /// `sample_weight`, `init_score`, `group` and `binned` (the last four
+    /// may be None; `group`: with loss "lambdarank", the sizes of the
+    /// consecutive rows' queries; `binned`: a BinnedData of the rows, trained
+    /// on instead of binning `x`); `eval_sets` is a list of (name, X, y, sample_weight or None
     /// [, init_score[, group]]) with X of the training dtype;
     /// `callback(round, results)` runs after every round with results [(set,
     /// metric, value, higher_is_better)] and stops training by returning
@@ -322,6 +324,15 @@ impl PyBooster {
             .map(|i| vector(&i, "init_score"))
             .transpose()?;
         let group: Option<Vec<u64>> = optional("group")?.map(|g| g.extract()).transpose()?;
+        // Binned already: the fit trains on these codes and does not bin `x`
+        // (which then only gives the evaluation sets' dtype).
+        let binned = optional("binned")?
+            .map(|b| {
+                b.cast_into::<PyBinnedData>()
+                    .map_err(|_| PyTypeError::new_err("data.binned must be a BinnedData or None"))
+            })
+            .transpose()?;
+        let binned = binned.as_ref().map(|b| &b.get().data);
         let sets = extract_eval_sets(eval_sets)?;
         let inits = match &init {
             Some(i) => Some(i.as_slice()?),
@@ -349,10 +360,13 @@ impl PyBooster {
                 .ok_or_else(|| PyTypeError::new_err("X must be float32"))??;
             let evals = eval_views(&sets, Matrix::core_f32)?;
             run_interruptible_calling(py, &caller, |cancel| {
-                let data = TrainingData::new(&m, ys)?
-                    .with_weights(ws)?
-                    .with_init_score(inits)?
-                    .with_queries(groups.as_ref())?;
+                let data = match binned {
+                    Some(b) => TrainingData::binned(b, ys)?,
+                    None => TrainingData::new(&m, ys)?,
+                }
+                .with_weights(ws)?
+                .with_init_score(inits)?
+                .with_queries(groups.as_ref())?;
                 train(&params, &data, &evals, &mut monitor(cancel))
             })
         } else {
@@ -361,10 +375,13 @@ impl PyBooster {
                 .ok_or_else(|| PyTypeError::new_err("X must be float64"))??;
             let evals = eval_views(&sets, Matrix::core_f64)?;
             run_interruptible_calling(py, &caller, |cancel| {
-                let data = TrainingData::new(&m, ys)?
-                    .with_weights(ws)?
-                    .with_init_score(inits)?
-                    .with_queries(groups.as_ref())?;
+                let data = match binned {
+                    Some(b) => TrainingData::binned(b, ys)?,
+                    None => TrainingData::new(&m, ys)?,
+                }
+                .with_weights(ws)?
+                .with_init_score(inits)?
+                .with_queries(groups.as_ref())?;
                 train(&params, &data, &evals, &mut monitor(cancel))
             })
         };

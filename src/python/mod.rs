@@ -2,6 +2,7 @@
 //! the core, convert back. Nothing here computes.
 mod booster;
 mod convert;
+mod dataset;
 mod errors;
 mod schema;
 mod shard;
@@ -13,6 +14,7 @@ use pyo3::prelude::*;
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<booster::PyBooster>()?;
     m.add_class::<shard::PyShard>()?;
+    m.add_class::<dataset::PyBinnedData>()?;
     m.add_function(wrap_pyfunction!(schema::metrics_for, m)?)?;
     m.add_function(wrap_pyfunction!(schema::param_schema, m)?)?;
     m.add_function(wrap_pyfunction!(schema::loss_tasks, m)?)?;

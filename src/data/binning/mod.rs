@@ -185,6 +185,23 @@ impl FeatureBins {
         })
     }
 
+    /// A value standing for every value of bin `code`: it takes the same
+    /// side as they do at every split on these bins (thresholds are bin
+    /// upper bounds, a categorical split tests the bin's category, the
+    /// missing bin goes the missing side), so routing rows by it needs no
+    /// raw values. The unbounded last value bin stands as +∞ (data holds no
+    /// infinities).
+    #[inline]
+    pub fn bin_value(&self, code: usize) -> f64 {
+        if code >= self.missing_bin() {
+            return f64::NAN;
+        }
+        match &self.categories {
+            Some(cats) => cats.get(code).map_or(f64::NAN, |&c| c as f64),
+            None => self.thresholds.get(code).copied().unwrap_or(f64::INFINITY),
+        }
+    }
+
     pub fn is_categorical(&self) -> bool {
         self.categories.is_some()
     }

@@ -68,6 +68,9 @@ pub struct BinnedDataset {
     pub(crate) default_bins: Vec<Option<usize>>,
     /// Row-major codes without default bins, when that saves enough work.
     pub(crate) sparse_rows: Option<SparseRows>,
+    /// The `min_rows` the dataset was binned with (which features it keeps
+    /// depends on it), so a fit can check that its own matches.
+    pub(crate) min_rows: usize,
 }
 
 /// One feature's codes, wherever the dataset keeps them.
@@ -660,6 +663,17 @@ impl BinnedDataset {
         Self::bin(&x.as_matrix(), mapper, 0, &Cancel::never())
     }
 
+    /// Bins `x` with another dataset's mapper and `min_rows` (see `bin`): a
+    /// dataset a fit may train on with the options that dataset was binned
+    /// with, e.g. validation rows or more rows of the same kind.
+    pub fn with_bins_of<T: Element>(
+        x: &impl AsMatrix<T>,
+        other: &BinnedDataset,
+        cancel: &Cancel,
+    ) -> Result<BinnedDataset> {
+        Self::bin(&x.as_matrix(), other.mapper.clone(), other.min_rows, cancel)
+    }
+
     /// Bins `x` with `mapper`. Mostly-default data keeps sparse rows only,
     /// without the features that have fewer than `min_rows` rows outside
     /// their most populated bin (0 keeps every feature: a shard's rows do
@@ -687,7 +701,9 @@ impl BinnedDataset {
                 super::sparse_binning::bin_entries(sx, &mapper, min_rows, cancel)?
         {
             let n = x.n_rows();
-            return Ok(Self::from_sparse_rows(n, mapper, features, offsets, sparse));
+            return Ok(Self::from_sparse_rows(
+                n, mapper, features, offsets, sparse, min_rows,
+            ));
         }
         let n = x.n_rows();
         let codes = if mapper.fits_u8() {
@@ -695,6 +711,18 @@ impl BinnedDataset {
         } else {
             BinCodes::U16(fill_codes::<u16, T>(x, &mapper, cancel)?)
         };
+        Self::from_codes(n, mapper, codes, min_rows, cancel)
+    }
+
+    /// The dataset of `n` rows whose feature-major `codes` are given: the
+    /// default bins, used features and layouts found from them.
+    fn from_codes(
+        n: usize,
+        mapper: BinMapper,
+        codes: BinCodes,
+        min_rows: usize,
+        cancel: &Cancel,
+    ) -> Result<BinnedDataset> {
         let modes = find_modes(&codes, n, &mapper);
         cancel.check()?;
         let features = FeatureUse::from_modes(&modes, n, min_rows);
@@ -707,6 +735,7 @@ impl BinnedDataset {
                 features,
                 bin_offsets,
                 sparse,
+                min_rows,
             ));
         }
         // Dense data: every feature keeps its bins and default bin.
@@ -723,6 +752,7 @@ impl BinnedDataset {
             bin_offsets,
             default_bins: features.default_bins,
             sparse_rows: None,
+            min_rows,
         })
     }
 
@@ -734,6 +764,7 @@ impl BinnedDataset {
         features: FeatureUse,
         bin_offsets: Vec<usize>,
         sparse: SparseRows,
+        min_rows: usize,
     ) -> BinnedDataset {
         let default_bins = features
             .default_bins
@@ -749,6 +780,7 @@ impl BinnedDataset {
             bin_offsets,
             default_bins,
             sparse_rows: Some(sparse),
+            min_rows,
         }
     }
 
@@ -795,6 +827,66 @@ impl BinnedDataset {
         }
     }
 
+    /// The `min_rows` of the binning (see `bin`).
+    pub fn min_rows(&self) -> usize {
+        self.min_rows
+    }
+
+    /// A value of row `row`'s bin of `feature` that every tree split on
+    /// this dataset's bins sends the way the row's raw value goes (see
+    /// [`FeatureBins::bin_value`]): training from binned rows alone.
+    #[inline]
+    pub fn value(&self, row: usize, feature: usize) -> f64 {
+        let code = self
+            .row_code(row, feature)
+            .unwrap_or_else(|| self.code(row, feature));
+        self.mapper.features[feature].bin_value(code)
+    }
+
+    /// The dataset of `rows` (in that order, repeats allowed) with this
+    /// dataset's bin boundaries: each row's codes are gathered, not binned
+    /// again, and the layouts are found anew for these rows, so the result
+    /// is the dataset binning those rows with this mapper would give
+    /// (sparse input aside, whose layout may differ).
+    pub fn subset(&self, rows: &[usize], cancel: &Cancel) -> Result<BinnedDataset> {
+        if rows.is_empty() {
+            return Err(RgbmError::EmptyInput(
+                "a subset needs at least one row".into(),
+            ));
+        }
+        if let Some(&bad) = rows.iter().find(|&&r| r >= self.n_rows) {
+            return Err(RgbmError::Shape(format!(
+                "row index {bad} is out of range for a dataset of {} rows",
+                self.n_rows
+            )));
+        }
+        let (m, p) = (rows.len(), self.n_features());
+        let len = m
+            .checked_mul(p)
+            .ok_or_else(|| RgbmError::Shape("n_rows * n_features overflows".into()))?;
+        let codes = if self.mapper.fits_u8() {
+            BinCodes::U8(self.gather(rows, len, cancel)?)
+        } else {
+            BinCodes::U16(self.gather(rows, len, cancel)?)
+        };
+        Self::from_codes(m, self.mapper.clone(), codes, self.min_rows, cancel)
+    }
+
+    /// Feature-major codes of `rows`, a feature at a time.
+    fn gather<C: BinCode>(&self, rows: &[usize], len: usize, cancel: &Cancel) -> Result<Vec<C>> {
+        let mut out: Vec<C> = crate::alloc::filled_vec(len, C::from_idx(0), "the subset's codes")?;
+        let m = rows.len();
+        out.par_chunks_mut(m)
+            .enumerate()
+            .for_each(|(j, col)| match self.column(j) {
+                Column::U8(c) => gather_into(col, rows, |r| c[r] as usize),
+                Column::U16(c) => gather_into(col, rows, |r| c[r] as usize),
+                Column::Sparse(c) => gather_into(col, rows, |r| c.code(r)),
+            });
+        cancel.check()?;
+        Ok(out)
+    }
+
     /// The code of (row, feature) read from the row-major copy, which only
     /// dense data keeps (None for sparse data, which keeps sparse rows).
     #[inline]
@@ -804,6 +896,13 @@ impl BinnedDataset {
             BinCodes::U8(c) => c.get(k).map(|&c| c as usize),
             BinCodes::U16(c) => c.get(k).map(|&c| c as usize),
         }
+    }
+}
+
+/// `col[i]` = the code of `rows[i]` (codes of the same mapper fit `C`).
+fn gather_into<C: BinCode>(col: &mut [C], rows: &[usize], code: impl Fn(usize) -> usize) {
+    for (o, &r) in col.iter_mut().zip(rows) {
+        *o = C::from_idx(code(r));
     }
 }
 

@@ -1,0 +1,381 @@
+"""The public :class:`Dataset`: training rows binned once, with their labels,
+weights, query groups and starting scores, fitted many times (whole, or as
+row subsets that share its bins) and used as evaluation data."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils.validation import check_array
+
+from . import _core
+from ._validation import _FIT_CHECKS, _contiguous, check_sparse_index, check_weights, native_matrix
+
+__all__ = ["Dataset"]
+
+
+class Dataset:
+    """Training rows binned once, as LightGBM's ``Dataset``.
+
+    Pass it to an estimator's ``fit`` as ``X`` (labels, weights, query groups
+    and starting scores then come from it) or in ``eval_set``, or to
+    :func:`rgbm_rs.cv`; ``predict`` and its kin read its raw rows. The rows are binned by the first fit that uses the
+    Dataset (or one of its subsets), with that fit's ``max_bins``,
+    ``min_samples_leaf`` and categorical features; every later fit reuses
+    those bins, so it must ask for the same options. Fitting a Dataset gives
+    the model fitting its raw rows gives.
+
+    Parameters
+    ----------
+    data : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+        The features (NaN = missing), float32 or float64; other numeric
+        types become float64. Data frames are not taken: pass
+        ``df.to_numpy()`` (categorical columns as their codes).
+    label : array-like of shape (n_samples,) or None
+        The targets (class labels, values or relevance grades). Needed to
+        fit; a Dataset without labels can only be predicted on.
+    weight : array-like of shape (n_samples,) or None
+        Sample weights, finite and >= 0. They also weight the bins'
+        quantiles, as in a fit on raw rows (``class_weight`` does not).
+    group : array-like of int or None
+        Ranking: the sizes of the consecutive queries, adding up to
+        n_samples.
+    init_score : array-like of shape (n_samples,) or (n_samples, n_outputs), or None
+        Raw starting scores per row, as ``fit``'s ``init_score``.
+    categorical_features : sequence of int or None
+        Positions of the categorical features (integer codes, NaN =
+        missing); used by a fit whose estimator names none itself.
+    reference : Dataset or None
+        Bin these rows with ``reference``'s bins (validation data, or more
+        rows of the same kind), as LightGBM's ``reference``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rgbm_rs import Dataset, RGBMRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3))
+    >>> ds = Dataset(X, X[:, 0] + rng.normal(size=200))
+    >>> model = RGBMRegressor(n_estimators=5).fit(ds.subset(np.arange(150)))
+    >>> model.predict(X[150:]).shape
+    (50,)
+    """
+
+    def __init__(
+        self,
+        data: Any,
+        label: Any = None,
+        *,
+        weight: Any = None,
+        group: Any = None,
+        init_score: Any = None,
+        categorical_features: Sequence[int] | None = None,
+        reference: Dataset | None = None,
+    ) -> None:
+        if isinstance(data, Dataset):
+            raise TypeError("data is a Dataset already; use its subset() for some of its rows")
+        if reference is not None and not isinstance(reference, Dataset):
+            raise TypeError(f"reference must be a Dataset, got {type(reference).__name__}")
+        if not (isinstance(data, np.ndarray) or sp.issparse(data) or isinstance(data, (list, tuple))):
+            raise TypeError(
+                f"Dataset takes a numpy array or scipy.sparse matrix, got {type(data).__name__}; "
+                "convert a data frame with .to_numpy() (categorical columns as their codes)"
+            )
+        check_sparse_index(data)
+        X = check_array(data, input_name="X", **_FIT_CHECKS)
+        X = _contiguous(X)
+        n, p = X.shape
+        if n == 0 or p == 0:
+            raise ValueError(f"Dataset needs at least one row and one feature, got shape {X.shape}")
+        self._X = X
+        self._parent: Dataset | None = None
+        self._indices: np.ndarray | None = None
+        self._binned: Any = None
+        self.reference = reference
+        if reference is not None and reference.n_features != p:
+            raise ValueError(f"data has {p} features, but the reference Dataset has {reference.n_features}")
+        self.label = None if label is None else _rows_of(label, n, "label")
+        self.weight = None if weight is None else check_weights(weight, X)
+        self.init_score = None if init_score is None else _scores_of(init_score, n)
+        self.group = None if group is None else _group_sizes(group, n)
+        if categorical_features is None and reference is not None:
+            categorical_features = reference.categorical_features
+        self.categorical_features: list[int] | None = (
+            None if categorical_features is None else _positions(categorical_features, p)
+        )
+
+    # -- shape -------------------------------------------------------------
+
+    @property
+    def n_rows(self) -> int:
+        """The number of rows."""
+        return int(self._X.shape[0] if self._indices is None else len(self._indices))
+
+    @property
+    def n_features(self) -> int:
+        """The number of features."""
+        return int(self._X.shape[1])
+
+    def __len__(self) -> int:
+        return self.n_rows
+
+    def __repr__(self) -> str:
+        kind = "subset of a Dataset" if self._parent is not None else "Dataset"
+        binned = "binned" if self._binned is not None else "not binned yet"
+        return f"<rgbm_rs {kind}: {self.n_rows} rows x {self.n_features} features, {binned}>"
+
+    @property
+    def data(self) -> Any:
+        """The raw feature rows (gathered from the parent for a subset)."""
+        if self._indices is None:
+            return self._X
+        return _contiguous(self._X[self._indices])
+
+    def _prediction_rows(self) -> Any:
+        """The rows ``predict`` and its kin read when given this Dataset."""
+        return self.data
+
+    @property
+    def indices(self) -> np.ndarray | None:
+        """For a subset, its rows' positions in the Dataset it was taken from."""
+        return None if self._indices is None else self._indices.copy()
+
+    # -- subsets -----------------------------------------------------------
+
+    def subset(self, indices: Any) -> Dataset:
+        """The rows at ``indices`` (in that order), sharing this Dataset's bins.
+
+        The bin boundaries are not recomputed: fitting the subset gives the
+        model of fitting its rows binned with this Dataset's bins. A ranking
+        Dataset's subset must hold whole queries, each query's rows
+        consecutive.
+
+        Parameters
+        ----------
+        indices : array-like of int
+            Distinct row positions in ``[0, n_rows)``.
+
+        Returns
+        -------
+        Dataset
+        """
+        idx = _check_indices(indices, self.n_rows)
+        root = self if self._parent is None else self._parent
+        rows = idx if self._indices is None else self._indices[idx]
+        sub = object.__new__(Dataset)
+        sub._X = root._X
+        sub._parent = root
+        sub._indices = rows
+        sub._binned = None
+        sub.reference = None
+        sub.label = None if self.label is None else self.label[idx]
+        sub.weight = None if self.weight is None else self.weight[idx]
+        sub.init_score = None if self.init_score is None else self.init_score[idx]
+        sub.group = None if self.group is None else _subset_groups(self.group, idx)
+        sub.categorical_features = self.categorical_features
+        return sub
+
+    # -- binning -----------------------------------------------------------
+
+    def _binned_for(self, native: dict) -> Any:
+        """The rows binned for a fit with the core parameters ``native``
+        (binned now if no fit has binned them yet; a subset bins its root)."""
+        if self._binned is None:
+            if self._parent is not None:
+                parent = self._parent._binned_for(native)
+                self._binned = parent.subset(np.ascontiguousarray(self._indices, dtype=np.int64))
+            elif self.reference is not None:
+                self._binned = self.reference._binned_for(native).with_same_bins(native_matrix(self._X))
+            else:
+                self._binned = _core.BinnedData.build(json.dumps(native), native_matrix(self._X), self.weight)
+        _check_binning(self._binned, native)
+        return self._binned
+
+
+def _check_binning(binned, native):
+    """The fit's binning options must be those the rows were binned with."""
+    max_bins, min_rows, categorical = binned.binning()
+    asked = {
+        "max_bins": (max_bins, native["max_bins"]),
+        "min_samples_leaf": (min_rows, native["min_samples_leaf"]),
+        "categorical_features": (list(categorical), sorted(native["categorical_features"] or [])),
+    }
+    for name, (had, wanted) in asked.items():
+        if had != wanted:
+            raise ValueError(
+                f"this Dataset was binned with {name}={had}, but the estimator asks for {wanted}; "
+                "build a new Dataset to bin with other options"
+            )
+
+
+def _rows_of(values, n, what):
+    v = np.asarray(values)
+    if v.ndim != 1 or v.shape[0] != n:
+        raise ValueError(f"{what} must be 1-D with one value per row ({n}), got shape {v.shape}")
+    return v
+
+
+def _scores_of(values, n):
+    try:
+        v = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("init_score must be numeric") from None
+    if v.ndim not in (1, 2) or v.shape[0] != n:
+        raise ValueError(f"init_score must have one row per data row ({n}), got shape {v.shape}")
+    return v
+
+
+def _group_sizes(group, n):
+    g = np.asarray(group)
+    if g.ndim != 1 or g.dtype.kind not in "iu" or g.size == 0 or np.any(g <= 0):
+        raise ValueError("group must be a 1-D array of positive integer query sizes")
+    if int(g.sum()) != n:
+        raise ValueError(f"group sizes add up to {int(g.sum())}, but there are {n} rows")
+    return g.astype(np.int64)
+
+
+def _positions(features, p):
+    out = []
+    for v in features:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"categorical_features must hold feature positions (int), got {v!r}")
+        if not 0 <= int(v) < p:
+            raise ValueError(f"categorical_features: position {int(v)} is out of range for {p} features")
+        out.append(int(v))
+    if len(set(out)) != len(out):
+        raise ValueError("categorical_features lists a feature more than once")
+    return sorted(out)
+
+
+def _check_indices(indices, n):
+    """Distinct int64 positions in [0, n)."""
+    idx = np.asarray(indices)
+    if idx.dtype == bool:
+        raise TypeError("indices must be integer row positions, not a boolean mask (use np.flatnonzero(mask))")
+    if idx.ndim != 1:
+        raise ValueError(f"indices must be 1-D, got shape {idx.shape}")
+    if idx.size == 0:
+        raise ValueError("indices must select at least one row")
+    if idx.dtype.kind not in "iu":
+        raise TypeError(f"indices must be integer row positions, got dtype {idx.dtype}")
+    idx = idx.astype(np.int64)
+    bad = np.flatnonzero((idx < 0) | (idx >= n))
+    if bad.size:
+        raise ValueError(f"indices: row {int(idx[bad[0]])} is out of range for a Dataset of {n} rows")
+    uniq, counts = np.unique(idx, return_counts=True)
+    if np.any(counts > 1):
+        raise ValueError(f"indices: row {int(uniq[np.argmax(counts > 1)])} appears more than once")
+    return idx
+
+
+def _subset_groups(sizes, idx):
+    """The query sizes of the rows ``idx``: every query whole, its rows consecutive."""
+    query = np.repeat(np.arange(len(sizes)), sizes)[idx]
+    starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]])
+    runs = query[starts]
+    if len(np.unique(runs)) != len(runs):
+        raise ValueError("subset: a query's rows must be consecutive in indices")
+    run_sizes = np.diff(np.r_[starts, len(idx)])
+    cut = np.flatnonzero(run_sizes != sizes[runs])
+    if cut.size:
+        q = int(runs[cut[0]])
+        raise ValueError(
+            f"subset: query {q} has {int(sizes[q])} rows, {int(run_sizes[cut[0]])} of them selected; "
+            "subsets of ranking data hold whole queries (use GroupKFold with the query ids)"
+        )
+    return run_sizes.astype(np.int64)
+
+
+@dataclass
+class Unpacked:
+    """``fit``'s arguments with every Dataset replaced by its parts;
+    ``dataset`` the training Dataset (None for raw rows)."""
+
+    X: Any
+    y: Any
+    sample_weight: Any
+    init_score: Any
+    group: Any
+    eval_set: Any
+    eval_sample_weight: Any
+    eval_init_score: Any
+    eval_group: Any
+    dataset: Dataset | None
+
+
+def unpack(
+    X,
+    y,
+    *,
+    sample_weight=None,
+    init_score=None,
+    group=None,
+    eval_set=None,
+    eval_sample_weight=None,
+    eval_init_score=None,
+    eval_group=None,
+) -> Unpacked:
+    """A fit's arguments with Datasets (as X or eval_set entries) replaced by
+    their rows, labels, weights, starting scores and query groups."""
+    dataset = None
+    if isinstance(X, Dataset):
+        dataset = X
+        for name, given in (
+            ("y", y),
+            ("sample_weight", sample_weight),
+            ("init_score", init_score),
+            ("group", group),
+        ):
+            if given is not None:
+                raise TypeError(f"X is a Dataset, which holds {name}; do not pass {name} to fit as well")
+        if X.label is None:
+            raise ValueError("the Dataset has no label; build it with Dataset(X, label)")
+        X, y = dataset.data, dataset.label
+        sample_weight, init_score, group = dataset.weight, dataset.init_score, dataset.group
+    elif y is None:
+        # scikit-learn's wording for a missing y (its estimator checks look for it).
+        raise ValueError("this estimator requires y to be passed, but the target y is None (or pass X as a Dataset)")
+    if eval_set is not None:
+        entries = [eval_set] if isinstance(eval_set, Dataset) else list(eval_set)
+        if any(isinstance(e, Dataset) for e in entries):
+            eval_set, eval_sample_weight, eval_init_score, eval_group = _unpack_evals(
+                entries, eval_sample_weight, eval_init_score, eval_group, dataset
+            )
+    return Unpacked(
+        X, y, sample_weight, init_score, group, eval_set, eval_sample_weight, eval_init_score, eval_group, dataset
+    )
+
+
+def _unpack_evals(entries, weights, inits, groups, train):
+    k = len(entries)
+    for what, given in (("eval_sample_weight", weights), ("eval_init_score", inits), ("eval_group", groups)):
+        if given is not None and len(given) != k:
+            raise ValueError(f"{what} must hold one entry per eval_set entry ({k})")
+    weights = [None] * k if weights is None else list(weights)
+    inits = [None] * k if inits is None else list(inits)
+    groups = [None] * k if groups is None else list(groups)
+    pairs = []
+    for i, e in enumerate(entries):
+        if not isinstance(e, Dataset):
+            pairs.append(e)
+            continue
+        if e.label is None:
+            raise ValueError(f"eval_set[{i}] is a Dataset without labels")
+        if train is not None and e.n_features != train.n_features:
+            raise ValueError(f"eval_set[{i}] has {e.n_features} features, the training Dataset {train.n_features}")
+        for what, given in (("eval_sample_weight", weights), ("eval_init_score", inits), ("eval_group", groups)):
+            if given[i] is not None:
+                raise TypeError(f"eval_set[{i}] is a Dataset, which holds its own {what[5:]}; do not pass {what}")
+        pairs.append((e.data, e.label))
+        weights[i], inits[i], groups[i] = e.weight, e.init_score, e.group
+    return (
+        pairs,
+        None if all(w is None for w in weights) else weights,
+        None if all(v is None for v in inits) else inits,
+        None if all(g is None for g in groups) else groups,
+    )

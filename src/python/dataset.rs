@@ -1,0 +1,122 @@
+//! `rgbm_rs._core.BinnedData`: a training dataset binned once, trained on
+//! whole or by row subsets without binning again.
+use numpy::PyReadonlyArray1;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+
+use super::convert::{Matrix, vector};
+use super::errors::{run_interruptible, to_py};
+use crate::booster::{TrainingData, bin_for_training};
+use crate::data::BinnedDataset;
+use crate::params::BoosterParams;
+
+/// Binned rows: codes and the bin boundaries they were made with.
+#[pyclass(module = "rgbm_rs._core", name = "BinnedData", frozen)]
+pub struct PyBinnedData {
+    pub(super) data: BinnedDataset,
+}
+
+#[pymethods]
+impl PyBinnedData {
+    /// The rows `x` binned as `Booster.train(params_json, ...)` would bin
+    /// them, with quantiles weighted by `sample_weight` (None: unweighted).
+    #[staticmethod]
+    #[pyo3(signature = (params_json, x, sample_weight=None))]
+    fn build(
+        py: Python<'_>,
+        params_json: &str,
+        x: &Bound<'_, PyAny>,
+        sample_weight: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let params = BoosterParams::from_json(params_json).map_err(to_py)?;
+        let x = Matrix::extract(x)?;
+        let w = sample_weight
+            .map(|w| vector(w, "sample_weight"))
+            .transpose()?;
+        let ws = match &w {
+            Some(w) => Some(w.as_slice()?),
+            None => None,
+        };
+        let n = x.n_rows();
+        // The labels play no part in binning.
+        let y = vec![0.0; n];
+        let data = if x.is_f32() {
+            let m = x
+                .core_f32()
+                .ok_or_else(|| PyTypeError::new_err("X must be float32"))??;
+            run_interruptible(py, |cancel| {
+                let d = TrainingData::new(&m, &y)?.with_weights(ws)?;
+                bin_for_training(&params, &d, &cancel)
+            })?
+        } else {
+            let m = x
+                .core_f64()
+                .ok_or_else(|| PyTypeError::new_err("X must be float64"))??;
+            run_interruptible(py, |cancel| {
+                let d = TrainingData::new(&m, &y)?.with_weights(ws)?;
+                bin_for_training(&params, &d, &cancel)
+            })?
+        };
+        Ok(PyBinnedData { data })
+    }
+
+    /// The rows `x` binned with this dataset's bin boundaries.
+    fn with_same_bins(&self, py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let x = Matrix::extract(x)?;
+        let data = if x.is_f32() {
+            let m = x
+                .core_f32()
+                .ok_or_else(|| PyTypeError::new_err("X must be float32"))??;
+            run_interruptible(py, |cancel| {
+                BinnedDataset::with_bins_of(&m, &self.data, &cancel)
+            })?
+        } else {
+            let m = x
+                .core_f64()
+                .ok_or_else(|| PyTypeError::new_err("X must be float64"))??;
+            run_interruptible(py, |cancel| {
+                BinnedDataset::with_bins_of(&m, &self.data, &cancel)
+            })?
+        };
+        Ok(PyBinnedData { data })
+    }
+
+    /// The rows at `indices` (int64, in that order), their codes gathered
+    /// with the same bin boundaries.
+    fn subset(&self, py: Python<'_>, indices: PyReadonlyArray1<'_, i64>) -> PyResult<Self> {
+        let idx = indices.as_slice()?;
+        let n = self.data.n_rows();
+        let rows = idx
+            .iter()
+            .map(|&i| {
+                usize::try_from(i).ok().filter(|&r| r < n).ok_or_else(|| {
+                    PyValueError::new_err(format!(
+                        "row index {i} is out of range for a dataset of {n} rows"
+                    ))
+                })
+            })
+            .collect::<PyResult<Vec<usize>>>()?;
+        let data = run_interruptible(py, |cancel| self.data.subset(&rows, &cancel))?;
+        Ok(PyBinnedData { data })
+    }
+
+    #[getter]
+    fn n_rows(&self) -> usize {
+        self.data.n_rows()
+    }
+
+    #[getter]
+    fn n_features(&self) -> usize {
+        self.data.n_features()
+    }
+
+    /// The `max_bins` and `min_samples_leaf` the rows were binned with, and
+    /// the categorical features' positions.
+    fn binning(&self) -> (usize, usize, Vec<usize>) {
+        let mapper = self.data.mapper();
+        let categorical = (0..mapper.n_features())
+            .filter(|&j| mapper.features[j].is_categorical())
+            .collect();
+        (mapper.max_bins, self.data.min_rows(), categorical)
+    }
+}
