@@ -349,7 +349,7 @@ impl PyBooster {
                 .ok_or_else(|| PyTypeError::new_err("X must be float32"))??;
             let evals = eval_views(&sets, Matrix::core_f32)?;
             run_interruptible_calling(py, &caller, |cancel| {
-                let data = TrainingData::new(&m, ys)?
+                let data = TrainingData::with_targets(&m, ys, params.n_targets())?
                     .with_weights(ws)?
                     .with_init_score(inits)?
                     .with_queries(groups.as_ref())?;
@@ -361,7 +361,7 @@ impl PyBooster {
                 .ok_or_else(|| PyTypeError::new_err("X must be float64"))??;
             let evals = eval_views(&sets, Matrix::core_f64)?;
             run_interruptible_calling(py, &caller, |cancel| {
-                let data = TrainingData::new(&m, ys)?
+                let data = TrainingData::with_targets(&m, ys, params.n_targets())?
                     .with_weights(ws)?
                     .with_init_score(inits)?
                     .with_queries(groups.as_ref())?;
@@ -672,7 +672,7 @@ impl PyBooster {
 
     /// Class probabilities of raw scores (any shape and strides): a binary
     /// model maps shape (...) to (..., 2), a softmax model (..., K) to
-    /// (..., K). The loss's own link, so Python never restates it.
+    /// (..., K), a multilabel model (..., L) to each label's P(1), (..., L). The loss's own link, so Python never restates it.
     fn class_probabilities<'py>(
         &self,
         py: Python<'py>,
