@@ -35,6 +35,8 @@ class FitInput:
     callable); ``encode(y, i)`` encodes evaluation set ``i``'s labels the
     same way; ``group`` / ``eval_group`` are ranking's query group sizes,
     checked by the caller. The ``eval_*`` fields are as ``fit`` takes them.
+    A 2-D ``y`` (n, K) fits K targets, one output each; ``repeat`` > 1
+    fits that many outputs on a 1-D ``y`` (one per quantile).
     """
 
     X: Any
@@ -51,3 +53,5 @@ class FitInput:
     eval_group: Sequence[Sequence[int] | None] | None = None
     callbacks: Sequence[Callable] | None = None
     init_model: Any = None
+    #: Outputs fitted on each (1-D) label: several quantiles of one target.
+    repeat: int = 1
