@@ -358,13 +358,13 @@ class RGBMBase(BaseEstimator):
                     raise ValueError(f"eval_set[{i}] has no rows")
                 ye = np.asarray(ye)
                 if y.ndim == 2:
-                    want, shape = f"2-D with {y.shape[1]} columns (the targets)", (Xe_checked.shape[0], y.shape[1])
+                    want = f"2-D with {y.shape[1]} columns (the targets) and one row"
+                    shape: tuple[int, ...] = (Xe_checked.shape[0], y.shape[1])
                 else:
-                    want, shape = "1-D", (Xe_checked.shape[0],)
+                    want, shape = "1-D with one value", (Xe_checked.shape[0],)
                 if ye.shape != shape:
                     raise ValueError(
-                        f"eval_set[{i}]: y must be {want} with one row per row of X "
-                        f"({Xe_checked.shape[0]}), got shape {ye.shape}"
+                        f"eval_set[{i}]: y must be {want} per row of X ({Xe_checked.shape[0]}), got shape {ye.shape}"
                     )
                 we = None if eval_sample_weight is None else check_weights(eval_sample_weight[i], Xe_checked)
                 ye = encode(ye, i)
