@@ -54,6 +54,20 @@ impl Metric {
         queries: Option<&Queries>,
         at: Option<usize>,
     ) -> f64 {
+        if let Objective::Targets(t) = objective {
+            // Each target's metric of its own loss, averaged over targets.
+            let n = objective.label_rows(y);
+            return objective.mean_over_targets(|k| {
+                self.evaluate(
+                    &t.each[k],
+                    t.block(y, k),
+                    &f[k * n..(k + 1) * n],
+                    w,
+                    queries,
+                    at,
+                )
+            });
+        }
         let n = y.len();
         match self {
             Metric::L2 => weighted_mean(n, w, |i| (y[i] - objective.mean_of(f[i])).powi(2)),

@@ -101,6 +101,20 @@ impl Loss {
         )
     }
 
+    /// The losses a multi-output fit (`n_targets`) applies per target:
+    /// those of one score per row whose gradient at a row needs only that
+    /// row's label and score.
+    pub const TARGETS: [Loss; 8] = [
+        Loss::Squared,
+        Loss::Huber,
+        Loss::AbsoluteError,
+        Loss::Quantile,
+        Loss::Poisson,
+        Loss::Gamma,
+        Loss::Tweedie,
+        Loss::Logistic,
+    ];
+
     /// Losses whose leaves are re-estimated from their rows' residuals after
     /// the tree is grown (the gradient carries no step length).
     pub fn renews_leaves(self) -> bool {

@@ -322,7 +322,7 @@ class RGBMBase(BaseEstimator):
                     f"validation_fraction={self.validation_fraction} of {X.shape[0]} rows leaves "
                     f"{n_val} validation and {X.shape[0] - n_val} training rows; both sides need rows"
                 )
-            stratify = None if self._regression else y
+            stratify = None if self._regression or y.ndim == 2 else y
             idx_train, idx_val = train_test_split(
                 np.arange(X.shape[0]), test_size=n_val, random_state=seed % 2**32, stratify=stratify
             )
@@ -357,13 +357,17 @@ class RGBMBase(BaseEstimator):
                 if Xe_checked.shape[0] == 0:
                     raise ValueError(f"eval_set[{i}] has no rows")
                 ye = np.asarray(ye)
-                if ye.ndim != 1 or ye.shape[0] != Xe_checked.shape[0]:
+                if y.ndim == 2:
+                    want = f"2-D with {y.shape[1]} columns (the targets) and one row"
+                    shape: tuple[int, ...] = (Xe_checked.shape[0], y.shape[1])
+                else:
+                    want, shape = "1-D with one value", (Xe_checked.shape[0],)
+                if ye.shape != shape:
                     raise ValueError(
-                        f"eval_set[{i}]: y must be 1-D with one value per row of X "
-                        f"({Xe_checked.shape[0]}), got shape {ye.shape}"
+                        f"eval_set[{i}]: y must be {want} per row of X ({Xe_checked.shape[0]}), got shape {ye.shape}"
                     )
                 we = None if eval_sample_weight is None else check_weights(eval_sample_weight[i], Xe_checked)
-                ye = native_vector(encode(ye, i))
+                ye = encode(ye, i)
                 ie = (
                     None
                     if eval_init_score is None
@@ -378,8 +382,13 @@ class RGBMBase(BaseEstimator):
             raise ValueError(
                 "early_stopping_rounds needs evaluation data: pass eval_set to fit or set validation_fraction"
             )
-        sets = [(name, xe, ye, we, None if ie is None else _class_major(ie)) for name, xe, ye, we, ie in sets]
-        return X, y, w, None if init is None else _class_major(init), sets
+        # Labels of several targets and starting scores of several outputs
+        # go to the core class-major, like its scores.
+        sets = [
+            (name, xe, native_vector(_class_major(ye)), we, None if ie is None else _class_major(ie))
+            for name, xe, ye, we, ie in sets
+        ]
+        return X, native_vector(_class_major(y)), w, None if init is None else _class_major(init), sets
 
     @contextlib.contextmanager
     def _fitting(self):
@@ -424,14 +433,16 @@ class RGBMBase(BaseEstimator):
             return Continued(self._previous["_booster"], self._previous.get("classes_"), model, "warm_start")
         return None
 
-    def _check_fit_data(self, X, y, regression, init_model):
+    def _check_fit_data(self, X, y, regression, init_model, multi_output=False):
         """check_X_y for a fit that may continue a model: (X, y, the
         :class:`Continued` model or None), X read as that model reads it."""
         continued = self._continued(init_model)
         if continued is None or continued.model is None:
-            X, y = check_X_y(self, X, y, regression=regression)
+            X, y = check_X_y(self, X, y, regression=regression, multi_output=multi_output)
         else:
-            X, y = check_X_y(self, X, y, regression=regression, model=continued.model, what=continued.what)
+            X, y = check_X_y(
+                self, X, y, regression=regression, model=continued.model, what=continued.what, multi_output=multi_output
+            )
         return X, y, continued
 
     def _start(self, init_model, native_loss):
@@ -525,6 +536,15 @@ class RGBMBase(BaseEstimator):
                         f"{sorted(native['categorical_features'])}; give them in one place"
                     )
             binned = fit.dataset._binned_for(native)
+        if fit.repeat > 1:
+            # Each output's labels are the target: one block per output.
+            y_float = np.tile(y_float, fit.repeat)
+            sets = [(name, xe, np.tile(ye, fit.repeat), we, ie) for name, xe, ye, we, ie in sets]
+            native["n_targets"] = fit.repeat
+        if fit.y.ndim == 2:
+            native["n_targets"] = int(fit.y.shape[1])
+            if callable(self.loss) or _metric_functions(self.eval_metric):
+                raise ValueError("custom loss and metric functions take one target: with 2-D y use the built-in ones")
         _warn_merged_categories(X, native["categorical_features"], self.max_bins, self)
         params = json.dumps(native)
         loss_fn = _custom.loss_hook(self.loss, y_float) if native_loss == "custom" else None

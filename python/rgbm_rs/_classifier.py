@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from collections.abc import Iterator, Mapping, Sequence
 from numbers import Real
 from typing import TYPE_CHECKING, Any
@@ -26,7 +28,7 @@ from ._typing import (
     PathLike,
     VectorLike,
 )
-from ._validation import check_weights, encode_classes
+from ._validation import check_target_columns, check_weights, encode_classes
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -74,6 +76,12 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
 
     Labels may be of any type; the originals are in ``classes_``.
     ``predict_proba`` has one column per class, in ``classes_`` order.
+    Multilabel y (2-D, one 0/1 column per label) fits one logistic output
+    per label, each the binary fit of its column alone; as scikit-learn's
+    MLPClassifier, ``classes_`` is then ``arange(n_labels)``, ``predict``
+    returns the (n_samples, n_labels) 0/1 matrix and ``predict_proba`` and
+    ``decision_function`` each label's P(1) and raw score, (n_samples,
+    n_labels).
     """
 
     _regression = False
@@ -252,7 +260,11 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         """Fit on X (n_samples, n_features; NaN = missing) and labels y.
 
         Parameters are those of :meth:`RGBMRegressor.fit`; the labels of
-        ``eval_set`` must be among the training labels.
+        ``eval_set`` must be among the training labels. A 2-D y of 0/1
+        (or booleans) is multilabel: one logistic output per column, with
+        ``loss="logistic"`` and without ``class_weight``; early stopping
+        watches the mean of the labels' metric. One column is read as 1-D
+        y, with scikit-learn's DataConversionWarning.
         """
         with self._fitting():
             self._validate_params()
@@ -271,7 +283,27 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
                 given.eval_sample_weight,
                 given.eval_init_score,
             )
-            X, y, init_model = self._check_fit_data(X, y, False, init_model)
+            X, y, init_model = self._check_fit_data(X, y, False, init_model, multi_output=True)
+            y = check_target_columns(y)
+            if y.ndim == 2:
+                return self._fit_multilabel(
+                    X,
+                    y,
+                    FitInput(
+                        X,
+                        None,
+                        "logistic",
+                        _encode_multilabel,
+                        sample_weight=sample_weight,
+                        init_score=init_score,
+                        eval_set=eval_set,
+                        eval_names=eval_names,
+                        eval_sample_weight=eval_sample_weight,
+                        eval_init_score=eval_init_score,
+                        callbacks=callbacks,
+                        init_model=init_model,
+                    ),
+                )
             classes, encoded = self._classes(y)
             if len(classes) < 2:
                 raise ValueError(
@@ -314,6 +346,30 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
                 )
             )
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # 2-D 0/1 y: one logistic output per label (see fit); 2-D y of
+        # other classes (multiclass-multioutput) is refused, as by
+        # MLPClassifier, so the estimator is not multi_output.
+        tags.classifier_tags.multi_label = True
+        return tags
+
+    def _fit_multilabel(self, X, y, fit):
+        """A multilabel fit: one logistic output per column of 0/1 labels."""
+        encoded = _encode_multilabel(y, None)
+        if callable(self.loss) or self.loss != "logistic":
+            raise ValueError(
+                f"2-D y (multilabel, one 0/1 column per label) needs loss='logistic', not loss={self.loss!r}"
+            )
+        if self.class_weight is not None:
+            raise ValueError("class_weight applies to 1-D y; with multilabel y weight the rows by sample_weight")
+        # As MLPClassifier: classes_ are the label indices, predict_proba (n, n_labels).
+        self.classes_ = np.arange(y.shape[1])
+        return self._fit_native(dataclasses.replace(fit, y=encoded))
+
+    def _multilabel(self) -> bool:
+        return json.loads(self._booster.params_json()).get("n_targets") is not None
+
     @property
     def n_classes_(self) -> int:
         """Number of classes seen in fit."""
@@ -321,10 +377,15 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         return len(self.classes_)
 
     def _proba_from_raw(self, raw):
+        if self._multilabel():
+            # Each label's own probability (its logistic output's sigmoid).
+            return self._booster.class_probabilities(raw)
         # The fitted loss's link (sigmoid of f, 2f or f/sla_scale; softmax), from the model itself.
         return self._booster.class_probabilities(raw)
 
     def _labels_from_raw(self, raw):
+        if self._multilabel():
+            return (raw > 0).astype(np.int64)
         if raw.ndim == 2:
             return self.classes_[np.argmax(raw, axis=1)]
         return self.classes_[(raw > 0).astype(np.intp)]
@@ -392,7 +453,8 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
-            Columns in ``classes_`` order; rows sum to 1.
+            Columns in ``classes_`` order; rows sum to 1. Multilabel: each
+            label's P(1), (n_samples, n_labels).
 
         Raises
         ------
@@ -446,8 +508,8 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
 
         Returns
         -------
-        ndarray of shape (n_samples,)
-            Labels from ``classes_``; with ``pred_leaf`` the int32 array of
+        ndarray of shape (n_samples,) or (n_samples, n_labels)
+            Labels from ``classes_`` (multilabel: the 0/1 matrix, P(1) > 1/2); with ``pred_leaf`` the int32 array of
             :meth:`apply`: (n_samples, n_rounds) for two classes,
             (n_samples, n_rounds, n_classes) for more; with ``pred_contrib``
             the contributions.
@@ -531,6 +593,9 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         -------
         dict of ndarray
         """
+        check_is_fitted(self, "_booster")
+        if self._multilabel():
+            raise ValueError("predict_uncertainty needs a model of one label (its entropies are per class)")
         members = self._virtual_members(X, n_members)
         if members.ndim == 3:
             probs = self._proba_from_raw(members)
@@ -543,3 +608,15 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
             total = _binary_entropy(mean)
             data = _binary_entropy(probs).mean(axis=0)
         return {"proba": mean, "total": total, "data": data, "knowledge": np.maximum(total - data, 0.0)}
+
+
+def _encode_multilabel(y, i):
+    """Multilabel targets (0/1 or booleans, one column per label) as float64."""
+    where = "y" if i is None else f"eval_set[{i}]: y"
+    y = np.asarray(y)
+    if y.dtype.kind not in "fiub":
+        raise ValueError(f"{where}: 2-D labels (multilabel) must be 0/1 numbers or booleans, got dtype {y.dtype}")
+    y = y.astype(np.float64)
+    if not np.all((y == 0) | (y == 1)):
+        raise ValueError(f"{where}: 2-D labels (multilabel) must be 0 or 1, one column per label")
+    return y

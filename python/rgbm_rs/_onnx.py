@@ -258,6 +258,12 @@ class _Model:
         self.kind, self.scale = _link(booster)
         ensemble = read_ensemble(booster)
         k, base, trees = ensemble.n_outputs, ensemble.base, ensemble.trees
+        if ensemble.params.get("n_targets") is not None:
+            # Their predict has one column per target (sorted per row for
+            # several quantiles), which the graphs of one target do not give.
+            raise ValueError(
+                f"to_onnx exports models of one target; this model has {k} outputs (2-D y or a list of alpha)"
+            )
         if ensemble.loss == "gaussian":  # predict returns the mean: output 0's trees
             k, base, trees = 1, base[:1], trees[0::2]
         self.k, self.base, self.trees = k, base, trees

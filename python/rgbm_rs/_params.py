@@ -30,8 +30,9 @@ class Number(Interval):
 #: name -> {"type", bounds..., "optional", "doc", "default"}, in the core's order.
 SCHEMA = {p["name"]: p for p in json.loads(_core.param_schema())}
 
-# Core parameters the estimators set themselves: n_classes from y.
-_DERIVED = {"n_classes"}
+# Core parameters the estimators set themselves: n_classes and n_targets
+# from y, alphas from a list of alpha.
+_DERIVED = {"n_classes", "n_targets", "alphas"}
 
 #: The losses each estimator offers, by the core's task of each (the
 #: classifier's "logistic" becomes the core's "softmax" with more than two
@@ -44,6 +45,9 @@ RANKING_LOSSES = tuple(name for name, task in _TASKS if task == "ranking")
 REGRESSION_ONLY = ("huber_delta", "alpha", "tweedie_variance_power")
 CLASSIFICATION_ONLY = ("logistic_reg", "clamp", "sla_scale", "class_weight")
 RANKING_ONLY = ("lambdarank_truncation_level", "eval_at")
+#: The regression losses that fit 2-D y (one column per target) one target
+#: at a time (the core's n_targets; it refuses the others too).
+MULTI_TARGET_LOSSES = ("squared", "huber", "absolute_error", "quantile", "poisson", "gamma", "tweedie")
 #: Core parameters an estimator sets by its loss (``_loss_params``), not from the
 #: estimator's parameter of the same name alone.
 LOSS_SPECIFIC = frozenset(REGRESSION_ONLY + CLASSIFICATION_ONLY + RANKING_ONLY) | _DERIVED

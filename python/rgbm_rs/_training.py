@@ -38,6 +38,8 @@ class FitInput:
     checked by the caller. The ``eval_*`` fields are as ``fit`` takes them.
     ``dataset`` is the :class:`rgbm_rs.Dataset` ``X`` came from (None for
     raw rows): the fit trains on its bins.
+    A 2-D ``y`` (n, K) fits K targets, one output each; ``repeat`` > 1
+    fits that many outputs on a 1-D ``y`` (one per quantile).
     """
 
     X: Any
@@ -55,3 +57,5 @@ class FitInput:
     callbacks: Sequence[Callable] | None = None
     init_model: Any = None
     dataset: Any = None
+    #: Outputs fitted on each (1-D) label: several quantiles of one target.
+    repeat: int = 1

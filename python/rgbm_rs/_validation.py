@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import _check_sample_weight, check_array, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_array, column_or_1d, validate_data
 
 from . import _core
 from ._frames import read_frame
@@ -47,7 +47,9 @@ def strings_are_categories(estimator) -> bool:
     return spec is not None and not (isinstance(spec, str) and spec == "from_dtype")
 
 
-def check_X_y(estimator, X, y, *, regression: bool, model=None, what="init_model") -> tuple[Any, np.ndarray]:
+def check_X_y(
+    estimator, X, y, *, regression: bool, model=None, what="init_model", multi_output=False
+) -> tuple[Any, np.ndarray]:
     """Validate training data; NaN in X means missing, infinity is an error.
 
     X may be an array or a data frame. For a frame, string column names are
@@ -55,6 +57,8 @@ def check_X_y(estimator, X, y, *, regression: bool, model=None, what="init_model
     columns in ``_categories_`` (feature name, or position when the frame has
     no string names -> list of categories); prediction maps category values to
     these codes, an unseen value counting as missing.
+
+    ``multi_output``: y may be 2-D (one column per target; NaN refused).
 
     ``model``: the fitted estimator a continued fit starts from (``what``:
     "init_model" or "warm_start"). Its trees read X's columns by position, so
@@ -65,22 +69,26 @@ def check_X_y(estimator, X, y, *, regression: bool, model=None, what="init_model
     """
     check_sparse_index(X)
     if model is not None:
-        return _check_continued_X_y(estimator, model, what, X, y, regression)
+        return _check_continued_X_y(estimator, model, what, X, y, regression, multi_output)
     frame = read_frame(X)
     if frame is None:
-        X, y = validate_data(estimator, X, _as_1d(y), reset=True, y_numeric=regression, **_FIT_CHECKS)
+        X, y = validate_data(
+            estimator, X, _as_1d(y), reset=True, y_numeric=regression, multi_output=multi_output, **_FIT_CHECKS
+        )
         set_categories(estimator, None, [])
         return _contiguous(X), y
     names = _feature_names(frame.labels)
     X, categories = frame.to_array(text=strings_are_categories(estimator))
-    X, y = validate_data(estimator, X, _as_1d(y), reset=True, y_numeric=regression, **_X_CHECKS)
+    X, y = validate_data(
+        estimator, X, _as_1d(y), reset=True, y_numeric=regression, multi_output=multi_output, **_X_CHECKS
+    )
     if names is not None:
         estimator.feature_names_in_ = names
     set_categories(estimator, names, categories)
     return _contiguous(X), y
 
 
-def _check_continued_X_y(estimator, model, what, X, y, regression):
+def _check_continued_X_y(estimator, model, what, X, y, regression, multi_output):
     frame = read_frame(X)
     names = None if frame is None else _feature_names(frame.labels)
     with _naming(what):
@@ -89,7 +97,9 @@ def _check_continued_X_y(estimator, model, what, X, y, regression):
             X = validate_data(model, X, reset=False, **_FIT_CHECKS)
         else:
             X = check_X(model, X)
-    X, y = validate_data(estimator, X, _as_1d(y), reset=True, y_numeric=regression, **_FIT_CHECKS)
+    X, y = validate_data(
+        estimator, X, _as_1d(y), reset=True, y_numeric=regression, multi_output=multi_output, **_FIT_CHECKS
+    )
     if names is not None:
         estimator.feature_names_in_ = names
     set_categories(estimator, names, fitted_categories(model, X.shape[1]))
@@ -468,7 +478,18 @@ def resolve_n_jobs(n_jobs):
     raise ValueError("n_jobs must be a non-zero integer or None, got 0")
 
 
-def check_regression_target(y):
+def check_target_columns(y) -> np.ndarray:
+    """2-D targets as one 1-D target when they have one column, as
+    scikit-learn's single-output estimators take them (with its
+    DataConversionWarning); other 2-D targets unchanged."""
+    if y.ndim == 2 and y.shape[1] == 1:
+        return column_or_1d(y, warn=True)
+    if y.ndim == 2 and y.shape[1] == 0:
+        raise ValueError("y has no columns")
+    return y
+
+
+def check_regression_target(y) -> np.ndarray:
     """Numeric, finite targets as float64 (the core refuses magnitudes its losses cannot square)."""
     if y.dtype.kind not in "fiub":
         raise ValueError(f"y must be numeric for regression, got values of dtype {y.dtype} (e.g. {y.flat[0]!r})")

@@ -57,6 +57,13 @@ def _objective(e: Ensemble) -> dict:
             "cannot write a loss='gaussian' model in XGBoost's format: it predicts two values per row (a mean and "
             "a log standard deviation, each with its own link), and an XGBoost objective has one link for all outputs"
         )
+    if p.get("n_targets") is not None:
+        # XGBoost's multi-target files differ (num_target, multi_strategy)
+        # and it has no file of several quantile alphas with sorted output.
+        raise ValueError(
+            f"cannot write a model of {p['n_targets']} targets (2-D y or a list of alpha) in XGBoost's format: "
+            "only models of one target are written"
+        )
     if loss == "custom":
         raise ValueError(
             "cannot write a model fitted with a custom loss in XGBoost's format: its file names one of XGBoost's "

@@ -4,11 +4,14 @@ the classifier (``_classifier``) and the ranker (``_ranker``) re-exported, and
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping, Sequence
+from numbers import Real
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn.base import RegressorMixin
+from sklearn.utils.validation import check_is_fitted
 
 from . import _core, _model_file, _params
 from ._base import ESTIMATORS, RGBMBase, store_params
@@ -26,7 +29,7 @@ from ._typing import (
     PathLike,
     VectorLike,
 )
-from ._validation import check_regression_target
+from ._validation import check_regression_target, check_target_columns
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -128,10 +131,15 @@ or callable, default="squared"
         ``"constant"``, ``booster="rgb"``, ``record_train_loss``) refuse it.
     huber_delta : float, default=1.0
         Threshold δ of the Huber loss.
-    alpha : float in (0, 1) or None, default=None
+    alpha : float in (0, 1), list of float or None, default=None
         The quantile ``loss="quantile"`` predicts; None = 0.9 (LightGBM's
-        and scikit-learn's GradientBoostingRegressor's default). The other
-        losses ignore it, as in scikit-learn's GradientBoostingRegressor.
+        and scikit-learn's GradientBoostingRegressor's default). A strictly
+        increasing list fits one output per quantile in one model, each the
+        single-alpha fit; ``predict`` then returns (n_samples, n_alphas),
+        each row sorted so that the quantiles never cross
+        (``get_booster().predict_raw`` gives them unsorted). The other
+        losses ignore it, as in scikit-learn's GradientBoostingRegressor
+        (a list needs ``loss="quantile"`` and 1-D y).
     tweedie_variance_power : float in (1, 2) or None, default=None
         Variance power ρ of ``loss="tweedie"`` (Var y = φ μ^ρ); None = 1.5.
         The other losses ignore it.
@@ -329,6 +337,8 @@ or callable, default="squared"
     _parameter_constraints = _params.constraints(
         skip=_params.CLASSIFICATION_ONLY + _params.RANKING_ONLY, loss=_params.REGRESSION_LOSSES
     )
+    # A list of alphas fits several quantiles (checked in fit).
+    _parameter_constraints["alpha"] = [*_parameter_constraints["alpha"], "array-like"]
 
     # The parameters are spelled out, not generated from the core's schema:
     # scikit-learn's get_params, clone and set_params read this signature.
@@ -354,7 +364,7 @@ or callable, default="squared"
         interaction_constraints: Sequence[Sequence[int | str]] | None = None,
         loss: str | LossFunction = "squared",
         huber_delta: float = 1.0,
-        alpha: float | None = None,
+        alpha: float | Sequence[float] | None = None,
         tweedie_variance_power: float | None = None,
         gain: str = "newton",
         leaf: str = "newton",
@@ -396,11 +406,46 @@ or callable, default="squared"
         p = {"huber_delta": float(self.huber_delta)}
         # Like scikit-learn's GradientBoostingRegressor and LightGBM, the
         # other losses ignore these (scikit-learn's checks set alpha freely).
-        if native_loss == "quantile" and self.alpha is not None:
+        alphas = self._alphas()
+        if native_loss == "quantile" and alphas is not None:
+            p["alphas"] = alphas
+        elif native_loss == "quantile" and self.alpha is not None:
             p["alpha"] = float(self.alpha)
         if native_loss == "tweedie" and self.tweedie_variance_power is not None:
             p["tweedie_variance_power"] = float(self.tweedie_variance_power)
         return p
+
+    def _alphas(self) -> list[float] | None:
+        """A list of alphas as floats, checked; None for one alpha (or none)."""
+        if self.alpha is None or isinstance(self.alpha, Real):
+            return None
+        alphas = np.asarray(self.alpha)
+        if alphas.ndim != 1 or alphas.size == 0 or alphas.dtype.kind not in "fiu":
+            raise ValueError(f"alpha must be a float or a non-empty 1-D list of floats, got {self.alpha!r}")
+        values = [float(a) for a in alphas]
+        if not all(0.0 < a < 1.0 for a in values) or any(b <= a for a, b in zip(values, values[1:])):
+            raise ValueError(f"a list of alpha must be strictly increasing in (0, 1), got {values}")
+        return values
+
+    def _multi_output(self) -> str | None:
+        """How the fitted model's outputs are read: "targets" (one per
+        column of a 2-D y), "quantiles" (one per alpha) or None."""
+        params = json.loads(self._booster.params_json())
+        if params.get("alphas") is not None:
+            return "quantiles"
+        return "targets" if params.get("n_targets") is not None else None
+
+    def _prediction(self, raw):
+        """The predictions users see of raw scores."""
+        multi = self._multi_output()
+        if multi is None:
+            return raw[:, 0] if raw.ndim == 2 else self._booster.response(raw)
+        out = self._booster.response(raw).reshape(raw.shape)
+        if multi == "quantiles":
+            # Each quantile has its own trees, so two may cross on a row;
+            # sorted, column k is the k-th smallest, as the alphas are.
+            out.sort(axis=1)
+        return out
 
     def fit(
         self,
@@ -423,8 +468,14 @@ or callable, default="squared"
             A :class:`rgbm_rs.Dataset` is fitted on its bins (binned once,
             shared by its subsets) and holds y, sample_weight and init_score,
             which are then not passed here.
-        y : array-like of shape (n_samples,) or None
-            The targets; None only when X is a Dataset.
+        y : array-like of shape (n_samples,) or (n_samples, n_targets), or None
+            The targets; None only when X is a Dataset. 2-D y fits one
+            output per target (one tree per target per round; each target's
+            trees are those of a fit on its column alone) with the losses
+            squared, huber, absolute_error, quantile, poisson, gamma and
+            tweedie; early stopping watches the mean of the targets' metric.
+            One column is read as 1-D y, with scikit-learn's
+            DataConversionWarning.
         sample_weight : array-like of shape (n_samples,) or None
             Finite, >= 0, not all zero. Only relative weights matter: they
             are normalised to mean 1, so ``c * sample_weight`` gives the same
@@ -482,8 +533,19 @@ or callable, default="squared"
                 given.eval_sample_weight,
                 given.eval_init_score,
             )
-            X, y, init_model = self._check_fit_data(X, y, True, init_model)
-            y = check_regression_target(y)
+            X, y, init_model = self._check_fit_data(X, y, True, init_model, multi_output=True)
+            y = check_regression_target(check_target_columns(y))
+            loss = "custom" if callable(self.loss) else self.loss
+            alphas = self._alphas()
+            if alphas is not None and (loss != "quantile" or y.ndim == 2):
+                raise ValueError(
+                    "a list of alpha fits several quantiles of one target: it needs loss='quantile' and 1-D y"
+                )
+            if y.ndim == 2 and loss not in _params.MULTI_TARGET_LOSSES:
+                raise ValueError(
+                    f"loss={loss!r} takes 1-D y; 2-D y (one column per target) needs one of the losses "
+                    f"{', '.join(map(repr, _params.MULTI_TARGET_LOSSES))}"
+                )
 
             def encode(ye, i):
                 try:
@@ -499,8 +561,9 @@ or callable, default="squared"
                 FitInput(
                     X,
                     y,
-                    "custom" if callable(self.loss) else self.loss,
+                    loss,
                     encode,
+                    repeat=1 if alphas is None else len(alphas),
                     sample_weight=sample_weight,
                     init_score=init_score,
                     eval_set=eval_set,
@@ -560,8 +623,9 @@ or callable, default="squared"
 
         Returns
         -------
-        ndarray of shape (n_samples,)
-            The predicted mean; with ``return_std`` a pair (mean, std); with
+        ndarray of shape (n_samples,) or (n_samples, n_outputs)
+            The predicted mean (one column per target of a 2-D y fit, per
+            quantile of a list of ``alpha``, rows sorted); with ``return_std`` a pair (mean, std); with
             ``pred_leaf`` the int32 array of :meth:`apply`; with
             ``pred_contrib`` the contributions.
 
@@ -582,13 +646,13 @@ or callable, default="squared"
         if kind in ("pred_leaf", "pred_contrib"):
             return raw
         if return_std:
-            if raw.ndim != 2:
+            if raw.ndim != 2 or self._multi_output() is not None:
                 raise ValueError(
                     "return_std=True needs loss='gaussian' (the model predicts a variance), "
                     f"not loss={self._fitted_loss()!r}"
                 )
             return raw[:, 0], self._booster.standard_deviation(raw[:, 1])
-        return raw[:, 0] if raw.ndim == 2 else self._booster.response(raw)
+        return self._prediction(raw)
 
     def staged_predict(self, X: MatrixLike) -> Iterator[np.ndarray]:
         """Predictions after each boosting round.
@@ -600,11 +664,16 @@ or callable, default="squared"
 
         Yields
         ------
-        ndarray of shape (n_samples,)
+        ndarray of shape (n_samples,) or (n_samples, n_outputs)
             The prediction of the model as it was after rounds 1, 2, ..., ``n_estimators_``.
         """
         for raw in self._staged_raw(X):
-            yield raw[:, 0] if raw.ndim == 2 else self._booster.response(raw)
+            yield self._prediction(raw)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
 
     def predict_uncertainty(self, X: MatrixLike, n_members: int = 10) -> dict[str, np.ndarray]:
         """Virtual-ensemble uncertainty of an SGLB model.
@@ -629,6 +698,9 @@ or callable, default="squared"
         -------
         dict of ndarray of shape (n_samples,)
         """
+        check_is_fitted(self, "_booster")
+        if self._multi_output() is not None:
+            raise ValueError("predict_uncertainty needs a model of one target (its members' spread is per target)")
         members = self._virtual_members(X, n_members)
         if members.ndim == 3:
             means = members[..., 0]

@@ -57,6 +57,16 @@ pub fn train<T: Element>(
     )?;
     let (w, weight_unit) = (normalised.weights.as_deref(), normalised.unit);
     let objective = Objective::from_params(params);
+    if data.n_targets() != objective.n_targets() {
+        return Err(RgbmError::param(
+            "n_targets",
+            format!(
+                "the data has {} targets per row but the parameters {}",
+                data.n_targets(),
+                objective.n_targets()
+            ),
+        ));
+    }
     objective.check_labels(y)?;
     objective.check_training_labels(y, w, rows.reduce)?;
     if params.early_stopping_rounds.is_some() && eval_sets.is_empty() {
@@ -66,7 +76,7 @@ pub fn train<T: Element>(
         ));
     }
     if let Some(init) = data.init_score() {
-        check_init_len(init, y.len(), objective.n_outputs(), "init_score")?;
+        check_init_len(init, data.n_rows(), objective.n_outputs(), "init_score")?;
     }
     let problem = Problem {
         params,

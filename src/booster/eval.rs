@@ -132,11 +132,12 @@ impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
                     set.name
                 )));
             }
-            if set.y.len() != set.x.n_rows() {
+            if Some(set.y.len()) != set.x.n_rows().checked_mul(objective.n_targets()) {
                 return Err(what(format!(
-                    "X has {} rows but y has {}",
+                    "X has {} rows but y has {} values ({} per row)",
                     set.x.n_rows(),
-                    set.y.len()
+                    set.y.len(),
+                    objective.n_targets()
                 )));
             }
             if let Some(w) = set.w {
@@ -167,7 +168,7 @@ impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
                 let what = format!("evaluation set {:?}: init_score", set.name);
                 super::training_data::check_init_score(
                     init,
-                    set.y.len(),
+                    set.x.n_rows(),
                     objective.n_outputs(),
                     &what,
                 )?;
@@ -366,10 +367,18 @@ impl<'s, 'a, T: Element> Evaluator<'s, 'a, T> {
 /// stopping end training on a metric that cannot improve. Refused up front,
 /// as scikit-learn's `roc_auc_score` refuses a single class.
 fn check_both_classes<T: Element>(set: &EvalSet<T>) -> Result<()> {
+    // Each target's labels (one block per target) need both classes.
+    let n = set.x.n_rows().max(1);
     let (mut pos, mut neg) = (0.0, 0.0);
-    for (i, &y) in set.y.iter().enumerate() {
-        let w = set.w.map_or(1.0, |w| w[i]);
-        if y > 0.5 { pos += w } else { neg += w }
+    for block in set.y.chunks(n) {
+        (pos, neg) = (0.0, 0.0);
+        for (i, &y) in block.iter().enumerate() {
+            let w = set.w.map_or(1.0, |w| w[i]);
+            if y > 0.5 { pos += w } else { neg += w }
+        }
+        if !(pos > 0.0 && neg > 0.0) {
+            break;
+        }
     }
     if pos > 0.0 && neg > 0.0 {
         return Ok(());

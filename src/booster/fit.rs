@@ -73,6 +73,8 @@ pub(super) struct Fit<'a, T: Element> {
     /// The round's rows (all, or a subsample), reordered by every tree grown.
     rows: Vec<u32>,
     all_rows: bool,
+    /// Several targets: the round's rows in their drawn order.
+    round_rows: Vec<u32>,
     /// `subsample_for = split`: every row, grouped by the current tree's leaves.
     leaf_rows: Vec<u32>,
     learner: WeakLearner<'a>,
@@ -170,6 +172,7 @@ impl<'a, T: Element> Fit<'a, T> {
             gh,
             rows,
             all_rows: true,
+            round_rows: Vec::new(),
             leaf_rows: Vec::new(),
             learner,
             rule: cfg.rule,
@@ -262,9 +265,28 @@ impl<'a, T: Element> Fit<'a, T> {
         let mut round_trees = with_capacity(k_out, "the round's trees")?;
         let mut features_searched = None;
         let mut theory = TreeTheory::default();
+        // Growing a tree reorders the round's rows by leaf; each target's
+        // tree starts from the round's order, so its sums are added in the
+        // order of its single-target fit (same bits).
+        let targets = p.objective.n_targets() > 1;
+        if targets {
+            self.round_rows.clear();
+            reserve(&mut self.round_rows, self.rows.len(), "the round's rows")?;
+            self.round_rows.extend_from_slice(&self.rows);
+        }
         for class in 0..k_out {
+            if targets && class > 0 {
+                self.rows.clear();
+                self.rows.extend_from_slice(&self.round_rows);
+            }
             // Per-tree random streams: (round, class) → one index; equals the round for single-output losses.
-            let stream_id = (round * k_out + class) as u64;
+            // A multi-target fit's targets share the round's draws, so each
+            // target's trees are those of its single-target fit.
+            let stream_id = if p.objective.n_targets() > 1 {
+                round as u64
+            } else {
+                (round * k_out + class) as u64
+            };
             let (grown, searched, every_row) = self.grow_tree(class, stream_id)?;
             if class == 0 {
                 features_searched = searched;
@@ -385,8 +407,9 @@ impl<'a, T: Element> Fit<'a, T> {
             )?;
         }
         // Absolute error and quantile: leaves from the residuals' quantiles.
-        p.objective.renew_leaves(
-            p.y,
+        let (objective, y) = p.objective.output(p.y, class);
+        objective.renew_leaves(
+            y,
             &self.scores[class * n..(class + 1) * n],
             p.w,
             rows,

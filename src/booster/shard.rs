@@ -106,6 +106,12 @@ pub fn check_params(params: &BoosterParams) -> Result<()> {
              (they would depend on how the rows are split); use step='newton' or 'constant'",
         ));
     }
+    if params.n_targets.is_some() {
+        return Err(RgbmError::param(
+            "n_targets",
+            "several targets cannot train on shards (a shard holds one label per row)",
+        ));
+    }
     if params.loss == Loss::LambdaRank {
         return Err(RgbmError::param(
             "loss",

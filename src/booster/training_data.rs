@@ -60,6 +60,8 @@ pub struct TrainingData<'a, T: Element> {
     weights: Option<&'a [f64]>,
     init_score: Option<&'a [f64]>,
     queries: Option<&'a Queries>,
+    /// Labels per row (`y` holds this many blocks of `n_rows`).
+    n_targets: usize,
     /// `Some` on a shard of a sharded fit (even a single one).
     shard: Option<ShardRows<'a>>,
 }
@@ -67,7 +69,13 @@ pub struct TrainingData<'a, T: Element> {
 impl<'a, T: Element> TrainingData<'a, T> {
     /// `x` and one label per row.
     pub fn new(x: &'a impl AsMatrix<T>, y: &'a [f64]) -> Result<Self> {
-        Self::from_features(Features::Raw(x.as_matrix()), y)
+        Self::with_targets(x, y, 1)
+    }
+
+    /// `x` and `n_targets` labels per row, target-major (`n_targets` blocks
+    /// of one label per row, like the scores of a multi-output fit).
+    pub fn with_targets(x: &'a impl AsMatrix<T>, y: &'a [f64], n_targets: usize) -> Result<Self> {
+        Self::from_features(Features::Raw(x.as_matrix()), y, n_targets)
     }
 
     /// A dataset binned already (`BinnedDataset::from_weighted_matrix`,
@@ -77,10 +85,19 @@ impl<'a, T: Element> TrainingData<'a, T> {
     /// was binned with; `train` checks them. `T` is the element type of the
     /// evaluation sets.
     pub fn binned(x: &'a BinnedDataset, y: &'a [f64]) -> Result<Self> {
-        Self::from_features(Features::Binned(x), y)
+        Self::binned_with_targets(x, y, 1)
     }
 
-    fn from_features(x: Features<'a, T>, y: &'a [f64]) -> Result<Self> {
+    /// `binned` with `n_targets` labels per row, as `with_targets`.
+    pub fn binned_with_targets(
+        x: &'a BinnedDataset,
+        y: &'a [f64],
+        n_targets: usize,
+    ) -> Result<Self> {
+        Self::from_features(Features::Binned(x), y, n_targets)
+    }
+
+    fn from_features(x: Features<'a, T>, y: &'a [f64], n_targets: usize) -> Result<Self> {
         if x.n_rows() == 0 || x.n_cols() == 0 {
             return Err(RgbmError::EmptyInput(format!(
                 "X has shape ({}, {})",
@@ -94,16 +111,21 @@ impl<'a, T: Element> TrainingData<'a, T> {
                 u32::MAX
             )));
         }
-        if y.len() != x.n_rows() {
-            return Err(RgbmError::Shape(format!(
-                "X has {} rows but y has {}",
-                x.n_rows(),
-                y.len()
-            )));
+        if Some(y.len()) != x.n_rows().checked_mul(n_targets) || n_targets == 0 {
+            return Err(RgbmError::Shape(if n_targets == 1 {
+                format!("X has {} rows but y has {}", x.n_rows(), y.len())
+            } else {
+                format!(
+                    "X has {} rows but y has {} values, not {n_targets} targets per row",
+                    x.n_rows(),
+                    y.len()
+                )
+            }));
         }
         Ok(TrainingData {
             x,
             y,
+            n_targets,
             weights: None,
             init_score: None,
             queries: None,
@@ -205,7 +227,10 @@ impl<'a, T: Element> TrainingData<'a, T> {
         self.shard.is_some()
     }
     pub fn n_rows(&self) -> usize {
-        self.y.len()
+        self.x.n_rows()
+    }
+    pub fn n_targets(&self) -> usize {
+        self.n_targets
     }
 }
 

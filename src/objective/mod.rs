@@ -109,6 +109,36 @@ pub enum Objective {
     Custom(Custom),
     /// Learning to rank: gradients of NDCG over query groups (see `lambdarank`).
     LambdaRank(LambdaRank),
+    /// Several targets, one point loss each (see `Targets`).
+    Targets(Targets),
+}
+
+/// A multi-output fit: target k has its own labels (block k of `y`, laid
+/// out class-major like the scores), its own point loss `each[k]` and its
+/// own score block; every other row-wise quantity (weights) is shared.
+/// Each target's gradients, starting score, leaf renewal and metric are
+/// exactly its single-target loss's on its block, so a target's trees are
+/// the ones a single-target fit would grow.
+#[derive(Clone, Debug)]
+pub struct Targets {
+    pub each: Vec<Objective>,
+}
+
+impl Targets {
+    /// Target k's labels of `y` (K blocks of equal length).
+    pub fn block<'y>(&self, y: &'y [f64], k: usize) -> &'y [f64] {
+        let n = y.len() / self.each.len().max(1);
+        &y[k * n..(k + 1) * n]
+    }
+}
+
+/// A target's label error, saying which target.
+fn in_target(e: RgbmError, k: usize) -> RgbmError {
+    match e {
+        RgbmError::NonFinite(m) => RgbmError::NonFinite(format!("target {k}: {m}")),
+        RgbmError::InvalidLabel(m) => RgbmError::InvalidLabel(format!("target {k}: {m}")),
+        other => other,
+    }
 }
 
 /// Runs `$body` with `$o` bound to the point loss; `$multi` handles the
@@ -116,7 +146,8 @@ pub enum Objective {
 /// `$custom` the custom loss, which the core cannot evaluate. LambdaRank
 /// takes the custom branch as a custom regression loss: it has no value per
 /// row, and its gradients need the query groups, which the fit supplies
-/// (`Fit::point_gradients`).
+/// (`Fit::point_gradients`). `Targets` takes it too, but every method that
+/// dispatches answers for it first, per target.
 macro_rules! dispatch {
     ($self:expr, $o:ident => $body:expr, $s:ident => $multi:expr, $c:pat => $custom:expr) => {
         match $self {
@@ -133,7 +164,7 @@ macro_rules! dispatch {
             Objective::Softmax($s) => $multi,
             Objective::Gaussian($s) => $multi,
             Objective::Custom($c) => $custom,
-            Objective::LambdaRank(_) => {
+            Objective::LambdaRank(_) | Objective::Targets(_) => {
                 let $c = &Custom { n_classes: None };
                 $custom
             }
@@ -230,6 +261,21 @@ fn point_gradients_body<L: PointLoss>(
 
 impl Objective {
     pub fn from_params(p: &BoosterParams) -> Objective {
+        if let Some(k) = p.n_targets {
+            let one = BoosterParams {
+                n_targets: None,
+                alphas: None,
+                ..p.clone()
+            };
+            let each = match &p.alphas {
+                Some(alphas) => alphas
+                    .iter()
+                    .map(|&alpha| Objective::Quantile(Quantile { alpha }))
+                    .collect(),
+                None => vec![Objective::from_params(&one); k],
+            };
+            return Objective::Targets(Targets { each });
+        }
         match p.loss {
             Loss::Squared => Objective::Squared(Squared),
             Loss::Huber => Objective::Huber(Huber {
@@ -266,6 +312,9 @@ impl Objective {
     /// The prediction users see of a single-output regression loss's raw
     /// score (e^f for a log link, else f); None for the other losses.
     pub fn response(&self, f: f64) -> Option<f64> {
+        if let Objective::Targets(t) = self {
+            return t.each.first()?.response(f);
+        }
         if self.is_binary() {
             return None;
         }
@@ -275,6 +324,9 @@ impl Objective {
     /// The predicted mean of raw score `f` (the first score block of a
     /// multi-output loss), on which l2, rmse and mae are measured.
     pub fn mean_of(&self, f: f64) -> f64 {
+        if let Objective::Targets(t) = self {
+            return t.each.first().map_or(f, |o| o.mean_of(f));
+        }
         dispatch!(self, o => o.transform(f), _s => f, _ => f)
     }
 
@@ -285,6 +337,8 @@ impl Objective {
             Objective::Softmax(_) => Some(Link::Softmax),
             // The predicted mean is the first score as it is.
             Objective::Gaussian(_) => Some(Link::Identity),
+            // One loss for every target: the link of each output.
+            Objective::Targets(t) => t.each.first()?.link(),
             _ => {
                 dispatch!(self, o => Some(o.link()), _s => None, c => c.n_classes.is_none().then_some(Link::Identity))
             }
@@ -293,7 +347,33 @@ impl Objective {
 
     /// Whether leaves are re-estimated from residuals after growth.
     pub fn renews_leaves(&self) -> bool {
-        matches!(self, Objective::AbsoluteError(_) | Objective::Quantile(_))
+        match self {
+            Objective::Targets(t) => t.each.iter().any(Objective::renews_leaves),
+            _ => matches!(self, Objective::AbsoluteError(_) | Objective::Quantile(_)),
+        }
+    }
+
+    /// The loss of output `k` and its labels in `y`: the target's own for
+    /// a multi-output fit, else the loss itself and all of `y` (whose
+    /// outputs share the labels).
+    pub fn output<'s, 'y>(&'s self, y: &'y [f64], k: usize) -> (&'s Objective, &'y [f64]) {
+        match self {
+            Objective::Targets(t) if k < t.each.len() => (&t.each[k], t.block(y, k)),
+            _ => (self, y),
+        }
+    }
+
+    /// Rows per label block: the labels' length over the targets.
+    pub fn label_rows(&self, y: &[f64]) -> usize {
+        y.len() / self.n_targets()
+    }
+
+    /// Labels per row: the targets, else 1.
+    pub fn n_targets(&self) -> usize {
+        match self {
+            Objective::Targets(t) => t.each.len().max(1),
+            _ => 1,
+        }
     }
 
     /// Sets each leaf (rows `rows[s..e]` for its range) to the constant c
@@ -337,10 +417,20 @@ impl Objective {
 
     /// Scores per row: K for softmax, 2 for gaussian, else 1.
     pub fn n_outputs(&self) -> usize {
+        if let Objective::Targets(t) = self {
+            return t.each.len();
+        }
         dispatch!(self, _o => 1, s => s.n_outputs(), c => c.n_outputs())
     }
 
     pub fn smoothness(&self) -> Option<f64> {
+        if let Objective::Targets(t) = self {
+            // The bound that holds for every target's loss.
+            return t
+                .each
+                .iter()
+                .try_fold(0.0f64, |m, o| Some(m.max(o.smoothness()?)));
+        }
         dispatch!(self, o => o.smoothness(), s => s.smoothness(), _ => None)
     }
 
@@ -356,10 +446,16 @@ impl Objective {
 
     /// The class probabilities of raw scores: a binary loss maps n scores to
     /// n rows of (1 − p, p); softmax maps n rows of K scores (row-major) to
-    /// their K probabilities. None for regression losses, or when `raw` is
+    /// their K probabilities; several binary targets (multilabel) map each
+    /// score to its p. None for regression losses, or when `raw` is
     /// not whole rows of K.
     pub fn class_probabilities(&self, raw: &[f64]) -> Option<Vec<f64>> {
         match self {
+            // Labels of a multilabel fit: each score's own P(1), in place.
+            Objective::Targets(t) => {
+                let label = t.each.first().filter(|o| o.is_binary())?;
+                raw.iter().map(|&f| label.probability(f)).collect()
+            }
             Objective::Softmax(s) => {
                 let k = s.n_classes;
                 if k == 0 || !raw.len().is_multiple_of(k) {
@@ -384,6 +480,13 @@ impl Objective {
     /// Labels must be finite, and 0/1 for binary losses, ≥ 0 for Poisson
     /// and Tweedie, > 0 for Gamma, integer relevance 0..=31 for ranking.
     pub fn check_labels(&self, y: &[f64]) -> Result<()> {
+        if let Objective::Targets(t) = self {
+            return (0..t.each.len()).try_for_each(|k| {
+                t.each[k]
+                    .check_labels(t.block(y, k))
+                    .map_err(|e| in_target(e, k))
+            });
+        }
         if let Some(i) = y.iter().position(|v| !v.is_finite()) {
             return Err(RgbmError::NonFinite(format!(
                 "y contains {} at index {i}",
@@ -452,6 +555,13 @@ impl Objective {
         Ok(())
     }
 
+    /// The mean over targets of a per-target value (a metric or a loss),
+    /// so one number stands for the fit (early stopping watches it).
+    pub fn mean_over_targets(&self, value: impl Fn(usize) -> f64) -> f64 {
+        let k = self.n_targets();
+        (0..k).map(value).sum::<f64>() / k as f64
+    }
+
     /// Largest |y| a regression loss accepts: squared residuals of such
     /// targets stay finite.
     pub const MAX_ABS_TARGET: f64 = 1e150;
@@ -459,6 +569,7 @@ impl Objective {
     /// The regressor's losses: real-valued targets.
     fn is_regression(&self) -> bool {
         match self {
+            Objective::Targets(t) => t.each.iter().all(Objective::is_regression),
             Objective::Custom(c) => c.n_classes.is_none(),
             Objective::LambdaRank(_) => false,
             _ => !self.is_binary() && !matches!(self, Objective::Softmax(_)),
@@ -479,6 +590,13 @@ impl Objective {
         w: Option<&[f64]>,
         reduce: &dyn Reduce,
     ) -> Result<()> {
+        if let Objective::Targets(t) = self {
+            return (0..t.each.len()).try_for_each(|k| {
+                t.each[k]
+                    .check_training_labels(t.block(y, k), w, reduce)
+                    .map_err(|e| in_target(e, k))
+            });
+        }
         if self.is_regression() {
             let (lo, hi) = y
                 .iter()
@@ -548,12 +666,22 @@ impl Objective {
     /// Whether every row's hessian is exactly 1 (squared error), so that
     /// unweighted histograms can count rows with Σh.
     pub fn unit_hessian(&self) -> bool {
-        matches!(self, Objective::Squared(_))
+        match self {
+            Objective::Targets(t) => t.each.iter().all(Objective::unit_hessian),
+            _ => matches!(self, Objective::Squared(_)),
+        }
     }
 
     /// Per-row weighted (g, h) into `out`, parallel over fixed chunks.
     /// `f` and `out` hold `n_outputs()` class-major blocks of `y.len()` rows.
     pub fn gradients(&self, y: &[f64], f: &[f64], w: Option<&[f64]>, out: &mut [[f64; 2]]) {
+        if let Objective::Targets(t) = self {
+            let n = self.label_rows(y);
+            for (k, (o, block)) in t.each.iter().zip(out.chunks_mut(n.max(1))).enumerate() {
+                o.gradients(t.block(y, k), &f[k * n..(k + 1) * n], w, block);
+            }
+            return;
+        }
         dispatch!(self, o => {
             out.par_chunks_mut(CHUNK).enumerate().for_each(|(c, chunk)| {
                 let rows = c * CHUNK..c * CHUNK + chunk.len();
@@ -568,6 +696,12 @@ impl Objective {
 
     /// Σ w ℓ(y, f) / Σ w.
     pub fn mean_loss(&self, y: &[f64], f: &[f64], w: Option<&[f64]>) -> f64 {
+        if let Objective::Targets(t) = self {
+            let n = self.label_rows(y);
+            return self.mean_over_targets(|k| {
+                t.each[k].mean_loss(t.block(y, k), &f[k * n..(k + 1) * n], w)
+            });
+        }
         let n = y.len();
         let total = dispatch!(self, o => weighted_sum(n, w, |i| o.value(y[i], f[i])), s => weighted_sum(n, w, |i| s.row_value(y[i], f, n, i)),
             // No value (validation refuses recording it).
@@ -578,6 +712,11 @@ impl Objective {
 
     /// The starting score of each output for `init="optimal"`.
     pub fn initial_scores(&self, y: &[f64], w: Option<&[f64]>) -> Vec<f64> {
+        if let Objective::Targets(t) = self {
+            return (0..t.each.len())
+                .flat_map(|k| t.each[k].initial_scores(t.block(y, k), w))
+                .collect();
+        }
         dispatch!(self, _o => vec![self.optimal_constant(y, w)], s => s.optimal_constants(y, w), c => vec![0.0; c.n_outputs()])
     }
 
@@ -625,8 +764,9 @@ impl Objective {
                 s => weighted_sum(n, w, |i| s.value_of(y[i], |k| base[k * n + i] + rho * dir[k * n + i])),
                 _ => f64::NAN)
         };
-        if let Objective::Custom(_) | Objective::LambdaRank(_) = self {
-            // No value to minimise (validation refuses the line search).
+        if let Objective::Custom(_) | Objective::LambdaRank(_) | Objective::Targets(_) = self {
+            // No value to minimise, or one step for several targets' losses
+            // (validation refuses the line search for both).
             return f64::NAN;
         }
         {

@@ -154,6 +154,13 @@ declare_params! {
     /// Classes K of `loss = softmax` (labels 0..K−1); unset for other losses.
     n_classes: Option<usize> = None,
         maybe(int(2, MAX_CLASSES as u64), "classes of loss='softmax' (or of a custom classification loss)");
+    /// Targets of a multi-output fit (labels: one block of rows per
+    /// target); unset for one. Unset fields are not written, so models of
+    /// one target keep their files byte for byte.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    n_targets: Option<usize> = None,
+        maybe(int(2, MAX_CLASSES as u64), "targets of a multi-output fit: one tree per target per round (squared, huber, absolute_error, quantile, poisson, gamma, tweedie, logistic)")
+        None = 1 => n_targets -> usize;
     logistic_reg: f64 = 0.0,
         spec(NON_NEGATIVE, "L2 penalty on the scores (logistic loss)");
     clamp: Option<f64> = None,
@@ -171,6 +178,12 @@ declare_params! {
     alpha: Option<f64> = None,
         maybe(Values::Float { min: 0.0, min_closed: false, max: Some(1.0), max_closed: false }, "the quantile α of loss='quantile'")
         None = 0.9 => quantile_alpha -> f64;
+    /// The quantiles of a fit of several (`loss = quantile`, `n_targets`
+    /// of them, the labels repeated per target): target k predicts the
+    /// `alphas[k]`-quantile. Unset for one quantile (`alpha`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    alphas: Option<Vec<f64>> = None,
+        maybe(Values::PositiveList, "the quantiles of loss='quantile' with n_targets, strictly increasing in (0, 1)");
     /// Tweedie variance power ρ in (1, 2), with `loss = tweedie`.
     #[serde(skip_serializing_if = "Option::is_none")]
     tweedie_variance_power: Option<f64> = None,

@@ -168,6 +168,7 @@ impl BoosterParams {
                 )
             })?;
         }
+        self.check_targets()?;
         match (self.loss, self.n_classes) {
             (Loss::Softmax, None) => Err(RgbmError::param(
                 "n_classes",
@@ -179,6 +180,48 @@ impl BoosterParams {
                 "n_classes is used by loss='softmax' (or a custom loss) only",
             )),
         }
+    }
+
+    /// Several targets: one point loss per target, each target's trees
+    /// grown on its own gradients; what needs one value across targets
+    /// (the line search, RGB's coordinate choice) or sums per shard is
+    /// refused.
+    fn check_targets(&self) -> Result<()> {
+        if let Some(alphas) = &self.alphas {
+            check(
+                self.loss == Loss::Quantile && self.n_targets == Some(alphas.len()),
+                "alphas",
+                || "alphas needs loss='quantile' and n_targets = their count".to_string(),
+            )?;
+            check(self.alpha.is_none(), "alpha", || {
+                "give alpha or alphas, not both".to_string()
+            })?;
+            check(
+                alphas.iter().all(|&a| a > 0.0 && a < 1.0)
+                    && alphas.windows(2).all(|w| w[0] < w[1]),
+                "alphas",
+                || format!("alphas must be strictly increasing in (0, 1), got {alphas:?}"),
+            )?;
+        }
+        if self.n_targets.is_none() {
+            return Ok(());
+        }
+        check(Loss::TARGETS.contains(&self.loss), "n_targets", || {
+            format!(
+                "n_targets applies to losses {} only, not {:?}",
+                Loss::TARGETS.map(|l| format!("{:?}", l.name())).join(", "),
+                self.loss.name()
+            )
+        })?;
+        check(self.step != Step::LineSearch, "step", || {
+            "step='line_search' takes one step for all outputs; with several targets (n_targets) use step='shrinkage'".to_string()
+        })?;
+        check(self.booster != BoosterKind::Rgb, "booster", || {
+            "booster='rgb' is not available with several targets (n_targets)".to_string()
+        })?;
+        check(self.summation() != Summation::Exact, "summation", || {
+            "summation='exact' is not available with several targets (n_targets)".to_string()
+        })
     }
 
     /// RGBM's weak-learner selection (Types 0-3) and its options.

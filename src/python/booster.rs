@@ -360,9 +360,10 @@ impl PyBooster {
                 .ok_or_else(|| PyTypeError::new_err("X must be float32"))??;
             let evals = eval_views(&sets, Matrix::core_f32)?;
             run_interruptible_calling(py, &caller, |cancel| {
+                let n_targets = params.n_targets();
                 let data = match binned {
-                    Some(b) => TrainingData::binned(b, ys)?,
-                    None => TrainingData::new(&m, ys)?,
+                    Some(b) => TrainingData::binned_with_targets(b, ys, n_targets)?,
+                    None => TrainingData::with_targets(&m, ys, n_targets)?,
                 }
                 .with_weights(ws)?
                 .with_init_score(inits)?
@@ -375,9 +376,10 @@ impl PyBooster {
                 .ok_or_else(|| PyTypeError::new_err("X must be float64"))??;
             let evals = eval_views(&sets, Matrix::core_f64)?;
             run_interruptible_calling(py, &caller, |cancel| {
+                let n_targets = params.n_targets();
                 let data = match binned {
-                    Some(b) => TrainingData::binned(b, ys)?,
-                    None => TrainingData::new(&m, ys)?,
+                    Some(b) => TrainingData::binned_with_targets(b, ys, n_targets)?,
+                    None => TrainingData::with_targets(&m, ys, n_targets)?,
                 }
                 .with_weights(ws)?
                 .with_init_score(inits)?
@@ -689,7 +691,7 @@ impl PyBooster {
 
     /// Class probabilities of raw scores (any shape and strides): a binary
     /// model maps shape (...) to (..., 2), a softmax model (..., K) to
-    /// (..., K). The loss's own link, so Python never restates it.
+    /// (..., K), a multilabel model (..., L) to each label's P(1), (..., L). The loss's own link, so Python never restates it.
     fn class_probabilities<'py>(
         &self,
         py: Python<'py>,

@@ -205,8 +205,13 @@ def test_three_dimensional_x(data):
 @pytest.mark.parametrize("cls", [RGBMRegressor, RGBMClassifier])
 def test_two_dimensional_y(data, cls):
     X, y, _, _ = data
-    with pytest.raises(ValueError, match="1d array"):
-        small(cls).fit(X, np.c_[y, y])
+    # 2-D y is several targets or labels (test_multi_output, test_multilabel);
+    # more dimensions are refused, and so are 2-D class labels beyond 0/1.
+    with pytest.raises(ValueError, match="dim 3"):
+        small(cls).fit(X, y[:, None, None])
+    if cls is RGBMClassifier:
+        with pytest.raises(ValueError, match="must be 0 or 1"):
+            small(cls).fit(X, np.c_[y, 2 * y])
     # A column vector is scikit-learn's accepted-with-a-warning case.
     with pytest.warns(DataConversionWarning):
         small(cls).fit(X, y[:, None])
