@@ -105,7 +105,10 @@ fn train_in_pool<T: Element>(
     let data = if problem.rows.is_local() {
         BinnedDataset::from_weighted_matrix(
             x,
-            params.max_bins,
+            crate::data::BinLimits {
+                max_bins: params.max_bins,
+                min_data_in_bin: params.min_data_in_bin(),
+            },
             params.random_state,
             w,
             params.categorical(),

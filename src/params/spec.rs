@@ -323,6 +323,7 @@ mod tests {
             max_cat_threshold: Some(32),
             cat_smooth: Some(10.0),
             min_data_per_group: Some(100),
+            min_data_in_bin: Some(3),
             cat_l2: Some(10.0),
             subsample_for: Some(crate::options::SubsampleFor::Split),
             langevin_split_noise: Some(false),
