@@ -95,8 +95,14 @@ fn integer_weights_equal_repeated_rows() {
                 yr.push(y[i]);
             }
         }
-        let a = fit(&softmax(3), &x, p, &y, Some(&w));
-        let b = fit(&softmax(3), &xr, p, &yr, None);
+        // min_data_in_bin counts rows, as LightGBM's does, so only with 1
+        // do two copies of a row bin as one row of weight 2.
+        let params = BoosterParams {
+            min_data_in_bin: Some(1),
+            ..softmax(3)
+        };
+        let a = fit(&params, &x, p, &y, Some(&w));
+        let b = fit(&params, &xr, p, &yr, None);
         let m = DenseMatrix::row_major(&x, n, p).unwrap();
         let (fa, fb) = (
             a.predict_raw(&m, None).unwrap(),

@@ -51,6 +51,8 @@ fn one_round(
         rgb_beta: 0.0,
         rgb_step: Some(step),
         rgb_candidate: Some(candidate),
+        // Every distinct value a threshold, as the brute-force oracles try.
+        min_data_in_bin: Some(1),
         ..Default::default()
     };
     let m = DenseMatrix::row_major(x, y.len(), P).unwrap();

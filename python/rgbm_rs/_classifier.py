@@ -99,6 +99,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         max_depth: int | None = 6,
         max_leaves: int | None = None,
         max_bins: int = 255,
+        min_data_in_bin: int | None = None,
         min_samples_leaf: int = 20,
         min_child_weight: float = 1e-3,
         reg_lambda: float = 0.0,

@@ -54,6 +54,14 @@ class RGBMRegressor(RegressorMixin, RGBMBase):
         least frequent categories share the missing bin (a UserWarning
         says so). LightGBM caps categories separately: raise ``max_bins``
         to keep more than 255 categories apart.
+    min_data_in_bin : int or None, default=None
+        LightGBM's ``min_data_in_bin``: the fewest (sampled) rows a value
+        bin holds. Neighbouring values share a bin until it holds this
+        many, so a feature of n rows gets at most about n / min_data_in_bin
+        bins: fewer bins to scan on small data, smaller histograms for wide
+        sparse data. Missing values keep their own bin and categorical
+        features one bin per category. None = 3, LightGBM's default; 1
+        gives every distinct value a bin of its own (up to ``max_bins``).
     min_samples_leaf : int, default=20
         Minimum rows in a leaf.
     min_child_weight : float, default=1e-3
@@ -350,6 +358,7 @@ or callable, default="squared"
         max_depth: int | None = 6,
         max_leaves: int | None = None,
         max_bins: int = 255,
+        min_data_in_bin: int | None = None,
         min_samples_leaf: int = 20,
         min_child_weight: float = 1e-3,
         reg_lambda: float = 0.0,

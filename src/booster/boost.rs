@@ -105,7 +105,10 @@ fn bin_local<T: Element>(
 ) -> Result<BinnedDataset> {
     BinnedDataset::from_weighted_matrix(
         x,
-        params.max_bins,
+        crate::data::BinLimits {
+            max_bins: params.max_bins,
+            min_data_in_bin: params.min_data_in_bin(),
+        },
         params.random_state,
         w,
         params.categorical(),
@@ -153,6 +156,16 @@ fn check_binned(params: &BoosterParams, d: &BinnedDataset) -> Result<()> {
             format!(
                 "the dataset was binned with max_bins={}, the fit asks for {}",
                 mapper.max_bins, params.max_bins
+            ),
+        ));
+    }
+    if mapper.min_data_in_bin != params.min_data_in_bin() {
+        return Err(RgbmError::param(
+            "min_data_in_bin",
+            format!(
+                "the dataset was binned with min_data_in_bin={}, the fit asks for {}",
+                mapper.min_data_in_bin,
+                params.min_data_in_bin()
             ),
         ));
     }

@@ -197,7 +197,10 @@ pub fn bin<T: Element>(
     let weights = w.is_some().then_some(weights.as_slice());
     let mapper = BinMapper::fit_with_categories(
         &sample_x,
-        params.max_bins,
+        crate::data::BinLimits {
+            max_bins: params.max_bins,
+            min_data_in_bin: params.min_data_in_bin(),
+        },
         params.random_state,
         weights,
         params.categorical(),

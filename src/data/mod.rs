@@ -6,7 +6,7 @@ pub mod matrix;
 pub mod sparse;
 mod sparse_binning;
 
-pub use binning::{BinMapper, FeatureBins};
+pub use binning::{BinLimits, BinMapper, FeatureBins};
 pub use dataset::{BinCodes, BinnedDataset};
 pub use feature_table::FeatureTable;
 pub use matrix::{AsMatrix, DenseMatrix, Element, Matrix};

@@ -323,6 +323,7 @@ mod tests {
             max_cat_threshold: Some(32),
             cat_smooth: Some(10.0),
             min_data_per_group: Some(100),
+            min_data_in_bin: Some(3),
             cat_l2: Some(10.0),
             subsample_for: Some(crate::options::SubsampleFor::Split),
             langevin_split_noise: Some(false),
@@ -333,6 +334,8 @@ mod tests {
             monotone_constraints: Some(vec![1]),
             interaction_constraints: Some(vec![vec![0]]),
             early_stopping_min_delta: Some(0.1),
+            n_targets: Some(2),
+            alphas: Some(vec![0.1, 0.9]),
             ..Default::default()
         };
         let defaults = serde_json::to_value(every).unwrap();

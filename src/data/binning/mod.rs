@@ -28,6 +28,33 @@ pub struct FeatureBins {
     pub categories: Option<Vec<u32>>,
 }
 
+/// One distinct value of a feature's sample: its total weight and rows.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Distinct {
+    value: f64,
+    weight: f64,
+    count: usize,
+}
+
+/// How finely a feature is cut: at most `max_bins` value bins, each with
+/// at least `min_data_in_bin` sample rows (LightGBM's parameter). A bare
+/// `max_bins` converts with `min_data_in_bin` 1, where every distinct value
+/// can have a bin of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BinLimits {
+    pub max_bins: usize,
+    pub min_data_in_bin: usize,
+}
+
+impl From<usize> for BinLimits {
+    fn from(max_bins: usize) -> Self {
+        BinLimits {
+            max_bins,
+            min_data_in_bin: 1,
+        }
+    }
+}
+
 /// The category code `v` holds, if it is one (an integer in [0, MAX_CATEGORY]).
 #[inline]
 pub fn category_code(v: f64) -> Option<u32> {
@@ -74,13 +101,16 @@ impl FeatureBins {
 
     /// Cut points from a feature's non-missing sample values, by sorting them.
     /// `OutOfMemory` if the distinct values do not fit.
-    fn from_sample<S: SampleValue>(sample: &mut [S], max_bins: usize) -> Result<FeatureBins> {
+    fn from_sample<S: SampleValue>(sample: &mut [S], limits: BinLimits) -> Result<FeatureBins> {
         sample.sort_unstable_by(|a, b| a.value().total_cmp(&b.value()));
-        let mut distinct: Vec<(f64, f64)> = Vec::new();
+        let mut distinct: Vec<Distinct> = Vec::new();
         for s in sample.iter() {
             let (v, w) = (s.value(), s.weight());
             match distinct.last_mut() {
-                Some((last, weight)) if *last == v => *weight += w,
+                Some(d) if d.value == v => {
+                    d.weight += w;
+                    d.count += 1;
+                }
                 _ => {
                     if distinct.try_reserve(1).is_err() {
                         // Freed before the message is made: it needs memory too.
@@ -89,15 +119,27 @@ impl FeatureBins {
                             "cannot grow a feature's distinct values past {len} while binning"
                         )));
                     }
-                    distinct.push((v, w));
+                    distinct.push(Distinct {
+                        value: v,
+                        weight: w,
+                        count: 1,
+                    });
                 }
             }
         }
-        FeatureBins::from_distinct(&distinct, max_bins)
+        FeatureBins::from_distinct(&distinct, limits)
     }
 
-    /// Cut points from distinct (value, weight) pairs in increasing order.
-    fn from_distinct(distinct: &[(f64, f64)], max_bins: usize) -> Result<FeatureBins> {
+    /// Cut points from distinct values in increasing order. Every value bin
+    /// holds at least `limits.min_data_in_bin` rows (a feature with fewer
+    /// rows gets one bin): as in LightGBM, a bin is closed only once it has
+    /// that many, and a short last bin joins the one before it.
+    fn from_distinct(distinct: &[Distinct], limits: BinLimits) -> Result<FeatureBins> {
+        let BinLimits {
+            max_bins,
+            min_data_in_bin,
+        } = limits;
+        let min_count = min_data_in_bin.max(1);
         let cut_between = |a: f64, b: f64| {
             let mid = a + (b - a) / 2.0;
             // Adjacent floats: the midpoint may round up to b; keep b in the upper bin.
@@ -105,25 +147,37 @@ impl FeatureBins {
         };
         let most = distinct.len().min(max_bins).saturating_sub(1);
         let mut thresholds = with_capacity(most, "the bin thresholds")?;
+        // Rows in the bin being filled.
+        let mut count = 0usize;
         if distinct.len() <= max_bins {
             for w in distinct.windows(2) {
-                thresholds.push(cut_between(w[0].0, w[1].0));
+                count += w[0].count;
+                if count >= min_count {
+                    thresholds.push(cut_between(w[0].value, w[1].value));
+                    count = 0;
+                }
             }
         } else {
             // Greedy equal-weight bins over distinct values, re-aiming the
             // target after every cut so heavy ties do not waste bins.
-            let mut remaining: f64 = distinct.iter().map(|d| d.1).sum();
+            let mut remaining: f64 = distinct.iter().map(|d| d.weight).sum();
             let mut bins_left = max_bins;
             let mut acc = 0.0;
             for i in 0..distinct.len() - 1 {
-                acc += distinct[i].1;
-                if acc >= remaining / bins_left as f64 && bins_left > 1 {
-                    thresholds.push(cut_between(distinct[i].0, distinct[i + 1].0));
+                acc += distinct[i].weight;
+                count += distinct[i].count;
+                if acc >= remaining / bins_left as f64 && bins_left > 1 && count >= min_count {
+                    thresholds.push(cut_between(distinct[i].value, distinct[i + 1].value));
                     remaining -= acc;
                     acc = 0.0;
+                    count = 0;
                     bins_left -= 1;
                 }
             }
+        }
+        count += distinct.last().map_or(0, |d| d.count);
+        if count < min_count {
+            thresholds.pop();
         }
         Ok(FeatureBins {
             thresholds,
@@ -243,12 +297,15 @@ impl SampleValue for (f64, f64) {
 }
 
 /// The distinct values of one feature, in increasing order, while there are
-/// at most `limit` of them (`tracked_limit`). Such a feature gets one bin per
-/// value and its weights do not matter, so it needs no sorted copy of its
-/// sample.
+/// at most `limit` of them (`tracked_limit`), and the rows holding each.
+/// Such a feature gets a bin per value (values joined where fewer than
+/// `min_data_in_bin` rows hold them) and its weights do not matter, so it
+/// needs no sorted copy of its sample.
 #[derive(Clone, Debug)]
 struct DistinctValues {
     values: Vec<f64>,
+    /// Rows holding each of `values`.
+    counts: Vec<usize>,
     /// The bit patterns of `values` while there are at most FEW_VALUES of
     /// them, the rest NaN (never added): a fixed-size copy compared whole.
     few: [u64; FEW_VALUES],
@@ -262,6 +319,7 @@ impl Default for DistinctValues {
     fn default() -> Self {
         DistinctValues {
             values: Vec::new(),
+            counts: Vec::new(),
             few: [f64::NAN.to_bits(); FEW_VALUES],
             last: 0,
             overflow: false,
@@ -284,9 +342,16 @@ fn tracked_limit(max_bins: usize) -> usize {
 }
 
 impl DistinctValues {
-    /// Adds a non-NaN value; returns false once the feature overflows.
+    /// Adds a non-NaN value of one row; returns false once the feature
+    /// overflows.
     #[inline(always)]
     fn add(&mut self, v: f64, limit: usize) -> bool {
+        self.add_rows(v, 1, limit)
+    }
+
+    /// Adds a non-NaN value held by `rows` rows.
+    #[inline(always)]
+    fn add_rows(&mut self, v: f64, rows: usize, limit: usize) -> bool {
         // A value already in the set: the common case, kept free of
         // mispredicted branches. Few values (one-hot columns) are all
         // compared; more are checked against the previous value's slot.
@@ -294,21 +359,35 @@ impl DistinctValues {
         // stored +0.0, so the slow path can decide which zero to keep.
         let bits = v.to_bits();
         let known = if self.values.len() <= FEW_VALUES {
-            self.few.iter().fold(false, |hit, &d| hit | (d == bits))
+            // The matching slot, or FEW_VALUES (unused slots hold NaN,
+            // which no added value is).
+            self.few
+                .iter()
+                .enumerate()
+                .fold(FEW_VALUES, |hit, (k, &d)| if d == bits { k } else { hit })
+        } else if self.values.get(self.last).map(|d| d.to_bits()) == Some(bits) {
+            self.last
         } else {
-            self.values.get(self.last).map(|d| d.to_bits()) == Some(bits)
+            FEW_VALUES.max(self.values.len())
         };
-        known || self.add_other(v, limit)
+        match self.counts.get_mut(known) {
+            Some(c) => {
+                *c += rows;
+                true
+            }
+            None => self.add_other(v, rows, limit),
+        }
     }
 
     #[inline(never)]
-    fn add_other(&mut self, v: f64, limit: usize) -> bool {
+    fn add_other(&mut self, v: f64, rows: usize, limit: usize) -> bool {
         let at = self.values.partition_point(|&d| d < v);
         if self.values.get(at) == Some(&v) {
             // ±0 compare equal; keep -0.0 as the sorted order would.
             if v.is_sign_negative() {
                 self.values[at] = v;
             }
+            self.counts[at] += rows;
         } else if self.values.len() == limit {
             *self = DistinctValues {
                 overflow: true,
@@ -317,6 +396,7 @@ impl DistinctValues {
             return false;
         } else {
             self.values.insert(at, v);
+            self.counts.insert(at, rows);
         }
         self.last = at;
         if self.values.len() <= FEW_VALUES {
@@ -335,8 +415,8 @@ impl DistinctValues {
             };
             return;
         }
-        for v in other.values {
-            if !self.add(v, limit) {
+        for (v, rows) in other.values.into_iter().zip(other.counts) {
+            if !self.add_rows(v, rows, limit) {
                 return;
             }
         }
@@ -422,6 +502,8 @@ use sparse_columns::SparseColumns;
 pub struct BinMapper {
     pub features: FeatureTable,
     pub max_bins: usize,
+    /// The fewest rows a value bin was cut to hold.
+    pub min_data_in_bin: usize,
 }
 
 /// Bins every feature of `x` on the sample rows (all rows if `sample` is
@@ -431,7 +513,7 @@ pub struct BinMapper {
 fn fit_features<S: SampleValue, T: Element>(
     x: &DenseMatrix<T>,
     features_to_bin: &[usize],
-    max_bins: usize,
+    limits: BinLimits,
     sample: Option<&[usize]>,
     weights: Option<&[f64]>,
     cancel: &Cancel,
@@ -441,7 +523,7 @@ fn fit_features<S: SampleValue, T: Element>(
         sample,
         weights,
     };
-    fit_in_batches::<S>(features_to_bin, rows, max_bins, cancel, |i, group, out| {
+    fit_in_batches::<S>(features_to_bin, rows, limits, cancel, |i, group, out| {
         for (o, &j) in out.iter_mut().zip(group) {
             *o = x.get(i, j);
         }
@@ -463,7 +545,7 @@ struct Rows<'a> {
 fn fit_in_batches<S: SampleValue>(
     features_to_bin: &[usize],
     rows: Rows,
-    max_bins: usize,
+    limits: BinLimits,
     cancel: &Cancel,
     row_values: impl Fn(usize, &[usize], &mut [f64]) + Sync,
 ) -> Result<Vec<FeatureBins>> {
@@ -513,7 +595,7 @@ fn fit_in_batches<S: SampleValue>(
                 }
                 slot.chunks_mut(cap)
                     .zip(&lens[..group.len()])
-                    .map(|(col, &len)| FeatureBins::from_sample(&mut col[..len], max_bins))
+                    .map(|(col, &len)| FeatureBins::from_sample(&mut col[..len], limits))
                     .collect::<Result<Vec<_>>>()
             })
             .collect::<Result<_>>()?;
@@ -577,14 +659,21 @@ fn combine_cuts(
     distinct: Vec<DistinctValues>,
     to_sort: &[usize],
     sorted: Vec<FeatureBins>,
-    max_bins: usize,
+    limits: BinLimits,
 ) -> Result<Vec<FeatureBins>> {
     // Pushed into a vector of its own: collected from `distinct` in place,
     // the mapper would keep the sets' larger allocation.
     let mut features: Vec<FeatureBins> = with_capacity(distinct.len(), "the bin mapper")?;
     for d in distinct {
-        let pairs: Vec<(f64, f64)> = d.values.into_iter().map(|v| (v, 0.0)).collect();
-        features.push(FeatureBins::from_distinct(&pairs, max_bins)?);
+        // Weights place no cut when every value can have a bin: left 0.
+        let values: Vec<Distinct> = (d.values.into_iter().zip(d.counts))
+            .map(|(value, count)| Distinct {
+                value,
+                weight: 0.0,
+                count,
+            })
+            .collect();
+        features.push(FeatureBins::from_distinct(&values, limits)?);
     }
     for (&j, bins) in to_sort.iter().zip(sorted) {
         features[j] = bins;
@@ -598,12 +687,12 @@ impl BinMapper {
     /// zero weight is the same as removing the row.
     pub fn fit<T: Element>(
         x: &impl AsMatrix<T>,
-        max_bins: usize,
+        limits: impl Into<BinLimits>,
         seed: u64,
         weights: Option<&[f64]>,
         cancel: &Cancel,
     ) -> Result<BinMapper> {
-        Self::fit_with_categories(x, max_bins, seed, weights, &[], 0, cancel)
+        Self::fit_with_categories(x, limits, seed, weights, &[], 0, cancel)
     }
 
     /// The rows (ascending) whose values place the cut points of `n` rows:
@@ -624,7 +713,7 @@ impl BinMapper {
     /// values; 0 bins every column.
     pub fn fit_with_categories<T: Element>(
         x: &impl AsMatrix<T>,
-        max_bins: usize,
+        limits: impl Into<BinLimits>,
         seed: u64,
         weights: Option<&[f64]>,
         categorical: &[usize],
@@ -636,6 +725,14 @@ impl BinMapper {
             return Err(RgbmError::param(
                 "categorical_features",
                 format!("lists feature {j}, but X has {} features", x.n_cols()),
+            ));
+        }
+        let limits: BinLimits = limits.into();
+        let max_bins = limits.max_bins;
+        if limits.min_data_in_bin == 0 {
+            return Err(RgbmError::param(
+                "min_data_in_bin",
+                "must be at least 1, got 0",
             ));
         }
         if !(2..=65535).contains(&max_bins) {
@@ -661,17 +758,12 @@ impl BinMapper {
                 cancel.check()?;
                 let to_sort = overflowed(&distinct);
                 let sorted = match weights {
-                    None => fit_features::<f64, T>(x, &to_sort, max_bins, sample, None, cancel)?,
-                    Some(w) => fit_features::<(f64, f64), T>(
-                        x,
-                        &to_sort,
-                        max_bins,
-                        sample,
-                        Some(w),
-                        cancel,
-                    )?,
+                    None => fit_features::<f64, T>(x, &to_sort, limits, sample, None, cancel)?,
+                    Some(w) => {
+                        fit_features::<(f64, f64), T>(x, &to_sort, limits, sample, Some(w), cancel)?
+                    }
                 };
-                let mut features = combine_cuts(distinct, &to_sort, sorted, max_bins)?;
+                let mut features = combine_cuts(distinct, &to_sort, sorted, limits)?;
                 if min_rows > 1 {
                     let nonzero = nonzero_rows(x);
                     for (bins, &c) in features.iter_mut().zip(&nonzero) {
@@ -690,10 +782,10 @@ impl BinMapper {
                 let to_sort_at = overflowed(&distinct);
                 let to_sort: Vec<usize> = to_sort_at.iter().map(|&k| binnable[k]).collect();
                 let sorted = match weights {
-                    None => columns.fit_features::<f64>(&to_sort, max_bins, cancel)?,
-                    Some(_) => columns.fit_features::<(f64, f64)>(&to_sort, max_bins, cancel)?,
+                    None => columns.fit_features::<f64>(&to_sort, limits, cancel)?,
+                    Some(_) => columns.fit_features::<(f64, f64)>(&to_sort, limits, cancel)?,
                 };
-                let cuts = combine_cuts(distinct, &to_sort_at, sorted, max_bins)?;
+                let cuts = combine_cuts(distinct, &to_sort_at, sorted, limits)?;
                 // The other columns get one bin.
                 FeatureTable::with_single_bins(x.n_cols(), &binnable, cuts)?
             }
@@ -707,7 +799,11 @@ impl BinMapper {
             features.set(j, bins?);
         }
         cancel.check()?;
-        Ok(BinMapper { features, max_bins })
+        Ok(BinMapper {
+            features,
+            max_bins,
+            min_data_in_bin: limits.min_data_in_bin,
+        })
     }
 
     pub fn n_features(&self) -> usize {
@@ -723,12 +819,231 @@ impl BinMapper {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::sparse::{SparseLayout, SparseMatrix};
+
+    /// Sorted (value, weight) pairs as distinct values with their weights
+    /// and rows.
+    fn distinct_of(sorted: &[(f64, f64)]) -> Vec<Distinct> {
+        let mut distinct: Vec<Distinct> = Vec::new();
+        for &(value, weight) in sorted {
+            match distinct.last_mut() {
+                Some(d) if d.value == value => {
+                    d.weight += weight;
+                    d.count += 1;
+                }
+                _ => distinct.push(Distinct {
+                    value,
+                    weight,
+                    count: 1,
+                }),
+            }
+        }
+        distinct
+    }
+
+    /// The cut rule before `min_data_in_bin`, verbatim: one bin per value up
+    /// to `max_bins` values, else greedy equal-weight bins.
+    fn cuts_without_min_data(distinct: &[(f64, f64)], max_bins: usize) -> Vec<f64> {
+        let cut_between = |a: f64, b: f64| {
+            let mid = a + (b - a) / 2.0;
+            if mid < b { mid } else { a }
+        };
+        let mut thresholds = Vec::new();
+        if distinct.len() <= max_bins {
+            for w in distinct.windows(2) {
+                thresholds.push(cut_between(w[0].0, w[1].0));
+            }
+        } else {
+            let mut remaining: f64 = distinct.iter().map(|d| d.1).sum();
+            let mut bins_left = max_bins;
+            let mut acc = 0.0;
+            for i in 0..distinct.len() - 1 {
+                acc += distinct[i].1;
+                if acc >= remaining / bins_left as f64 && bins_left > 1 {
+                    thresholds.push(cut_between(distinct[i].0, distinct[i + 1].0));
+                    remaining -= acc;
+                    acc = 0.0;
+                    bins_left -= 1;
+                }
+            }
+        }
+        thresholds
+    }
+
+    /// Random sorted (value, weight) samples: few or many levels, ties,
+    /// weighted or not.
+    fn random_samples(seed: u64) -> Vec<Vec<(f64, f64)>> {
+        let mut rng = crate::rng::stream(seed, Purpose::BinSample, 3);
+        let mut out = Vec::new();
+        for (n, levels) in [
+            (1, 1),
+            (2, 2),
+            (10, 10),
+            (50, 7),
+            (300, 40),
+            (3000, 2000),
+            (5000, 300),
+        ] {
+            for weighted in [false, true] {
+                let mut s: Vec<(f64, f64)> = (0..n)
+                    .map(|_| {
+                        let v = rand::RngExt::random_range(&mut rng, 0..levels) as f64 * 0.5 - 1.0;
+                        let w = if weighted {
+                            rand::RngExt::random_range(&mut rng, 1..8) as f64 * 0.25
+                        } else {
+                            1.0
+                        };
+                        (v, w)
+                    })
+                    .collect();
+                s.sort_by(|a, b| a.0.total_cmp(&b.0));
+                out.push(s);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn min_data_in_bin_one_is_the_rule_before_it() {
+        for sample in random_samples(1) {
+            let distinct = distinct_of(&sample);
+            let pairs: Vec<(f64, f64)> = distinct.iter().map(|d| (d.value, d.weight)).collect();
+            for max_bins in [2, 6, 255, 4000] {
+                let fb = FeatureBins::from_distinct(&distinct, max_bins.into()).unwrap();
+                assert_eq!(fb.thresholds, cuts_without_min_data(&pairs, max_bins));
+            }
+        }
+    }
+
+    #[test]
+    fn every_value_bin_holds_min_data_in_bin_rows() {
+        for sample in random_samples(2) {
+            let distinct = distinct_of(&sample);
+            for max_bins in [2, 6, 255, 4000] {
+                for min_data_in_bin in [1, 2, 3, 10, 100] {
+                    let limits = BinLimits {
+                        max_bins,
+                        min_data_in_bin,
+                    };
+                    let fb = FeatureBins::from_distinct(&distinct, limits).unwrap();
+                    let mut counts = vec![0usize; fb.n_value_bins()];
+                    sample.iter().for_each(|&(v, _)| counts[fb.bin(v)] += 1);
+                    assert!(fb.n_value_bins() <= max_bins);
+                    if sample.len() < min_data_in_bin {
+                        assert_eq!(fb.n_value_bins(), 1);
+                    } else {
+                        assert!(counts.iter().all(|&c| c >= min_data_in_bin), "{counts:?}");
+                        assert!(fb.n_value_bins() <= sample.len() / min_data_in_bin);
+                    }
+                }
+            }
+        }
+        // Ten rows, ten values: three bins of 3, 3 and 4 rows.
+        let v: Vec<f64> = (0..10).map(f64::from).collect();
+        let limits = BinLimits {
+            max_bins: 255,
+            min_data_in_bin: 3,
+        };
+        let x = DenseMatrix::col_major(&v, 10, 1).unwrap();
+        let m = BinMapper::fit(&x, limits, 0, None, &Cancel::never()).unwrap();
+        assert_eq!(m.features[0].thresholds, vec![2.5, 5.5]);
+    }
+
+    /// Every column of up to 6 rows over {-1, 0, 2, NaN} (and some rows of
+    /// weight 0): dense (both layouts), CSC and CSR give the same bins, and
+    /// they are the bins of a walk over the sorted rows that closes a bin at
+    /// a change of value once it holds `min_data_in_bin` rows and joins a
+    /// short last bin to the one before.
+    #[test]
+    fn tiny_columns_match_a_walk_over_the_sorted_rows() {
+        let levels = [-1.0, 0.0, 2.0, f64::NAN];
+        for n in 1..=6usize {
+            let weights: Vec<f64> = (0..n).map(|i| if i % 3 == 1 { 0.0 } else { 1.0 }).collect();
+            // Columns side by side: p = 4^n, each column one combination.
+            let p = levels.len().pow(n as u32);
+            let col: Vec<f64> = (0..n * p)
+                .map(|k| {
+                    let (j, i) = (k / n, k % n);
+                    levels[(j / levels.len().pow(i as u32)) % levels.len()]
+                })
+                .collect();
+            let row: Vec<f64> = (0..n * p).map(|k| col[(k % p) * n + k / p]).collect();
+            let csc_parts = |f: &[f64], major: usize, minor: usize| {
+                let (mut ptr, mut idx, mut data) = (vec![0i64], Vec::new(), Vec::new());
+                for a in 0..major {
+                    for b in 0..minor {
+                        let v = f[a * minor + b];
+                        // Zeros stored or not, by position.
+                        if v != 0.0 || (a + b) % 2 == 0 {
+                            idx.push(b as i32);
+                            data.push(v);
+                        }
+                    }
+                    ptr.push(idx.len() as i64);
+                }
+                (ptr, idx, data)
+            };
+            let (cp, ci, cd) = csc_parts(&col, p, n);
+            let (rp, ri, rd) = csc_parts(&row, n, p);
+            let csc = SparseMatrix::new(SparseLayout::Csc, n, p, &cp, &ci, &cd).unwrap();
+            let csr = SparseMatrix::new(SparseLayout::Csr, n, p, &rp, &ri, &rd).unwrap();
+            for min_data_in_bin in [1, 2, 3, 4] {
+                let limits = BinLimits {
+                    max_bins: 255,
+                    min_data_in_bin,
+                };
+                for w in [None, Some(&weights[..])] {
+                    let fit = |x: &dyn AsMatrix<f64>| {
+                        BinMapper::fit(&x.as_matrix(), limits, 0, w, &Cancel::never())
+                            .unwrap()
+                            .features
+                            .iter()
+                            .cloned()
+                            .collect::<Vec<_>>()
+                    };
+                    let dense = fit(&DenseMatrix::col_major(&col, n, p).unwrap());
+                    assert_eq!(dense, fit(&DenseMatrix::row_major(&row, n, p).unwrap()));
+                    assert_eq!(dense, fit(&csc), "CSC, {limits:?}");
+                    assert_eq!(dense, fit(&csr), "CSR, {limits:?}");
+                    for (j, fb) in dense.iter().enumerate() {
+                        let mut rows: Vec<f64> = (0..n)
+                            .filter(|&i| w.is_none_or(|w| w[i] > 0.0))
+                            .map(|i| col[j * n + i])
+                            .filter(|v| !v.is_nan())
+                            .collect();
+                        rows.sort_by(f64::total_cmp);
+                        // The walk: bin boundaries as (last value, next value).
+                        let mut cuts: Vec<(f64, f64)> = Vec::new();
+                        let mut in_bin = 0;
+                        for k in 0..rows.len() {
+                            in_bin += 1;
+                            if k + 1 < rows.len()
+                                && rows[k + 1] != rows[k]
+                                && in_bin >= min_data_in_bin
+                            {
+                                cuts.push((rows[k], rows[k + 1]));
+                                in_bin = 0;
+                            }
+                        }
+                        if in_bin < min_data_in_bin {
+                            cuts.pop();
+                        }
+                        assert_eq!(fb.thresholds.len(), cuts.len(), "column {j}: {rows:?}");
+                        for (&t, &(a, b)) in fb.thresholds.iter().zip(&cuts) {
+                            // Between the two observed values it separates.
+                            assert!(a <= t && t < b, "column {j}: {t} not in [{a}, {b})");
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn few_distinct_values_get_one_bin_each() {
         let fb = FeatureBins::from_sample(
             &mut [(3.0, 1.0), (1.0, 1.0), (2.0, 1.0), (3.0, 1.0), (1.0, 1.0)],
-            255,
+            255.into(),
         )
         .unwrap();
         assert_eq!(fb.thresholds, vec![1.5, 2.5]);
@@ -743,8 +1058,11 @@ mod tests {
     fn many_values_are_cut_into_at_most_max_bins_balanced_bins() {
         let v: Vec<f64> = (0..10_000).map(|i| i as f64).collect();
         let mut pairs: Vec<(f64, f64)> = v.iter().rev().map(|&x| (x, 1.0)).collect();
-        let fb = FeatureBins::from_sample(&mut pairs, 16).unwrap();
-        assert_eq!(fb, FeatureBins::from_sample(&mut v.clone(), 16).unwrap());
+        let fb = FeatureBins::from_sample(&mut pairs, 16.into()).unwrap();
+        assert_eq!(
+            fb,
+            FeatureBins::from_sample(&mut v.clone(), 16.into()).unwrap()
+        );
         assert!(
             fb.n_value_bins() <= 16 && fb.n_value_bins() >= 15,
             "{}",
@@ -763,7 +1081,7 @@ mod tests {
     fn adjacent_floats_stay_separated() {
         let a = 1.0f64;
         let b = f64::from_bits(a.to_bits() + 1);
-        let fb = FeatureBins::from_sample(&mut [b, a], 255).unwrap();
+        let fb = FeatureBins::from_sample(&mut [b, a], 255.into()).unwrap();
         assert_eq!(fb.bin(a), 0);
         assert_eq!(fb.bin(b), 1);
     }
@@ -791,7 +1109,11 @@ mod tests {
         let weights: Vec<f64> = (0..n).map(|i| (i % 5) as f64 * 0.5).collect();
         // 4000: the 5000-level column has more distinct values than are
         // tracked but fewer than max_bins.
-        for max_bins in [255, 39, 4000] {
+        for (max_bins, min_data_in_bin) in [(255, 1), (39, 1), (4000, 1), (255, 3), (39, 200)] {
+            let limits = BinLimits {
+                max_bins,
+                min_data_in_bin,
+            };
             for w in [None, Some(&weights[..])] {
                 let expected: Vec<FeatureBins> = (0..p)
                     .map(|j| {
@@ -800,25 +1122,18 @@ mod tests {
                             .filter(|&(v, w)| !v.is_nan() && w > 0.0)
                             .collect();
                         kept.sort_by(|a, b| a.0.total_cmp(&b.0));
-                        let mut distinct: Vec<(f64, f64)> = Vec::new();
-                        for (v, w) in kept {
-                            match distinct.last_mut() {
-                                Some((last, acc)) if *last == v => *acc += w,
-                                _ => distinct.push((v, w)),
-                            }
-                        }
-                        FeatureBins::from_distinct(&distinct, max_bins).unwrap()
+                        FeatureBins::from_distinct(&distinct_of(&kept), limits).unwrap()
                     })
                     .collect();
                 for x in [
                     DenseMatrix::row_major(&row_major, n, p).unwrap(),
                     DenseMatrix::col_major(&col_major, n, p).unwrap(),
                 ] {
-                    let m = BinMapper::fit(&x, max_bins, 0, w, &Cancel::never()).unwrap();
+                    let m = BinMapper::fit(&x, limits, 0, w, &Cancel::never()).unwrap();
                     assert_eq!(
                         m.features.iter().cloned().collect::<Vec<_>>(),
                         expected,
-                        "max_bins {max_bins}, weighted {}",
+                        "{limits:?}, weighted {}",
                         w.is_some()
                     );
                 }

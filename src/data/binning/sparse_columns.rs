@@ -3,7 +3,7 @@
 use rayon::prelude::*;
 
 use super::{
-    DistinctValues, FeatureBins, MAX_GATHER_FEATURES, Rows, SampleValue, fit_in_batches,
+    BinLimits, DistinctValues, FeatureBins, MAX_GATHER_FEATURES, Rows, SampleValue, fit_in_batches,
     tracked_limit,
 };
 use crate::alloc::{filled_vec, with_capacity};
@@ -95,7 +95,7 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
 
     /// `distinct_values` of the dense path for `columns` (one set each): a
     /// set does not depend on the order values are added, so the stored
-    /// values are added first and one zero for the implicit entries.
+    /// values are added first and then 0.0 once, held by the implicit rows.
     pub(super) fn distinct_values(
         &self,
         max_bins: usize,
@@ -126,7 +126,7 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
                     }
                 }
                 if stored_kept < kept_rows && !set.overflow {
-                    set.add(0.0, limit);
+                    set.add_rows(0.0, kept_rows - stored_kept, limit);
                 }
                 set
             })
@@ -193,7 +193,7 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
         };
         for (set, stored) in sets.iter_mut().zip(stored) {
             if stored < kept_rows && !set.overflow {
-                set.add(0.0, limit);
+                set.add_rows(0.0, kept_rows - stored, limit);
             }
         }
         Ok(sets)
@@ -264,7 +264,7 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
     fn fit_features_by_row<S: SampleValue>(
         &self,
         features_to_bin: &[usize],
-        max_bins: usize,
+        limits: BinLimits,
         cancel: &Cancel,
     ) -> Result<Vec<FeatureBins>> {
         let rows = Rows {
@@ -272,7 +272,7 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
             sample: self.sample,
             weights: self.weights,
         };
-        fit_in_batches::<S>(features_to_bin, rows, max_bins, cancel, |i, group, out| {
+        fit_in_batches::<S>(features_to_bin, rows, limits, cancel, |i, group, out| {
             out.fill(0.0);
             let (idx, vals) = self.x.major(i);
             for (&j, v) in idx.iter().zip(vals) {
@@ -289,7 +289,7 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
     pub(super) fn fit_features<S: SampleValue>(
         &self,
         features_to_bin: &[usize],
-        max_bins: usize,
+        limits: BinLimits,
         cancel: &Cancel,
     ) -> Result<Vec<FeatureBins>> {
         let p = features_to_bin.len();
@@ -304,7 +304,7 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
             if p <= MAX_GATHER_FEATURES * rayon::current_num_threads()
                 || stored.saturating_mul(COLUMN_COPY_ENTRY_BYTES) > COLUMN_COPY_BYTES
             {
-                return self.fit_features_by_row::<S>(features_to_bin, max_bins, cancel);
+                return self.fit_features_by_row::<S>(features_to_bin, limits, cancel);
             }
             let (indptr, indices, data) = self.columns_of(&slot, p, stored)?;
             let n = self.x.n_rows();
@@ -316,7 +316,7 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
                 in_sample: None,
             };
             let all: Vec<usize> = (0..p).collect();
-            return columns.fit_features::<S>(&all, max_bins, cancel);
+            return columns.fit_features::<S>(&all, limits, cancel);
         }
         let n = self.x.n_rows();
         let cap = self.sample.map_or(n, <[usize]>::len).max(1);
@@ -353,7 +353,7 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
                         Some(rows) => rows.iter().for_each(|&i| gather(i)),
                         None => (0..n).for_each(&mut gather),
                     }
-                    FeatureBins::from_sample(&mut slot[..len], max_bins)
+                    FeatureBins::from_sample(&mut slot[..len], limits)
                 })
                 .collect::<Result<_>>()?;
             features.extend(binned);

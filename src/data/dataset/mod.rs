@@ -2,7 +2,7 @@
 //! stored feature-major so a histogram pass reads one contiguous column.
 use rayon::prelude::*;
 
-use super::binning::BinMapper;
+use super::binning::{BinLimits, BinMapper};
 use super::matrix::{AsMatrix, DenseMatrix, Element, Matrix};
 use super::sparse::{SparseLayout, SparseMatrix, infinity_error};
 use crate::cancel::Cancel;
@@ -623,12 +623,13 @@ impl BinnedDataset {
         Self::from_weighted_matrix(x, max_bins, seed, None, &[], 0, &Cancel::never())
     }
 
-    /// Bins `x` with a new mapper fitted on it, quantiles weighted by
-    /// `weights`, the `categorical` features one bin per category; `min_rows`
+    /// Bins `x` with a new mapper fitted on it (at most `max_bins` value
+    /// bins per feature, each with at least `min_data_in_bin` sample rows;
+    /// a bare `max_bins` means 1), quantiles weighted by `weights`, the `categorical` features one bin per category; `min_rows`
     /// as in `bin`; stops with `Interrupted` once `cancel` is set.
     pub fn from_weighted_matrix<T: Element>(
         x: &impl AsMatrix<T>,
-        max_bins: usize,
+        limits: impl Into<BinLimits>,
         seed: u64,
         weights: Option<&[f64]>,
         categorical: &[usize],
@@ -645,7 +646,7 @@ impl BinnedDataset {
         }
         let mapper = BinMapper::fit_with_categories(
             &x,
-            max_bins,
+            limits,
             seed,
             weights,
             categorical,

@@ -1,5 +1,5 @@
 use super::*;
-use crate::data::binning::{BIN_SAMPLE_ROWS, FeatureBins};
+use crate::data::binning::{BIN_SAMPLE_ROWS, BinLimits, FeatureBins};
 use crate::data::sparse::SparseLayout;
 use crate::rng::{Purpose, stream};
 use rand::RngExt;
@@ -65,9 +65,9 @@ fn random_columns(n: usize, p: usize, density: f64, seed: u64) -> Vec<f64> {
     f
 }
 
-fn check<T: Element>(f: &[T], n: usize, p: usize, max_bins: usize, w: Option<&[f64]>) {
+fn check<T: Element>(f: &[T], n: usize, p: usize, limits: BinLimits, w: Option<&[f64]>) {
     for min_rows in [0, 1, 7] {
-        check_min_rows(f, n, p, max_bins, w, min_rows);
+        check_min_rows(f, n, p, limits, w, min_rows);
     }
 }
 
@@ -75,7 +75,7 @@ fn check_min_rows<T: Element>(
     f: &[T],
     n: usize,
     p: usize,
-    max_bins: usize,
+    limits: BinLimits,
     w: Option<&[f64]>,
     min_rows: usize,
 ) {
@@ -88,13 +88,13 @@ fn check_min_rows<T: Element>(
     let csr = SparseMatrix::new(SparseLayout::Csr, n, p, &indptr, &indices, &data).unwrap();
     let never = Cancel::never();
     let bin = |x: &dyn AsMatrix<T>| {
-        BinnedDataset::from_weighted_matrix(&x.as_matrix(), max_bins, 9, w, &[], min_rows, &never)
+        BinnedDataset::from_weighted_matrix(&x.as_matrix(), limits, 9, w, &[], min_rows, &never)
             .unwrap()
     };
     let a = bin(&dense);
     // Columns with fewer than min_rows values not 0 get one bin; the
     // others the cuts every column gets at min_rows 0.
-    let all = BinMapper::fit(&dense, max_bins, 9, w, &never).unwrap();
+    let all = BinMapper::fit(&dense, limits, 9, w, &never).unwrap();
     for j in 0..p {
         let nonzero = (0..n).filter(|&i| dense.get(i, j) != 0.0).count();
         let want = if min_rows > 1 && nonzero < min_rows {
@@ -122,7 +122,7 @@ fn check_min_rows<T: Element>(
     for sparse in [csc, csr] {
         let b = bin(&sparse);
         let what = format!(
-            "{:?} {n} x {p}, max_bins {max_bins}, weighted {}, min_rows {min_rows}",
+            "{:?} {n} x {p}, {limits:?}, weighted {}, min_rows {min_rows}",
             sparse.layout(),
             w.is_some()
         );
@@ -149,11 +149,15 @@ fn sparse_binning_equals_dense_binning() {
         let f = random_columns(n, p, density, n as u64);
         let w: Vec<f64> = (0..n).map(|i| (i % 4) as f64 * 0.75).collect();
         let f32s: Vec<f32> = f.iter().map(|&v| v as f32).collect();
-        for max_bins in [255, 6] {
-            check(&f, n, p, max_bins, None);
-            check(&f32s, n, p, max_bins, None);
+        for (max_bins, min_data_in_bin) in [(255, 1), (6, 1), (255, 3), (6, 3), (255, 40)] {
+            let limits = BinLimits {
+                max_bins,
+                min_data_in_bin,
+            };
+            check(&f, n, p, limits, None);
+            check(&f32s, n, p, limits, None);
             if w.iter().sum::<f64>() > 0.0 {
-                check(&f, n, p, max_bins, Some(&w));
+                check(&f, n, p, limits, Some(&w));
             }
         }
     }
@@ -165,8 +169,12 @@ fn sparse_binning_equals_dense_binning_on_a_row_sample() {
     let n = BIN_SAMPLE_ROWS + 999;
     let f = random_columns(n, 4, 0.2, 3);
     let w: Vec<f64> = (0..n).map(|i| (i % 3) as f64).collect();
-    check(&f, n, 4, 255, None);
-    check(&f, n, 4, 31, Some(&w));
+    check(&f, n, 4, 255.into(), None);
+    let limits = BinLimits {
+        max_bins: 31,
+        min_data_in_bin: 3,
+    };
+    check(&f, n, 4, limits, Some(&w));
 }
 
 #[test]
