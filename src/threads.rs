@@ -1,7 +1,7 @@
 //! Thread pools from `n_jobs`. Results never depend on the thread count
 //! (work is cut into fixed chunks), so the count only affects speed.
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use rayon::{ThreadPool, ThreadPoolBuilder};
@@ -29,7 +29,11 @@ pub fn set_default_limit(n: usize) {
 /// as OpenMP libraries such as scikit-learn's HGB and XGBoost obey it),
 /// else every available core; never more than the available cores.
 pub fn default_threads() -> usize {
-    let env = std::env::var("OMP_NUM_THREADS").ok();
+    // Read once, as an OpenMP runtime reads it when it starts: a process
+    // that later edits its environment (Dask's nanny does, for the workers
+    // it spawns) keeps the count it started with.
+    static OMP_NUM_THREADS: OnceLock<Option<String>> = OnceLock::new();
+    let env = OMP_NUM_THREADS.get_or_init(|| std::env::var("OMP_NUM_THREADS").ok());
     default_threads_from(
         DEFAULT_LIMIT.load(Ordering::Relaxed),
         env.as_deref(),
