@@ -470,7 +470,7 @@ class _Exchange:
         self.addresses = {a._address for a in actors}
         # What the fit exchanged: count, bytes from and to the shards (all
         # of them), seconds the client waited for them.
-        self.stats = {"exchanges": 0, "bytes_in": 0, "bytes_out": 0, "seconds": 0.0}
+        self.stats = {"exchanges": 0, "scattered": 0, "bytes_in": 0, "bytes_out": 0, "seconds": 0.0}
 
     def _all(self, method, *args, each=None):
         """Calls `method` on every shard in parallel (with `args`, or with
