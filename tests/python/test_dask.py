@@ -26,8 +26,19 @@ N = 3000
 CHUNKINGS = [(700, 0, 1500, 800), (N,), (50,) * 20 + (N - 1000,)]
 
 
+@pytest.fixture(scope="module", autouse=True)
+def restore_environ():
+    # A LocalCluster's nannies put distributed.nanny.pre-spawn-environ
+    # (OMP_NUM_THREADS=1, ...) into this process's environment for good,
+    # where later modules' n_jobs=None would obey it.
+    saved = dict(os.environ)
+    yield
+    os.environ.clear()
+    os.environ.update(saved)
+
+
 @pytest.fixture(scope="module")
-def client():
+def client(restore_environ):
     cluster = distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
     )
