@@ -141,7 +141,9 @@ def main():
         f"xgboost {xgboost.__version__}",
         f"- Both Dask models equal the local exact-sum model: {'yes' if same else 'NO'}",
         f"- rgbm_rs.dask's last fit: {among['exchanges']} exchanges ({among['exchanges'] / args.rounds:.1f} per "
-        f"round), {among['bytes_between_workers'] / 2**20:.0f} MiB sent among the workers; relayed by the client: "
+        f"round, {among['scattered']} reduce-scattered), {among['bytes_between_workers'] / 2**20:.0f} MiB sent "
+        f"among the workers ({among['bytes_between_workers'] / args.workers / args.rounds / 2**20:.1f} MiB per "
+        "worker per round); relayed by the client: "
         f"{relayed['bytes_in'] / 2**20:.0f} MiB from the workers and {relayed['bytes_out'] / 2**20:.0f} MiB to them",
         "",
         "| fit | time (s) | time / rgbm_rs.dask | test AUC |",

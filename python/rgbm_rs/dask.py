@@ -70,6 +70,11 @@ else:
 
 __all__ = ["DaskRGBMClassifier", "DaskRGBMRegressor"]
 
+#: Among 3 or more shards, a sum of at least this many values (a batch of
+#: histograms) is reduce-scattered; smaller ones (totals, maxima) go whole
+#: to every peer, one hop instead of two.
+SCATTER_MIN_VALUES = 4096
+
 #: Seconds a fit waits for the workers at any one step (a round, whose
 #: exchanges the workers make among themselves) before it gives up (a hung
 #: or lost worker); ``fit(timeout=...)`` overrides it.
@@ -82,7 +87,9 @@ class _ShardActor:
     The client either relays every exchange (``first``/``reply``), or
     connects the shards to each other (``connect``) and asks each for whole
     rounds (``advance``): the shards then send their parts straight to one
-    another (``deposit``) and each combines all of them itself.
+    another (``deposit``) and combine them among themselves: a large sum
+    (histograms) by reduce-scatter then all-gather, anything else by each
+    shard combining every shard's whole part.
     """
 
     def __init__(self, params_json, n_total, eval_sets, *parts):
@@ -95,10 +102,11 @@ class _ShardActor:
         self._worker = get_worker()
         threads = self._worker.state.nthreads
         self._shard = _core.Shard(params_json, x, y, ids, int(n_total), w, init, eval_sets or None, threads)
-        self._peers, self._index, self._timeout = [], 0, DEFAULT_TIMEOUT
+        self._peers, self._peer_ids, self._index, self._timeout = [], [], 0, DEFAULT_TIMEOUT
+        self._n_shards = 1
         self._mail, self._seq, self._closed = {}, 0, False
         self._arrived = threading.Condition()
-        self._stats = {"exchanges": 0, "bytes_out": 0}
+        self._stats = {"exchanges": 0, "scattered": 0, "bytes_out": 0}
         # advance() waits for the peers: not on the worker's one actor
         # thread, which another fit's shard on this worker may need.
         self._driver = ThreadPoolExecutor(1, thread_name_prefix="rgbm-shard")
@@ -113,6 +121,8 @@ class _ShardActor:
         """shards: every shard's (worker address, actor key); this one is `index`."""
         self._index, self._timeout = index, timeout
         self._peers = [s for i, s in enumerate(shards) if i != index]
+        self._peer_ids = [i for i in range(len(shards)) if i != index]
+        self._n_shards = len(shards)
 
     async def deposit(self, seq, sender, message):
         with self._arrived:
@@ -127,19 +137,53 @@ class _ShardActor:
     def _advance(self, reply):
         msg = self._shard.first() if reply is None else self._shard.reply(*reply)
         while msg[0] not in ("round", "done"):
-            msg = self._shard.reply(*_writable_reply(_combine([msg, *self._swap(msg)])))
+            msg = self._shard.reply(*_writable_reply(self._combined(msg)))
         if msg[0] == "done":
             return (*_portable(msg), self._stats)
         return msg
 
-    def _swap(self, msg):
-        """Sends this shard's part to every peer; their parts."""
-        self._seq += 1
-        seq = self._seq
+    def _combined(self, msg):
+        """The reply to one exchange, combined with the peers."""
         self._stats["exchanges"] += 1
-        self._stats["bytes_out"] += len(self._peers) * sum(getattr(v, "nbytes", 0) for v in msg)
+        if msg[0] == "sum" and self._n_shards >= 3 and len(msg[1]) >= SCATTER_MIN_VALUES:
+            return ("values", self._reduce_scatter(msg[1]))
+        self._seq += 1
+        return _combine([msg, *self._swap((self._seq, 0), [msg] * len(self._peers)).values()])
+
+    def _reduce_scatter(self, values):
+        """Every shard's `values` summed: shard k sums every shard's k-th
+        slice (of W equal slices) and sends the sum to all the others, so a
+        shard sends about twice its part whatever W (sending the whole part
+        to every peer is W - 1 times it). The slices' sums are exact on the
+        grid in any order, so every shard gets the same values as from the
+        whole parts."""
+        self._seq += 1
+        self._stats["scattered"] += 1
+        n, w = len(values), self._n_shards
+        cut = [n * k // w for k in range(w + 1)]
+        mine = slice(cut[self._index], cut[self._index + 1])
+        parts = [("part", n, np.ascontiguousarray(values[cut[k] : cut[k + 1]])) for k in self._peer_ids]
+        got = self._swap((self._seq, 0), parts).values()
+        if any(m[0] != "part" or m[1] != n or len(m[2]) != mine.stop - mine.start for m in got):
+            raise RuntimeError("the shards are out of step (a sum's slices do not match); the fit was stopped")
+        summed = np.sum([values[mine], *(m[2] for m in got)], axis=0, dtype=np.float64)
+        sums = self._swap((self._seq, 1), [("slice", summed)] * len(self._peers))
+        out = np.empty(n, dtype=np.float64)
+        out[mine] = summed
+        for k, m in sums.items():
+            if m[0] != "slice" or len(m[1]) != cut[k + 1] - cut[k]:
+                raise RuntimeError("the shards are out of step (a summed slice does not match); the fit was stopped")
+            out[cut[k] : cut[k + 1]] = m[1]
+        return out
+
+    def _swap(self, seq, msgs):
+        """Sends msgs[i] to peer i; every peer's message to this shard, by
+        the peer's index. `seq` names the exchange (and its phase)."""
+        self._stats["bytes_out"] += sum(getattr(v, "nbytes", 0) for m in msgs for v in m)
         loop = self._worker.loop.asyncio_loop
-        sends = [asyncio.run_coroutine_threadsafe(self._send(a, k, seq, msg), loop) for a, k in self._peers]
+        sends = [
+            asyncio.run_coroutine_threadsafe(self._send(a, k, seq, m), loop) for (a, k), m in zip(self._peers, msgs)
+        ]
         deadline = time.monotonic() + self._timeout
         with self._arrived:
             while len(self._mail.get(seq, ())) < len(self._peers):
@@ -152,7 +196,7 @@ class _ShardActor:
                 if self._closed or left <= 0:
                     raise TimeoutError(f"a shard did not hear from its peers within {self._timeout:g} s")
                 self._arrived.wait(min(left, 0.25))
-            return list(self._mail.pop(seq, {}).values())
+            return self._mail.pop(seq, {})
 
     async def _send(self, address, key, seq, msg):
         # The call an actor handle makes, without a handle (which wants a
@@ -426,7 +470,7 @@ class _Exchange:
         self.addresses = {a._address for a in actors}
         # What the fit exchanged: count, bytes from and to the shards (all
         # of them), seconds the client waited for them.
-        self.stats = {"exchanges": 0, "bytes_in": 0, "bytes_out": 0, "seconds": 0.0}
+        self.stats = {"exchanges": 0, "scattered": 0, "bytes_in": 0, "bytes_out": 0, "seconds": 0.0}
 
     def _all(self, method, *args, each=None):
         """Calls `method` on every shard in parallel (with `args`, or with
@@ -501,6 +545,7 @@ class _Exchange:
             if kinds == {"done"}:
                 # Exchanges: the shards' among themselves and the client's calls.
                 self.stats["exchanges"] += msgs[0][-1]["exchanges"]
+                self.stats["scattered"] = msgs[0][-1]["scattered"]
                 self.stats["bytes_between_workers"] = sum(m[-1]["bytes_out"] for m in msgs)
                 return msgs[0][:-1]
             if kinds != {"round"}:
@@ -867,7 +912,8 @@ class DaskRGBMRegressor(_DaskMixin, RGBMRegressor):
     fit -- for the partitions to be computed, the shards to start, the
     workers to answer -- before it stops with a TimeoutError. Each partition
     is checked where it is, as the local fit checks its data, and refused
-    with the local fit's error. ``dask_exchanges_`` records what the fit sent through Dask: exchanges,
+    with the local fit's error. ``dask_exchanges_`` records what the fit sent through Dask: exchanges
+    (``scattered``: those summed by reduce-scatter among 3 or more workers),
     the bytes the workers sent each other, and the seconds the client
     waited for them.
     """

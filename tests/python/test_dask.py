@@ -26,8 +26,19 @@ N = 3000
 CHUNKINGS = [(700, 0, 1500, 800), (N,), (50,) * 20 + (N - 1000,)]
 
 
+@pytest.fixture(scope="module", autouse=True)
+def restore_environ():
+    # A LocalCluster's nannies put distributed.nanny.pre-spawn-environ
+    # (OMP_NUM_THREADS=1, ...) into this process's environment for good,
+    # where later modules' n_jobs=None would obey it.
+    saved = dict(os.environ)
+    yield
+    os.environ.clear()
+    os.environ.update(saved)
+
+
 @pytest.fixture(scope="module")
-def client():
+def client(restore_environ):
     cluster = distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
     )
@@ -454,26 +465,60 @@ def test_an_interrupt_leaves_nothing_on_the_workers(client):
     assert not hasattr(est, "n_estimators_")
 
 
-def test_three_workers_give_the_local_model():
-    # Every shard sends its parts to two peers.
-    X, y, w = data("multiclass")
-    params = dict(n_estimators=4, max_depth=3, random_state=6, subsample=0.7)
-    expected = model_doc(RGBMClassifier(summation="exact", **params).fit(X, y, sample_weight=w))
+def many_workers_data():
+    """data()'s regression rows with a categorical column (codes 0..7, some
+    missing) after the numeric ones, NaN among the numeric ones."""
+    X, r, w = data()
+    codes = np.random.default_rng(11).integers(0, 8, size=N).astype(np.float64)
+    codes[::13] = np.nan
+    r = r + np.isin(codes, [1, 4, 6])
+    return np.column_stack([X, codes]), r, w
+
+
+MANY_WORKERS_SETUPS = [
+    # (kind, params, weighted): numeric, categorical and missing values
+    # throughout; depth-wise and best-first; RGBM's random feature groups.
+    ("regression", dict(max_depth=4), True),
+    ("multiclass", dict(max_depth=3, subsample=0.7), True),
+    ("binary", dict(max_depth=None, max_leaves=7, selection="groups", selection_size=3, selection_scope="node"), False),
+]
+
+
+@pytest.mark.parametrize("n_workers", [3, 4, 8])
+def test_more_workers_give_the_local_model(n_workers):
+    # Histograms are reduce-scattered among 3 or more workers; the model is
+    # still the local one, for uneven shards (one holding an empty partition).
+    X, r, w = many_workers_data()
+    sizes = np.diff(np.linspace(0, N, n_workers + 1).astype(int) + np.r_[0, (-1) ** np.arange(n_workers - 1) * 60, 0])
+    chunks = (*sizes.tolist(), 0)
     with (
         distributed.LocalCluster(
-            n_workers=3, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=40
+            n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=40
         ) as cluster,
-        distributed.Client(cluster) as c3,
+        distributed.Client(cluster) as c,
     ):
-        c3.wait_for_workers(3)
-        chunks = (900, 1100, 1000)
-        Xd, yd, wd = (spread(c3, darr(v, chunks)) for v in (X, y, w))
-        shards = []
-        est = DaskRGBMClassifier(**params).fit(
-            Xd, yd, sample_weight=wd, client=c3, callbacks=[lambda env: shards.append(shard_counts(c3))]
-        )
-        assert shards[0] == [1, 1, 1]
-        assert model_doc(est) == expected
+        c.wait_for_workers(n_workers)
+        for kind, extra, weighted in MANY_WORKERS_SETUPS:
+            y = {"regression": r, "binary": (r > 0.1).astype(int), "multiclass": np.digitize(r, [-0.5, 0.5])}[kind]
+            params = dict(n_estimators=3, random_state=6, categorical_features=[X.shape[1] - 1], **extra)
+            local_cls, dask_cls = (
+                (RGBMRegressor, DaskRGBMRegressor) if kind == "regression" else (RGBMClassifier, DaskRGBMClassifier)
+            )
+            sw = w if weighted else None
+            expected = model_doc(local_cls(summation="exact", **params).fit(X, y, sample_weight=sw))
+            assert '"categories"' in json.dumps(expected)
+            Xd, yd, wd = (spread(c, darr(v, chunks)) for v in (X, y, w))
+            shards = []
+            est = dask_cls(**params).fit(
+                Xd,
+                yd,
+                sample_weight=wd if weighted else None,
+                client=c,
+                callbacks=[lambda env, c=c, shards=shards: shards.append(shard_counts(c))],
+            )
+            assert shards[0] == [1] * n_workers
+            assert est.dask_exchanges_["scattered"] > 0
+            assert model_doc(est) == expected, kind
 
 
 def test_init_scores_match_the_local_fit(client):
