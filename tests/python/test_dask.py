@@ -641,7 +641,6 @@ HOSTILE = {
     "y_inf": (R, HX, _at(HYR, 40, np.inf), {}, {}, True),
     "y_minus_inf": (R, HX, _at(HYR, 40, -np.inf), {}, {}, True),
     "y_strings": (R, HX, np.array(["a", "b"] * 30), {}, {}, True),
-    "y_2d": (R, HX, np.c_[HYR, HYR], {}, {}, True),
     "x_inf": (R, _at(HX, (40, 1), np.inf), HYR, {}, {}, True),
     "x_float32_inf": (C, _at(HX, (40, 1), np.inf).astype(np.float32), HY, {}, {}, True),
     "x_strings": (C, np.full(HX.shape, "abc"), HY, {}, {}, True),
@@ -674,7 +673,6 @@ HOSTILE = {
     "none_among_strings": (C, HX, np.array(["a", None] * 30, dtype=object), {}, {}, True),
     "bytes_labels_object": (C, HX, np.array([b"a", b"b"] * 30, dtype=object), {}, {}, True),
     "bytes_labels_S1": (C, HX, np.array([b"a", b"b"] * 30, dtype="S1"), {}, {}, True),
-    "labels_2d": (C, HX, np.c_[HY, HY], {}, {}, True),
     "class_weight_negative": (C, HX, HY, {}, {"class_weight": {0: -1.0}}, True),
     "class_weight_nan": (C, HX, HY, {}, {"class_weight": {0: float("nan")}}, True),
     "class_weight_unknown": (C, HX, HY, {}, {"class_weight": {7: 1.0}}, True),
@@ -766,3 +764,14 @@ def test_partitions_not_ready_in_time_end_the_fit_with_a_timeout_error(client, w
     with pytest.raises(TimeoutError, match=rf"the partitions of {what} were not ready within timeout=0.5 s"):
         cls(n_estimators=2).fit(Xd, yd, timeout=0.5)
     assert time.monotonic() - started < 3.5
+
+
+@pytest.mark.parametrize("classifier", [False, True])
+def test_two_dimensional_y_is_a_local_fit_only(client, classifier):
+    # Several targets or labels per row (test_multi_output, test_multilabel)
+    # are fitted locally; a Dask fit refuses them before any data moves.
+    X = da.from_array(HX, chunks=30)
+    y = np.c_[HY, HY] if classifier else np.c_[HYR, HYR]
+    cls = DaskRGBMClassifier if classifier else DaskRGBMRegressor
+    with pytest.raises(ValueError, match="1d array"):
+        cls(n_estimators=2).fit(X, da.from_array(y, chunks=(30, 2)))

@@ -272,7 +272,9 @@ def test_fuzz_regressor(case):
         return
     n = X.shape[0]
     pred = est.predict(X)
-    assert pred.shape == (n,)
+    # 2-D y fits one output per target (column).
+    shape = (n,) if np.ndim(y) == 1 else (n, np.shape(y)[1])
+    assert pred.shape == shape
     assert np.all(np.isfinite(pred)), (p, pred[:5])
     assert est.n_features_in_ == X.shape[1]
     imp = est.feature_importances_
@@ -283,7 +285,7 @@ def test_fuzz_regressor(case):
     staged = list(est.staged_predict(X))
     assert len(staged) == est.n_estimators_
     for s in staged:
-        assert s.shape == (n,) and np.all(np.isfinite(s))
+        assert s.shape == shape and np.all(np.isfinite(s))
     _assert_close(staged[-1], pred)
     if est.langevin and est.n_estimators_ >= 4:
         u = est.predict_uncertainty(X, n_members=2)
