@@ -835,7 +835,7 @@ impl BinnedDataset {
 
     /// A value of row `row`'s bin of `feature` that every tree split on
     /// this dataset's bins sends the way the row's raw value goes (see
-    /// [`FeatureBins::bin_value`]): training from binned rows alone.
+    /// [`crate::data::binning::FeatureBins::bin_value`]): training from binned rows alone.
     #[inline]
     pub fn value(&self, row: usize, feature: usize) -> f64 {
         let code = self
