@@ -4,7 +4,9 @@ range of rounds, and the raw offsets (``init_score``) a prediction adds."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from numbers import Integral
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -23,9 +25,12 @@ _ROUNDS_DOC = """iteration_range : tuple of (int, int) or None, default=None
             Rounds past the model are refused (LightGBM clips them)."""
 
 
-def documents_rounds(method):
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def documents_rounds(method: _Method) -> _Method:
     """Write the round options' entries into ``method``'s docstring at ``{rounds}``."""
-    method.__doc__ = method.__doc__.replace("{rounds}", _ROUNDS_DOC)
+    method.__doc__ = (method.__doc__ or "").replace("{rounds}", _ROUNDS_DOC)
     return method
 
 
