@@ -60,11 +60,10 @@ class RGBMRegressor(RegressorMixin, RGBMBase):
         many, so a feature of n rows gets at most about n / min_data_in_bin
         bins: fewer bins to scan on small data, smaller histograms for wide
         sparse data. Missing values keep their own bin and categorical
-        features one bin per category. None = 1: every distinct value a
-        bin of its own (up to ``max_bins``). LightGBM's default is 3; it
-        differs on purpose: the count is of rows, so above 1 a row of
-        integer weight k no longer bins as k copies of it would (scikit-
-        learn's sample-weight equivalence).
+        features one bin per category. None = 3, LightGBM's default; 1
+        gives every distinct value a bin of its own (up to ``max_bins``).
+        As in LightGBM the count is of rows, not weights, so above 1 a row
+        of integer weight k does not bin as k copies of it would.
     min_samples_leaf : int, default=20
         Minimum rows in a leaf.
     min_child_weight : float, default=1e-3

@@ -88,14 +88,14 @@ declare_params! {
         spec(int(2, 65535), "histogram bins per feature (one more for missing values)");
     /// LightGBM's `min_data_in_bin`: fewest sample rows a value bin holds,
     /// so a feature of n rows gets at most about n / min_data_in_bin bins
-    /// (categorical features keep one bin per category). None is 1, not
-    /// LightGBM's 3: the count is of rows, so above 1 a row of integer
-    /// weight k no longer bins as k copies of it (scikit-learn's sample
-    /// weight check). Unset fields are not written.
+    /// (categorical features keep one bin per category). None is
+    /// LightGBM's 3. The count is of rows, as in LightGBM, so above 1 a row
+    /// of integer weight k does not bin as k copies of it would. Unset
+    /// fields are not written.
     #[serde(skip_serializing_if = "Option::is_none")]
     min_data_in_bin: Option<usize> = None,
         maybe(int(1, MAX_EXACT_INT), "fewest sampled rows in a value bin, as in LightGBM (categorical features keep a bin per category)")
-        None = 1 => min_data_in_bin -> usize;
+        None = 3 => min_data_in_bin -> usize;
     min_samples_leaf: usize = 20,
         spec(int(1, MAX_EXACT_INT), "fewest training rows in a leaf");
     /// Minimum hessian sum of a leaf. Like `reg_lambda` and `min_split_gain`

@@ -33,8 +33,8 @@ def test_the_core_names_min_data_in_bin():
 
 def test_ten_rows_get_at_most_three_bins_at_three():
     # Bins of 3, 3 and 4 rows: the tree can tell three groups apart.
-    # None is 1 (every value a bin), not LightGBM's 3: see the docstring.
-    assert len(np.unique(_one_deep_tree().fit(X10, Y10).predict(X10))) == 10
+    # None is LightGBM's default, 3.
+    assert len(np.unique(_one_deep_tree().fit(X10, Y10).predict(X10))) == 3
     assert len(np.unique(_one_deep_tree(min_data_in_bin=3).fit(X10, Y10).predict(X10))) == 3
     # One row per bin: every row its own leaf.
     assert len(np.unique(_one_deep_tree(min_data_in_bin=1).fit(X10, Y10).predict(X10))) == 10

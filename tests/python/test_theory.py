@@ -69,8 +69,15 @@ def test_gamma_star_is_undefined_where_the_hessian_is_not_positive():
     X, y = _data(400, 2)
     X = X[np.abs(X[:, 0]) > 0.3]
     y = (X[:, 0] > 0).astype(int)  # separable: the margins all turn positive
+    # min_data_in_bin=1: a bin of its own for every value, so a cut lies in the gap at 0.
     est = RGBMClassifier(
-        loss="sla01", gain="gradient", leaf="gradient", n_estimators=40, init="zero", learning_rate=1.0
+        loss="sla01",
+        gain="gradient",
+        leaf="gradient",
+        n_estimators=40,
+        init="zero",
+        learning_rate=1.0,
+        min_data_in_bin=1,
     ).fit(X, y)
     starts = [np.zeros(len(y))] + list(est.staged_decision_function(X))[:-1]
     curved_down = [bool(np.any((2 * y - 1) * f <= 0)) for f in starts]
