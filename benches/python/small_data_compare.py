@@ -167,7 +167,8 @@ def main() -> None:
 
     metric = {"regression": "R²", "binary": "accuracy", "multiclass": "accuracy"}
     lines = [
-        f"- Command: `python benches/python/small_data_compare.py --reps {args.reps} --write-md BENCHMARKS.md`",
+        f"- Command: `python benches/python/small_data_compare.py --reps {args.reps} --threads {args.threads} "
+        "--write-md BENCHMARKS.md`",
         f"- Machine: {_report.cpu_model()}, {os.cpu_count()} CPUs; commit {_report.git_commit()}; rgbm_rs "
         f"{rgbm_rs.__version__}, LightGBM {lightgbm.__version__}; Python {platform.python_version()}",
         f"- {ROUNDS} rounds of {LEAVES}-leaf best-first trees, learning rate {LR}, at least {MIN_LEAF} rows "
@@ -198,7 +199,9 @@ def main() -> None:
             + " / ".join(f"{score[lib]:.3f}" for lib in libs)
             + " |"
         )
-    _report.publish("\n".join(lines), args.write_md, MARKER)
+    # One table per thread count: the default run (2 threads) and --threads 1.
+    marker = MARKER if args.threads == 2 else f"{MARKER}_{args.threads}_thread"
+    _report.publish("\n".join(lines), args.write_md, marker)
 
 
 if __name__ == "__main__":

@@ -109,7 +109,7 @@ class RGBMRanker(RGBMBase):
         max_bins: int = 255,
         min_data_in_bin: int | None = None,
         min_samples_leaf: int = 20,
-        min_child_weight: float = 1e-3,
+        min_child_weight: float = 1.0,
         reg_lambda: float = 0.0,
         min_split_gain: float = 0.0,
         categorical_features: FeatureSelection | str | None = "from_dtype",

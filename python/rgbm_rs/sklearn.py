@@ -66,9 +66,16 @@ class RGBMRegressor(RegressorMixin, RGBMBase):
         of integer weight k does not bin as k copies of it would.
     min_samples_leaf : int, default=20
         Minimum rows in a leaf.
-    min_child_weight : float, default=1e-3
+    min_child_weight : float, default=1.0
         Minimum hessian sum in a leaf (with ``sample_weight``, of the
         weighted hessians after the weights are normalised to mean 1).
+        XGBoost's default; LightGBM's is 1e-3, which lets a leaf of rows
+        the model already gets confidently wrong (hessians near 0) take a
+        Newton step of hundreds: on a 10,000-row, 7-class covertype sample
+        such leaves made 3 of 5 cross-validation folds diverge. At 1 a
+        classifier's trees also stop growing once it fits well, so later
+        rounds cost less. Under the squared error a row's hessian is its
+        weight (mean 1), so there it binds only on leaves of light rows.
     reg_lambda : float, default=0.0
         L2 penalty λ on leaf values (in the same units as min_child_weight).
     min_split_gain : float, default=0.0
@@ -362,7 +369,7 @@ or callable, default="squared"
         max_bins: int = 255,
         min_data_in_bin: int | None = None,
         min_samples_leaf: int = 20,
-        min_child_weight: float = 1e-3,
+        min_child_weight: float = 1.0,
         reg_lambda: float = 0.0,
         min_split_gain: float = 0.0,
         categorical_features: FeatureSelection | str | None = "from_dtype",

@@ -101,7 +101,7 @@ declare_params! {
     /// Minimum hessian sum of a leaf. Like `reg_lambda` and `min_split_gain`
     /// it is measured with sample weights normalised to mean 1 (unweighted:
     /// the raw hessians), so scaling every weight does not change a model.
-    min_child_weight: f64 = 1e-3,
+    min_child_weight: f64 = 1.0,
         spec(NON_NEGATIVE, "smallest hessian sum of a leaf");
     reg_lambda: f64 = 0.0,
         spec(NON_NEGATIVE, "L2 penalty on leaf values");
