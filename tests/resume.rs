@@ -5,8 +5,8 @@ mod common;
 
 use rgbm_rs::booster::shard::ShardRows;
 use rgbm_rs::booster::{
-    EvalResult, EvalSet, Monitor, RoundLog, RoundRecord, Trained, TrainingData, Unmonitored,
-    train_resumed,
+    EvalResult, EvalSet, Monitor, Resume, RoundLog, RoundRecord, Trained, TrainingData,
+    Unmonitored, train_resumed,
 };
 use rgbm_rs::data::matrix::Matrix;
 use rgbm_rs::params::{
@@ -80,7 +80,7 @@ fn data(n: usize, p: usize, loss: Loss, weighted: bool) -> Data {
 fn fit(
     params: &BoosterParams,
     d: &Data,
-    resumed: &[RoundRecord],
+    resumed: Resume<'_>,
     monitor: &mut dyn Monitor,
     shard: Option<(&dyn rgbm_rs::reduce::Reduce, &[u64])>,
 ) -> Result<Trained> {
@@ -116,13 +116,20 @@ fn fit(
     train_resumed(params, &data, &sets, resumed, monitor)
 }
 
+fn resume(rounds: &[RoundRecord]) -> Resume<'_> {
+    Resume {
+        rounds,
+        stopped: false,
+    }
+}
+
 /// Rounds 0..=`stop_after` of the fit, as a monitor records them.
 fn first_rounds(params: &BoosterParams, d: &Data, stop_after: usize) -> Vec<RoundRecord> {
     let mut recorder = Recorder {
         records: Vec::new(),
         stop_after,
     };
-    fit(params, d, &[], &mut recorder, None).unwrap();
+    fit(params, d, Resume::default(), &mut recorder, None).unwrap();
     recorder.records
 }
 
@@ -214,7 +221,7 @@ fn setups() -> Vec<(&'static str, BoosterParams, bool)> {
 fn a_resumed_fit_is_the_uninterrupted_fit() {
     for (name, params, weighted) in setups() {
         let d = data(1500, 5, params.loss, weighted);
-        let full = fit(&params, &d, &[], &mut Unmonitored, None).unwrap();
+        let full = fit(&params, &d, Resume::default(), &mut Unmonitored, None).unwrap();
         let expected = summary(&full);
         let rounds = full.log.len();
         if params.early_stopping_rounds.is_some() {
@@ -223,7 +230,7 @@ fn a_resumed_fit_is_the_uninterrupted_fit() {
         for k in [1, 4, rounds] {
             let records = first_rounds(&params, &d, k - 1);
             assert_eq!(records.len(), k, "{name}");
-            let resumed = fit(&params, &d, &records, &mut Unmonitored, None).unwrap();
+            let resumed = fit(&params, &d, resume(&records), &mut Unmonitored, None).unwrap();
             assert!(
                 summary(&resumed) == expected,
                 "{name}: resumed after {k} rounds differs"
@@ -249,7 +256,7 @@ fn sharded(params: &BoosterParams, d: &Data, k: usize, resumed: &[RoundRecord]) 
                 ..*d
             };
             ShardFit::start(Box::new(move |reduce, monitor| {
-                fit(&params, &d, &resumed, monitor, Some((reduce, &ids)))
+                fit(&params, &d, resume(&resumed), monitor, Some((reduce, &ids)))
             }))
             .unwrap()
         })
@@ -261,6 +268,24 @@ fn sharded(params: &BoosterParams, d: &Data, k: usize, resumed: &[RoundRecord]) 
 }
 
 #[test]
+fn a_fit_stopped_by_its_monitor_resumes_to_its_end() {
+    let (name, params, weighted) = setups().swap_remove(2);
+    let d = data(1500, 5, params.loss, weighted);
+    let mut recorder = Recorder {
+        records: Vec::new(),
+        stop_after: 3,
+    };
+    let stopped = fit(&params, &d, Resume::default(), &mut recorder, None).unwrap();
+    let resume = Resume {
+        rounds: &recorder.records,
+        stopped: true,
+    };
+    let resumed = fit(&params, &d, resume, &mut Unmonitored, None).unwrap();
+    assert!(summary(&resumed) == summary(&stopped), "{name}");
+    assert_eq!(resumed.log.len(), 4);
+}
+
+#[test]
 fn shards_resume_from_rounds_trained_on_other_shards() {
     // As after a lost worker: rounds from a fit of 3 shards, resumed by 2
     // shards holding the rows another way.
@@ -269,7 +294,8 @@ fn shards_resume_from_rounds_trained_on_other_shards() {
             continue; // the local test covers it; keep this one short
         }
         let d = data(1500, 5, params.loss, weighted);
-        let expected = summary(&fit(&params, &d, &[], &mut Unmonitored, None).unwrap());
+        let expected =
+            summary(&fit(&params, &d, Resume::default(), &mut Unmonitored, None).unwrap());
         let n = d.y.len() as u64;
         let stop_after = 3;
         let mut records = Vec::new();
@@ -286,7 +312,13 @@ fn shards_resume_from_rounds_trained_on_other_shards() {
                     ..d
                 };
                 ShardFit::start(Box::new(move |reduce, monitor| {
-                    fit(&params, &d, &[], monitor, Some((reduce, &ids)))
+                    fit(
+                        &params,
+                        &d,
+                        Resume::default(),
+                        monitor,
+                        Some((reduce, &ids)),
+                    )
                 }))
                 .unwrap()
             })
@@ -329,7 +361,7 @@ fn records_round_trip_and_bad_ones_are_refused() {
     assert_eq!(back, records);
     assert!(RoundRecord::from_json("{\"round\": 0}").is_err());
     let fails = |params: &BoosterParams, records: &[RoundRecord]| {
-        fit(params, &d, records, &mut Unmonitored, None)
+        fit(params, &d, resume(records), &mut Unmonitored, None)
             .err()
             .map(|e| e.to_string())
             .unwrap_or_default()

@@ -18,7 +18,7 @@ use crate::threads::{fit_threads, with_cached_threads};
 
 use super::eval::{EarlyStopping, EvalSet, Monitor};
 use super::fit::{Fit, Problem};
-use super::resume::RoundRecord;
+use super::resume::Resume;
 use super::rgb::RgbState;
 use super::trained::Trained;
 use super::training_data::{Features, TrainingData, check_init_len};
@@ -33,19 +33,19 @@ pub fn train<T: Element>(
     eval_sets: &[EvalSet<T>],
     monitor: &mut dyn Monitor,
 ) -> Result<Trained> {
-    train_resumed(params, data, eval_sets, &[], monitor)
+    train_resumed(params, data, eval_sets, Resume::default(), monitor)
 }
 
 /// [`train`] continuing from `resumed`, rounds 0..k of the same fit (as
 /// [`Monitor::round_trained`] reported them): those rounds are replayed
 /// from their trees, not grown, and not reported to `monitor` again;
-/// training goes on from round k. The model is the one `train` gives (see
+/// training goes on from round k (unless the monitor had stopped it). The model is the one `train` gives (see
 /// [`super::resume`]).
 pub fn train_resumed<T: Element>(
     params: &BoosterParams,
     data: &TrainingData<'_, T>,
     eval_sets: &[EvalSet<T>],
-    resumed: &[RoundRecord],
+    resumed: Resume<'_>,
     monitor: &mut dyn Monitor,
 ) -> Result<Trained> {
     let rows = data.rows();
@@ -94,7 +94,7 @@ pub fn train_resumed<T: Element>(
     if let Some(init) = data.init_score() {
         check_init_len(init, data.n_rows(), objective.n_outputs(), "init_score")?;
     }
-    super::resume::check(resumed, params, x.n_cols(), objective.n_outputs())?;
+    super::resume::check(resumed.rounds, params, x.n_cols(), objective.n_outputs())?;
     let problem = Problem {
         params,
         objective: &objective,
@@ -235,7 +235,7 @@ fn train_in_pool<T: Element>(
     problem: Problem<'_, T>,
     weight_unit: f64,
     eval_sets: &[EvalSet<T>],
-    resumed: &[RoundRecord],
+    resumed: Resume<'_>,
     monitor: &mut dyn Monitor,
 ) -> Result<Trained> {
     let (params, x, w) = (problem.params, problem.x, problem.w);
@@ -270,7 +270,7 @@ fn train_in_pool<T: Element>(
 
     let mut contention = Contention::for_current_pool();
     for round in 0..params.n_estimators {
-        let replayed = resumed.get(round);
+        let replayed = resumed.rounds.get(round);
         let results = match replayed {
             Some(record) => {
                 cancel.check()?;
@@ -317,7 +317,7 @@ fn train_in_pool<T: Element>(
         };
         // Replayed rounds were reported when they were trained.
         let user_stop = match replayed {
-            Some(_) => false,
+            Some(_) => resumed.stopped && round + 1 == resumed.rounds.len(),
             None => {
                 let (trees, log) = fit.last_round();
                 if let Some(log) = log {

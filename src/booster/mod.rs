@@ -17,6 +17,6 @@ mod weights;
 
 pub use boost::{bin_for_training, train, train_resumed};
 pub use eval::{BeforeRound, EvalHistory, EvalResult, EvalSet, Monitor, Unmonitored};
-pub use resume::RoundRecord;
+pub use resume::{Resume, RoundRecord};
 pub use trained::{RoundLog, Trained};
 pub use training_data::{Features, TrainingData};

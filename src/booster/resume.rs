@@ -19,6 +19,16 @@ use crate::tree::Tree;
 
 use super::trained::RoundLog;
 
+/// Where a resumed fit starts: the rounds it trained already.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Resume<'a> {
+    /// Rounds 0..k, as [`super::Monitor::round_trained`] reported them.
+    pub rounds: &'a [RoundRecord],
+    /// The monitor stopped the fit after the last of them: the resumed fit
+    /// ends there too.
+    pub stopped: bool,
+}
+
 /// One trained round as a fit that continues it needs it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -12,7 +12,7 @@ use super::convert::{Matrix, vector};
 use super::errors::to_py;
 use crate::booster::EvalSet;
 use crate::booster::shard::{ShardRows, check_params};
-use crate::booster::{RoundRecord, TrainingData, train_resumed};
+use crate::booster::{Resume, RoundRecord, TrainingData, train_resumed};
 use crate::data::matrix::{DenseMatrix, Element, Matrix as CoreMatrix};
 use crate::error::RgbmError;
 use crate::params::BoosterParams;
@@ -48,6 +48,7 @@ fn training<T: Element>(
     n_total: usize,
     threads: Option<usize>,
     resumed: Vec<RoundRecord>,
+    stopped: bool,
 ) -> ShardTraining {
     Box::new(move |reduce, monitor| {
         let m = DenseMatrix::row_major(&x, y.len(), n_cols)?;
@@ -75,9 +76,13 @@ fn training<T: Element>(
             .on_shard(rows)?;
         // The worker's thread count: the trees do not depend on it, and the
         // model keeps the parameters the user gave.
+        let resume = Resume {
+            rounds: &resumed,
+            stopped,
+        };
         let mut on_worker = params.clone();
         on_worker.n_jobs = threads.or(params.n_jobs);
-        let mut trained = train_resumed(&on_worker, &data, &sets, &resumed, monitor)?;
+        let mut trained = train_resumed(&on_worker, &data, &sets, resume, monitor)?;
         trained.model.params.n_jobs = params.n_jobs;
         Ok(trained)
     })
@@ -148,9 +153,10 @@ impl PyShard {
     /// the same ones); `threads` the threads this shard uses (the model does
     /// not depend on it); `resume` the records (JSON, as "round" messages
     /// carry them) of rounds 0..k of this fit, which it then replays rather
-    /// than trains. `first()` then returns the fit's first message.
+    /// than trains (`resume_stopped`: the caller had stopped the fit after
+    /// the last of them). `first()` then returns the fit's first message.
     #[new]
-    #[pyo3(signature = (params_json, x, y, row_ids, n_total, sample_weight=None, init_score=None, eval_sets=None, threads=None, resume=None))]
+    #[pyo3(signature = (params_json, x, y, row_ids, n_total, sample_weight=None, init_score=None, eval_sets=None, threads=None, resume=None, resume_stopped=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         params_json: &str,
@@ -163,6 +169,7 @@ impl PyShard {
         eval_sets: Option<&Bound<'_, PyAny>>,
         threads: Option<usize>,
         resume: Option<Vec<String>>,
+        resume_stopped: bool,
     ) -> PyResult<Self> {
         let params = BoosterParams::parse_json(params_json).map_err(to_py)?;
         check_params(&params).map_err(to_py)?;
@@ -187,12 +194,34 @@ impl PyShard {
         let training = if let Some((values, cols)) = rows_f64(&x) {
             let evals = owned_evals(eval_sets, rows_f64)?;
             training(
-                params, values, cols, y, w, init, evals, ids, n_total, threads, resumed,
+                params,
+                values,
+                cols,
+                y,
+                w,
+                init,
+                evals,
+                ids,
+                n_total,
+                threads,
+                resumed,
+                resume_stopped,
             )
         } else if let Some((values, cols)) = rows_f32(&x) {
             let evals = owned_evals(eval_sets, rows_f32)?;
             training(
-                params, values, cols, y, w, init, evals, ids, n_total, threads, resumed,
+                params,
+                values,
+                cols,
+                y,
+                w,
+                init,
+                evals,
+                ids,
+                n_total,
+                threads,
+                resumed,
+                resume_stopped,
             )
         } else {
             return Err(PyTypeError::new_err(
