@@ -10,7 +10,10 @@ or trackers of rgbm_rs's own); the client takes part once a round, for
 callbacks and early stopping. Sums are
 exact (``summation="exact"``), so the fitted model is the one a local fit on
 the concatenated rows gives, whatever the partitioning and the number of
-workers. See DESIGN.md, "Training on a Dask cluster".
+workers. A shard's worker lost during the fit costs time, not the model:
+the partitions are computed again on the workers left and the fit resumes
+there from the trees it has (``fit(on_worker_loss=...)``). See DESIGN.md,
+"Training on a Dask cluster".
 
 Needs ``dask[distributed]`` (``pip install "rgbm_rs[dask]"``).
 """
