@@ -13,10 +13,11 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use crate::booster::{EvalResult, Monitor, Trained};
+use crate::booster::{EvalResult, Monitor, RoundLog, RoundRecord, Trained};
 use crate::cancel::Cancel;
 use crate::error::{Result, RgbmError};
 use crate::reduce::{Op, Reduce, out_of_step};
+use crate::tree::Tree;
 
 /// What a shard's fit asks of the driver, or its end.
 pub enum Message {
@@ -26,9 +27,10 @@ pub enum Message {
     Limbs(Vec<i64>),
     /// Concatenate records of `width` values in the order of their first.
     Gather { width: usize, records: Vec<f64> },
-    /// Round `round` is finished, with its evaluation results: continue
-    /// (false) or stop (true)?
-    Round(usize, Vec<EvalResult>),
+    /// Round `round` is finished, with its evaluation results and its
+    /// record (what a resumed fit takes back): continue (false) or stop
+    /// (true)?
+    Round(usize, Vec<EvalResult>, Box<RoundRecord>),
     /// The fit ended.
     Done(Result<Box<Trained>>),
 }
@@ -101,6 +103,8 @@ impl Reduce for Link {
 struct RoundMonitor<'a> {
     link: &'a Link,
     cancel: Cancel,
+    /// The round just trained, until `after_round` sends it.
+    record: Option<RoundRecord>,
 }
 
 impl Monitor for RoundMonitor<'_> {
@@ -110,8 +114,18 @@ impl Monitor for RoundMonitor<'_> {
     fn before_round(&mut self, _round: usize) -> Result<()> {
         self.cancel.check()
     }
+    fn round_trained(&mut self, round: usize, trees: &[Tree], log: &RoundLog) -> Result<()> {
+        self.record = Some(RoundRecord {
+            round,
+            trees: trees.to_vec(),
+            log: log.clone(),
+        });
+        Ok(())
+    }
     fn after_round(&mut self, round: usize, results: &[EvalResult]) -> Result<bool> {
-        match self.link.ask(Message::Round(round, results.to_vec()))? {
+        let record = self.record.take().ok_or_else(out_of_step)?;
+        let m = Message::Round(round, results.to_vec(), Box::new(record));
+        match self.link.ask(m)? {
             Reply::Stop(stop) => Ok(stop),
             _ => Err(out_of_step()),
         }
@@ -150,6 +164,7 @@ impl ShardFit {
                 let mut monitor = RoundMonitor {
                     link: &link,
                     cancel,
+                    record: None,
                 };
                 let run = std::panic::AssertUnwindSafe(|| training(&link, &mut monitor));
                 let result = std::panic::catch_unwind(run)
@@ -197,9 +212,13 @@ impl Drop for ShardFit {
 }
 
 /// Drives `shards` to the end in this thread (every shard's fit must be
-/// started): relays each exchange and answers every round with `stop`.
-/// Returns each shard's result. For tests and single-process use.
-pub fn drive(shards: &[ShardFit], mut stop: impl FnMut(usize) -> bool) -> Vec<Result<Trained>> {
+/// started): relays each exchange and answers every round with `stop`,
+/// which sees the round's record (the first shard's). Returns each shard's
+/// result. For tests and single-process use.
+pub fn drive(
+    shards: &[ShardFit],
+    mut stop: impl FnMut(&RoundRecord) -> bool,
+) -> Vec<Result<Trained>> {
     let mut msgs: Vec<Message> = shards
         .iter()
         .map(|s| s.first().unwrap_or_else(|e| Message::Done(Err(e))))
@@ -239,7 +258,10 @@ fn clone_reply(r: &Reply) -> Reply {
 }
 
 /// The combined answer to one message from every shard.
-fn combine_messages(msgs: &[Message], stop: &mut impl FnMut(usize) -> bool) -> Result<Reply> {
+fn combine_messages(
+    msgs: &[Message],
+    stop: &mut impl FnMut(&RoundRecord) -> bool,
+) -> Result<Reply> {
     use crate::reduce::{combine_parts, gather_parts};
     match &msgs[0] {
         Message::Combine { op, .. } => {
@@ -274,14 +296,14 @@ fn combine_messages(msgs: &[Message], stop: &mut impl FnMut(usize) -> bool) -> R
                 .collect::<Result<Vec<_>>>()?;
             gather_parts(&parts, *width).map(Reply::Values)
         }
-        Message::Round(r, _) => {
+        Message::Round(r, _, record) => {
             if msgs
                 .iter()
-                .any(|m| !matches!(m, Message::Round(x, _) if x == r))
+                .any(|m| !matches!(m, Message::Round(x, _, _) if x == r))
             {
                 return Err(out_of_step());
             }
-            Ok(Reply::Stop(stop(*r)))
+            Ok(Reply::Stop(stop(record)))
         }
         Message::Done(_) => Err(out_of_step()),
     }

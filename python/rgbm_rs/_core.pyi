@@ -269,7 +269,10 @@ class BinnedData:
 @final
 class Shard:
     """One shard's fit (a Dask worker's rows) on a thread of its own, whose
-    exchanges the caller relays between all shards (``rgbm_rs.dask``)."""
+    exchanges the caller relays between all shards (``rgbm_rs.dask``).
+    ``resume``: the records of rounds 0..k of the same fit (as "round"
+    messages carry them), replayed rather than trained;
+    ``resume_stopped``: the caller had stopped the fit after the last."""
 
     def __new__(
         cls,
@@ -291,12 +294,15 @@ class Shard:
         ]
         | None = None,
         threads: int | None = None,
+        resume: list[str] | None = None,
+        resume_stopped: bool = False,
     ) -> Shard: ...
     def first(self) -> tuple[Any, ...]:
         """The fit's first message: ("sum" | "max", values), ("limbs", int64
         limbs), ("gather", width, records), ("round", index, [(set, metric,
-        value, higher_is_better)]) or ("done", Booster); a failed fit raises
-        its error."""
+        value, higher_is_better)], the round's record as JSON, which a
+        resumed shard takes back in ``resume``) or ("done", Booster); a
+        failed fit raises its error."""
 
     def reply(self, kind: str, values: Any) -> tuple[Any, ...]:
         """Answers the last message ("values", "limbs" or "stop") and returns

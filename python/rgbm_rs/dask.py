@@ -10,7 +10,10 @@ or trackers of rgbm_rs's own); the client takes part once a round, for
 callbacks and early stopping. Sums are
 exact (``summation="exact"``), so the fitted model is the one a local fit on
 the concatenated rows gives, whatever the partitioning and the number of
-workers. See DESIGN.md, "Training on a Dask cluster".
+workers. A shard's worker lost during the fit costs time, not the model:
+the partitions are computed again on the workers left and the fit resumes
+there from the trees it has (``fit(on_worker_loss=...)``). See DESIGN.md,
+"Training on a Dask cluster".
 
 Needs ``dask[distributed]`` (``pip install "rgbm_rs[dask]"``).
 """
@@ -75,6 +78,11 @@ __all__ = ["DaskRGBMClassifier", "DaskRGBMRegressor"]
 #: to every peer, one hop instead of two.
 SCATTER_MIN_VALUES = 4096
 
+#: How many times one fit resumes after losing the worker of a shard
+#: (``fit(on_worker_loss="resume")``) before it stops with a RuntimeError:
+#: a cluster that keeps losing workers is not one to train on.
+MAX_RESUMES = 3
+
 #: Seconds a fit waits for the workers at any one step (a round, whose
 #: exchanges the workers make among themselves) before it gives up (a hung
 #: or lost worker); ``fit(timeout=...)`` overrides it.
@@ -92,7 +100,10 @@ class _ShardActor:
     shard combining every shard's whole part.
     """
 
-    def __init__(self, params_json, n_total, eval_sets, *parts):
+    def __init__(self, params_json, n_total, eval_sets, resume, *parts):
+        """`resume`: None, or the records of the rounds trained so far (as
+        "round" messages carry them) and whether the client had stopped the
+        fit after the last one."""
         xs = [p[1] for p in parts]
         ids = np.concatenate([np.arange(p[0], p[0] + len(p[1]), dtype=np.uint64) for p in parts])
         x = np.ascontiguousarray(np.concatenate(xs)) if len(xs) > 1 else np.ascontiguousarray(xs[0])
@@ -101,7 +112,10 @@ class _ShardActor:
         init = _class_major(np.concatenate([p[4] for p in parts])) if parts[0][4] is not None else None
         self._worker = get_worker()
         threads = self._worker.state.nthreads
-        self._shard = _core.Shard(params_json, x, y, ids, int(n_total), w, init, eval_sets or None, threads)
+        records, stopped = resume or (None, False)
+        self._shard = _core.Shard(
+            params_json, x, y, ids, int(n_total), w, init, eval_sets or None, threads, records, stopped
+        )
         self._peers, self._peer_ids, self._index, self._timeout = [], [], 0, DEFAULT_TIMEOUT
         self._n_shards = 1
         self._mail, self._seq, self._closed = {}, 0, False
@@ -333,18 +347,36 @@ def _check_timeout(timeout):
     return seconds
 
 
-def _ready(futures, timeout, what):
+def _check_on_worker_loss(value):
+    """fit's on_worker_loss: "resume" or "raise"."""
+    if not isinstance(value, str) or value not in ("resume", "raise"):
+        raise ValueError(f"on_worker_loss must be 'resume' or 'raise', got {value!r}")
+
+
+def _ready(futures, timeout, what, watch=None):
     """Waits for `futures` (`what` they compute); a future's own error
-    (a refused partition, say) is raised as itself."""
-    try:
-        wait(futures, timeout=timeout)
-    except TimeoutError:
-        raise TimeoutError(
-            f"{what} were not ready within timeout={timeout:g} s; the fit was stopped "
-            "(pass a larger fit(timeout=...) for data that takes longer to compute)"
-        ) from None
+    (a refused partition, say) is raised as itself. `watch`: (client,
+    worker addresses) whose loss ends the wait with _WorkerLost."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            wait(futures, timeout=max(min(left, 0.25) if watch else left, 0.001))
+            break
+        except TimeoutError:
+            gone = _lost_workers(*watch) if watch else None
+            if gone:
+                raise _WorkerLost(gone) from None
+            if time.monotonic() >= deadline:
+                raise TimeoutError(
+                    f"{what} were not ready within timeout={timeout:g} s; the fit was stopped "
+                    "(pass a larger fit(timeout=...) for data that takes longer to compute)"
+                ) from None
     for f in futures:
         if f.status == "error":
+            gone = _lost_workers(*watch, wait=1.0) if watch else None
+            if gone:
+                raise _WorkerLost(gone)
             f.result()
 
 
@@ -460,17 +492,59 @@ def _frame_as_array(est, X):
     return X.map_partitions(_encode, categories, meta=empty)
 
 
+class _WorkerLost(RuntimeError):
+    """The workers (addresses) of some of the fit's shards left the cluster."""
+
+    def __init__(self, workers):
+        self.workers = sorted(workers)
+        super().__init__(f"the worker holding a shard was lost ({self.workers})")
+
+
+def _lost_workers(client, addresses, wait=0.0):
+    """Those of `addresses` the scheduler no longer lists, waiting up to
+    `wait` seconds for one to go (a shard may see its peer die a moment
+    before the scheduler does)."""
+    deadline = time.monotonic() + wait
+    while True:
+        gone = set(addresses) - set(client.nthreads())
+        if gone or time.monotonic() >= deadline:
+            return gone
+        time.sleep(0.05)
+
+
+class _Rounds:
+    """What the client keeps of a fit's rounds: the record of each (its
+    trees and log entry, which a resumed fit replays) and whether the
+    callbacks stopped the fit after the last one."""
+
+    def __init__(self, on_round):
+        self.on_round, self.records, self.stopped = on_round, [], False
+
+    def end(self, msg):
+        """The answer to a round's end ("round", index, results, record):
+        stop the fit?"""
+        _, index, results, record = msg
+        if index != len(self.records):
+            raise RuntimeError(
+                f"the shards are out of step (round {index} after {len(self.records)}); the fit was stopped"
+            )
+        self.records.append(record)
+        self.stopped = bool(self.on_round(index, results))
+        return self.stopped
+
+    def resume(self):
+        """A new shard's `resume`: None before the first round's end."""
+        return (list(self.records), self.stopped) if self.records else None
+
+
 class _Exchange:
     """The client's end of a distributed fit: relays the shards' exchanges."""
 
-    def __init__(self, client, actors, holders, timeout, on_round):
+    def __init__(self, client, actors, holders, timeout, rounds, stats):
         # holders: the futures of the actors (their status follows their workers).
         self.client, self.actors, self.holders = client, actors, holders
-        self.timeout, self.on_round = timeout, on_round
+        self.timeout, self.rounds, self.stats = timeout, rounds, stats
         self.addresses = {a._address for a in actors}
-        # What the fit exchanged: count, bytes from and to the shards (all
-        # of them), seconds the client waited for them.
-        self.stats = {"exchanges": 0, "scattered": 0, "bytes_in": 0, "bytes_out": 0, "seconds": 0.0}
 
     def _all(self, method, *args, each=None):
         """Calls `method` on every shard in parallel (with `args`, or with
@@ -502,9 +576,9 @@ class _Exchange:
                     # A call to a lost worker may wait instead of failing
                     # (and Dask may already have rebuilt the actor
                     # elsewhere): check that the shards' workers are alive.
-                    gone = self.addresses - set(self.client.nthreads())
+                    gone = _lost_workers(self.client, self.addresses)
                     if gone or any(p.status != "finished" for p in self.holders):
-                        raise RuntimeError(f"the worker holding a shard was lost ({sorted(gone)})") from None
+                        raise _WorkerLost(gone or self.addresses) from None
             self.stats["seconds"] += time.monotonic() - started
             self.stats["bytes_in"] += sum(getattr(v, "nbytes", 0) for m in out for v in m or ())
             return out
@@ -512,11 +586,16 @@ class _Exchange:
             raise TimeoutError(
                 f"a worker did not answer within {self.timeout:g} s (hung or lost); the fit was stopped"
             ) from None
-        except (ValueError, TypeError, MemoryError, KeyboardInterrupt):
-            raise  # the fit's own error, raised on a worker
+        except (ValueError, TypeError, MemoryError, KeyboardInterrupt, _WorkerLost):
+            raise  # the fit's own error, raised on a worker; a loss seen above
         except Exception as e:
+            # A shard that could not reach a lost peer fails a moment before
+            # the scheduler drops the peer's worker.
+            gone = _lost_workers(self.client, self.addresses, wait=2.0)
+            if gone:
+                raise _WorkerLost(gone) from e
             raise RuntimeError(
-                f"a worker was lost or failed during the fit ({type(e).__name__}: {e}); the fit was "
+                f"a worker failed during the fit ({type(e).__name__}: {e}); the fit was "
                 "stopped and no model was kept: fit again"
             ) from e
 
@@ -527,10 +606,7 @@ class _Exchange:
             kinds = {m[0] for m in msgs}
             if kinds == {"done"}:
                 return msgs[0]
-            if kinds == {"round"}:
-                reply = ("stop", bool(self.on_round(msgs[0][1], msgs[0][2])))
-            else:
-                reply = _combine(msgs)
+            reply = ("stop", self.rounds.end(msgs[0])) if kinds == {"round"} else _combine(msgs)
             msgs = self._all("reply", *reply)
 
     def run_among_workers(self):
@@ -538,25 +614,26 @@ class _Exchange:
         once a round (callbacks, stopping)."""
         shards = [(a._address, a.key) for a in self.actors]
         self._all("connect", each=[(i, shards, self.timeout) for i in range(len(shards))])
-        self.stats["exchanges"] = 0
+        self.stats["exchanges"] -= 1
         msgs = self._all("advance", None)
         while True:
             kinds = {m[0] for m in msgs}
             if kinds == {"done"}:
                 # Exchanges: the shards' among themselves and the client's calls.
                 self.stats["exchanges"] += msgs[0][-1]["exchanges"]
-                self.stats["scattered"] = msgs[0][-1]["scattered"]
-                self.stats["bytes_between_workers"] = sum(m[-1]["bytes_out"] for m in msgs)
+                self.stats["scattered"] += msgs[0][-1]["scattered"]
+                self.stats["bytes_between_workers"] += sum(m[-1]["bytes_out"] for m in msgs)
                 return msgs[0][:-1]
             if kinds != {"round"}:
                 raise RuntimeError(f"the shards are out of step ({sorted(kinds)}); the fit was stopped")
-            msgs = self._all("advance", ("stop", bool(self.on_round(msgs[0][1], msgs[0][2]))))
+            msgs = self._all("advance", ("stop", self.rounds.end(msgs[0])))
 
 
-def _train(client, params, X, y, w, init, eval_sets, timeout, on_round, reduce, probe, labels):
-    """(model JSON, round log, evaluation histories, best round) of the fit;
-    `reduce`: where the shards' parts are combined, "workers" or "client";
-    `probe` and `labels` as _pack takes them."""
+def _train(client, params, X, y, w, init, eval_sets, timeout, on_round, reduce, probe, labels, on_worker_loss):
+    """(model JSON, round log, evaluation histories, best round, exchange
+    statistics, lost workers) of the fit; `reduce`: where the shards'
+    parts are combined, "workers" or "client"; `probe` and `labels` as
+    _pack takes them; `on_worker_loss` as fit takes it."""
     X = _as_array(X, "X", 2)
     y = _as_array(y, "y", 1)
     _check_rows(probe, X, y)
@@ -583,7 +660,11 @@ def _train(client, params, X, y, w, init, eval_sets, timeout, on_round, reduce, 
         if sizes[i] > 0
     ]
     futures = client.compute(parts)
-    actors, pending = [], []
+    rounds = _Rounds(on_round)
+    stats = {"exchanges": 0, "scattered": 0, "bytes_in": 0, "bytes_out": 0, "seconds": 0.0}
+    if reduce == "workers":
+        stats["bytes_between_workers"] = 0
+    lost, resumes = [], 0
     try:
         _ready(futures, timeout, "the partitions of the training data")
         summaries = client.gather([client.submit(_summary, f, pure=False) for f in futures])
@@ -591,32 +672,126 @@ def _train(client, params, X, y, w, init, eval_sets, timeout, on_round, reduce, 
         # The weights' check across partitions: some row has a positive weight.
         if not np.array(summaries).any(axis=0).all():
             raise ValueError(ZERO_WEIGHTS)
-        who_has = client.who_has(futures)
-        by_worker = {}
-        for f in futures:
-            by_worker.setdefault(sorted(who_has[f.key])[0], []).append(f)
         params_json = json.dumps(params)
         # Every shard evaluates the whole evaluation sets (small by design),
         # so every shard stops in the same round.
         evals = client.scatter(eval_sets, broadcast=True) if eval_sets else []
+        while True:
+            try:
+                done = _fit_shards(client, futures, params_json, n_total, evals, timeout, rounds, reduce, stats)
+                break
+            except _WorkerLost as e:
+                lost += [a for a in e.workers if a not in lost]
+                if on_worker_loss == "raise" or resumes == MAX_RESUMES:
+                    why = (
+                        "on_worker_loss='raise'"
+                        if on_worker_loss == "raise"
+                        else f"after {MAX_RESUMES} resume(s), rgbm_rs.dask.MAX_RESUMES"
+                    )
+                    raise RuntimeError(
+                        f"the worker(s) {lost} holding a shard of the fit were lost with "
+                        f"{len(rounds.records)} of {params['n_estimators']} rounds trained; the fit was "
+                        f"stopped ({why}) and no model was kept: fit again"
+                    ) from e
+                # Dask computes the lost partitions again on the workers
+                # left; the new shards replay the rounds trained so far.
+                resumes += 1
+                _recomputed(client, futures, timeout, lost)
+    finally:
+        # Releasing the futures removes the partitions from the workers.
+        try:
+            client.cancel(futures)
+        except Exception:  # noqa: BLE001 - keep the fit's own error
+            pass
+    _, model, log, evals, best = done
+    return model, json.loads(log), json.loads(evals), best, stats, lost
+
+
+def _fit_shards(client, futures, params_json, n_total, evals, timeout, rounds, reduce, stats):
+    """A shard on every worker holding packed partitions (`futures`), which
+    replays the rounds `rounds` holds and trains on: the fit's "done"
+    message. Raises _WorkerLost if a shard's worker leaves."""
+    who_has = client.who_has(futures)
+    by_worker = {}
+    for f in futures:
+        holders = sorted(who_has.get(f.key, ()))
+        if not holders:
+            raise _WorkerLost([])  # lost again since it was computed
+        by_worker.setdefault(holders[0], []).append(f)
+    actors, pending = [], []
+    try:
         pending += [
-            client.submit(_ShardActor, params_json, n_total, evals, *fs, actor=True, workers=[addr], pure=False)
+            client.submit(
+                _ShardActor, params_json, n_total, evals, rounds.resume(), *fs, actor=True, workers=[addr], pure=False
+            )
             for addr, fs in sorted(by_worker.items())
         ]
-        _ready(pending, timeout, "the shards of the fit")
+        _ready(pending, timeout, "the shards of the fit", watch=(client, set(by_worker)))
         actors = [p.result() for p in pending]
-        exchange = _Exchange(client, actors, pending, timeout, on_round)
-        done = exchange.run_among_workers() if reduce == "workers" else exchange.run()
+        exchange = _Exchange(client, actors, pending, timeout, rounds, stats)
+        return exchange.run_among_workers() if reduce == "workers" else exchange.run()
     finally:
         _close(actors)
         del actors
         # Releasing the actors' futures removes them from their workers.
         try:
-            client.cancel(pending + futures)
+            client.cancel(pending)
         except Exception:  # noqa: BLE001 - keep the fit's own error
             pass
-    _, model, log, evals, best = done
-    return model, json.loads(log), json.loads(evals), best, exchange.stats
+
+
+def _recomputed(client, futures, timeout, lost):
+    """Waits until the scheduler holds every packed partition (`futures`)
+    again: Dask computes a lost one again from its graph on the workers
+    left. A partition that needs data Dask cannot compute again (scattered
+    to, or persisted only on, a lost worker) stops the fit."""
+    deadline = time.monotonic() + timeout
+    keys = [f.key for f in futures]
+    while True:
+        waiting, missing = client.run_on_scheduler(_partition_states, keys)
+        if missing:
+            raise RuntimeError(
+                f"the lost worker(s) {lost} held data that partitions of the training data need and Dask "
+                f"cannot compute again ({', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}: data "
+                "scattered to a worker, or persisted only on workers that are gone); the fit was stopped and "
+                "no model was kept: make the data computable again (from its source) and fit again"
+            )
+        if not waiting:
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(
+                f"the partitions lost with worker(s) {lost} were not computed again within timeout={timeout:g} s; "
+                "the fit was stopped"
+            )
+        time.sleep(0.1)
+
+
+def _partition_states(keys, dask_scheduler=None):
+    """On the scheduler: how many of `keys` are not in memory, and the tasks
+    they need that cannot be computed (forgotten, as scattered data whose
+    worker left is; failed; or restricted to workers that are gone)."""
+    tasks = dask_scheduler.tasks
+    alive = set(dask_scheduler.workers) | {ws.name for ws in dask_scheduler.workers.values()}
+    waiting = sum(1 for k in keys if k not in tasks or tasks[k].state != "memory")
+    missing, seen, todo = [], set(), list(keys)
+    while todo:
+        key = todo.pop()
+        if key in seen:
+            continue
+        seen.add(key)
+        ts = tasks.get(key)
+        stranded = (
+            ts is not None
+            and ts.state == "no-worker"
+            and bool(ts.worker_restrictions)
+            and not ts.loose_restrictions
+            and not ts.worker_restrictions & alive
+        )
+        if ts is None or ts.state == "erred" or stranded:
+            missing.append(str(key))
+        elif ts.state != "memory":
+            todo.extend(d.key for d in ts.dependencies)
+    return waiting, missing
 
 
 def _summary(part):
@@ -701,6 +876,7 @@ class _DaskMixin(_DaskBase):
         init_model: Any = None,
         client: Client | None = None,
         timeout: float = DEFAULT_TIMEOUT,
+        on_worker_loss: str = "resume",
     ) -> Self:
         """Trains on the cluster (see :class:`DaskRGBMRegressor` for the arguments)."""
         # fit's arguments but the training data, handed on by name.
@@ -708,6 +884,7 @@ class _DaskMixin(_DaskBase):
         with self._fitting():
             self._validate_params()
             arguments["timeout"] = timeout = _check_timeout(timeout)
+            _check_on_worker_loss(on_worker_loss)
             if y is None:
                 # The local estimators' y=None is for a Dataset, which the cluster does not take.
                 raise TypeError("fit needs y: the Dask estimators train on dask collections, not a Dataset")
@@ -738,6 +915,7 @@ class _DaskMixin(_DaskBase):
         init_model,
         client,
         timeout,
+        on_worker_loss,
     ):
         """The fit of both estimators: `y` as given (checked and encoded
         on the workers, `labels` as _pack takes them), `encode(ye, i)`
@@ -786,7 +964,7 @@ class _DaskMixin(_DaskBase):
         # Callbacks and logging run here, on the client, after every round.
         progress = Progress(self, callbacks, params["n_estimators"])
         try:
-            model, rounds, evals, best, stats = _train(
+            model, rounds, evals, best, stats, lost = _train(
                 client,
                 params,
                 X,
@@ -799,11 +977,13 @@ class _DaskMixin(_DaskBase):
                 self._reduce,
                 type(self)(),
                 labels,
+                on_worker_loss,
             )
         finally:
             progress.close()
         self._store_fit(_core.Booster.from_json(model), rounds, evals, best, callbacks, start, sets)
         self.dask_exchanges_ = stats
+        self.dask_lost_workers_ = lost
         return self
 
     def to_local(self) -> Any:
@@ -900,8 +1080,8 @@ class DaskRGBMRegressor(_DaskMixin, RGBMRegressor):
 
     ``fit(X, y, sample_weight=None, eval_set=None, eval_names=None,
     eval_sample_weight=None, callbacks=None, init_score=None,
-    eval_init_score=None, init_model=None, client=None, timeout=600)``
-    takes dask arrays or dataframes (``init_score`` too), and its first ten
+    eval_init_score=None, init_model=None, client=None, timeout=600,
+    on_worker_loss="resume")`` takes dask arrays or dataframes (``init_score`` too), and its first ten
     arguments as the local estimator does (``init_model`` and
     ``warm_start`` continue a local or a Dask-trained model); evaluation
     sets (dask or in memory) are gathered and every worker evaluates them
@@ -912,7 +1092,18 @@ class DaskRGBMRegressor(_DaskMixin, RGBMRegressor):
     fit -- for the partitions to be computed, the shards to start, the
     workers to answer -- before it stops with a TimeoutError. Each partition
     is checked where it is, as the local fit checks its data, and refused
-    with the local fit's error. ``dask_exchanges_`` records what the fit sent through Dask: exchanges
+    with the local fit's error. ``on_worker_loss``: when the worker of a
+    shard leaves the cluster (killed, out of memory), ``"resume"`` (the
+    default) has Dask compute its partitions again on the workers left,
+    rebuilds the shards there and replays the rounds trained so far from
+    their trees, so the fit goes on to the model it would have given
+    (the model does not depend on where the rows are); after
+    ``rgbm_rs.dask.MAX_RESUMES`` (3) resumes, or with ``"raise"`` at the
+    first loss, the fit stops with a RuntimeError naming the lost workers
+    and the rounds trained. A partition whose data Dask cannot compute
+    again (scattered to, or persisted only on, a lost worker) stops the
+    fit with a RuntimeError saying so. ``dask_lost_workers_`` lists the
+    workers the fit lost and resumed from. ``dask_exchanges_`` records what the fit sent through Dask: exchanges
     (``scattered``: those summed by reduce-scatter among 3 or more workers),
     the bytes the workers sent each other, and the seconds the client
     waited for them.

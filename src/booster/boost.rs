@@ -18,6 +18,7 @@ use crate::threads::{fit_threads, with_cached_threads};
 
 use super::eval::{EarlyStopping, EvalSet, Monitor};
 use super::fit::{Fit, Problem};
+use super::resume::Resume;
 use super::rgb::RgbState;
 use super::trained::Trained;
 use super::training_data::{Features, TrainingData, check_init_len};
@@ -30,6 +31,21 @@ pub fn train<T: Element>(
     params: &BoosterParams,
     data: &TrainingData<'_, T>,
     eval_sets: &[EvalSet<T>],
+    monitor: &mut dyn Monitor,
+) -> Result<Trained> {
+    train_resumed(params, data, eval_sets, Resume::default(), monitor)
+}
+
+/// [`train`] continuing from `resumed`, rounds 0..k of the same fit (as
+/// [`Monitor::round_trained`] reported them): those rounds are replayed
+/// from their trees, not grown, and not reported to `monitor` again;
+/// training goes on from round k (unless the monitor had stopped it). The model is the one `train` gives (see
+/// [`super::resume`]).
+pub fn train_resumed<T: Element>(
+    params: &BoosterParams,
+    data: &TrainingData<'_, T>,
+    eval_sets: &[EvalSet<T>],
+    resumed: Resume<'_>,
     monitor: &mut dyn Monitor,
 ) -> Result<Trained> {
     let rows = data.rows();
@@ -78,6 +94,7 @@ pub fn train<T: Element>(
     if let Some(init) = data.init_score() {
         check_init_len(init, data.n_rows(), objective.n_outputs(), "init_score")?;
     }
+    super::resume::check(resumed.rounds, params, x.n_cols(), objective.n_outputs())?;
     let problem = Problem {
         params,
         objective: &objective,
@@ -91,7 +108,7 @@ pub fn train<T: Element>(
     // Results do not depend on the thread count, so this is speed only.
     let threads = fit_threads(params.n_jobs, x.stored_values());
     with_cached_threads(threads, || {
-        train_in_pool(problem, weight_unit, eval_sets, monitor)
+        train_in_pool(problem, weight_unit, eval_sets, resumed, monitor)
     })?
 }
 
@@ -218,6 +235,7 @@ fn train_in_pool<T: Element>(
     problem: Problem<'_, T>,
     weight_unit: f64,
     eval_sets: &[EvalSet<T>],
+    resumed: Resume<'_>,
     monitor: &mut dyn Monitor,
 ) -> Result<Trained> {
     let (params, x, w) = (problem.params, problem.x, problem.w);
@@ -252,21 +270,31 @@ fn train_in_pool<T: Element>(
 
     let mut contention = Contention::for_current_pool();
     for round in 0..params.n_estimators {
-        monitor.before_round(round)?;
-        // Until the round ends (not during the hook, which may run Python).
-        let workers = contention.start_round();
-        let started = Instant::now();
-        fit.compute_gradients(monitor)?;
-        fit.subsample_rows(round)?;
-        let entry = match &rgb {
-            Some(rgb) => fit.rgb_round(rgb, round, monitor)?,
-            None => fit.boost_round(round)?,
+        let replayed = resumed.rounds.get(round);
+        let results = match replayed {
+            Some(record) => {
+                cancel.check()?;
+                fit.replay_round(round, record, monitor)?
+            }
+            None => {
+                monitor.before_round(round)?;
+                // Until the round ends (not during the hook, which may run Python).
+                let workers = contention.start_round();
+                let started = Instant::now();
+                fit.compute_gradients(monitor)?;
+                fit.subsample_rows(round)?;
+                let entry = match &rgb {
+                    Some(rgb) => fit.rgb_round(rgb, round, monitor)?,
+                    None => fit.boost_round(round)?,
+                };
+                // A cancelled grower returns a partial tree: never let it into a model.
+                cancel.check()?;
+                let results = fit.log_and_evaluate(entry, started, monitor)?;
+                drop(workers);
+                contention.end_round();
+                results
+            }
         };
-        // A cancelled grower returns a partial tree: never let it into a model.
-        cancel.check()?;
-        let results = fit.log_and_evaluate(entry, started, monitor)?;
-        drop(workers);
-        contention.end_round();
         let early_stop = match params.early_stopping_rounds {
             Some(patience) => {
                 let watched = fit.watched(&results).ok_or_else(|| {
@@ -287,7 +315,17 @@ fn train_in_pool<T: Element>(
             }
             None => false,
         };
-        let user_stop = monitor.after_round(round, &results)?;
+        // Replayed rounds were reported when they were trained.
+        let user_stop = match replayed {
+            Some(_) => resumed.stopped && round + 1 == resumed.rounds.len(),
+            None => {
+                let (trees, log) = fit.last_round();
+                if let Some(log) = log {
+                    monitor.round_trained(round, trees, log)?;
+                }
+                monitor.after_round(round, &results)?
+            }
+        };
         if early_stop || user_stop {
             break;
         }

@@ -16,6 +16,8 @@ use crate::params::BoosterParams;
 use crate::tree::Tree;
 use crate::tree::predict::add_tree_outputs;
 
+use super::trained::RoundLog;
+
 /// Data to evaluate after every round (labels coded like the training labels).
 pub struct EvalSet<'a, T: Element> {
     pub name: String,
@@ -60,6 +62,13 @@ pub trait Monitor: Send {
     }
     fn after_round(&mut self, _round: usize, _results: &[EvalResult]) -> Result<bool> {
         Ok(false)
+    }
+    /// Round `round` was trained (not replayed by a resumed fit): its trees
+    /// (one per output, as added to the scores) and log entry, which a
+    /// resumed fit takes back (see [`crate::booster::resume`]). Called
+    /// before `after_round`.
+    fn round_trained(&mut self, _round: usize, _trees: &[Tree], _log: &RoundLog) -> Result<()> {
+        Ok(())
     }
     /// `loss = custom`: the unweighted per-row (gradient, hessian) at the
     /// raw `scores` (class-major blocks of the training rows, like `out`);

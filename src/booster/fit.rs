@@ -24,6 +24,7 @@ use crate::tree::{GrowerConfig, Tree};
 
 use super::eval::{EvalResult, EvalSet, Evaluator, Monitor};
 use super::learner::WeakLearner;
+use super::resume::RoundRecord;
 use super::rgb::RgbState;
 use super::scores::{add_tree_to_rows, rows_by_leaf};
 use super::shard::ShardRows;
@@ -538,6 +539,41 @@ impl<'a, T: Element> Fit<'a, T> {
             rgb_complexity: Some(complexity),
             ..entry.unwrap_or_default()
         })
+    }
+
+    /// Round `round` again from its record instead of growing it: the
+    /// model shrinkage, each tree added to every row's score (routed by
+    /// its raw values, one addition per row as `add_tree` makes) and to the
+    /// evaluation sets' scores, the log entry; then the evaluation results.
+    pub(super) fn replay_round(
+        &mut self,
+        round: usize,
+        record: &RoundRecord,
+        monitor: &mut dyn Monitor,
+    ) -> Result<Vec<EvalResult>> {
+        self.shrink_model();
+        self.check_finite(&record.trees, 0, round)?;
+        for (class, tree) in record.trees.iter().enumerate() {
+            let block = class * self.n..(class + 1) * self.n;
+            let out = &mut self.scores[block];
+            add_tree_to_rows(out, tree, &tree.leaf_value, &[], &[], false, self.p.x);
+            self.evaluator.add_tree(tree, class);
+        }
+        reserve(&mut self.trees, record.trees.len(), "the model's trees")?;
+        self.trees.extend_from_slice(&record.trees);
+        reserve_one(&mut self.log, "the training log")?;
+        self.log.push(record.log.clone());
+        if self.evaluator.is_empty() {
+            Ok(Vec::new())
+        } else {
+            self.evaluator.record(self.p.objective, monitor)
+        }
+    }
+
+    /// The last round's trees (one per output) and log entry.
+    pub(super) fn last_round(&self) -> (&[Tree], Option<&RoundLog>) {
+        let first = self.trees.len().saturating_sub(self.k_out);
+        (&self.trees[first..], self.log.last())
     }
 
     /// [`check_finite_round`] on trees of outputs `first_output`.. of `round`.

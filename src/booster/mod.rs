@@ -4,6 +4,7 @@ pub mod eval;
 mod fit;
 pub mod grid;
 mod learner;
+pub mod resume;
 pub mod rgb;
 mod scores;
 pub mod sglb;
@@ -14,7 +15,8 @@ mod trained;
 mod training_data;
 mod weights;
 
-pub use boost::{bin_for_training, train};
+pub use boost::{bin_for_training, train, train_resumed};
 pub use eval::{BeforeRound, EvalHistory, EvalResult, EvalSet, Monitor, Unmonitored};
+pub use resume::{Resume, RoundRecord};
 pub use trained::{RoundLog, Trained};
 pub use training_data::{Features, TrainingData};

@@ -1,6 +1,6 @@
 //! What a fit returns: the model, the per-round log (with each paper's
 //! diagnostics) and the evaluation histories.
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::model::Model;
 use crate::tree::Tree;
@@ -9,7 +9,8 @@ use super::eval::EvalHistory;
 use super::theory::TreeTheory;
 
 /// What happened in one boosting round (RGBM diagnostics).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RoundLog {
     /// The root split (the weak learner a stump would be), if the tree split.
     pub root_feature: Option<usize>,

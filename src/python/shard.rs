@@ -12,7 +12,7 @@ use super::convert::{Matrix, vector};
 use super::errors::to_py;
 use crate::booster::EvalSet;
 use crate::booster::shard::{ShardRows, check_params};
-use crate::booster::{TrainingData, train};
+use crate::booster::{Resume, RoundRecord, TrainingData, train_resumed};
 use crate::data::matrix::{DenseMatrix, Element, Matrix as CoreMatrix};
 use crate::error::RgbmError;
 use crate::params::BoosterParams;
@@ -47,6 +47,8 @@ fn training<T: Element>(
     ids: Vec<u64>,
     n_total: usize,
     threads: Option<usize>,
+    resumed: Vec<RoundRecord>,
+    stopped: bool,
 ) -> ShardTraining {
     Box::new(move |reduce, monitor| {
         let m = DenseMatrix::row_major(&x, y.len(), n_cols)?;
@@ -74,9 +76,13 @@ fn training<T: Element>(
             .on_shard(rows)?;
         // The worker's thread count: the trees do not depend on it, and the
         // model keeps the parameters the user gave.
+        let resume = Resume {
+            rounds: &resumed,
+            stopped,
+        };
         let mut on_worker = params.clone();
         on_worker.n_jobs = threads.or(params.n_jobs);
-        let mut trained = train(&on_worker, &data, &sets, monitor)?;
+        let mut trained = train_resumed(&on_worker, &data, &sets, resume, monitor)?;
         trained.model.params.n_jobs = params.n_jobs;
         Ok(trained)
     })
@@ -145,9 +151,12 @@ impl PyShard {
     /// starting scores (class-major, n × K); `eval_sets` a list of (name, X,
     /// y, sample_weight or None, init_score or None), whole (every shard gets
     /// the same ones); `threads` the threads this shard uses (the model does
-    /// not depend on it). `first()` then returns the fit's first message.
+    /// not depend on it); `resume` the records (JSON, as "round" messages
+    /// carry them) of rounds 0..k of this fit, which it then replays rather
+    /// than trains (`resume_stopped`: the caller had stopped the fit after
+    /// the last of them). `first()` then returns the fit's first message.
     #[new]
-    #[pyo3(signature = (params_json, x, y, row_ids, n_total, sample_weight=None, init_score=None, eval_sets=None, threads=None))]
+    #[pyo3(signature = (params_json, x, y, row_ids, n_total, sample_weight=None, init_score=None, eval_sets=None, threads=None, resume=None, resume_stopped=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         params_json: &str,
@@ -159,6 +168,8 @@ impl PyShard {
         init_score: Option<&Bound<'_, PyAny>>,
         eval_sets: Option<&Bound<'_, PyAny>>,
         threads: Option<usize>,
+        resume: Option<Vec<String>>,
+        resume_stopped: bool,
     ) -> PyResult<Self> {
         let params = BoosterParams::parse_json(params_json).map_err(to_py)?;
         check_params(&params).map_err(to_py)?;
@@ -173,16 +184,44 @@ impl PyShard {
             .transpose()?
             .flatten();
         let ids = row_ids.as_slice()?.to_vec();
+        let resumed = resume
+            .unwrap_or_default()
+            .iter()
+            .map(|r| RoundRecord::from_json(r))
+            .collect::<crate::error::Result<Vec<_>>>()
+            .map_err(to_py)?;
         let x = Matrix::extract(x)?;
         let training = if let Some((values, cols)) = rows_f64(&x) {
             let evals = owned_evals(eval_sets, rows_f64)?;
             training(
-                params, values, cols, y, w, init, evals, ids, n_total, threads,
+                params,
+                values,
+                cols,
+                y,
+                w,
+                init,
+                evals,
+                ids,
+                n_total,
+                threads,
+                resumed,
+                resume_stopped,
             )
         } else if let Some((values, cols)) = rows_f32(&x) {
             let evals = owned_evals(eval_sets, rows_f32)?;
             training(
-                params, values, cols, y, w, init, evals, ids, n_total, threads,
+                params,
+                values,
+                cols,
+                y,
+                w,
+                init,
+                evals,
+                ids,
+                n_total,
+                threads,
+                resumed,
+                resume_stopped,
             )
         } else {
             return Err(PyTypeError::new_err(
@@ -196,8 +235,8 @@ impl PyShard {
     }
 
     /// The fit's first message: ("sum" | "max", float64 values), ("limbs",
-    /// int64 limbs), ("gather", width, float64 records), ("round", index)
-    /// or ("done", Booster). A failed fit raises its error.
+    /// int64 limbs), ("gather", width, float64 records), ("round", index,
+    /// evaluation results, the round's record as JSON) or ("done", Booster). A failed fit raises its error.
     fn first<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         self.exchange(py, None)
     }
@@ -284,7 +323,7 @@ fn message_tuple(py: Python<'_>, message: Message) -> PyResult<Bound<'_, PyTuple
                 PyArray1::from_vec(py, records).into_any(),
             ],
         ),
-        Message::Round(r, results) => {
+        Message::Round(r, results, record) => {
             let items: Vec<(String, String, f64, bool)> = results
                 .into_iter()
                 .map(|e| (e.set, e.metric, e.value, e.higher_is_better))
@@ -295,6 +334,11 @@ fn message_tuple(py: Python<'_>, message: Message) -> PyResult<Bound<'_, PyTuple
                     "round".into_pyobject(py)?.into_any(),
                     r.into_pyobject(py)?.into_any(),
                     items.into_pyobject(py)?.into_any(),
+                    record
+                        .to_json()
+                        .map_err(to_py)?
+                        .into_pyobject(py)?
+                        .into_any(),
                 ],
             )
         }
