@@ -71,6 +71,8 @@ pub(super) struct Fit<'a, T: Element> {
     /// Class-major: the scores and gradients of output k are rows k·n .. (k+1)·n.
     scores: Vec<f64>,
     gh: Vec<[f64; 2]>,
+    /// `summation="exact"`: the gradients' grid.
+    grid: Option<grid::GradientGrid>,
     /// The round's rows (all, or a subsample), reordered by every tree grown.
     rows: Vec<u32>,
     all_rows: bool,
@@ -171,6 +173,7 @@ impl<'a, T: Element> Fit<'a, T> {
             base_score,
             scores,
             gh,
+            grid: exact.then(grid::GradientGrid::default),
             rows,
             all_rows: true,
             round_rows: Vec::new(),
@@ -194,9 +197,15 @@ impl<'a, T: Element> Fit<'a, T> {
     /// The per-row gradients and hessians of the loss at the current
     /// scores; a custom loss's from the monitor, checked and weighted here.
     pub(super) fn compute_gradients(&mut self, monitor: &mut dyn Monitor) -> Result<()> {
+        let p = self.p;
+        if let Some(grid) = &mut self.grid
+            && grid.point_gradients(p.objective, p.y, &self.scores, p.w, &mut self.gh, &p.rows)?
+        {
+            return Ok(());
+        }
         self.point_gradients(monitor)?;
-        if self.p.params.summation() == Summation::Exact {
-            grid::round_gradients(&mut self.gh, self.p.rows.n_total, self.p.rows.reduce)?;
+        if self.grid.is_some() {
+            grid::round_gradients(&mut self.gh, p.rows.n_total, p.rows.reduce)?;
         }
         Ok(())
     }

@@ -694,6 +694,27 @@ impl Objective {
         _ => out.iter_mut().for_each(|gh| *gh = [f64::NAN; 2]))
     }
 
+    /// `gradients` of a loss whose rows are independent (a point loss),
+    /// with `then` run on each fixed chunk right after the chunk's
+    /// gradients, while they are in cache; the chunks' results are folded
+    /// with `merge` from `R::default()`, in an order that varies with the
+    /// threads. `None`, with nothing written, for the other losses.
+    pub fn chunk_gradients<R: Default + Send>(
+        &self,
+        y: &[f64],
+        f: &[f64],
+        w: Option<&[f64]>,
+        out: &mut [[f64; 2]],
+        then: impl Fn(&mut [[f64; 2]]) -> R + Sync,
+        merge: impl Fn(R, R) -> R + Sync + Send,
+    ) -> Option<R> {
+        dispatch!(self, o => Some(out.par_chunks_mut(CHUNK).enumerate().map(|(c, chunk)| {
+            let rows = c * CHUNK..c * CHUNK + chunk.len();
+            point_gradients(o, &y[rows.clone()], &f[rows.clone()], w.map(|w| &w[rows]), chunk);
+            then(chunk)
+        }).reduce(R::default, merge)), _s => None, _ => None)
+    }
+
     /// Σ w ℓ(y, f) / Σ w.
     pub fn mean_loss(&self, y: &[f64], f: &[f64], w: Option<&[f64]>) -> f64 {
         if let Objective::Targets(t) = self {
