@@ -66,11 +66,10 @@ pub fn thread_count(n_jobs: Option<usize>) -> usize {
 }
 
 /// Fits on fewer input values than this, left to choose their threads
-/// (`n_jobs` None), run on one. Their parallel regions (a node's histogram,
-/// a partition, a score update over a few thousand rows) are too small to
-/// pay for handing work to another thread: two threads took up to 1.5× the
-/// time of one (BENCHMARKS.md, "Small data"). An explicit count is obeyed.
-pub const SERIAL_FIT_VALUES: usize = 500_000;
+/// (`n_jobs` None), run on one: their parallel regions (a node's histogram,
+/// a partition over a few hundred rows) are too small to pay for handing
+/// work to another thread. An explicit count is obeyed.
+pub const SERIAL_FIT_VALUES: usize = 10_000;
 
 /// The `n_jobs` a fit on `values` stored input values runs with.
 pub fn fit_threads(n_jobs: Option<usize>, values: usize) -> Option<usize> {

@@ -173,7 +173,7 @@ def main() -> None:
         f"{rgbm_rs.__version__}, LightGBM {lightgbm.__version__}; Python {platform.python_version()}",
         f"- {ROUNDS} rounds of {LEAVES}-leaf best-first trees, learning rate {LR}, at least {MIN_LEAF} rows "
         f"per leaf, {BINS} bins, {args.threads} threads (rgbm_rs: its default n_jobs=None when that is "
-        f"every core, which picks one thread for fits of under 500,000 values); 75 % of the rows to fit, 25 % to score; medians of "
+        f"every core); 75 % of the rows to fit, 25 % to score; medians of "
         f"{args.reps} interleaved in-process fits after one warm-up fit each; run "
         f"{datetime.now(timezone.utc):%Y-%m-%d}, {time.perf_counter() - start:.0f} s; load average "
         f"{load0:.1f} before, {os.getloadavg()[0]:.1f} after (2 = both CPUs busy).",

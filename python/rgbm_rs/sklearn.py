@@ -298,7 +298,7 @@ or callable, default="squared"
     random_state : int, RandomState or None, default=None
     n_jobs : int or None, default=None
         Threads; None or -1 uses every core this process may use (its affinity
-        mask and cgroup CPU quota), or one thread for fits of under 500,000
+        mask and cgroup CPU quota), or one thread for fits of under 10,000
         input values, where more cost more than they save; -k all but k - 1.
         None and -1 obey the limits nested parallelism sets, as OpenMP
         libraries (HGB, XGBoost) do: ``threadpoolctl.threadpool_limits``

@@ -338,14 +338,14 @@ def test_all_cores_means_the_cores_the_process_may_use(n_jobs):
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "sched_setaffinity"), reason="needs Linux affinity masks")
 def test_small_fits_left_to_choose_run_on_one_thread():
-    # Below 500,000 input values the fit's parallel regions cost more than they
+    # Below 10,000 input values the fit's parallel regions cost more than they
     # save: n_jobs=None starts one thread; an explicit count is obeyed.
     import os
 
     k = min(2, len(os.sched_getaffinity(0)))
     for n_jobs, want in [("None", 1), ("-1", 1), (str(k), k)]:
         out = subprocess.run(
-            [sys.executable, "-c", _AFFINITY_SCRIPT, str(k), n_jobs, "2000"],
+            [sys.executable, "-c", _AFFINITY_SCRIPT, str(k), n_jobs, "1000"],
             capture_output=True,
             text=True,
             timeout=120,
