@@ -28,7 +28,7 @@ import threading
 import time
 import warnings
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import CancelledError, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -363,6 +363,12 @@ def _ready(futures, timeout, what, watch=None):
         try:
             wait(futures, timeout=max(min(left, 0.25) if watch else left, 0.001))
             break
+        except CancelledError as e:
+            # The scheduler cancels a shard whose partitions it lost (a
+            # worker gone since they were placed): a loss like any other.
+            if not watch:
+                raise
+            raise _WorkerLost(_lost_workers(*watch, wait=1.0) or []) from e
         except TimeoutError:
             gone = _lost_workers(*watch) if watch else None
             if gone:

@@ -106,10 +106,11 @@ RGBMRegressor(n_estimators=1).fit(X[:1000], X[:1000, 0])
 limit(HEADROOM)
 RGBMRegressor(n_estimators=3, max_bins=65535).fit(X, X[:, 0])
 """,
-    # 1024 candidate trees per step.
+    # 1024 candidate trees per step, on rows whose binned copies alone
+    # (2 x 20 MB) exceed the headroom.
     "fit_rgb_1024_candidates_HEADROOM": """
-X = rng.normal(size=(200_000, 20))
-y = X[:, 0] + rng.normal(size=200_000)
+X = rng.normal(size=(1_000_000, 20))
+y = X[:, 0] + rng.normal(size=1_000_000)
 RGBMRegressor(n_estimators=1, booster="rgb", rgb_candidates=4).fit(X[:2000], y[:2000])
 limit(HEADROOM)
 RGBMRegressor(n_estimators=3, booster="rgb", rgb_candidates=1024).fit(X, y)
