@@ -23,8 +23,8 @@ pub struct PyShard {
     fit: Mutex<Option<ShardFit>>,
 }
 
-/// An evaluation set owned by a shard's fit: (name, row-major X, columns, y, weights).
-/// (name, rows, columns, y, weights, starting scores).
+/// An evaluation set owned by a shard's fit: (name, row-major X, columns,
+/// y, weights, starting scores).
 type OwnedEval<T> = (
     String,
     Vec<T>,
@@ -34,22 +34,38 @@ type OwnedEval<T> = (
     Option<Vec<f64>>,
 );
 
-/// The shard's training on owned copies of its rows and evaluation sets.
-#[allow(clippy::too_many_arguments)]
-fn training<T: Element>(
+/// What a shard's fit owns besides its X and evaluation sets, whose
+/// element type (float32 or float64) the fit is generic over.
+struct ShardInput {
     params: BoosterParams,
-    x: Vec<T>,
-    n_cols: usize,
     y: Vec<f64>,
     w: Option<Vec<f64>>,
     init: Option<Vec<f64>>,
-    evals: Vec<OwnedEval<T>>,
     ids: Vec<u64>,
     n_total: usize,
     threads: Option<usize>,
     resumed: Vec<RoundRecord>,
     stopped: bool,
+}
+
+/// The shard's training on owned copies of its rows and evaluation sets.
+fn training<T: Element>(
+    input: ShardInput,
+    x: Vec<T>,
+    n_cols: usize,
+    evals: Vec<OwnedEval<T>>,
 ) -> ShardTraining {
+    let ShardInput {
+        params,
+        y,
+        w,
+        init,
+        ids,
+        n_total,
+        threads,
+        resumed,
+        stopped,
+    } = input;
     Box::new(move |reduce, monitor| {
         let m = DenseMatrix::row_major(&x, y.len(), n_cols)?;
         let rows = ShardRows {
@@ -104,8 +120,6 @@ fn rows_f32(x: &Matrix<'_>) -> Option<(Vec<f32>, usize)> {
     }
 }
 
-/// Owned copies of `(name, X, y, sample_weight)` evaluation sets whose X
-/// `pick` accepts (the training data's dtype, dense).
 /// A float64 vector copied out of `v`, or None for None.
 fn optional_vector(v: &Bound<'_, PyAny>, what: &str) -> PyResult<Option<Vec<f64>>> {
     if v.is_none() {
@@ -114,6 +128,8 @@ fn optional_vector(v: &Bound<'_, PyAny>, what: &str) -> PyResult<Option<Vec<f64>
     Ok(Some(vector(v, what)?.as_slice()?.to_vec()))
 }
 
+/// Owned copies of `(name, X, y, sample_weight, init_score)` evaluation
+/// sets whose X `pick` accepts (the training data's dtype, dense).
 fn owned_evals<T>(
     sets: Option<&Bound<'_, PyAny>>,
     pick: impl Fn(&Matrix<'_>) -> Option<(Vec<T>, usize)>,
@@ -190,39 +206,22 @@ impl PyShard {
             .map(|r| RoundRecord::from_json(r))
             .collect::<crate::error::Result<Vec<_>>>()
             .map_err(to_py)?;
+        let input = ShardInput {
+            params,
+            y,
+            w,
+            init,
+            ids,
+            n_total,
+            threads,
+            resumed,
+            stopped: resume_stopped,
+        };
         let x = Matrix::extract(x)?;
         let training = if let Some((values, cols)) = rows_f64(&x) {
-            let evals = owned_evals(eval_sets, rows_f64)?;
-            training(
-                params,
-                values,
-                cols,
-                y,
-                w,
-                init,
-                evals,
-                ids,
-                n_total,
-                threads,
-                resumed,
-                resume_stopped,
-            )
+            training(input, values, cols, owned_evals(eval_sets, rows_f64)?)
         } else if let Some((values, cols)) = rows_f32(&x) {
-            let evals = owned_evals(eval_sets, rows_f32)?;
-            training(
-                params,
-                values,
-                cols,
-                y,
-                w,
-                init,
-                evals,
-                ids,
-                n_total,
-                threads,
-                resumed,
-                resume_stopped,
-            )
+            training(input, values, cols, owned_evals(eval_sets, rows_f32)?)
         } else {
             return Err(PyTypeError::new_err(
                 "a shard's X must be a dense 2-D float32 or float64 array",
