@@ -609,7 +609,7 @@ fn feature_row_counts(data: &BinnedDataset, j: usize, rows: &[u32]) -> Vec<u32> 
     match data.column(j) {
         Column::U8(c) => count_codes(rows, &mut counts, |r| c[r].idx()),
         Column::U16(c) => count_codes(rows, &mut counts, |r| c[r].idx()),
-        Column::Sparse(c) => count_codes(rows, &mut counts, |r| c.code(r)),
+        Column::Sparse(c) => c.for_each_code(rows, |_, code| counts[code] += 1),
     }
     counts
 }

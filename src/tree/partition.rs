@@ -84,11 +84,10 @@ fn partition_column<R: Route>(
     }
 }
 
-/// A feature's codes by row.
+/// A feature's codes for a leaf's rows.
 trait Codes: Copy + Sync {
-    fn at(&self, row: usize) -> usize;
-    /// Hints that `row` is read soon.
-    fn prefetch(&self, row: usize);
+    /// Calls `f(row, code)` for each of `rows` in order.
+    fn for_each(&self, rows: &[u32], f: impl FnMut(u32, usize));
 }
 
 #[derive(Clone, Copy)]
@@ -96,22 +95,21 @@ struct Dense<'a, C>(&'a [C]);
 
 impl<C: BinCode> Codes for Dense<'_, C> {
     #[inline(always)]
-    fn at(&self, row: usize) -> usize {
-        self.0[row].idx()
-    }
-    #[inline(always)]
-    fn prefetch(&self, row: usize) {
-        prefetch(self.0.as_ptr().wrapping_add(row));
+    fn for_each(&self, rows: &[u32], mut f: impl FnMut(u32, usize)) {
+        for (k, &row) in rows.iter().enumerate() {
+            if let Some(&ahead) = rows.get(k + PREFETCH_AHEAD) {
+                prefetch(self.0.as_ptr().wrapping_add(ahead as usize));
+            }
+            f(row, self.0[row as usize].idx());
+        }
     }
 }
 
 impl Codes for SparseColumn<'_> {
     #[inline(always)]
-    fn at(&self, row: usize) -> usize {
-        self.code(row)
+    fn for_each(&self, rows: &[u32], f: impl FnMut(u32, usize)) {
+        self.for_each_code(rows, f);
     }
-    #[inline(always)]
-    fn prefetch(&self, _: usize) {}
 }
 
 /// Splits one chunk into `out`: lefts from the front, rights from the back
@@ -119,19 +117,16 @@ impl Codes for SparseColumn<'_> {
 #[inline(never)]
 fn split_chunk<K: Codes, R: Route>(col: K, route: R, rows: &[u32], out: &mut [u32]) -> usize {
     let (mut l, mut r) = (0usize, out.len());
-    for (k, &row) in rows.iter().enumerate() {
-        if let Some(&ahead) = rows.get(k + PREFETCH_AHEAD) {
-            col.prefetch(ahead as usize);
-        }
+    col.for_each(rows, |row, code| {
         // Branch-free (the direction is a coin flip the CPU cannot predict):
         // write the row at both ends, then advance the end it belongs to.
         // r − l = rows still to place ≥ 1, so both slots are free.
-        let left = route.goes_left(col.at(row as usize));
+        let left = route.goes_left(code);
         out[l] = row;
         out[r - 1] = row;
         l += usize::from(left);
         r -= usize::from(!left);
-    }
+    });
     l
 }
 
@@ -229,6 +224,65 @@ mod tests {
                 assert_eq!(nl, want_l.len(), "{threads} threads, {len} rows");
                 assert_eq!(&rows[..nl], &want_l[..], "{threads} threads, {len} rows");
                 assert_eq!(&rows[nl..], &want_r[..], "{threads} threads, {len} rows");
+            }
+        }
+    }
+
+    /// Data kept as sparse rows partitions through its feature-major index:
+    /// every feature, on increasing rows and on rows out of order, gives the
+    /// stable filter of the codes read from the rows' own entries.
+    #[test]
+    fn sparse_rows_match_a_stable_filter() {
+        let (n, p) = (20_000, 6);
+        let x: Vec<f64> = (0..n * p)
+            .map(|k| {
+                let (i, j) = (k / p, k % p);
+                match (i * 7919 + j * 104_729) % 23 {
+                    // Feature 0 has no default bin: an entry in every row.
+                    _ if j == 0 => ((i * 13) % 29) as f64,
+                    0 => f64::NAN,
+                    1..=4 => ((i * 31 + j) % 17) as f64 + 1.0,
+                    _ => 0.0,
+                }
+            })
+            .collect();
+        let m = DenseMatrix::row_major(&x, n, p).unwrap();
+        let data = BinnedDataset::from_matrix(&m, 32, 0).unwrap();
+        assert!(data.sparse_rows.is_some() && data.codes.is_none());
+        let increasing: Vec<u32> = (0..n as u32).filter(|r| r % 5 != 2).collect();
+        let shuffled: Vec<u32> = increasing
+            .iter()
+            .map(|&r| (r * 7_001) % n as u32)
+            .filter(|r| r % 5 != 2)
+            .collect();
+        // Out of order with the first row below the last.
+        let mixed: Vec<u32> = [10_001]
+            .into_iter()
+            .chain(shuffled.iter().copied())
+            .chain([19_999])
+            .collect();
+        for j in 0..p {
+            let route = SplitRoute {
+                feature: j,
+                bin: 3,
+                missing_bin: data.mapper.features[j].missing_bin(),
+                default_left: j % 2 == 0,
+            };
+            for original in [
+                &increasing,
+                &shuffled,
+                &mixed,
+                &increasing[9_000..9_050].to_vec(),
+            ] {
+                let mut rows = original.clone();
+                let mut scratch = vec![0u32; rows.len()];
+                let nl = partition(&data, route, &mut rows, &mut scratch);
+                let (want_l, want_r): (Vec<u32>, Vec<u32>) = original
+                    .iter()
+                    .partition(|&&r| route.goes_left(data.code(r as usize, j)));
+                assert!(!want_l.is_empty() && !want_r.is_empty(), "feature {j}");
+                assert_eq!(&rows[..nl], &want_l[..], "feature {j}");
+                assert_eq!(&rows[nl..], &want_r[..], "feature {j}");
             }
         }
     }

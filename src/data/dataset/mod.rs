@@ -8,6 +8,9 @@ use super::sparse::{SparseLayout, SparseMatrix, infinity_error};
 use crate::cancel::Cancel;
 use crate::error::{Result, RgbmError};
 
+mod column_index;
+pub(crate) use column_index::{ColumnIndex, SparseColumn};
+
 /// A bin code type (u8 when every feature has at most 256 bins, else u16).
 pub trait BinCode: Copy + Send + Sync + 'static {
     fn idx(self) -> usize;
@@ -68,6 +71,8 @@ pub struct BinnedDataset {
     pub(crate) default_bins: Vec<Option<usize>>,
     /// Row-major codes without default bins, when that saves enough work.
     pub(crate) sparse_rows: Option<SparseRows>,
+    /// The sparse rows' feature-major index (partitions and row counts).
+    pub(crate) column_index: Option<ColumnIndex>,
     /// The `min_rows` the dataset was binned with (which features it keeps
     /// depends on it), so a fit can check that its own matches.
     pub(crate) min_rows: usize,
@@ -79,28 +84,6 @@ pub(crate) enum Column<'a> {
     U8(&'a [u8]),
     U16(&'a [u16]),
     Sparse(SparseColumn<'a>),
-}
-
-/// A feature's codes read from the sparse rows: a row's entry in the
-/// feature's range of global bins, or the default bin when it has none.
-#[derive(Clone, Copy)]
-pub(crate) struct SparseColumn<'a> {
-    rows: &'a SparseRows,
-    lo: u32,
-    hi: u32,
-    default: usize,
-}
-
-impl SparseColumn<'_> {
-    #[inline]
-    pub(crate) fn code(&self, row: usize) -> usize {
-        let entries = &self.rows.bins[self.rows.row_ptr[row]..self.rows.row_ptr[row + 1]];
-        let at = entries.partition_point(|&b| b < self.lo);
-        match entries.get(at) {
-            Some(&b) if b < self.hi => (b - self.lo) as usize,
-            _ => self.default,
-        }
-    }
 }
 
 /// Share of rows a bin needs to be a feature's skipped default bin.
@@ -702,9 +685,7 @@ impl BinnedDataset {
                 super::sparse_binning::bin_entries(sx, &mapper, min_rows, cancel)?
         {
             let n = x.n_rows();
-            return Ok(Self::from_sparse_rows(
-                n, mapper, features, offsets, sparse, min_rows,
-            ));
+            return Self::from_sparse_rows(n, mapper, features, offsets, sparse, min_rows);
         }
         let n = x.n_rows();
         let codes = if mapper.fits_u8() {
@@ -730,14 +711,7 @@ impl BinnedDataset {
         if let Some(bin_offsets) = features.sparse_offsets(&modes, n, &mapper) {
             // The sparse rows replace both copies of the codes.
             let sparse = build_sparse_rows(&codes, n, &features, &bin_offsets, cancel)?;
-            return Ok(Self::from_sparse_rows(
-                n,
-                mapper,
-                features,
-                bin_offsets,
-                sparse,
-                min_rows,
-            ));
+            return Self::from_sparse_rows(n, mapper, features, bin_offsets, sparse, min_rows);
         }
         // Dense data: every feature keeps its bins and default bin.
         let (p, bin_offsets) = (mapper.n_features(), features.offsets(&mapper, false));
@@ -753,6 +727,7 @@ impl BinnedDataset {
             bin_offsets,
             default_bins: features.default_bins,
             sparse_rows: None,
+            column_index: None,
             min_rows,
         })
     }
@@ -766,14 +741,15 @@ impl BinnedDataset {
         bin_offsets: Vec<usize>,
         sparse: SparseRows,
         min_rows: usize,
-    ) -> BinnedDataset {
+    ) -> Result<BinnedDataset> {
+        let columns = ColumnIndex::of(&sparse, &bin_offsets)?;
         let default_bins = features
             .default_bins
             .into_iter()
             .zip(&features.used)
             .map(|(d, &used)| d.filter(|_| used))
             .collect();
-        BinnedDataset {
+        Ok(BinnedDataset {
             n_rows,
             mapper,
             codes: None,
@@ -781,8 +757,9 @@ impl BinnedDataset {
             bin_offsets,
             default_bins,
             sparse_rows: Some(sparse),
+            column_index: Some(columns),
             min_rows,
-        }
+        })
     }
 
     pub fn n_features(&self) -> usize {
@@ -815,16 +792,18 @@ impl BinnedDataset {
     /// Feature `j`'s codes, from the feature-major copy or the sparse rows.
     pub(crate) fn column(&self, j: usize) -> Column<'_> {
         let n = self.n_rows;
-        match (&self.codes, &self.sparse_rows) {
-            (Some(BinCodes::U8(c)), _) => Column::U8(&c[j * n..(j + 1) * n]),
-            (Some(BinCodes::U16(c)), _) => Column::U16(&c[j * n..(j + 1) * n]),
-            (None, Some(rows)) => Column::Sparse(SparseColumn {
+        match (&self.codes, &self.sparse_rows, &self.column_index) {
+            (Some(BinCodes::U8(c)), ..) => Column::U8(&c[j * n..(j + 1) * n]),
+            (Some(BinCodes::U16(c)), ..) => Column::U16(&c[j * n..(j + 1) * n]),
+            (None, Some(rows), Some(index)) => Column::Sparse(SparseColumn {
                 rows,
+                index,
+                feature: j,
                 lo: self.bin_offsets[j] as u32,
                 hi: self.bin_offsets[j + 1] as u32,
                 default: self.default_bins[j].unwrap_or(0),
             }),
-            (None, None) => unreachable!("a dataset keeps codes or sparse rows"),
+            (None, ..) => unreachable!("a dataset keeps codes or sparse rows and their index"),
         }
     }
 

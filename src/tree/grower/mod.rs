@@ -411,7 +411,8 @@ impl<'a> TreeGrower<'a> {
         }
     }
 
-    /// Grows a tree on the rows in `rows` (sorted; `all_rows` = it is 0..n),
+    /// Grows a tree on the rows in `rows` (`all_rows` = they are 0..n, in
+    /// increasing order unless a previous tree reordered them),
     /// with `grads` indexed by row, searching only the splits `selection`
     /// allows. Reorders `rows` so each leaf's rows are contiguous. Fails
     /// with `OutOfMemory` (a histogram could not be allocated) or when the
