@@ -51,9 +51,11 @@ if lib == "rgbm_rs":
 elif lib == "lightgbm":
     import lightgbm
     model = lightgbm.LGBMClassifier(num_leaves=31, verbose=-1, random_state=0, **common)
-else:
+elif lib == "xgboost":
     import xgboost
     model = xgboost.XGBClassifier(tree_method="hist", max_depth=0, max_leaves=31, grow_policy="lossguide", random_state=0, **common)
+else:
+    raise SystemExit(f"unknown library {lib!r}")
 gc.collect()
 before = status("VmRSS")
 reset_peak()
@@ -119,6 +121,8 @@ def main():
     if not os.path.exists(path):
         make_data(path, args.rows, args.cols, args.density)
     libs = args.libs.split(",")
+    if unknown := set(libs) - set(LIBS):
+        ap.error(f"unknown --libs {sorted(unknown)}; choose from {', '.join(LIBS)}")
     runs = {lib: [] for lib in libs}
     for _ in range(args.repeat):
         for lib in libs:
