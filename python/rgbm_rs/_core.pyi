@@ -15,6 +15,7 @@ __all__ = [
     "BinnedData",
     "Booster",
     "FORMAT_VERSION",
+    "SERIAL_FIT_VALUES",
     "Shard",
     "__version__",
     "available_cores",
@@ -27,6 +28,9 @@ __all__ = [
 
 #: Version of the model JSON format this build writes (it reads 1..FORMAT_VERSION).
 FORMAT_VERSION: Final[int]
+#: Fits of fewer input values (rows × features) than this run on one
+#: thread when ``n_jobs`` is None or -1.
+SERIAL_FIT_VALUES: Final[int]
 #: The package version (Cargo.toml's).
 __version__: Final[str]
 

@@ -134,7 +134,9 @@ PYTHON_ONLY = {
         [Number(Integral, None, None, closed="neither"), None],
         None,
         "int ≠ 0 or None",
-        "threads; None or -1 = every core this process may use (affinity, cgroup quota) within a threadpoolctl limit or OMP_NUM_THREADS, or one for fits of under 10,000 input values; -k = all but k - 1",
+        "threads; None or -1 = every core this process may use (affinity, cgroup quota) within a threadpoolctl"
+        f" limit or OMP_NUM_THREADS, or one for fits of under {_core.SERIAL_FIT_VALUES:,} input values;"
+        " -k = all but k - 1",
     ),
     "verbose": (
         [Number(Integral, 0, None, closed="left")],

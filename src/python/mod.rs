@@ -22,6 +22,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schema::available_cores, m)?)?;
     m.add_function(wrap_pyfunction!(schema::type1_theta, m)?)?;
     m.add("FORMAT_VERSION", crate::model::FORMAT_VERSION)?;
+    m.add("SERIAL_FIT_VALUES", crate::threads::SERIAL_FIT_VALUES)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
