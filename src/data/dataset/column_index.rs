@@ -39,7 +39,8 @@ impl ColumnIndex {
         let nnz = sparse.bins.len();
         let mut rows = crate::alloc::filled_vec(nnz, 0u32, "the sparse column rows")?;
         let mut codes = crate::alloc::filled_vec(nnz, 0u16, "the sparse column codes")?;
-        let mut next = col_ptr[..p].to_vec();
+        let mut next = crate::alloc::with_capacity(p, "the sparse column cursors")?;
+        next.extend_from_slice(&col_ptr[..p]);
         for (r, w) in sparse.row_ptr.windows(2).enumerate() {
             for &b in &sparse.bins[w[0]..w[1]] {
                 let j = feature_of[b as usize] as usize;
