@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import difflib
 import inspect
 import json
 import os
 import warnings
+from collections.abc import Sequence
 from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
@@ -23,8 +25,8 @@ from . import _core, _custom, _model_file, _params
 from ._constraints import check_monotone_numeric, feature_position, interaction_sets, monotone_directions
 from ._progress import Progress
 from ._rounds import predict_offsets, resolve_rounds
-from ._training import FitInput, TrainingData
-from ._typing import MatrixLike, PathLike
+from ._training import EvalSet, FitInput, TrainingData
+from ._typing import Callback, MatrixLike, PathLike, VectorLike
 from ._validation import (
     as_int,
     as_rows,
@@ -43,6 +45,9 @@ from .callback import EarlyStopping
 
 if TYPE_CHECKING:
     import pandas as pd
+    from typing_extensions import Self
+
+    from ._dataset import Dataset
 
 
 def store_params(estimator, values):
@@ -159,15 +164,13 @@ def _init_rows(values, n_rows, what):
     return a
 
 
-def _eval_pairs(eval_set):
-    """eval_set as a list of (X, y) pairs (one bare pair is accepted)."""
-    if isinstance(eval_set, tuple) and len(eval_set) == 2:
-        eval_set = [eval_set]
-    if not isinstance(eval_set, (list, tuple)) or not all(
-        isinstance(e, (list, tuple)) and len(e) == 2 for e in eval_set
-    ):
-        raise TypeError("eval_set must be a list of (X, y) pairs")
-    return list(eval_set)
+def _checked_callbacks(callbacks):
+    """fit's callbacks as a list, each a callable."""
+    callbacks = [] if callbacks is None else list(callbacks)
+    for cb in callbacks:
+        if not callable(cb):
+            raise TypeError(f"callbacks must be callables taking a CallbackEnv, got {type(cb).__name__}")
+    return callbacks
 
 
 class Continued:
@@ -261,6 +264,9 @@ class RGBMBase(BaseEstimator):
     """Fitting, prediction and persistence shared by the estimators."""
 
     _regression = True
+    #: How check_X_y reads y: numbers (not class labels), and whether 2-D.
+    _regression_y = True
+    _multi_output_y = True
     #: Whether eval_metric may hold functions besides metric names.
     _metric_functions_allowed = True
 
@@ -306,89 +312,79 @@ class RGBMBase(BaseEstimator):
         )
         return p
 
-    def _eval_sets(
-        self, X, y, w, eval_set, eval_names, eval_sample_weight, encode, seed, init=None, eval_init_score=None
-    ):
-        """Training rows and evaluation sets: (X, y, w, init, [(name, X, y, w, init)])."""
-        if eval_set is not None and self.validation_fraction is not None:
+    def _checked_evals(self, fit, dtype, start=None):
+        """The evaluation sets of ``fit`` as the core reads them
+        (:class:`EvalSet` of native rows of ``dtype``, encoded class-major
+        labels, class-major starting scores, plus the raw scores of
+        ``start``, the model the fit continues), each checked as the
+        training rows are."""
+        if fit.evals and self.validation_fraction is not None:
             raise ValueError(
                 "pass either eval_set or validation_fraction, not both (early stopping watches the last evaluation set)"
             )
-        sets = []
-        if self.validation_fraction is not None:
-            n_val = int(np.floor(self.validation_fraction * X.shape[0]))
-            if n_val < 1 or X.shape[0] - n_val < 2:
-                raise ValueError(
-                    f"validation_fraction={self.validation_fraction} of {X.shape[0]} rows leaves "
-                    f"{n_val} validation and {X.shape[0] - n_val} training rows; both sides need rows"
-                )
-            stratify = None if self._regression or y.ndim == 2 else y
-            idx_train, idx_val = train_test_split(
-                np.arange(X.shape[0]), test_size=n_val, random_state=seed % 2**32, stratify=stratify
-            )
-            idx_train.sort()
-            idx_val.sort()
-            sets.append(
-                (
-                    "validation",
-                    as_rows(X[idx_val], X.dtype),
-                    y[idx_val],
-                    None if w is None else w[idx_val],
-                    None if init is None else init[idx_val],
-                )
-            )
-            X, y, w = X[idx_train], y[idx_train], None if w is None else w[idx_train]
-            init = None if init is None else init[idx_train]
-            X = X if sp.issparse(X) else np.ascontiguousarray(X)
-            if w is not None and not w.sum() > 0:
-                raise ValueError("sample_weight of the training part (after validation_fraction) sums to zero")
+        targets = fit.y.shape[1] if fit.y.ndim == 2 else None
+        out = []
+        for i, e in enumerate(fit.evals):
+            Xe = check_X(self, e.x)
+            n = Xe.shape[0]
+            if n == 0:
+                raise ValueError(f"eval_set[{i}] has no rows")
+            ye = np.asarray(e.y)
+            if targets is not None:
+                want, shape = f"2-D with {targets} columns (the targets) and one row", (n, targets)
+            else:
+                want, shape = "1-D with one value", (n,)
+            if ye.shape != shape:
+                raise ValueError(f"eval_set[{i}]: y must be {want} per row of X ({n}), got shape {ye.shape}")
+            we = None if e.sample_weight is None else check_weights(e.sample_weight, Xe)
+            ye = fit.encode(ye, i)
+            ie = None if e.init_score is None else _init_rows(e.init_score, len(ye), f"eval_init_score[{i}]")
+            if start is not None:
+                # Continue from the model's raw scores, on the rows as given (before any cast).
+                raw = start.predict_raw(native_matrix(Xe))
+                ie = raw if ie is None else raw + ie
+            out.append(self._native_eval(e.name, as_rows(Xe, dtype), ye, we, ie, e.group, fit.repeat))
+        return out
 
-        elif eval_set is not None:
-            eval_set = _eval_pairs(eval_set)
-            if eval_names is not None and (isinstance(eval_names, str) or len(eval_names) != len(eval_set)):
-                raise ValueError(f"eval_names must be a list of {len(eval_set)} names, one per eval_set entry")
-            if eval_sample_weight is not None and len(eval_sample_weight) != len(eval_set):
-                raise ValueError(f"eval_sample_weight must be a list of {len(eval_set)} weight arrays (or None)")
-            if eval_init_score is not None and len(eval_init_score) != len(eval_set):
-                raise ValueError(f"eval_init_score must be a list of {len(eval_set)} score arrays (or None)")
-            for i, (Xe, ye) in enumerate(eval_set):
-                name = str(eval_names[i]) if eval_names is not None else f"valid_{i}"
-                Xe_checked = check_X(self, Xe)
-                if Xe_checked.shape[0] == 0:
-                    raise ValueError(f"eval_set[{i}] has no rows")
-                ye = np.asarray(ye)
-                if y.ndim == 2:
-                    want = f"2-D with {y.shape[1]} columns (the targets) and one row"
-                    shape: tuple[int, ...] = (Xe_checked.shape[0], y.shape[1])
-                else:
-                    want, shape = "1-D with one value", (Xe_checked.shape[0],)
-                if ye.shape != shape:
-                    raise ValueError(
-                        f"eval_set[{i}]: y must be {want} per row of X ({Xe_checked.shape[0]}), got shape {ye.shape}"
-                    )
-                we = None if eval_sample_weight is None else check_weights(eval_sample_weight[i], Xe_checked)
-                ye = encode(ye, i)
-                ie = (
-                    None
-                    if eval_init_score is None
-                    else _init_rows(eval_init_score[i], len(ye), f"eval_init_score[{i}]")
-                )
-                sets.append((name, as_rows(Xe_checked, X.dtype), ye, we, ie))
-            if len({s[0] for s in sets}) != len(sets):
-                raise ValueError(f"eval_names must be unique, got {[s[0] for s in sets]}")
-        elif eval_init_score is not None:
-            raise ValueError("eval_init_score needs eval_set")
-        if self.early_stopping_rounds is not None and not sets:
+    @staticmethod
+    def _native_eval(name, X, y, w, init, group, repeat):
+        """An evaluation set as the core reads it: labels of several targets
+        and starting scores of several outputs class-major, like its scores;
+        the labels repeated once per output of one target (quantiles)."""
+        y = native_vector(_class_major(y))
+        init = None if init is None else _class_major(init)
+        return EvalSet(name, native_matrix(X), np.tile(y, repeat) if repeat > 1 else y, w, init, group)
+
+    def _held_out(self, X, y, w, init, seed):
+        """With ``validation_fraction``: the training rows left and the
+        held-out evaluation set ``validation`` (stratified for classifiers);
+        else the rows as they are and None."""
+        if self.validation_fraction is None:
+            return X, y, w, init, None
+        n_val = int(np.floor(self.validation_fraction * X.shape[0]))
+        if n_val < 1 or X.shape[0] - n_val < 2:
             raise ValueError(
-                "early_stopping_rounds needs evaluation data: pass eval_set to fit or set validation_fraction"
+                f"validation_fraction={self.validation_fraction} of {X.shape[0]} rows leaves "
+                f"{n_val} validation and {X.shape[0] - n_val} training rows; both sides need rows"
             )
-        # Labels of several targets and starting scores of several outputs
-        # go to the core class-major, like its scores.
-        sets = [
-            (name, xe, native_vector(_class_major(ye)), we, None if ie is None else _class_major(ie))
-            for name, xe, ye, we, ie in sets
-        ]
-        return X, native_vector(_class_major(y)), w, None if init is None else _class_major(init), sets
+        stratify = None if self._regression or y.ndim == 2 else y
+        idx_train, idx_val = train_test_split(
+            np.arange(X.shape[0]), test_size=n_val, random_state=seed % 2**32, stratify=stratify
+        )
+        idx_train.sort()
+        idx_val.sort()
+        held = (
+            as_rows(X[idx_val], X.dtype),
+            y[idx_val],
+            None if w is None else w[idx_val],
+            None if init is None else init[idx_val],
+        )
+        X, y, w = X[idx_train], y[idx_train], None if w is None else w[idx_train]
+        init = None if init is None else init[idx_train]
+        X = X if sp.issparse(X) else np.ascontiguousarray(X)
+        if w is not None and not w.sum() > 0:
+            raise ValueError("sample_weight of the training part (after validation_fraction) sums to zero")
+        return X, y, w, init, held
 
     @contextlib.contextmanager
     def _fitting(self):
@@ -433,17 +429,15 @@ class RGBMBase(BaseEstimator):
             return Continued(self._previous["_booster"], self._previous.get("classes_"), model, "warm_start")
         return None
 
-    def _check_fit_data(self, X, y, regression, init_model, multi_output=False):
-        """check_X_y for a fit that may continue a model: (X, y, the
-        :class:`Continued` model or None), X read as that model reads it."""
-        continued = self._continued(init_model)
-        if continued is None or continued.model is None:
-            X, y = check_X_y(self, X, y, regression=regression, multi_output=multi_output)
-        else:
-            X, y = check_X_y(
-                self, X, y, regression=regression, model=continued.model, what=continued.what, multi_output=multi_output
-            )
-        return X, y, continued
+    def _check_fit_data(self, fit):
+        """``fit`` with X and y read by check_X_y and ``init_model`` the
+        :class:`Continued` model (or None), X read as that model reads it."""
+        continued = self._continued(fit.init_model)
+        model = (
+            {} if continued is None or continued.model is None else {"model": continued.model, "what": continued.what}
+        )
+        X, y = check_X_y(self, fit.X, fit.y, regression=self._regression_y, multi_output=self._multi_output_y, **model)
+        return dataclasses.replace(fit, X=X, y=y, init_model=continued)
 
     def _start(self, init_model, native_loss):
         """The model to continue and the rounds to add: init_model, or with
@@ -479,22 +473,109 @@ class RGBMBase(BaseEstimator):
             raise ValueError(f"init_model was trained with loss {fitted!r}, this fit uses {native_loss!r}")
         return start, rounds
 
-    def _continued_eval_init_score(self, start, eval_set, eval_init_score):
-        """eval_init_score plus the raw scores of `start` (the model a fit
-        continues) on every evaluation set."""
-        if eval_set is None:
-            return eval_init_score
-        pairs = _eval_pairs(eval_set)
-        given = [None] * len(pairs) if eval_init_score is None else list(eval_init_score)
-        if len(given) != len(pairs):
-            raise ValueError(f"eval_init_score must be a list of {len(pairs)} score arrays (or None)")
-        return [
-            start.predict_raw(native_matrix(check_X(self, pair[0]))) + (0.0 if g is None else np.asarray(g))
-            for pair, g in zip(pairs, given)
-        ]
+    def fit(
+        self,
+        X: MatrixLike | Dataset,
+        y: VectorLike | None = None,
+        sample_weight: VectorLike | None = None,
+        eval_set: Sequence[tuple[MatrixLike, VectorLike]] | None = None,
+        eval_names: Sequence[str] | None = None,
+        eval_sample_weight: Sequence[VectorLike | None] | None = None,
+        callbacks: Sequence[Callback] | None = None,
+        init_score: VectorLike | None = None,
+        eval_init_score: Sequence[VectorLike | None] | None = None,
+        init_model: PathLike | _core.Booster | RGBMBase | None = None,
+    ) -> Self:
+        """Fit on X (n_samples, n_features; NaN = missing) and targets y.
+
+        Parameters
+        ----------
+        X : array-like, data frame of shape (n_samples, n_features), or Dataset
+            A :class:`rgbm_rs.Dataset` is fitted on its bins (binned once,
+            shared by its subsets) and holds y, sample_weight and init_score,
+            which are then not passed here.
+        y : array-like of shape (n_samples,) or (n_samples, n_targets), or None
+            The targets (the classifier's labels may be of any type; see
+            ``classes_``); None only when X is a Dataset. Regressor: 2-D y
+            fits one output per target (one tree per target per round; each
+            target's trees are those of a fit on its column alone) with the
+            losses squared, huber, absolute_error, quantile, poisson, gamma
+            and tweedie. Classifier: a 2-D y of 0/1 (or booleans) is
+            multilabel, one logistic output per column, with
+            ``loss="logistic"`` and without ``class_weight``. Early stopping
+            then watches the mean of the outputs' metric. One column is read
+            as 1-D y, with scikit-learn's DataConversionWarning.
+        sample_weight : array-like of shape (n_samples,) or None
+            Finite, >= 0, not all zero. Only relative weights matter: they
+            are normalised to mean 1, so ``c * sample_weight`` gives the same
+            model for any c > 0 (``min_child_weight``, ``reg_lambda`` and
+            ``min_split_gain`` apply to the normalised weights).
+        eval_set : list of (X, y) pairs or Datasets, or None
+            Data evaluated after every round (``evals_result_``); early
+            stopping watches the last one. A Dataset entry brings its own
+            labels, weights and starting scores. A classifier's evaluation
+            labels must be among its training labels.
+        eval_names : list of str or None
+            Names of the eval_set entries (default "valid_0", "valid_1", ...).
+        eval_sample_weight : list of array-like or None
+            Row weights of each eval_set entry.
+        callbacks : list of callables or None
+            Called after every round with a :class:`rgbm_rs.callback.CallbackEnv`;
+            returning True stops training.
+        init_score : array-like of shape (n_samples,) or (n_samples, n_outputs), or None
+            Raw starting scores per row (log-odds, log mean, one column per
+            class or per gaussian output), as LightGBM's ``init_score``: the
+            fit starts there instead of at the best constant, and the model
+            (base score 0) predicts what it adds to them.
+        eval_init_score : list of array-like or None
+            The same for each eval_set entry.
+        init_model : str, os.PathLike, Booster, fitted estimator or None
+            Continue this model: ``n_estimators`` more rounds are fitted from
+            its raw scores and appended to its trees (its bins need not be
+            the data's; its trees are kept as they are). Random draws restart
+            at round 0, so with ``subsample`` < 1 or random ``selection`` the
+            result differs from one long fit; model shrinkage (SGLB) cannot
+            be continued. X is read as the model's ``predict`` reads it: a
+            data frame needs the columns of the model's fit in the same
+            order, and category values are mapped to the categories
+            recorded at that fit (which this estimator then keeps). A bare
+            Booster records no column names or categories: only the number
+            of columns is checked.
+
+        Returns
+        -------
+        self
+        """
+        with self._fitting():
+            self._validate_params()
+            evals = EvalSet.from_fit(
+                eval_set, eval_names, eval_sample_weight=eval_sample_weight, eval_init_score=eval_init_score
+            )
+            given = FitInput.from_fit(
+                X,
+                y,
+                sample_weight=sample_weight,
+                init_score=init_score,
+                evals=evals,
+                callbacks=callbacks,
+                init_model=init_model,
+            )
+            return self._fit_given(given)
+
+    def _fit_given(self, fit: FitInput):
+        """The fit of what ``fit`` was given: X and y read, the labels
+        encoded by the estimator's :meth:`_labels`, then trained."""
+        return self._fit_native(self._labels(self._check_fit_data(fit)))
+
+    def _labels(self, fit: FitInput) -> FitInput:
+        """``fit`` with its labels checked and encoded, the core's ``loss``
+        and ``encode`` for the evaluation sets' labels set (each estimator's
+        own rules)."""
+        raise NotImplementedError
 
     def _fit_native(self, fit: FitInput):
-        """The fit itself, from what ``fit`` was given (:class:`FitInput`)."""
+        """The fit itself, from what ``fit`` was given (:class:`FitInput`,
+        labels encoded)."""
         native_loss = fit.loss
         if native_loss == "custom":
             _custom.check_loss(self.loss)
@@ -507,39 +588,25 @@ class RGBMBase(BaseEstimator):
         w = check_weights(fit.sample_weight, X)
         y_float = native_vector(fit.y)
         init = None if fit.init_score is None else _init_rows(fit.init_score, len(y_float), "init_score")
-        eval_init_score = fit.eval_init_score
+        sets = self._checked_evals(fit, X.dtype, start)
         if start is not None:
-            # Continue from the model's raw scores, on the training rows and on every eval set.
+            # Continue from the model's raw scores on the training rows too.
             init = start.predict_raw(native_matrix(X)) + (0.0 if init is None else init)
-            eval_init_score = self._continued_eval_init_score(start, fit.eval_set, eval_init_score)
-        X, y_float, w, init, sets = self._eval_sets(
-            X, y_float, w, fit.eval_set, fit.eval_names, fit.eval_sample_weight, fit.encode, seed, init, eval_init_score
-        )
-        callbacks = [] if fit.callbacks is None else list(fit.callbacks)
-        for cb in callbacks:
-            if not callable(cb):
-                raise TypeError(f"callbacks must be callables taking a CallbackEnv, got {type(cb).__name__}")
+        X, y_float, w, init, held = self._held_out(X, y_float, w, init, seed)
+        if held is not None:
+            sets = [self._native_eval("validation", *held, None, fit.repeat)]
+        if self.early_stopping_rounds is not None and not sets:
+            raise ValueError(
+                "early_stopping_rounds needs evaluation data: pass eval_set to fit or set validation_fraction"
+            )
+        y_float = native_vector(_class_major(y_float))
+        init = None if init is None else _class_major(init)
+        callbacks = _checked_callbacks(fit.callbacks)
         native = self._native_params(seed, native_loss, n_rounds)
-        binned = None
-        if fit.dataset is not None:
-            if self.validation_fraction is not None:
-                raise ValueError(
-                    "validation_fraction splits raw rows; with a Dataset pass eval_set=[dataset.subset(rows)] instead"
-                )
-            own = fit.dataset.categorical_features
-            if own is not None:
-                if native["categorical_features"] is None:
-                    native["categorical_features"] = own
-                elif sorted(native["categorical_features"]) != own:
-                    raise ValueError(
-                        f"categorical_features: the Dataset has {own}, the estimator "
-                        f"{sorted(native['categorical_features'])}; give them in one place"
-                    )
-            binned = fit.dataset._binned_for(native)
+        binned = None if fit.dataset is None else self._dataset_bins(fit.dataset, native)
         if fit.repeat > 1:
             # Each output's labels are the target: one block per output.
             y_float = np.tile(y_float, fit.repeat)
-            sets = [(name, xe, np.tile(ye, fit.repeat), we, ie) for name, xe, ye, we, ie in sets]
             native["n_targets"] = fit.repeat
         if fit.y.ndim == 2:
             native["n_targets"] = int(fit.y.shape[1])
@@ -549,26 +616,36 @@ class RGBMBase(BaseEstimator):
         params = json.dumps(native)
         loss_fn = _custom.loss_hook(self.loss, y_float) if native_loss == "custom" else None
         metric_fns = _metric_functions(self.eval_metric)
-        metrics_fn = None
-        if metric_fns and sets:
-            pairs = [(ye, we) for _, _, ye, we, _ in sets]
-            metrics_fn = _custom.metrics_hook(metric_fns, pairs, native["eval_metric"])
+        metrics_fn = _custom.metrics_hook(metric_fns, sets, native["eval_metric"]) if metric_fns and sets else None
         # With evaluation sets the per-round hook also records their values: the
         # core's histories come as JSON, where NaN and infinity become null.
         progress = Progress(self, callbacks, n_rounds) if (callbacks or self.verbose or sets) else None
         try:
-            groups = [None] * len(sets) if fit.eval_group is None else fit.eval_group
-            native_sets: list[Any] = [
-                (name, native_matrix(Xe), ye, we, ie, g) for (name, Xe, ye, we, ie), g in zip(sets, groups)
-            ]
             data = TrainingData(native_matrix(X), y_float, w, init, fit.group, binned)
-            booster = _core.Booster.train(params, data, native_sets or None, progress, loss_fn, metrics_fn)
+            booster = _core.Booster.train(params, data, sets or None, progress, loss_fn, metrics_fn)
         finally:
             if progress is not None:
                 progress.close()
         rounds = json.loads(booster.training_log_json())
         evals = exact_evals(json.loads(booster.evals_json()), None if progress is None else progress.evals)
         return self._store_fit(booster, rounds, evals, booster.best_iteration, callbacks, start, sets)
+
+    def _dataset_bins(self, dataset, native):
+        """The bins of a Dataset fit, its categorical features merged into ``native``'s."""
+        if self.validation_fraction is not None:
+            raise ValueError(
+                "validation_fraction splits raw rows; with a Dataset pass eval_set=[dataset.subset(rows)] instead"
+            )
+        own = dataset.categorical_features
+        if own is not None:
+            if native["categorical_features"] is None:
+                native["categorical_features"] = own
+            elif sorted(native["categorical_features"]) != own:
+                raise ValueError(
+                    f"categorical_features: the Dataset has {own}, the estimator "
+                    f"{sorted(native['categorical_features'])}; give them in one place"
+                )
+        return dataset._binned_for(native)
 
     def _store_fit(self, booster, rounds, evals, best, callbacks, start, sets):
         """The fitted attributes of a finished fit: its booster, per-round
@@ -591,7 +668,7 @@ class RGBMBase(BaseEstimator):
         if best is not None:
             self.best_iteration_ = done + int(best)
             if sets:
-                last = self.evals_result_[sets[-1][0]]
+                last = self.evals_result_[sets[-1].name]
                 self.best_score_ = {m: values[int(best)] for m, values in last.items()}
         keys = ("root_feature", "root_threshold", "features_searched", "step", "seconds", "train_loss")
         keys += ("gamma", "gamma_star", "cosine")

@@ -14,24 +14,20 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from . import _core, _params
+from . import _params
 from ._base import RGBMBase, store_params
-from ._dataset import Dataset, unpack
 from ._rounds import documents_rounds
-from ._training import FitInput
 from ._typing import (
-    Callback,
     FeatureSelection,
     LossFunction,
     MatrixLike,
     Metric,
-    PathLike,
     VectorLike,
 )
 from ._validation import check_target_columns, check_weights, encode_classes
 
 if TYPE_CHECKING:
-    from typing_extensions import Self
+    pass
 
 
 def _binary_entropy(p):
@@ -85,6 +81,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
     """
 
     _regression = False
+    _regression_y = False
     _parameter_constraints = _params.constraints(
         skip=_params.REGRESSION_ONLY + _params.RANKING_ONLY, loss=_params.CLASSIFICATION_LOSSES
     )
@@ -245,107 +242,36 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
             "sla_scale": float(self.sla_scale),
         }
 
-    def fit(
-        self,
-        X: MatrixLike | Dataset,
-        y: VectorLike | None = None,
-        sample_weight: VectorLike | None = None,
-        eval_set: Sequence[tuple[MatrixLike, VectorLike]] | None = None,
-        eval_names: Sequence[str] | None = None,
-        eval_sample_weight: Sequence[VectorLike | None] | None = None,
-        callbacks: Sequence[Callback] | None = None,
-        init_score: VectorLike | None = None,
-        eval_init_score: Sequence[VectorLike | None] | None = None,
-        init_model: PathLike | _core.Booster | RGBMBase | None = None,
-    ) -> Self:
-        """Fit on X (n_samples, n_features; NaN = missing) and labels y.
+    def _labels(self, fit):
+        y = check_target_columns(fit.y)
+        if y.ndim == 2:
+            return self._multilabel_labels(fit, y)
+        classes, encoded = self._classes(y)
+        if len(classes) < 2:
+            raise ValueError(
+                f"RGBMClassifier needs samples of at least 2 classes, but y contains only one class: {classes[0]!r}"
+            )
+        native_loss = self._native_loss(len(classes))
+        self.classes_ = classes
+        w = fit.sample_weight
+        if self.class_weight is not None:
+            w = self._with_class_weight(w, fit.X, y)
 
-        Parameters are those of :meth:`RGBMRegressor.fit`; the labels of
-        ``eval_set`` must be among the training labels. A 2-D y of 0/1
-        (or booleans) is multilabel: one logistic output per column, with
-        ``loss="logistic"`` and without ``class_weight``; early stopping
-        watches the mean of the labels' metric. One column is read as 1-D
-        y, with scikit-learn's DataConversionWarning.
-        """
-        with self._fitting():
-            self._validate_params()
-            given = unpack(
-                X,
-                y,
-                sample_weight=sample_weight,
-                init_score=init_score,
-                eval_set=eval_set,
-                eval_sample_weight=eval_sample_weight,
-                eval_init_score=eval_init_score,
-            )
-            X, y, sample_weight, init_score = given.X, given.y, given.sample_weight, given.init_score
-            eval_set, eval_sample_weight, eval_init_score = (
-                given.eval_set,
-                given.eval_sample_weight,
-                given.eval_init_score,
-            )
-            X, y, init_model = self._check_fit_data(X, y, False, init_model, multi_output=True)
-            y = check_target_columns(y)
-            if y.ndim == 2:
-                return self._fit_multilabel(
-                    X,
-                    y,
-                    FitInput(
-                        X,
-                        None,
-                        "logistic",
-                        _encode_multilabel,
-                        sample_weight=sample_weight,
-                        init_score=init_score,
-                        eval_set=eval_set,
-                        eval_names=eval_names,
-                        eval_sample_weight=eval_sample_weight,
-                        eval_init_score=eval_init_score,
-                        callbacks=callbacks,
-                        init_model=init_model,
-                    ),
-                )
-            classes, encoded = self._classes(y)
-            if len(classes) < 2:
+        def encode(ye, i):
+            ye = np.asarray(ye)
+            try:
+                known = np.isin(ye, classes)
+            except TypeError:
+                known = np.array([v in set(classes.tolist()) for v in ye.tolist()], dtype=bool)
+            if not known.all():
+                unseen = sorted({repr(v) for v in ye[~known].tolist()})
                 raise ValueError(
-                    f"RGBMClassifier needs samples of at least 2 classes, but y contains only one class: {classes[0]!r}"
+                    f"eval_set[{i}] has labels not seen in training: {', '.join(unseen[:10])}; "
+                    f"the classes are {classes.tolist()}"
                 )
-            native_loss = self._native_loss(len(classes))
-            self.classes_ = classes
-            if self.class_weight is not None:
-                sample_weight = self._with_class_weight(sample_weight, X, y)
+            return np.searchsorted(classes, ye).astype(np.float64)
 
-            def encode(ye, i):
-                ye = np.asarray(ye)
-                try:
-                    known = np.isin(ye, classes)
-                except TypeError:
-                    known = np.array([v in set(classes.tolist()) for v in ye.tolist()], dtype=bool)
-                if not known.all():
-                    unseen = sorted({repr(v) for v in ye[~known].tolist()})
-                    raise ValueError(
-                        f"eval_set[{i}] has labels not seen in training: {', '.join(unseen[:10])}; "
-                        f"the classes are {classes.tolist()}"
-                    )
-                return np.searchsorted(classes, ye).astype(np.float64)
-
-            return self._fit_native(
-                FitInput(
-                    X,
-                    encoded.astype(np.float64),
-                    native_loss,
-                    encode,
-                    sample_weight=sample_weight,
-                    init_score=init_score,
-                    eval_set=eval_set,
-                    eval_names=eval_names,
-                    eval_sample_weight=eval_sample_weight,
-                    eval_init_score=eval_init_score,
-                    callbacks=callbacks,
-                    init_model=init_model,
-                    dataset=given.dataset,
-                )
-            )
+        return dataclasses.replace(fit, y=encoded.astype(np.float64), sample_weight=w, loss=native_loss, encode=encode)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -355,8 +281,8 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         tags.classifier_tags.multi_label = True
         return tags
 
-    def _fit_multilabel(self, X, y, fit):
-        """A multilabel fit: one logistic output per column of 0/1 labels."""
+    def _multilabel_labels(self, fit, y):
+        """A multilabel fit's labels: one logistic output per column of 0/1 labels."""
         encoded = _encode_multilabel(y, None)
         if callable(self.loss) or self.loss != "logistic":
             raise ValueError(
@@ -366,7 +292,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
             raise ValueError("class_weight applies to 1-D y; with multilabel y weight the rows by sample_weight")
         # As MLPClassifier: classes_ are the label indices, predict_proba (n, n_labels).
         self.classes_ = np.arange(y.shape[1])
-        return self._fit_native(dataclasses.replace(fit, y=encoded))
+        return dataclasses.replace(fit, y=encoded, loss="logistic", encode=_encode_multilabel)
 
     def _multilabel(self) -> bool:
         return json.loads(self._booster.params_json()).get("n_targets") is not None

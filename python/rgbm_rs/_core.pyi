@@ -69,17 +69,10 @@ _Sparse: TypeAlias = tuple[
 _Matrix: TypeAlias = NDArray[np.float32] | NDArray[np.float64] | _Sparse
 #: Targets / weights: 1-D contiguous float64.
 _Vector: TypeAlias = NDArray[np.float64]
-#: An evaluation set: (name, X with the training dtype, y, sample_weight or
-#: None[, init_score or None[, query group sizes or None]]); init_score is
-#: class-major (n × n_outputs).
-_EvalSet: TypeAlias = (
-    tuple[str, _Matrix, _Vector, _Vector | None]
-    | tuple[str, _Matrix, _Vector, _Vector | None, _Vector | None]
-    | tuple[str, _Matrix, _Vector, _Vector | None, _Vector | None, Sequence[int] | None]
-)
 
-class _TrainingData(Protocol):
-    """What :meth:`Booster.train` reads the training rows from (``rgbm_rs._training.TrainingData``)."""
+class _Rows(Protocol):
+    """Rows as the core reads them: X, labels, and optional weights,
+    class-major starting scores (n × n_outputs) and query group sizes."""
 
     @property
     def x(self) -> _Matrix: ...
@@ -91,6 +84,17 @@ class _TrainingData(Protocol):
     def init_score(self) -> _Vector | None: ...
     @property
     def group(self) -> Sequence[int] | None: ...
+
+class _EvalSet(_Rows, Protocol):
+    """An evaluation set as :meth:`Booster.train` and :class:`Shard` read it
+    (``rgbm_rs._training.EvalSet``), X of the training dtype."""
+
+    @property
+    def name(self) -> str: ...
+
+class _TrainingData(_Rows, Protocol):
+    """What :meth:`Booster.train` reads the training rows from (``rgbm_rs._training.TrainingData``)."""
+
     @property
     def binned(self) -> BinnedData | None: ...
 
@@ -120,8 +124,9 @@ class Booster:
         ``sample_weight``, ``init_score``, ``group`` and ``binned`` (the last
         four may be None; ``group``: with loss "lambdarank", the sizes of the
         consecutive rows' queries; ``binned``: a BinnedData of the rows,
-        trained on instead of binning ``x``); ``eval_sets`` is a list of (name, X, y, sample_weight
-        or None[, init_score[, group]]) with X of the training dtype;
+        trained on instead of binning ``x``); ``eval_sets`` is a list of
+        evaluation sets read by attribute (``name``, ``x`` of the training
+        dtype, ``y``, ``sample_weight``, ``init_score``, ``group``);
         ``callback(round, results)`` runs after every round with results
         [(set, metric, value, higher_is_better)] and stops training by
         returning True. With loss "custom", ``objective(raw)`` returns (grad,
@@ -274,32 +279,20 @@ class BinnedData:
 class Shard:
     """One shard's fit (a Dask worker's rows) on a thread of its own, whose
     exchanges the caller relays between all shards (``rgbm_rs.dask``).
-    ``resume``: the records of rounds 0..k of the same fit (as "round"
-    messages carry them), replayed rather than trained;
-    ``resume_stopped``: the caller had stopped the fit after the last."""
+    ``data``: the shard's rows (``x`` dense, ``y``, ``sample_weight``,
+    ``init_score``); ``resume``: the records of rounds 0..k of the same fit
+    (as "round" messages carry them), replayed rather than trained, and
+    whether the caller had stopped the fit after the last."""
 
     def __new__(
         cls,
         params_json: str,
-        x: NDArray[np.float32] | NDArray[np.float64],
-        y: NDArray[np.float64],
+        data: _TrainingData,
         row_ids: NDArray[np.uint64],
         n_total: int,
-        sample_weight: NDArray[np.float64] | None = None,
-        init_score: NDArray[np.float64] | None = None,
-        eval_sets: list[
-            tuple[
-                str,
-                NDArray[np.float32] | NDArray[np.float64],
-                NDArray[np.float64],
-                NDArray[np.float64] | None,
-                NDArray[np.float64] | None,
-            ]
-        ]
-        | None = None,
+        eval_sets: list[_EvalSet] | None = None,
         threads: int | None = None,
-        resume: list[str] | None = None,
-        resume_stopped: bool = False,
+        resume: tuple[list[str], bool] | None = None,
     ) -> Shard: ...
     def first(self) -> tuple[Any, ...]:
         """The fit's first message: ("sum" | "max", values), ("limbs", int64

@@ -170,10 +170,16 @@ def _metric_values(fn, out):
 
 def metrics_hook(fns, sets, builtin):
     """``hook(set_index, raw) -> [(name, value, higher_is_better)]`` over
-    the evaluation sets ``sets`` [(y, w)]; names must not repeat the
-    built-in metrics ``builtin`` or each other."""
+    the evaluation sets ``sets`` (their ``y`` and ``sample_weight``); names
+    must not repeat the built-in metrics ``builtin`` or each other."""
     weighted = [_takes_weight(fn) for fn in fns]
-    sets = [(np.array(y, dtype=np.float64), None if w is None else np.array(w, dtype=np.float64)) for y, w in sets]
+    sets = [
+        (
+            np.array(e.y, dtype=np.float64),
+            None if e.sample_weight is None else np.array(e.sample_weight, dtype=np.float64),
+        )
+        for e in sets
+    ]
     for y, w in sets:
         y.flags.writeable = False
         if w is not None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -289,93 +288,3 @@ def _subset_groups(sizes, idx):
             "subsets of ranking data hold whole queries (use GroupKFold with the query ids)"
         )
     return run_sizes.astype(np.int64)
-
-
-@dataclass
-class Unpacked:
-    """``fit``'s arguments with every Dataset replaced by its parts;
-    ``dataset`` the training Dataset (None for raw rows)."""
-
-    X: Any
-    y: Any
-    sample_weight: Any
-    init_score: Any
-    group: Any
-    eval_set: Any
-    eval_sample_weight: Any
-    eval_init_score: Any
-    eval_group: Any
-    dataset: Dataset | None
-
-
-def unpack(
-    X,
-    y,
-    *,
-    sample_weight=None,
-    init_score=None,
-    group=None,
-    eval_set=None,
-    eval_sample_weight=None,
-    eval_init_score=None,
-    eval_group=None,
-) -> Unpacked:
-    """A fit's arguments with Datasets (as X or eval_set entries) replaced by
-    their rows, labels, weights, starting scores and query groups."""
-    dataset = None
-    if isinstance(X, Dataset):
-        dataset = X
-        for name, given in (
-            ("y", y),
-            ("sample_weight", sample_weight),
-            ("init_score", init_score),
-            ("group", group),
-        ):
-            if given is not None:
-                raise TypeError(f"X is a Dataset, which holds {name}; do not pass {name} to fit as well")
-        if X.label is None:
-            raise ValueError("the Dataset has no label; build it with Dataset(X, label)")
-        X, y = dataset.data, dataset.label
-        sample_weight, init_score, group = dataset.weight, dataset.init_score, dataset.group
-    elif y is None:
-        # scikit-learn's wording for a missing y (its estimator checks look for it).
-        raise ValueError("this estimator requires y to be passed, but the target y is None (or pass X as a Dataset)")
-    if eval_set is not None:
-        entries = [eval_set] if isinstance(eval_set, Dataset) else list(eval_set)
-        if any(isinstance(e, Dataset) for e in entries):
-            eval_set, eval_sample_weight, eval_init_score, eval_group = _unpack_evals(
-                entries, eval_sample_weight, eval_init_score, eval_group, dataset
-            )
-    return Unpacked(
-        X, y, sample_weight, init_score, group, eval_set, eval_sample_weight, eval_init_score, eval_group, dataset
-    )
-
-
-def _unpack_evals(entries, weights, inits, groups, train):
-    k = len(entries)
-    for what, given in (("eval_sample_weight", weights), ("eval_init_score", inits), ("eval_group", groups)):
-        if given is not None and len(given) != k:
-            raise ValueError(f"{what} must hold one entry per eval_set entry ({k})")
-    weights = [None] * k if weights is None else list(weights)
-    inits = [None] * k if inits is None else list(inits)
-    groups = [None] * k if groups is None else list(groups)
-    pairs = []
-    for i, e in enumerate(entries):
-        if not isinstance(e, Dataset):
-            pairs.append(e)
-            continue
-        if e.label is None:
-            raise ValueError(f"eval_set[{i}] is a Dataset without labels")
-        if train is not None and e.n_features != train.n_features:
-            raise ValueError(f"eval_set[{i}] has {e.n_features} features, the training Dataset {train.n_features}")
-        for what, given in (("eval_sample_weight", weights), ("eval_init_score", inits), ("eval_group", groups)):
-            if given[i] is not None:
-                raise TypeError(f"eval_set[{i}] is a Dataset, which holds its own {what[5:]}; do not pass {what}")
-        pairs.append((e.data, e.label))
-        weights[i], inits[i], groups[i] = e.weight, e.init_score, e.group
-    return (
-        pairs,
-        None if all(w is None for w in weights) else weights,
-        None if all(v is None for v in inits) else inits,
-        None if all(g is None for g in groups) else groups,
-    )

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
 from . import _core, _params
 from ._base import RGBMBase, store_params
-from ._dataset import Dataset, unpack
+from ._dataset import Dataset
 from ._rounds import documents_rounds
-from ._training import FitInput
+from ._training import EvalSet, FitInput
 from ._typing import Callback, FeatureSelection, MatrixLike, PathLike, VectorLike
 
 if TYPE_CHECKING:
@@ -43,6 +44,43 @@ def _group_sizes(group, qid, n_rows, what):
     if len(np.unique(ids)) != len(starts):
         raise ValueError(f"{what}: the rows of each query must be consecutive in qid (sort the rows by qid)")
     return np.diff(np.r_[starts, n_rows]).astype(int).tolist()
+
+
+class _Queries(NamedTuple):
+    """A query grouping as fit takes it: ``group`` (sizes) or ``qid`` (ids)."""
+
+    group: Any
+    qid: Any
+
+
+def _eval_queries(eval_set, eval_group, eval_qid):
+    """Each evaluation set's query grouping (None without eval_group and
+    eval_qid); EvalSet.from_fit checks there is one per evaluation set."""
+    if eval_group is None and eval_qid is None:
+        return None
+    if eval_set is None:
+        raise ValueError("eval_group and eval_qid need eval_set")
+    given = [list(v) for v in (eval_group, eval_qid) if v is not None]
+    if len(given) == 2 and len(given[0]) != len(given[1]):
+        raise ValueError("eval_group and eval_qid must hold one entry per eval_set entry each")
+    k = len(given[0])
+    groups = [None] * k if eval_group is None else list(eval_group)
+    qids = [None] * k if eval_qid is None else list(eval_qid)
+    return [_Queries(g, q) for g, q in zip(groups, qids)]
+
+
+def _resolved(grouping, n_rows, what):
+    """The query sizes of a grouping: a :class:`_Queries`, a Dataset's sizes, or None."""
+    if isinstance(grouping, _Queries):
+        return _group_sizes(grouping.group, grouping.qid, n_rows, what)
+    return _group_sizes(grouping, None, n_rows, what)
+
+
+def _encode_grades(ye, i):
+    try:
+        return np.asarray(ye, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"eval_set[{i}]: y must be numeric relevance grades") from None
 
 
 class RGBMRanker(RGBMBase):
@@ -85,6 +123,7 @@ class RGBMRanker(RGBMBase):
     """
 
     _regression = True
+    _multi_output_y = False
     _metric_functions_allowed = False  # they would get no query groups
     _parameter_constraints = {
         **_params.constraints(
@@ -208,58 +247,33 @@ class RGBMRanker(RGBMBase):
                 callable(m) for m in ([metrics] if isinstance(metrics, str) or callable(metrics) else metrics or [])
             ):
                 raise ValueError("RGBMRanker takes metric names in eval_metric (metric functions get no query groups)")
-            given = unpack(
-                X,
-                y,
-                init_score=init_score,
-                group=group,
-                eval_set=eval_set,
-                eval_init_score=eval_init_score,
-                eval_group=eval_group,
-            )
-            if given.dataset is not None and qid is not None:
+            if isinstance(X, Dataset) and qid is not None:
                 raise TypeError("X is a Dataset, which holds the query groups; do not pass qid to fit as well")
-            X, y, init_score, group = given.X, given.y, given.init_score, given.group
-            eval_set, eval_init_score, eval_group = given.eval_set, given.eval_init_score, given.eval_group
-            X, y, init_model = self._check_fit_data(X, y, True, init_model)
-            sizes = _group_sizes(group, qid, X.shape[0], "fit")
-            eval_sizes = None
-            if eval_set is not None:
-                pairs = list(eval_set)
-                given_g = [None] * len(pairs) if eval_group is None else list(eval_group)
-                given_q = [None] * len(pairs) if eval_qid is None else list(eval_qid)
-                if len(given_g) != len(pairs) or len(given_q) != len(pairs):
-                    raise ValueError(f"eval_group / eval_qid must hold one entry per eval_set entry ({len(pairs)})")
-                eval_sizes = [
-                    _group_sizes(g, q, len(np.asarray(ye)), f"eval_set[{i}]")
-                    for i, ((_, ye), g, q) in enumerate(zip(pairs, given_g, given_q))
-                ]
-            elif eval_group is not None or eval_qid is not None:
-                raise ValueError("eval_group and eval_qid need eval_set")
-
-            def encode(ye, i):
-                try:
-                    return np.asarray(ye, dtype=np.float64)
-                except (TypeError, ValueError):
-                    raise ValueError(f"eval_set[{i}]: y must be numeric relevance grades") from None
-
-            return self._fit_native(
-                FitInput(
-                    X,
-                    np.asarray(y, dtype=np.float64),
-                    "lambdarank",
-                    encode,
-                    init_score=init_score,
-                    group=sizes,
-                    eval_set=eval_set,
-                    eval_names=eval_names,
-                    eval_init_score=eval_init_score,
-                    eval_group=eval_sizes,
-                    callbacks=callbacks,
-                    init_model=init_model,
-                    dataset=given.dataset,
-                )
+            evals = EvalSet.from_fit(
+                eval_set,
+                eval_names,
+                eval_init_score=eval_init_score,
+                eval_group=_eval_queries(eval_set, eval_group, eval_qid),
             )
+            queries = None if group is None and qid is None else _Queries(group, qid)
+            given = FitInput.from_fit(
+                X, y, init_score=init_score, group=queries, evals=evals, callbacks=callbacks, init_model=init_model
+            )
+            return self._fit_given(given)
+
+    def _labels(self, fit):
+        evals = [
+            dataclasses.replace(e, group=_resolved(e.group, len(np.asarray(e.y)), f"eval_set[{i}]"))
+            for i, e in enumerate(fit.evals)
+        ]
+        return dataclasses.replace(
+            fit,
+            y=np.asarray(fit.y, dtype=np.float64),
+            group=_resolved(fit.group, fit.X.shape[0], "fit"),
+            evals=evals,
+            loss="lambdarank",
+            encode=_encode_grades,
+        )
 
     @documents_rounds
     def predict(

@@ -21,6 +21,7 @@ Needs ``dask[distributed]`` (``pip install "rgbm_rs[dask]"``).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import math
 import numbers
@@ -29,7 +30,7 @@ import time
 import warnings
 from collections.abc import Iterator, Sequence
 from concurrent.futures import CancelledError, ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -47,9 +48,10 @@ from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.validation import check_consistent_length
 
 from . import _core
-from ._base import _class_major, _eval_pairs, _init_rows, _metric_functions
+from ._base import _checked_callbacks, _class_major, _init_rows, _metric_functions
 from ._frames import read_frame
 from ._progress import Progress
+from ._training import TrainingData
 from ._typing import Callback
 from ._validation import (
     ZERO_WEIGHTS,
@@ -104,18 +106,16 @@ class _ShardActor:
         """`resume`: None, or the records of the rounds trained so far (as
         "round" messages carry them) and whether the client had stopped the
         fit after the last one."""
-        xs = [p[1] for p in parts]
-        ids = np.concatenate([np.arange(p[0], p[0] + len(p[1]), dtype=np.uint64) for p in parts])
+        xs = [p.x for p in parts]
+        ids = np.concatenate([np.arange(p.offset, p.offset + len(p.x), dtype=np.uint64) for p in parts])
         x = np.ascontiguousarray(np.concatenate(xs)) if len(xs) > 1 else np.ascontiguousarray(xs[0])
-        y = np.concatenate([p[2] for p in parts]).astype(np.float64)
-        w = np.concatenate([p[3] for p in parts]).astype(np.float64) if parts[0][3] is not None else None
-        init = _class_major(np.concatenate([p[4] for p in parts])) if parts[0][4] is not None else None
+        y = np.concatenate([p.y for p in parts]).astype(np.float64)
+        w = np.concatenate([p.w for p in parts]).astype(np.float64) if parts[0].w is not None else None
+        init = _class_major(np.concatenate([p.init for p in parts])) if parts[0].init is not None else None
         self._worker = get_worker()
         threads = self._worker.state.nthreads
-        records, stopped = resume or (None, False)
-        self._shard = _core.Shard(
-            params_json, x, y, ids, int(n_total), w, init, eval_sets or None, threads, records, stopped
-        )
+        data = TrainingData(x, y, w, init)
+        self._shard = _core.Shard(params_json, data, ids, int(n_total), eval_sets or None, threads, resume)
         self._peers, self._peer_ids, self._index, self._timeout = [], [], 0, DEFAULT_TIMEOUT
         self._n_shards = 1
         self._mail, self._seq, self._closed = {}, 0, False
@@ -267,6 +267,21 @@ def _combine(msgs):
     raise RuntimeError(f"unknown message {kind!r} from a shard")
 
 
+class _Part(NamedTuple):
+    """One checked partition: its first row's index among all rows, its
+    rows, float labels, weights (times their class weights) and starting
+    scores; ``positive``: whether the sample weights, and the weights times
+    the class weights, have a positive one (the fit needs one of each
+    among all partitions)."""
+
+    offset: int
+    x: np.ndarray
+    y: np.ndarray
+    w: np.ndarray | None
+    init: np.ndarray | None
+    positive: list[bool]
+
+
 def _pack(offset, x, y, w, init, probe, labels):
     """_checked_part's partition, or the error refusing it (raised on the
     client: a refused input is no failure of the worker)."""
@@ -283,10 +298,8 @@ def _checked_part(offset, x, y, w, init, probe, labels):
     own check, the weights by check_weights, init_score as the local
     init_score. `probe`: an unfitted estimator of the fit's class (for the
     checks' messages); `labels`: None for regression, else (classes, the
-    class weights or None). y comes out as floats (labels as their class
-    codes), the weights times their class weights; last, whether the
-    sample weights, and the weights times the class weights, have a
-    positive one (the fit needs one of each among all partitions)."""
+    class weights or None). A :class:`_Part`: y as floats (labels as their
+    class codes), the weights times their class weights."""
     x, y = check_X_y(probe, x, y, regression=labels is None)
     _check_finite(x, offset)
     if labels is None:
@@ -302,7 +315,7 @@ def _checked_part(offset, x, y, w, init, probe, labels):
         w = check_weights(by_class if w is None else w * by_class, x, whole=False)
         positive.append(bool(np.any(w > 0)))
     init = None if init is None else _init_rows(init, len(y), "init_score")
-    return (offset, x, y, w, init, positive)
+    return _Part(offset, x, y, w, init, positive)
 
 
 def _check_finite(x, offset):
@@ -635,44 +648,73 @@ class _Exchange:
             msgs = self._all("advance", ("stop", self.rounds.end(msgs[0])))
 
 
-def _train(client, params, X, y, w, init, eval_sets, timeout, on_round, reduce, probe, labels, on_worker_loss):
+class _Run(NamedTuple):
+    """How a fit runs on the cluster: its client, ``timeout`` and
+    ``on_worker_loss`` as fit takes them, ``reduce`` where the shards'
+    parts are combined ("workers" or "client"), ``on_round`` the client's
+    per-round hook, and ``probe`` and ``labels`` as _pack takes them."""
+
+    client: Any
+    timeout: float
+    on_worker_loss: str
+    reduce: str = "workers"
+    on_round: Any = None
+    probe: Any = None
+    labels: Any = None
+
+
+class _Job(NamedTuple):
+    """What every shard of one fit is started with, and where the client
+    keeps its rounds and exchange statistics."""
+
+    params_json: str
+    n_total: int
+    evals: Any
+    rounds: _Rounds
+    stats: dict
+
+
+def _aligned(v, X, what):
+    """An optional per-row dask collection (weights, starting scores) as a
+    dask array chunked as X's rows."""
+    if v is None:
+        return None
+    v = _as_array(v, what, 2 if getattr(v, "ndim", 1) == 2 else 1)
+    if v.shape[0] != X.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but {what} has {v.shape[0]}")
+    return v.rechunk((X.chunks[0],) + ((-1,) if v.ndim == 2 else ()))
+
+
+def _train(params, fit, run):
     """(model JSON, round log, evaluation histories, best round, exchange
-    statistics, lost workers) of the fit; `reduce`: where the shards'
-    parts are combined, "workers" or "client"; `probe` and `labels` as
-    _pack takes them; `on_worker_loss` as fit takes it."""
-    X = _as_array(X, "X", 2)
-    y = _as_array(y, "y", 1)
-    _check_rows(probe, X, y)
+    statistics, lost workers) of the fit of ``fit`` (dask collections, and
+    its evaluation sets as the core reads them) run as ``run`` says."""
+    client = run.client
+    X = _as_array(fit.X, "X", 2)
+    y = _as_array(fit.y, "y", 1)
+    _check_rows(run.probe, X, y)
     X = X.rechunk({1: -1})
     y = y.rechunk((X.chunks[0],))
-    if w is not None:
-        w = _as_array(w, "sample_weight", 1)
-        if w.shape[0] != X.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} rows but sample_weight has {w.shape[0]}")
-        w = w.rechunk((X.chunks[0],))
-    if init is not None:
-        init = _as_array(init, "init_score", 2 if getattr(init, "ndim", 1) == 2 else 1)
-        if init.shape[0] != X.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} rows but init_score has {init.shape[0]}")
-        init = init.rechunk((X.chunks[0],) + ((-1,) if init.ndim == 2 else ()))
+    w = _aligned(fit.sample_weight, X, "sample_weight")
+    init = _aligned(fit.init_score, X, "init_score")
     sizes = X.chunks[0]
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
     n_total = int(offsets[-1])
     xd, yd = X.to_delayed().ravel(), y.to_delayed().ravel()
     wd, ind = (v.to_delayed().ravel() if v is not None else [None] * len(xd) for v in (w, init))
     parts = [
-        dask.delayed(_pack)(int(offsets[i]), xd[i], yd[i], wd[i], ind[i], probe, labels)
+        dask.delayed(_pack)(int(offsets[i]), xd[i], yd[i], wd[i], ind[i], run.probe, run.labels)
         for i in range(len(xd))
         if sizes[i] > 0
     ]
     futures = client.compute(parts)
-    rounds = _Rounds(on_round)
+    rounds = _Rounds(run.on_round)
     stats = {"exchanges": 0, "scattered": 0, "bytes_in": 0, "bytes_out": 0, "seconds": 0.0}
-    if reduce == "workers":
+    if run.reduce == "workers":
         stats["bytes_between_workers"] = 0
     lost, resumes = [], 0
     try:
-        _ready(futures, timeout, "the partitions of the training data")
+        _ready(futures, run.timeout, "the partitions of the training data")
         summaries = client.gather([client.submit(_summary, f, pure=False) for f in futures])
         _raise_refusal(summaries)
         # The weights' check across partitions: some row has a positive weight.
@@ -681,17 +723,18 @@ def _train(client, params, X, y, w, init, eval_sets, timeout, on_round, reduce, 
         params_json = json.dumps(params)
         # Every shard evaluates the whole evaluation sets (small by design),
         # so every shard stops in the same round.
-        evals = client.scatter(eval_sets, broadcast=True) if eval_sets else []
+        evals = client.scatter(list(fit.evals), broadcast=True) if fit.evals else []
+        job = _Job(params_json, n_total, evals, rounds, stats)
         while True:
             try:
-                done = _fit_shards(client, futures, params_json, n_total, evals, timeout, rounds, reduce, stats)
+                done = _fit_shards(run, futures, job)
                 break
             except _WorkerLost as e:
                 lost += [a for a in e.workers if a not in lost]
-                if on_worker_loss == "raise" or resumes == MAX_RESUMES:
+                if run.on_worker_loss == "raise" or resumes == MAX_RESUMES:
                     why = (
                         "on_worker_loss='raise'"
-                        if on_worker_loss == "raise"
+                        if run.on_worker_loss == "raise"
                         else f"after {MAX_RESUMES} resume(s), rgbm_rs.dask.MAX_RESUMES"
                     )
                     raise RuntimeError(
@@ -702,7 +745,7 @@ def _train(client, params, X, y, w, init, eval_sets, timeout, on_round, reduce, 
                 # Dask computes the lost partitions again on the workers
                 # left; the new shards replay the rounds trained so far.
                 resumes += 1
-                _recomputed(client, futures, timeout, lost)
+                _recomputed(client, futures, run.timeout, lost)
     finally:
         # Releasing the futures removes the partitions from the workers.
         try:
@@ -713,10 +756,11 @@ def _train(client, params, X, y, w, init, eval_sets, timeout, on_round, reduce, 
     return model, json.loads(log), json.loads(evals), best, stats, lost
 
 
-def _fit_shards(client, futures, params_json, n_total, evals, timeout, rounds, reduce, stats):
+def _fit_shards(run, futures, job):
     """A shard on every worker holding packed partitions (`futures`), which
-    replays the rounds `rounds` holds and trains on: the fit's "done"
+    replays the rounds `job.rounds` holds and trains on: the fit's "done"
     message. Raises _WorkerLost if a shard's worker leaves."""
+    client, timeout, rounds = run.client, run.timeout, job.rounds
     who_has = client.who_has(futures)
     by_worker = {}
     for f in futures:
@@ -728,14 +772,22 @@ def _fit_shards(client, futures, params_json, n_total, evals, timeout, rounds, r
     try:
         pending += [
             client.submit(
-                _ShardActor, params_json, n_total, evals, rounds.resume(), *fs, actor=True, workers=[addr], pure=False
+                _ShardActor,
+                job.params_json,
+                job.n_total,
+                job.evals,
+                rounds.resume(),
+                *fs,
+                actor=True,
+                workers=[addr],
+                pure=False,
             )
             for addr, fs in sorted(by_worker.items())
         ]
         _ready(pending, timeout, "the shards of the fit", watch=(client, set(by_worker)))
         actors = [p.result() for p in pending]
-        exchange = _Exchange(client, actors, pending, timeout, rounds, stats)
-        return exchange.run_among_workers() if reduce == "workers" else exchange.run()
+        exchange = _Exchange(client, actors, pending, timeout, rounds, job.stats)
+        return exchange.run_among_workers() if run.reduce == "workers" else exchange.run()
     finally:
         _close(actors)
         del actors
@@ -802,7 +854,7 @@ def _partition_states(keys, dask_scheduler=None):
 
 def _summary(part):
     """A packed partition's refusal, or whether its weights have a positive one."""
-    return part if isinstance(part, Exception) else part[5]
+    return part if isinstance(part, Exception) else part.positive
 
 
 def _close(actors, grace=2.0):
@@ -828,18 +880,6 @@ def _gathered(v):
     if isinstance(v, tuple):
         return tuple(_gathered(u) for u in v)
     return v.compute() if isinstance(v, (da.Array, dd.DataFrame, dd.Series)) else v
-
-
-def _eval_sets(est, eval_set, eval_names, eval_sample_weight, eval_init_score, dtype, encode):
-    """[(name, X, y, sample_weight, init_score)] of the gathered evaluation
-    data, checked and encoded by the local estimator's own rules."""
-    if eval_set is None and eval_sample_weight is None and eval_init_score is None:
-        return []
-    # The training rows only set the evaluation sets' dtype here.
-    rows = np.empty((0, est.n_features_in_), dtype=dtype)
-    return est._eval_sets(
-        rows, np.empty(0), None, eval_set, eval_names, eval_sample_weight, encode, 0, None, eval_init_score
-    )[4]
 
 
 def _raw_scores(start, X):
@@ -885,47 +925,48 @@ class _DaskMixin(_DaskBase):
         on_worker_loss: str = "resume",
     ) -> Self:
         """Trains on the cluster (see :class:`DaskRGBMRegressor` for the arguments)."""
-        # fit's arguments but the training data, handed on by name.
-        arguments = {k: v for k, v in locals().items() if k not in ("self", "X", "y")}
-        with self._fitting():
-            self._validate_params()
-            arguments["timeout"] = timeout = _check_timeout(timeout)
-            _check_on_worker_loss(on_worker_loss)
-            if y is None:
-                # The local estimators' y=None is for a Dataset, which the cluster does not take.
-                raise TypeError("fit needs y: the Dask estimators train on dask collections, not a Dataset")
-            X, y = _check_data(self, X, y)
-            self.n_features_in_ = int(X.shape[1])
-            arguments["client"] = client = default_client() if client is None else client
-            # Each estimator's _labels: (the core's loss, encode(ye, i) for
-            # evaluation set i's labels, the labels' classes and class
-            # weights for _pack, None for regression).
-            native_loss, encode, labels = self._labels(y, client, timeout)
-            return self._dask_fit(X, y, native_loss, encode, labels, **arguments)
+        timeout = _check_timeout(timeout)
+        _check_on_worker_loss(on_worker_loss)
+        if y is None:
+            # The local estimators' y=None is for a Dataset, which the cluster does not take.
+            raise TypeError("fit needs y: the Dask estimators train on dask collections, not a Dataset")
+        # The local fit reads the arguments into the same FitInput and hands
+        # it to _fit_given, which trains on the cluster here.
+        self._cluster = (client, timeout, on_worker_loss)
+        try:
+            return super().fit(
+                X,
+                y,
+                sample_weight,
+                eval_set,
+                eval_names,
+                eval_sample_weight,
+                callbacks,
+                init_score,
+                eval_init_score,
+                init_model,
+            )
+        finally:
+            del self._cluster
 
-    def _dask_fit(
-        self,
-        X,
-        y,
-        native_loss,
-        encode,
-        labels,
-        *,
-        sample_weight,
-        eval_set,
-        eval_names,
-        eval_sample_weight,
-        callbacks,
-        init_score,
-        eval_init_score,
-        init_model,
-        client,
-        timeout,
-        on_worker_loss,
-    ):
-        """The fit of both estimators: `y` as given (checked and encoded
-        on the workers, `labels` as _pack takes them), `encode(ye, i)`
-        checking and encoding evaluation set i's labels; the rest is fit's."""
+    def _fit_given(self, fit):
+        client, timeout, on_worker_loss = self._cluster
+        X, y = _check_data(self, fit.X, fit.y)
+        self.n_features_in_ = int(X.shape[1])
+        client = default_client() if client is None else client
+        # Each estimator's _dask_labels: (the core's loss, encode(ye, i)
+        # for evaluation set i's labels, the labels' classes and class
+        # weights for _pack, None for regression).
+        native_loss, encode, labels = self._dask_labels(y, client, timeout)
+        fit = dataclasses.replace(fit, X=X, y=y, loss=native_loss, encode=encode)
+        run = _Run(client, timeout, on_worker_loss, self._reduce, probe=type(self)(), labels=labels)
+        return self._dask_fit(fit, run)
+
+    def _dask_fit(self, fit, run):
+        """The fit of both estimators: ``fit``'s X and y as given (checked
+        and encoded on the workers, ``run.labels`` as _pack takes them),
+        ``fit.encode(ye, i)`` checking and encoding evaluation set i's
+        labels."""
         if self.validation_fraction is not None:
             raise ValueError(
                 "validation_fraction is not available when training on a Dask cluster: pass eval_set instead"
@@ -940,51 +981,36 @@ class _DaskMixin(_DaskBase):
                 f"summation={self.summation!r}: training on a Dask cluster sums exactly (summation='exact'), "
                 "so that the model does not depend on the partitioning"
             )
-        callbacks = [] if callbacks is None else list(callbacks)
-        for cb in callbacks:
-            if not callable(cb):
-                raise TypeError(f"callbacks must be callables taking a CallbackEnv, got {type(cb).__name__}")
-        X = _frame_as_array(self, X)  # before the parameters: categorical_features may name columns
-        start, n_rounds = self._start(init_model, native_loss)
+        callbacks = _checked_callbacks(fit.callbacks)
+        X = _frame_as_array(self, fit.X)  # before the parameters: categorical_features may name columns
+        start, n_rounds = self._start(fit.init_model, fit.loss)
         if start is not None and n_rounds == 0:
             self.__dict__.update(self._previous)  # warm start, nothing to add
             return self
-        params = self._native_params(resolve_seed(self.random_state), native_loss, n_rounds)
+        params = self._native_params(resolve_seed(self.random_state), fit.loss, n_rounds)
         params["summation"] = "exact"
         # Refused here, not in the workers' logs.
         _core.check_shard_params(json.dumps(params))
         # The shards' X keep float32 (as _pack does); evaluation sets follow.
         dtype = np.float32 if X.dtype == np.float32 else np.float64
-        if params["early_stopping_rounds"] is not None and eval_set is None:
+        if params["early_stopping_rounds"] is not None and not fit.evals:
             raise ValueError("early_stopping_rounds needs an evaluation set: pass eval_set")
-        eval_set = None if eval_set is None else [_gathered(pair) for pair in _eval_pairs(eval_set)]
-        eval_sample_weight, eval_init_score = (
-            None if v is None else [_gathered(u) for u in v] for v in (eval_sample_weight, eval_init_score)
-        )
+        evals = [
+            dataclasses.replace(e, x=_gathered(e.x), y=_gathered(e.y), sample_weight=_gathered(e.sample_weight))
+            for e in fit.evals
+        ]
+        evals = [dataclasses.replace(e, init_score=_gathered(e.init_score)) for e in evals]
+        init_score = fit.init_score
         if start is not None:
-            # Continue from the model's raw scores: on the training rows where they are, and on the eval sets.
+            # Continue from the model's raw scores on the training rows, where they are.
             raw = _raw_scores(start, X)
             init_score = raw if init_score is None else raw + _as_array(init_score, "init_score", raw.ndim)
-            eval_init_score = self._continued_eval_init_score(start, eval_set, eval_init_score)
-        sets = _eval_sets(self, eval_set, eval_names, eval_sample_weight, eval_init_score, dtype, encode)
+        sets = self._checked_evals(dataclasses.replace(fit, evals=evals), dtype, start)
         # Callbacks and logging run here, on the client, after every round.
         progress = Progress(self, callbacks, params["n_estimators"])
         try:
-            model, rounds, evals, best, stats, lost = _train(
-                client,
-                params,
-                X,
-                y,
-                sample_weight,
-                init_score,
-                sets,
-                timeout,
-                progress,
-                self._reduce,
-                type(self)(),
-                labels,
-                on_worker_loss,
-            )
+            shards = dataclasses.replace(fit, X=X, init_score=init_score, evals=sets)
+            model, rounds, evals, best, stats, lost = _train(params, shards, run._replace(on_round=progress))
         finally:
             progress.close()
         self._store_fit(_core.Booster.from_json(model), rounds, evals, best, callbacks, start, sets)
@@ -1117,7 +1143,7 @@ class DaskRGBMRegressor(_DaskMixin, RGBMRegressor):
 
     _local_class = RGBMRegressor
 
-    def _labels(self, y, client, timeout):
+    def _dask_labels(self, y, client, timeout):
         native_loss = "custom" if callable(self.loss) else self.loss
 
         def encode(ye, i):
@@ -1132,7 +1158,7 @@ class DaskRGBMClassifier(_DaskMixin, RGBMClassifier):
 
     _local_class = RGBMClassifier
 
-    def _labels(self, y, client, timeout):
+    def _dask_labels(self, y, client, timeout):
         # The labels stay on the workers, each partition checked there;
         # their classes and counts come back.
         probe = type(self)()

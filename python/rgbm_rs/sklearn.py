@@ -4,24 +4,22 @@ the classifier (``_classifier``) and the ranker (``_ranker``) re-exported, and
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from numbers import Real
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from . import _core, _model_file, _params
+from . import _model_file, _params
 from ._base import ESTIMATORS, RGBMBase, store_params
 from ._classifier import RGBMClassifier
-from ._dataset import Dataset, unpack
 from ._ranker import RGBMRanker
 from ._rounds import documents_rounds
-from ._training import FitInput
 from ._typing import (
-    Callback,
     FeatureSelection,
     LossFunction,
     MatrixLike,
@@ -30,9 +28,6 @@ from ._typing import (
     VectorLike,
 )
 from ._validation import check_regression_target, check_target_columns
-
-if TYPE_CHECKING:
-    from typing_extensions import Self
 
 
 class RGBMRegressor(RegressorMixin, RGBMBase):
@@ -465,134 +460,19 @@ or callable, default="squared"
             out.sort(axis=1)
         return out
 
-    def fit(
-        self,
-        X: MatrixLike | Dataset,
-        y: VectorLike | None = None,
-        sample_weight: VectorLike | None = None,
-        eval_set: Sequence[tuple[MatrixLike, VectorLike]] | None = None,
-        eval_names: Sequence[str] | None = None,
-        eval_sample_weight: Sequence[VectorLike | None] | None = None,
-        callbacks: Sequence[Callback] | None = None,
-        init_score: VectorLike | None = None,
-        eval_init_score: Sequence[VectorLike | None] | None = None,
-        init_model: PathLike | _core.Booster | RGBMBase | None = None,
-    ) -> Self:
-        """Fit on X (n_samples, n_features; NaN = missing) and targets y.
-
-        Parameters
-        ----------
-        X : array-like, data frame of shape (n_samples, n_features), or Dataset
-            A :class:`rgbm_rs.Dataset` is fitted on its bins (binned once,
-            shared by its subsets) and holds y, sample_weight and init_score,
-            which are then not passed here.
-        y : array-like of shape (n_samples,) or (n_samples, n_targets), or None
-            The targets; None only when X is a Dataset. 2-D y fits one
-            output per target (one tree per target per round; each target's
-            trees are those of a fit on its column alone) with the losses
-            squared, huber, absolute_error, quantile, poisson, gamma and
-            tweedie; early stopping watches the mean of the targets' metric.
-            One column is read as 1-D y, with scikit-learn's
-            DataConversionWarning.
-        sample_weight : array-like of shape (n_samples,) or None
-            Finite, >= 0, not all zero. Only relative weights matter: they
-            are normalised to mean 1, so ``c * sample_weight`` gives the same
-            model for any c > 0 (``min_child_weight``, ``reg_lambda`` and
-            ``min_split_gain`` apply to the normalised weights).
-        eval_set : list of (X, y) pairs or Datasets, or None
-            Data evaluated after every round (``evals_result_``); early
-            stopping watches the last one. A Dataset entry brings its own
-            labels, weights and starting scores.
-        eval_names : list of str or None
-            Names of the eval_set entries (default "valid_0", "valid_1", ...).
-        eval_sample_weight : list of array-like or None
-            Row weights of each eval_set entry.
-        callbacks : list of callables or None
-            Called after every round with a :class:`rgbm_rs.callback.CallbackEnv`;
-            returning True stops training.
-        init_score : array-like of shape (n_samples,) or (n_samples, n_outputs), or None
-            Raw starting scores per row (log-odds, log mean, one column per
-            class or per gaussian output), as LightGBM's ``init_score``: the
-            fit starts there instead of at the best constant, and the model
-            (base score 0) predicts what it adds to them.
-        eval_init_score : list of array-like or None
-            The same for each eval_set entry.
-        init_model : str, os.PathLike, Booster, fitted estimator or None
-            Continue this model: ``n_estimators`` more rounds are fitted from
-            its raw scores and appended to its trees (its bins need not be
-            the data's; its trees are kept as they are). Random draws restart
-            at round 0, so with ``subsample`` < 1 or random ``selection`` the
-            result differs from one long fit; model shrinkage (SGLB) cannot
-            be continued. X is read as the model's ``predict`` reads it: a
-            data frame needs the columns of the model's fit in the same
-            order, and category values are mapped to the categories
-            recorded at that fit (which this estimator then keeps). A bare
-            Booster records no column names or categories: only the number
-            of columns is checked.
-
-        Returns
-        -------
-        self
-        """
-        with self._fitting():
-            self._validate_params()
-            given = unpack(
-                X,
-                y,
-                sample_weight=sample_weight,
-                init_score=init_score,
-                eval_set=eval_set,
-                eval_sample_weight=eval_sample_weight,
-                eval_init_score=eval_init_score,
+    def _labels(self, fit):
+        y = check_regression_target(check_target_columns(fit.y))
+        loss = "custom" if callable(self.loss) else self.loss
+        alphas = self._alphas()
+        if alphas is not None and (loss != "quantile" or y.ndim == 2):
+            raise ValueError("a list of alpha fits several quantiles of one target: it needs loss='quantile' and 1-D y")
+        if y.ndim == 2 and loss not in _params.MULTI_TARGET_LOSSES:
+            raise ValueError(
+                f"loss={loss!r} takes 1-D y; 2-D y (one column per target) needs one of the losses "
+                f"{', '.join(map(repr, _params.MULTI_TARGET_LOSSES))}"
             )
-            X, y, sample_weight, init_score = given.X, given.y, given.sample_weight, given.init_score
-            eval_set, eval_sample_weight, eval_init_score = (
-                given.eval_set,
-                given.eval_sample_weight,
-                given.eval_init_score,
-            )
-            X, y, init_model = self._check_fit_data(X, y, True, init_model, multi_output=True)
-            y = check_regression_target(check_target_columns(y))
-            loss = "custom" if callable(self.loss) else self.loss
-            alphas = self._alphas()
-            if alphas is not None and (loss != "quantile" or y.ndim == 2):
-                raise ValueError(
-                    "a list of alpha fits several quantiles of one target: it needs loss='quantile' and 1-D y"
-                )
-            if y.ndim == 2 and loss not in _params.MULTI_TARGET_LOSSES:
-                raise ValueError(
-                    f"loss={loss!r} takes 1-D y; 2-D y (one column per target) needs one of the losses "
-                    f"{', '.join(map(repr, _params.MULTI_TARGET_LOSSES))}"
-                )
-
-            def encode(ye, i):
-                try:
-                    ye = np.asarray(ye, dtype=np.float64)
-                except (TypeError, ValueError):
-                    raise ValueError(f"eval_set[{i}]: y must be numeric") from None
-                try:
-                    return check_regression_target(ye)
-                except ValueError as e:
-                    raise ValueError(f"eval_set[{i}]: {e}") from None
-
-            return self._fit_native(
-                FitInput(
-                    X,
-                    y,
-                    loss,
-                    encode,
-                    repeat=1 if alphas is None else len(alphas),
-                    sample_weight=sample_weight,
-                    init_score=init_score,
-                    eval_set=eval_set,
-                    eval_names=eval_names,
-                    eval_sample_weight=eval_sample_weight,
-                    eval_init_score=eval_init_score,
-                    callbacks=callbacks,
-                    init_model=init_model,
-                    dataset=given.dataset,
-                )
-            )
+        repeat = 1 if alphas is None else len(alphas)
+        return dataclasses.replace(fit, y=y, loss=loss, encode=_encode_values, repeat=repeat)
 
     @documents_rounds
     def predict(
@@ -727,6 +607,18 @@ or callable, default="squared"
             return {"mean": means.mean(axis=0), "knowledge": knowledge, "data": data, "total": data + knowledge}
         members = self._booster.response(members)
         return {"mean": members.mean(axis=0), "knowledge": members.var(axis=0)}
+
+
+def _encode_values(ye, i):
+    """Evaluation set ``i``'s targets, checked as the training targets."""
+    try:
+        ye = np.asarray(ye, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"eval_set[{i}]: y must be numeric") from None
+    try:
+        return check_regression_target(ye)
+    except ValueError as e:
+        raise ValueError(f"eval_set[{i}]: {e}") from None
 
 
 ESTIMATORS.update(RGBMRegressor=RGBMRegressor, RGBMClassifier=RGBMClassifier, RGBMRanker=RGBMRanker)

@@ -4,7 +4,7 @@ use std::sync::Mutex;
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArrayDyn};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::types::PyList;
 
 use super::convert::{Matrix, vector};
 use super::dataset::PyBinnedData;
@@ -156,8 +156,9 @@ impl Monitor for PyMonitor<'_> {
     }
 }
 
-/// Evaluation sets converted from Python: (name, X, y, weights[, init
-/// score[, query group sizes]]).
+/// Evaluation sets converted from Python: objects with attributes `name`,
+/// `x`, `y`, `sample_weight`, `init_score` and `group` (the last three may
+/// be None), as `rgbm_rs._training.EvalSet`.
 struct PyEvalSet<'py> {
     name: String,
     x: Matrix<'py>,
@@ -172,48 +173,39 @@ fn queries(sizes: &[u64], n_rows: usize) -> PyResult<Queries> {
     Queries::from_sizes(sizes, n_rows).map_err(to_py)
 }
 
+/// An attribute of `obj`, None when it is Python's None.
+pub(super) fn optional_attr<'py>(
+    obj: &Bound<'py, PyAny>,
+    name: &str,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let v = obj.getattr(name)?;
+    Ok((!v.is_none()).then_some(v))
+}
+
 fn extract_eval_sets<'py>(sets: Option<&Bound<'py, PyAny>>) -> PyResult<Vec<PyEvalSet<'py>>> {
     let Some(sets) = sets else {
         return Ok(Vec::new());
     };
     let list = sets.cast::<PyList>().map_err(|_| {
         PyTypeError::new_err(
-            "eval_sets must be a list of (name, X, y, sample_weight[, init_score[, group]]) tuples",
+            "eval_sets must be a list of EvalSet (name, x, y, sample_weight, init_score, group)",
         )
     })?;
     list.iter()
-        .map(|item| {
-            let t = item.cast::<PyTuple>().map_err(|_| {
-                PyTypeError::new_err(
-                    "each evaluation set must be a (name, X, y, sample_weight) tuple",
-                )
-            })?;
-            if !(4..=6).contains(&t.len()) {
-                return Err(PyTypeError::new_err(
-                    "each evaluation set must be a (name, X, y, sample_weight[, init_score[, group]]) tuple",
-                ));
-            }
-            let w = t.get_item(3)?;
-            let optional = |i: usize| -> PyResult<Option<Bound<'py, PyAny>>> {
-                Ok(if t.len() > i {
-                    Some(t.get_item(i)?).filter(|v| !v.is_none())
-                } else {
-                    None
-                })
-            };
-            let init = optional(4)?;
-            let groups = optional(5)?.map(|g| g.extract::<Vec<u64>>()).transpose()?;
+        .map(|s| {
             Ok(PyEvalSet {
-                name: t.get_item(0)?.extract()?,
-                x: Matrix::extract(&t.get_item(1)?)?,
-                y: vector(&t.get_item(2)?, "eval y")?,
-                w: if w.is_none() {
-                    None
-                } else {
-                    Some(vector(&w, "eval sample_weight")?)
-                },
-                init_score: init.map(|i| vector(&i, "eval init_score")).transpose()?,
-                groups,
+                name: s.getattr("name")?.extract()?,
+                x: Matrix::extract(&s.getattr("x")?)?,
+                y: vector(&s.getattr("y")?, "eval y")?,
+                w: optional_attr(&s, "sample_weight")?
+                    .map(|w| vector(&w, "eval sample_weight"))
+                    .transpose()?,
+                init_score: optional_attr(&s, "init_score")?
+                    .map(|i| vector(&i, "eval init_score"))
+                    .transpose()?,
+                groups: optional_attr(&s, "group")?
+                    .map(|g| g.extract::<Vec<u64>>())
+                    .transpose()?,
             })
         })
         .collect()
@@ -291,8 +283,9 @@ impl PyBooster {
     /// `sample_weight`, `init_score`, `group` and `binned` (the last four
     /// may be None; `group`: with loss "lambdarank", the sizes of the
     /// consecutive rows' queries; `binned`: a BinnedData of the rows, trained
-    /// on instead of binning `x`); `eval_sets` is a list of (name, X, y, sample_weight or None
-    /// [, init_score[, group]]) with X of the training dtype;
+    /// on instead of binning `x`); `eval_sets` is a list of objects with the
+    /// attributes `name`, `x` (of the training dtype), `y`, `sample_weight`,
+    /// `init_score` and `group`, the last three possibly None;
     /// `callback(round, results)` runs after every round with results [(set,
     /// metric, value, higher_is_better)] and stops training by returning
     /// True. With loss "custom", `objective(raw)` returns (grad, hess) at the
@@ -311,10 +304,7 @@ impl PyBooster {
     ) -> PyResult<Self> {
         let params = BoosterParams::from_json(params_json).map_err(to_py)?;
         let part = |name: &str| data.getattr(name);
-        let optional = |name: &str| -> PyResult<Option<Bound<'_, PyAny>>> {
-            let v = data.getattr(name)?;
-            Ok((!v.is_none()).then_some(v))
-        };
+        let optional = |name: &str| optional_attr(data, name);
         let x = Matrix::extract(&part("x")?)?;
         let y = vector(&part("y")?, "y")?;
         let w = optional("sample_weight")?

@@ -128,8 +128,10 @@ fn optional_vector(v: &Bound<'_, PyAny>, what: &str) -> PyResult<Option<Vec<f64>
     Ok(Some(vector(v, what)?.as_slice()?.to_vec()))
 }
 
-/// Owned copies of `(name, X, y, sample_weight, init_score)` evaluation
-/// sets whose X `pick` accepts (the training data's dtype, dense).
+/// Owned copies of the evaluation sets (objects with the attributes
+/// `name`, `x`, `y`, `sample_weight` and `init_score`, as
+/// `rgbm_rs._training.EvalSet`) whose X `pick` accepts (the training data's
+/// dtype, dense).
 fn owned_evals<T>(
     sets: Option<&Bound<'_, PyAny>>,
     pick: impl Fn(&Matrix<'_>) -> Option<(Vec<T>, usize)>,
@@ -139,21 +141,16 @@ fn owned_evals<T>(
     };
     let mut out = Vec::new();
     for item in sets.try_iter()? {
-        let (name, x, y, w, init): (
-            String,
-            Bound<'_, PyAny>,
-            Bound<'_, PyAny>,
-            Bound<'_, PyAny>,
-            Bound<'_, PyAny>,
-        ) = item?.extract()?;
-        let (values, cols) = pick(&Matrix::extract(&x)?).ok_or_else(|| {
+        let item = item?;
+        let name: String = item.getattr("name")?.extract()?;
+        let (values, cols) = pick(&Matrix::extract(&item.getattr("x")?)?).ok_or_else(|| {
             PyTypeError::new_err(format!(
                 "evaluation set {name:?}: X must be dense, of the training data's dtype"
             ))
         })?;
-        let y = vector(&y, "eval y")?.as_slice()?.to_vec();
-        let w = optional_vector(&w, "eval sample_weight")?;
-        let init = optional_vector(&init, "eval init_score")?;
+        let y = vector(&item.getattr("y")?, "eval y")?.as_slice()?.to_vec();
+        let w = optional_vector(&item.getattr("sample_weight")?, "eval sample_weight")?;
+        let init = optional_vector(&item.getattr("init_score")?, "eval init_score")?;
         out.push((name, values, cols, y, w, init));
     }
     Ok(out)
@@ -161,47 +158,39 @@ fn owned_evals<T>(
 
 #[pymethods]
 impl PyShard {
-    /// Starts training on this shard's rows: `x` a dense 2-D float32 or
-    /// float64 array (copied), `row_ids` each row's index in the whole data
-    /// (uint64), `n_total` the rows of all shards; `init_score` the rows'
-    /// starting scores (class-major, n × K); `eval_sets` a list of (name, X,
-    /// y, sample_weight or None, init_score or None), whole (every shard gets
+    /// Starts training on this shard's rows: `data` has the attributes `x`
+    /// (a dense 2-D float32 or float64 array, copied), `y`, `sample_weight`
+    /// and `init_score` (the rows' starting scores, class-major, n × K; the
+    /// last two may be None), as `rgbm_rs._training.TrainingData`;
+    /// `row_ids` each row's index in the whole data (uint64), `n_total` the
+    /// rows of all shards; `eval_sets` a list of evaluation sets (as
+    /// `Booster.train` takes them, without groups), whole (every shard gets
     /// the same ones); `threads` the threads this shard uses (the model does
-    /// not depend on it); `resume` the records (JSON, as "round" messages
-    /// carry them) of rounds 0..k of this fit, which it then replays rather
-    /// than trains (`resume_stopped`: the caller had stopped the fit after
-    /// the last of them). `first()` then returns the fit's first message.
+    /// not depend on it); `resume` None, or the records (JSON, as "round"
+    /// messages carry them) of rounds 0..k of this fit, which it then
+    /// replays rather than trains, and whether the caller had stopped the
+    /// fit after the last of them. `first()` then returns the fit's first
+    /// message.
     #[new]
-    #[pyo3(signature = (params_json, x, y, row_ids, n_total, sample_weight=None, init_score=None, eval_sets=None, threads=None, resume=None, resume_stopped=false))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (params_json, data, row_ids, n_total, eval_sets=None, threads=None, resume=None))]
     fn new(
         params_json: &str,
-        x: &Bound<'_, PyAny>,
-        y: &Bound<'_, PyAny>,
+        data: &Bound<'_, PyAny>,
         row_ids: PyReadonlyArray1<'_, u64>,
         n_total: usize,
-        sample_weight: Option<&Bound<'_, PyAny>>,
-        init_score: Option<&Bound<'_, PyAny>>,
         eval_sets: Option<&Bound<'_, PyAny>>,
         threads: Option<usize>,
-        resume: Option<Vec<String>>,
-        resume_stopped: bool,
+        resume: Option<(Vec<String>, bool)>,
     ) -> PyResult<Self> {
         let params = BoosterParams::parse_json(params_json).map_err(to_py)?;
         check_params(&params).map_err(to_py)?;
         params.validate().map_err(to_py)?;
-        let y = vector(y, "y")?.as_slice()?.to_vec();
-        let w = sample_weight
-            .map(|w| optional_vector(w, "sample_weight"))
-            .transpose()?
-            .flatten();
-        let init = init_score
-            .map(|v| optional_vector(v, "init_score"))
-            .transpose()?
-            .flatten();
+        let y = vector(&data.getattr("y")?, "y")?.as_slice()?.to_vec();
+        let w = optional_vector(&data.getattr("sample_weight")?, "sample_weight")?;
+        let init = optional_vector(&data.getattr("init_score")?, "init_score")?;
         let ids = row_ids.as_slice()?.to_vec();
-        let resumed = resume
-            .unwrap_or_default()
+        let (records, resume_stopped) = resume.unwrap_or_default();
+        let resumed = records
             .iter()
             .map(|r| RoundRecord::from_json(r))
             .collect::<crate::error::Result<Vec<_>>>()
@@ -217,7 +206,7 @@ impl PyShard {
             resumed,
             stopped: resume_stopped,
         };
-        let x = Matrix::extract(x)?;
+        let x = Matrix::extract(&data.getattr("x")?)?;
         let training = if let Some((values, cols)) = rows_f64(&x) {
             training(input, values, cols, owned_evals(eval_sets, rows_f64)?)
         } else if let Some((values, cols)) = rows_f32(&x) {
