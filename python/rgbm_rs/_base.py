@@ -219,7 +219,7 @@ def _warn_merged_categories(X, categorical, max_bins, est):
                 f"the {k - max_bins} least frequent share the missing bin (they follow each split's "
                 f"missing-value side); raise max_bins to at least {k} to keep them apart",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=5,
             )
 
 
