@@ -15,6 +15,15 @@ reference ``c >= 0`` is internal node ``c``, ``c < 0`` is leaf ``~c``
 without internal nodes is a single leaf. Trees are stored round by round:
 tree ``t`` belongs to output ``t % K``.
 
+A tree may also hold ``categories``: one bitset (a list of 32-bit words)
+per internal node, empty for a threshold node. A non-empty set makes node
+``i`` a category-set split: the category codes in the set go away from the
+default side and every other value (other codes, NaN, non-integers)
+follows ``default_left[i]``; ``threshold[i]`` is then unused. The codes are
+positions in the categories the estimator recorded at fit (pandas
+``category`` / string columns), or the integer codes themselves when fit saw
+an array; the views below show those categories as labels.
+
 The functions are pure: they never modify the document they are given.
 """
 
@@ -23,6 +32,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -34,20 +45,35 @@ _TREE_ARRAYS = ("feature", "threshold", "default_left", "left", "right", "gain",
 
 # ---------------------------------------------------------------- helpers
 def _as_model_doc(model):
-    """Return ``(model_doc, default_feature_names)`` for the accepted inputs.
+    """Return ``(model_doc, default_feature_names)`` for the accepted inputs
+    (see :func:`_read_model`)."""
+    doc, names, _categories = _read_model(model)
+    return doc, names
+
+
+def _read_model(model):
+    """Return ``(model_doc, default_feature_names, categories)``.
 
     Accepted: a model document (dict with ``"trees"``), the document written
     by ``save_model`` (dict with ``"model"``, whose ``feature_names_in`` become
-    the default names), JSON text of either, a native booster (has
-    ``to_json``) or a fitted estimator (has ``_booster``).
+    the default names and whose ``categories`` the labels), JSON text of
+    either, a native booster (has ``to_json``) or a fitted estimator (has
+    ``_booster``). ``categories`` lists per feature the categories recorded at
+    fit (None for a feature without), or is None when nothing was recorded
+    (a bare model document or booster: category sets then show their codes).
     """
     names = None
+    categories = None
     if hasattr(model, "fit") and not hasattr(model, "_booster"):
         from sklearn.exceptions import NotFittedError
 
         raise NotFittedError(f"this {type(model).__name__} is not fitted yet: call fit first")
     if hasattr(model, "_booster"):
         names = getattr(model, "feature_names_in_", None)
+        if getattr(model, "_categories_", None):
+            from ._validation import fitted_categories
+
+            categories = fitted_categories(model)
         model = model._booster
     if hasattr(model, "to_json") and not isinstance(model, (dict, str, bytes)):
         model = model.to_json()
@@ -64,10 +90,26 @@ def _as_model_doc(model):
     if "trees" not in model and isinstance(model.get("model"), dict):
         if names is None:
             names = model.get("feature_names_in")
+        if categories is None:
+            categories = _saved_categories(model.get("categories"))
         model = model["model"]
     if not isinstance(model.get("trees"), list):
         raise ValueError("the model document has no 'trees' list")
-    return model, None if names is None else [str(n) for n in names]
+    return model, None if names is None else [str(n) for n in names], categories
+
+
+def _saved_categories(value):
+    """The categories of a ``save_model`` document (None when it has none)."""
+    if value is None:
+        return None
+    from ._model_file import _decode_category
+
+    if not isinstance(value, list) or not all(c is None or isinstance(c, list) for c in value):
+        raise ValueError("the document's 'categories' must be a list holding one list or null per feature")
+    return [
+        None if cats is None else [_decode_category(v, f"categories[{j}][{i}]") for i, v in enumerate(cats)]
+        for j, cats in enumerate(value)
+    ]
 
 
 def _n_outputs(model_doc) -> int:
@@ -164,8 +206,63 @@ def _float(v):
     return float("nan") if v is None else float(v)
 
 
+def _split_codes(tree, idx):
+    """The category codes of node ``idx``'s set, ascending; None for a threshold node."""
+    sets = tree.get("categories") or []
+    if idx >= len(sets) or not sets[idx]:
+        return None
+    return [32 * w + b for w, word in enumerate(sets[idx]) for b in range(32) if int(word) >> b & 1]
+
+
+def _check_categories(categories, n_features=None):
+    if categories is None:
+        return None
+    if isinstance(categories, (str, bytes, dict)):
+        raise TypeError(
+            "categories must be a sequence with one entry per feature (its categories, or None), "
+            f"got {type(categories).__name__}"
+        )
+    cats = list(categories)
+    if n_features is not None and len(cats) != n_features:
+        raise ValueError(f"categories has {len(cats)} entries for a model with {n_features} features")
+    return cats
+
+
+def _plain(v):
+    """A numpy scalar as the Python value it holds, anything else unchanged."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _category_labels(j, codes, categories):
+    """The categories that codes of feature ``j`` stand for; the codes
+    themselves where fit recorded none (integer codes) or a code lies
+    beyond the recorded list."""
+    cats = None
+    if categories is not None:
+        if j >= len(categories):
+            raise ValueError(f"the tree splits on feature {j}, but categories has only {len(categories)} entries")
+        cats = categories[j]
+    if cats is None:
+        return list(codes)
+    cats = list(cats)
+    return [_plain(cats[c]) if c < len(cats) else c for c in codes]
+
+
+def _decision_type(tree, idx, codes):
+    """LightGBM's ``decision_type`` of an internal node: ``"<="`` for a
+    threshold, ``"=="`` when the set's members go left, ``"!="`` when they go
+    right."""
+    if codes is None:
+        return "<="
+    return "!=" if bool(tree["default_left"][idx]) else "=="
+
+
 # ---------------------------------------------------------------- public API
-def tree_to_dict(tree: dict[str, Any], feature_names: Sequence[str] | None = None) -> dict[str, Any]:
+def tree_to_dict(
+    tree: dict[str, Any],
+    feature_names: Sequence[str] | None = None,
+    categories: Sequence[Sequence[Any] | None] | None = None,
+) -> dict[str, Any]:
     """Convert one tree's flat arrays to a nested dict.
 
     Parameters
@@ -176,6 +273,11 @@ def tree_to_dict(tree: dict[str, Any], feature_names: Sequence[str] | None = Non
         ``gain``, ``count``, ``leaf_value`` and, when recorded, ``leaf_count``).
     feature_names : sequence of str, optional
         Names indexed by feature number; ``"f{j}"`` when omitted.
+    categories : sequence, optional
+        Indexed by feature number: the categories recorded at fit for that
+        feature, in code order (code ``c`` stands for ``categories[j][c]``),
+        or None for a feature without. When omitted (or None for the split
+        feature) ``category_labels`` repeats the codes.
 
     Returns
     -------
@@ -189,7 +291,9 @@ def tree_to_dict(tree: dict[str, Any], feature_names: Sequence[str] | None = Non
         where a row goes to ``"left"`` when ``x[j] <= thr`` (missing values
         follow ``default_left``). A category-set split also has
         ``"categories"``: the category codes that go away from the default
-        side (every other value follows ``default_left``). A leaf is
+        side (every other value follows ``default_left``; ``threshold`` is
+        unused), and ``"category_labels"``: the categories those codes stand
+        for, in the same order. A leaf is
         ``{"leaf_index": k, "value": v, "count": n}``; ``value`` includes the
         learning rate, ``count`` is the training rows that reached the leaf
         (absent in models written before leaf counts were recorded). A tree
@@ -199,9 +303,11 @@ def tree_to_dict(tree: dict[str, Any], feature_names: Sequence[str] | None = Non
     ------
     ValueError
         If the arrays are inconsistent (wrong lengths, dangling or repeated
-        child references) or a split feature has no name.
+        child references) or a split feature has no name or no entry in
+        ``categories``.
     """
     names = _check_feature_names(feature_names)
+    categories = _check_categories(categories)
     nodes: dict[int, dict] = {}
     leaves: dict[int, dict] = {}
     root: dict = {}
@@ -219,12 +325,11 @@ def tree_to_dict(tree: dict[str, Any], feature_names: Sequence[str] | None = Non
                 "left": None,
                 "right": None,
             }
-            sets = tree.get("categories") or []
-            if idx < len(sets) and sets[idx]:
+            codes = _split_codes(tree, idx)
+            if codes is not None:
                 # A category-set split: these codes go away from the default side.
-                item["categories"] = [
-                    32 * w + b for w, word in enumerate(sets[idx]) for b in range(32) if int(word) >> b & 1
-                ]
+                item["categories"] = codes
+                item["category_labels"] = _category_labels(j, codes, categories)
             nodes[idx] = item
         else:
             item = {"leaf_index": idx, "value": _float(tree["leaf_value"][idx])}
@@ -259,7 +364,11 @@ def dump_model(model_doc: Any, feature_names: Sequence[str] | None = None) -> di
         ``base_score`` is a float for single-output models and a list with one
         float per output otherwise, and ``trees`` is a list of
         ``{"tree_index": t, "output": t % n_outputs, "tree": nested}`` with
-        ``nested`` as returned by :func:`tree_to_dict`.
+        ``nested`` as returned by :func:`tree_to_dict`. A category-set node's
+        ``category_labels`` are the categories recorded at fit (by the
+        estimator, or in the ``save_model`` document); a bare model document
+        or booster has none, and neither has a fit on integer codes (an array
+        with ``categorical_features``): the labels are then the codes.
 
     Raises
     ------
@@ -267,9 +376,10 @@ def dump_model(model_doc: Any, feature_names: Sequence[str] | None = None) -> di
         If the document is malformed or the number of feature names does not
         match ``n_features``.
     """
-    doc, default_names = _as_model_doc(model_doc)
+    doc, default_names, categories = _read_model(model_doc)
     n_features = doc.get("n_features")
     names = _check_feature_names(feature_names if feature_names is not None else default_names, n_features)
+    categories = _check_categories(categories, n_features)
     k = _n_outputs(doc)
     base = doc.get("base_score")
     if isinstance(base, (list, tuple)):
@@ -283,7 +393,8 @@ def dump_model(model_doc: Any, feature_names: Sequence[str] | None = None) -> di
         "n_outputs": k,
         "base_score": base,
         "trees": [
-            {"tree_index": t, "output": t % k, "tree": tree_to_dict(tree, names)} for t, tree in enumerate(doc["trees"])
+            {"tree_index": t, "output": t % k, "tree": tree_to_dict(tree, names, categories)}
+            for t, tree in enumerate(doc["trees"])
         ],
     }
 
@@ -297,6 +408,7 @@ _COLUMNS = [
     "feature",
     "feature_name",
     "threshold",
+    "decision_type",
     "default_left",
     "left_child",
     "right_child",
@@ -331,12 +443,40 @@ def trees_to_dataframe(model_doc: Any, feature_names: Sequence[str] | None = Non
         (``"3-N5"`` = internal node 5 of tree 3, ``"3-L2"`` = its leaf 2),
         ``depth`` (root = 0), ``is_leaf``, ``feature`` (split feature index,
         -1 for leaves), ``feature_name`` (None for leaves), ``threshold``
-        (NaN for leaves), ``default_left`` (nullable boolean, NA for leaves),
-        ``left_child`` / ``right_child`` (node ids, None for leaves),
-        ``parent`` (node id, None for the root), ``gain`` (NaN for
-        leaves) and ``count`` (training rows reaching the node; NaN for the
-        leaves of models written before leaf counts were recorded), ``value`` (leaf value including the learning rate; NaN
-        for internal nodes).
+        and ``decision_type`` (see below), ``default_left`` (nullable
+        boolean, NA for leaves), ``left_child`` / ``right_child`` (node ids,
+        None for leaves), ``parent`` (node id, None for the root), ``gain``
+        (NaN for leaves) and ``count`` (training rows reaching the node; NaN
+        for the leaves of models written before leaf counts were recorded),
+        ``value`` (leaf value including the learning rate; NaN for internal
+        nodes).
+
+        ``threshold`` and ``decision_type`` follow LightGBM's
+        ``Booster.trees_to_dataframe``. A threshold node has
+        ``decision_type`` ``"<="`` and its float ``threshold``: a row goes
+        left when ``x <= threshold``, a missing value as ``default_left``
+        says. A category-set node has ``decision_type`` ``"=="`` and a
+        ``threshold`` string joining its categories with ``"||"``
+        (``"Husband||Wife"``): a row goes left when its value is one of them,
+        and every other value (other or unseen categories, missing values)
+        goes right. The categories are the labels recorded at fit (``str``
+        of each) where the estimator or the ``save_model`` document has
+        them, else the integer codes, as LightGBM writes (``"0||5"``).
+        Leaves have NaN and None. The ``threshold`` column is float64 for a
+        model without category-set nodes and object (floats, strings and
+        NaN) for one with them, as in LightGBM.
+
+        Differences from LightGBM: a category-set node whose set goes right
+        (``default_left`` true: fit never writes one, a model file may hold
+        it) has ``decision_type`` ``"!="``, so that ``"=="`` keeps
+        LightGBM's meaning; column names other than these two are this
+        package's own (LightGBM's ``node_depth``, ``node_index``,
+        ``parent_index``, ``split_feature``, ``split_gain`` and
+        ``missing_direction`` are ``depth``, ``node_id``, ``parent``,
+        ``feature_name``, ``gain`` and ``default_left`` here, and LightGBM's
+        root has depth 1 where ours has 0); there is no ``missing_type``
+        or ``weight`` (hessian sum), and ``value`` is NaN for internal
+        nodes.
 
     Raises
     ------
@@ -349,17 +489,26 @@ def trees_to_dataframe(model_doc: Any, feature_names: Sequence[str] | None = Non
         import pandas as pd
     except ImportError:
         raise ImportError("trees_to_dataframe needs pandas: pip install pandas") from None
-    doc, default_names = _as_model_doc(model_doc)
-    names = _check_feature_names(feature_names if feature_names is not None else default_names, doc.get("n_features"))
+    doc, default_names, categories = _read_model(model_doc)
+    n_features = doc.get("n_features")
+    names = _check_feature_names(feature_names if feature_names is not None else default_names, n_features)
+    categories = _check_categories(categories, n_features)
     k = _n_outputs(doc)
     rows: list[tuple] = []
     nan = float("nan")
+    has_sets = False
     for t, tree in enumerate(doc["trees"]):
         for kind, idx, depth, parent, _side in _walk(tree):
             parent_id = None if parent is None else _node_id(t, "node", parent)
             if kind == "node":
                 j = int(tree["feature"][idx])
                 left, right = (int(tree[s][idx]) for s in ("left", "right"))
+                codes = _split_codes(tree, idx)
+                if codes is None:
+                    threshold: float | str = _float(tree["threshold"][idx])
+                else:
+                    has_sets = True
+                    threshold = "||".join(str(v) for v in _category_labels(j, codes, categories))
                 rows.append(
                     (
                         t,
@@ -369,7 +518,8 @@ def trees_to_dataframe(model_doc: Any, feature_names: Sequence[str] | None = Non
                         False,
                         j,
                         _feature_name(j, names),
-                        _float(tree["threshold"][idx]),
+                        threshold,
+                        _decision_type(tree, idx, codes),
                         bool(tree["default_left"][idx]),
                         _node_id(t, "node", left) if left >= 0 else _node_id(t, "leaf", -left - 1),
                         _node_id(t, "node", right) if right >= 0 else _node_id(t, "leaf", -right - 1),
@@ -393,6 +543,7 @@ def trees_to_dataframe(model_doc: Any, feature_names: Sequence[str] | None = Non
                         None,
                         None,
                         None,
+                        None,
                         parent_id,
                         nan,
                         _leaf_count(tree, idx),
@@ -407,7 +558,8 @@ def trees_to_dataframe(model_doc: Any, feature_names: Sequence[str] | None = Non
         "is_leaf": "bool",
         "feature": "int64",
         "feature_name": object,
-        "threshold": "float64",
+        "threshold": object if has_sets else "float64",
+        "decision_type": object,
         "default_left": "boolean",
         "left_child": object,
         "right_child": object,

@@ -17,11 +17,21 @@ Example::
 
 from __future__ import annotations
 
+import textwrap
 from numbers import Integral
 
 import numpy as np
 
-from ._introspect import _as_model_doc, _check_feature_names, _feature_name, _n_outputs, _walk
+from ._introspect import (
+    _category_labels,
+    _check_categories,
+    _check_feature_names,
+    _feature_name,
+    _n_outputs,
+    _read_model,
+    _split_codes,
+    _walk,
+)
 
 __all__ = [
     "plot_cosine",
@@ -328,6 +338,20 @@ def _tree_layout(tree):
     return walk, pos
 
 
+def _set_rule(name, labels, members_left, max_labels):
+    """``name ∈ {a, b, …}`` (``∉`` when the members go right, so that the
+    rule holds on the left edge), at most ``max_labels`` labels, wrapped."""
+    shown = [str(v) for v in labels[:max_labels]]
+    if len(labels) > max_labels:
+        shown.append(f"… (+{len(labels) - max_labels} more)")
+    rule = f"{name} {'∈' if members_left else '∉'} {{{', '.join(shown)}}}"
+    return "\n".join(textwrap.wrap(rule, width=_RULE_WIDTH, break_long_words=False, break_on_hyphens=False))
+
+
+#: Characters per line of a category-set rule before it wraps.
+_RULE_WIDTH = 36
+
+
 def plot_tree(
     estimator,
     tree_index=0,
@@ -335,15 +359,29 @@ def plot_tree(
     precision=3,
     ax=None,
     *,
+    max_category_labels=5,
     fontsize=None,
     figsize=None,
 ):
     """Draw one tree of the model.
 
-    Split nodes show ``feature <= threshold`` with their gain and training
-    row count; leaves show their value (learning rate included). The edge
-    to the left child is labelled "yes" (the condition holds), the other
-    "no"; the edge missing values follow also says "missing".
+    Split nodes show their rule with their gain and training row count;
+    leaves show their value (learning rate included). A threshold node's
+    rule is ``feature <= threshold``; a category-set node's is
+    ``feature ∈ {label, label, ...}``, the categories whose rows go left
+    (``∉`` for a set whose rows go right, which fit never writes). The edge
+    to the left child is labelled "yes" (the rule holds), the other "no";
+    the edge missing values follow also says "missing" (for a category set,
+    missing values and categories not in the set follow that edge).
+
+    The labels are the categories recorded at fit (pandas ``category`` or
+    string columns, also kept by ``save_model``); where fit saw integer
+    codes (an array with ``categorical_features``), or for a bare model
+    document or booster, the codes. A set longer than
+    ``max_category_labels`` shows its first labels in code order followed
+    by ``"… (+k more)"``, and a long rule wraps onto several lines (at
+    spaces); :func:`rgbm_rs.trees_to_dataframe` and
+    :func:`rgbm_rs.dump_model` list every category.
 
     Parameters
     ----------
@@ -358,6 +396,8 @@ def plot_tree(
         Significant digits of thresholds, gains and values.
     ax : matplotlib.axes.Axes, optional
         Where to draw; a new figure sized to the tree is created when omitted.
+    max_category_labels : int, default=5
+        Most categories a category-set node lists before abbreviating.
     fontsize : float, optional
         Font size of the node text (matplotlib's default when omitted).
     figsize : tuple of float, optional
@@ -378,17 +418,25 @@ def plot_tree(
     TypeError
         If ``tree_index`` is not an int.
     ValueError
-        If ``precision`` is invalid or the tree is malformed.
+        If ``precision`` or ``max_category_labels`` is invalid or the tree
+        is malformed.
     """
     precision = _check_precision(precision)
+    if (
+        not isinstance(max_category_labels, Integral)
+        or isinstance(max_category_labels, bool)
+        or max_category_labels < 1
+    ):
+        raise ValueError(f"max_category_labels must be an int >= 1, got {max_category_labels!r}")
     if not isinstance(tree_index, Integral) or isinstance(tree_index, bool):
         raise TypeError(f"tree_index must be an int, got {type(tree_index).__name__}")
-    doc, default_names = _as_model_doc(estimator)
+    doc, default_names, categories = _read_model(estimator)
     n_trees = len(doc["trees"])
     if not 0 <= tree_index < n_trees:
         valid = "the model has no trees" if n_trees == 0 else f"valid range is 0..{n_trees - 1}"
         raise IndexError(f"tree_index {tree_index} is out of range: {valid} ({n_trees} trees)")
     names = _check_feature_names(feature_names if feature_names is not None else default_names, doc.get("n_features"))
+    categories = _check_categories(categories, doc.get("n_features"))
     tree = doc["trees"][tree_index]
     walk, pos = _tree_layout(tree)
     n_leaves = len(tree["leaf_value"])
@@ -416,13 +464,17 @@ def plot_tree(
             )
             continue
         j = int(tree["feature"][idx])
-        label = (
-            f"{_feature_name(j, names)} <= {_fmt(tree['threshold'][idx], precision)}\n"
-            f"gain: {_fmt(tree['gain'][idx], precision)}\ncount: {_fmt(tree['count'][idx], precision)}"
-        )
+        missing_left = bool(tree["default_left"][idx])
+        codes = _split_codes(tree, idx)
+        if codes is None:
+            rule = f"{_feature_name(j, names)} <= {_fmt(tree['threshold'][idx], precision)}"
+        else:
+            # Members leave the default side: they go left unless missing values do.
+            labels = _category_labels(j, codes, categories)
+            rule = _set_rule(_feature_name(j, names), labels, not missing_left, int(max_category_labels))
+        label = f"{rule}\ngain: {_fmt(tree['gain'][idx], precision)}\ncount: {_fmt(tree['count'][idx], precision)}"
         split_box = {"boxstyle": "round,pad=0.4", "fc": "#e6eef8", "ec": "#3a5a8a"}
         ax.text(x, y, label, bbox=split_box, gid=SPLIT_GID, **text_kw)
-        missing_left = bool(tree["default_left"][idx])
         for side in ("left", "right"):
             c = int(tree[side][idx])
             cx, cy = pos[("node", c) if c >= 0 else ("leaf", -c - 1)]

@@ -144,6 +144,7 @@ def test_dataframe_structure(model, request):
         "feature",
         "feature_name",
         "threshold",
+        "decision_type",
         "default_left",
         "left_child",
         "right_child",
@@ -152,6 +153,9 @@ def test_dataframe_structure(model, request):
         "count",
         "value",
     ]
+    # no category sets: the float threshold column and "<=" of before
+    assert df["threshold"].dtype == np.float64
+    assert (df.decision_type[~df.is_leaf] == "<=").all() and df.decision_type[df.is_leaf].isna().all()
     assert df["node_id"].is_unique
     assert (df["output"] == 0).all()
     for t, g in df.groupby("tree_index"):
