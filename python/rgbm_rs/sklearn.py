@@ -73,6 +73,26 @@ class RGBMRegressor(RegressorMixin, RGBMBase):
         weight (mean 1), so there it binds only on leaves of light rows.
     reg_lambda : float, default=0.0
         L2 penalty λ on leaf values (in the same units as min_child_weight).
+    reg_alpha : float, default=0.0
+        L1 penalty α on leaf values (LightGBM's ``lambda_l1``, XGBoost's
+        ``alpha``), in the units of reg_lambda: a leaf's gradient sum G is
+        soft-thresholded, T(G) = sign(G)·max(|G| − α, 0), so its value is
+        −T(G)/(H + λ) and its score T(G)²/(H + λ) (with leaf="gradient" and
+        gain="gradient", W in place of H). Refused with langevin=True,
+        booster="rgb" with rgb_candidate="argmin", and the losses whose
+        leaves are residual quantiles (absolute_error, quantile).
+    max_delta_step : float, default=0.0
+        Each leaf's value, before the learning rate, is clipped to
+        [-max_delta_step, max_delta_step]; 0 = no limit. LightGBM's rule:
+        the gain is the loss reduction of the clipped value,
+        −(2·T(G)·w + (H + λ)·w²). (XGBoost's gain for a clipped value differs
+        when reg_alpha > 0.) Refused where reg_alpha is.
+    path_smooth : float, default=0.0
+        LightGBM's path smoothing s: a leaf of n rows (counts, not weights)
+        whose own value is w takes (w·n + w_parent·s)/(n + s), w_parent its
+        parent's value; the gain uses the smoothed values, and the root is
+        not smoothed. Refused where reg_alpha is, and with booster="rgb",
+        subsample_for="split" and step="constant".
     min_split_gain : float, default=0.0
         A split must gain more than this.
     categorical_features : "from_dtype", "auto", list of int or str, boolean mask or None, default="from_dtype"
@@ -366,6 +386,9 @@ or callable, default="squared"
         min_samples_leaf: int = 20,
         min_child_weight: float = 1.0,
         reg_lambda: float = 0.0,
+        reg_alpha: float = 0.0,
+        max_delta_step: float = 0.0,
+        path_smooth: float = 0.0,
         min_split_gain: float = 0.0,
         categorical_features: FeatureSelection | str | None = "from_dtype",
         max_cat_to_onehot: int | None = None,

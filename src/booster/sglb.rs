@@ -220,6 +220,7 @@ mod tests {
             min_child_weight: 1e-3,
             min_split_gain: 0.0,
             cat: crate::split::gain::CatRule::default(),
+            reg: crate::split::gain::LeafReg::NONE,
         };
         let c = 0.05;
         for h in [1e-3, 1e-20, 1e-60] {
@@ -248,6 +249,7 @@ mod tests {
             min_child_weight: 0.0,
             min_split_gain: 0.0,
             cat: crate::split::gain::CatRule::default(),
+            reg: crate::split::gain::LeafReg::NONE,
         };
         let s = BinStats {
             g: -6.0,

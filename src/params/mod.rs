@@ -20,6 +20,11 @@ pub fn noise_scale(learning_rate: f64, temperature: f64) -> f64 {
     (2.0 / (learning_rate * temperature)).sqrt()
 }
 
+/// serde: regularisers at 0 are not written.
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
+}
+
 /// Upper limit on `n_classes` (one tree per class per round).
 pub const MAX_CLASSES: usize = 10_000;
 
@@ -60,6 +65,19 @@ macro_rules! declare_params {
 
         /// The table, in `BoosterParams` field order.
         pub const PARAMS: &[ParamSpec] = &[$(spec::$kind(stringify!($name), $values, $doc),)+];
+
+        /// Every field as JSON, written or not (`BoosterParams` skips some
+        /// at their defaults).
+        fn field_values(p: &BoosterParams) -> serde_json::Map<String, serde_json::Value> {
+            let mut out = serde_json::Map::new();
+            $(
+                out.insert(
+                    stringify!($name).into(),
+                    serde_json::to_value(&p.$name).unwrap_or_default(),
+                );
+            )+
+            out
+        }
 
         /// What None stands for, per parameter that declares it.
         fn none_means() -> Vec<(&'static str, serde_json::Value)> {
@@ -105,6 +123,26 @@ declare_params! {
         spec(NON_NEGATIVE, "smallest hessian sum of a leaf");
     reg_lambda: f64 = 0.0,
         spec(NON_NEGATIVE, "L2 penalty on leaf values");
+    /// L1 penalty α on leaf values (LightGBM's `lambda_l1`, XGBoost's
+    /// `alpha`): gradient sums are soft-thresholded, T(G) = sign(G)·max(|G| −
+    /// α, 0), in the gain T(G)²/(H + λ) and the leaf value −T(G)/(H + λ).
+    /// Measured, like λ, with weights of mean 1. Zero is not written, so
+    /// models without it keep their files byte for byte.
+    #[serde(skip_serializing_if = "is_zero")]
+    reg_alpha: f64 = 0.0,
+        spec(NON_NEGATIVE, "L1 penalty on leaf values: gradient sums soft-thresholded by it in gain and leaf values");
+    /// LightGBM's `max_delta_step`: each leaf's value before shrinkage is
+    /// clipped to ±this, and the gain is that of the clipped value; 0 = no
+    /// limit. Not written at 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    max_delta_step: f64 = 0.0,
+        spec(NON_NEGATIVE, "leaf values before shrinkage are clipped to ±this, in the gain too (LightGBM's rule); 0 = no limit");
+    /// LightGBM's `path_smooth`: a leaf's value w over n rows becomes
+    /// (w·n + w_parent·s)/(n + s), in the gain too; the root is not
+    /// smoothed. Not written at 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    path_smooth: f64 = 0.0,
+        spec(NON_NEGATIVE, "leaf values pulled towards the parent's: (w·n + parent·s)/(n + s) for n rows, in the gain too; 0 = none");
     min_split_gain: f64 = 0.0,
         spec(NON_NEGATIVE, "smallest gain a split must reach");
     /// Features whose values are category codes (integers in
@@ -378,6 +416,30 @@ mod tests {
         p.validate().unwrap();
         let text = serde_json::to_string(&p).unwrap();
         assert_eq!(BoosterParams::from_json(&text).unwrap(), p);
+    }
+
+    /// The leaf regularisers are written only when set: files from before
+    /// them load (at 0) and default models' files do not change.
+    #[test]
+    fn leaf_regularisers_at_zero_are_not_written() {
+        let text = serde_json::to_string(&BoosterParams::default()).unwrap();
+        for name in ["reg_alpha", "max_delta_step", "path_smooth"] {
+            assert!(!text.contains(name), "{name}");
+        }
+        let set = BoosterParams {
+            reg_alpha: 0.5,
+            max_delta_step: 2.0,
+            path_smooth: 3.0,
+            ..Default::default()
+        };
+        let text = serde_json::to_string(&set).unwrap();
+        assert!(text.contains(r#""reg_alpha":0.5"#), "{text}");
+        assert_eq!(BoosterParams::from_json(&text).unwrap(), set);
+        let old = BoosterParams::from_json(r#"{"reg_lambda": 1.0}"#).unwrap();
+        assert_eq!(
+            (old.reg_alpha, old.max_delta_step, old.path_smooth),
+            (0.0, 0.0, 0.0)
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{BoosterParams, PARAMS, SelectionSize, none_means};
+use super::{BoosterParams, PARAMS, SelectionSize, field_values, none_means};
 use crate::error::{Result, RgbmError};
 
 /// Largest tree count, early-stopping patience and the like: far beyond use,
@@ -106,15 +106,17 @@ pub(super) const fn maybe(name: &'static str, values: Values, doc: &'static str)
 /// `BoosterParams::default()` and, where None stands for a value, that
 /// value as `none_means` (also appended to the doc as "; None = ...").
 pub fn schema_json() -> Result<String> {
-    let defaults = serde_json::to_value(BoosterParams::default())
-        .map_err(|e| RgbmError::ModelFormat(e.to_string()))?;
+    let defaults = field_values(&BoosterParams::default());
     let resolved = none_means();
     let entries: Vec<Value> = PARAMS
         .iter()
         .map(|p| {
             let mut v = serde_json::to_value(p).unwrap_or(Value::Null);
             if let Value::Object(map) = &mut v {
-                map.insert("default".into(), defaults[p.name].clone());
+                map.insert(
+                    "default".into(),
+                    defaults.get(p.name).cloned().unwrap_or(Value::Null),
+                );
                 if let Some((_, value)) = resolved.iter().find(|(name, _)| *name == p.name) {
                     map.insert(
                         "doc".into(),
@@ -281,10 +283,9 @@ pub fn check_bounds(params: &BoosterParams) -> Result<()> {
             format!("{must}, got a non-finite number"),
         ));
     }
-    let values =
-        serde_json::to_value(params).map_err(|e| RgbmError::param("params", e.to_string()))?;
+    let values = field_values(params);
     for spec in PARAMS {
-        let v = &values[spec.name];
+        let v = values.get(spec.name).unwrap_or(&Value::Null);
         let ok = if v.is_null() {
             spec.optional
         } else {
@@ -336,6 +337,9 @@ mod tests {
             early_stopping_min_delta: Some(0.1),
             n_targets: Some(2),
             alphas: Some(vec![0.1, 0.9]),
+            reg_alpha: 1.0,
+            max_delta_step: 1.0,
+            path_smooth: 1.0,
             ..Default::default()
         };
         let defaults = serde_json::to_value(every).unwrap();

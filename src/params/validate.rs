@@ -25,7 +25,75 @@ impl BoosterParams {
         self.check_sglb()?;
         self.check_rgb()?;
         self.check_summation()?;
+        self.check_leaf_reg()?;
         self.check_evaluation()
+    }
+
+    /// `reg_alpha`, `max_delta_step` and `path_smooth` where a method has
+    /// no place for them.
+    fn check_leaf_reg(&self) -> Result<()> {
+        let set: Vec<&str> = [
+            ("reg_alpha", self.reg_alpha),
+            ("max_delta_step", self.max_delta_step),
+            ("path_smooth", self.path_smooth),
+        ]
+        .into_iter()
+        .filter(|(_, v)| *v != 0.0)
+        .map(|(name, _)| name)
+        .collect();
+        let Some(&first) = set.first() else {
+            return Ok(());
+        };
+        if self.langevin {
+            return Err(RgbmError::param(
+                first,
+                format!(
+                    "langevin=True: SGLB's leaf noise c^2 / (H + reg_lambda) is the Langevin step of the L2-penalised loss; \
+                     {first} would change the leaf values without changing the noise to match, so the chain would not sample \
+                     what SGLB samples"
+                ),
+            ));
+        }
+        if self.loss.renews_leaves() {
+            return Err(RgbmError::param(
+                first,
+                format!(
+                    "loss={:?} replaces every leaf value by a quantile of its rows' residuals, which {first} does not enter",
+                    self.loss.name()
+                ),
+            ));
+        }
+        if self.booster == BoosterKind::Rgb && self.rgb_candidate() == RgbCandidate::Argmin {
+            return Err(RgbmError::param(
+                first,
+                format!(
+                    "booster='rgb' with rgb_candidate='argmin': the candidate's leaves -lambda_k G / (m sigma) are fixed by the \
+                     family radius, with no place for {first}; it applies with rgb_candidate='projected'"
+                ),
+            ));
+        }
+        if self.path_smooth == 0.0 {
+            return Ok(());
+        }
+        let refuse = |why: &str| Err(RgbmError::param("path_smooth", why.to_string()));
+        if self.booster == BoosterKind::Rgb {
+            return refuse(
+                "booster='rgb' grows each candidate once and reads its smaller members off it, whose leaves have other parents",
+            );
+        }
+        if self.subsample_for() == SubsampleFor::Split {
+            return refuse(
+                "subsample_for='split' sets the leaves from every row after the tree is grown from the sample; \
+                 smoothing towards the sampled parents' values would mix the two",
+            );
+        }
+        if self.step == Step::Constant {
+            return refuse(
+                "step='constant': the 1/sigma step decreases the loss for leaves that shrink the mean negative gradient \
+                 towards 0, which a pull towards the parent's value does not",
+            );
+        }
+        Ok(())
     }
 
     fn check_tree(&self) -> Result<()> {
@@ -547,6 +615,28 @@ mod tests {
                 r#"{"interaction_constraints": [[0, 1, 0]]}"#,
                 "more than once",
             ),
+            (r#"{"reg_alpha": 1.0, "langevin": true}"#, "`reg_alpha`"),
+            (
+                r#"{"max_delta_step": 1.0, "loss": "absolute_error"}"#,
+                "`max_delta_step`",
+            ),
+            (
+                r#"{"path_smooth": 1.0, "booster": "rgb", "rgb_candidate": "projected"}"#,
+                "`path_smooth`: booster='rgb'",
+            ),
+            (
+                r#"{"reg_alpha": 1.0, "booster": "rgb"}"#,
+                "rgb_candidate='argmin'",
+            ),
+            (
+                r#"{"path_smooth": 1.0, "subsample": 0.5, "subsample_for": "split"}"#,
+                "subsample_for='split'",
+            ),
+            (
+                r#"{"path_smooth": 1.0, "step": "constant", "leaf": "gradient"}"#,
+                "step='constant'",
+            ),
+            (r#"{"reg_alpha": -1.0}"#, ">= 0"),
         ];
         for (json, want) in bad {
             let e = BoosterParams::from_json(json).unwrap_err().to_string();
@@ -563,6 +653,9 @@ mod tests {
             r#"{"monotone_constraints": [1, 0, -1], "categorical_features": [1]}"#,
             r#"{"interaction_constraints": [[0, 1], [1, 2]]}"#,
             r#"{"loss": "tweedie", "tweedie_variance_power": 1.2, "langevin": true}"#,
+            r#"{"reg_alpha": 1.0, "max_delta_step": 0.5, "booster": "rgb", "rgb_candidate": "projected"}"#,
+            r#"{"reg_alpha": 1.0, "max_delta_step": 0.5, "step": "constant", "leaf": "gradient"}"#,
+            r#"{"reg_alpha": 1.0, "max_delta_step": 0.5, "path_smooth": 2.0, "monotone_constraints": [1]}"#,
         ];
         for json in good {
             if let Err(e) = BoosterParams::from_json(json) {

@@ -38,6 +38,56 @@ pub struct SplitRule {
     pub min_child_weight: f64,
     pub min_split_gain: f64,
     pub cat: CatRule,
+    pub reg: LeafReg,
+}
+
+/// The leaf regularisers of LightGBM (`lambda_l1`, `max_delta_step`,
+/// `path_smooth`), all off at zero. With any on, a node's score is the loss
+/// reduction its (regularised) value achieves, as in LightGBM's
+/// `GetLeafGainGivenOutput`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LeafReg {
+    /// L1 penalty α: gradient sums are soft-thresholded, T(G) = sign(G)·max(|G| − α, 0).
+    pub alpha: f64,
+    /// Values (before shrinkage) are clipped to ±this; 0 = no clip.
+    pub max_delta_step: f64,
+    /// s: a value is pulled towards its parent's, (w·n + parent·s)/(n + s).
+    pub path_smooth: f64,
+    /// The value of the node whose children are judged (`path_smooth` only).
+    pub parent_output: f64,
+}
+
+impl LeafReg {
+    /// No regularisation: the plain formulas, bit for bit.
+    pub const NONE: LeafReg = LeafReg {
+        alpha: 0.0,
+        max_delta_step: 0.0,
+        path_smooth: 0.0,
+        parent_output: 0.0,
+    };
+
+    /// Whether a node's value is more than −T(G)/D (and its score more
+    /// than T(G)²/D).
+    #[inline(always)]
+    pub fn moves_values(&self) -> bool {
+        self.max_delta_step > 0.0 || self.path_smooth > 0.0
+    }
+
+    /// The soft-thresholded gradient sum T(G); exactly G when α = 0.
+    #[inline(always)]
+    pub fn threshold(&self, g: f64) -> f64 {
+        if self.alpha > 0.0 {
+            g.signum() * (g.abs() - self.alpha).max(0.0)
+        } else {
+            g
+        }
+    }
+}
+
+impl Default for LeafReg {
+    fn default() -> Self {
+        LeafReg::NONE
+    }
 }
 
 /// How categorical features are split (LightGBM's parameters of the same names).
@@ -87,16 +137,48 @@ impl SplitRule {
             min_child_weight: p.min_child_weight,
             min_split_gain: p.min_split_gain,
             cat: CatRule::from_params(p),
+            reg: LeafReg {
+                alpha: p.reg_alpha,
+                max_delta_step: p.max_delta_step,
+                path_smooth: p.path_smooth,
+                parent_output: 0.0,
+            },
         }
+    }
+
+    /// The rule for the children of a node whose value is `output`
+    /// (what `path_smooth` pulls them towards).
+    #[inline]
+    pub fn below(self, output: f64) -> SplitRule {
+        SplitRule {
+            reg: LeafReg {
+                parent_output: output,
+                ..self.reg
+            },
+            ..self
+        }
+    }
+
+    /// The rule of a tree's root: LightGBM smooths the root towards its own
+    /// unsmoothed value, so the root's value is −T(G)/D, clipped.
+    pub fn at_root(self, total: &BinStats) -> SplitRule {
+        let raw = self.raw_value(self.leaf, total);
+        self.below(raw)
     }
 
     /// The rule for sample weights whose mean is `unit` (see
     /// `booster::weights`): the parameters measured in weight units
-    /// (λ, the hessian minimum and the gain minimum) scale with the weights,
-    /// so the rule means the same as for weights of mean 1. `unit` = 1 is a no-op.
+    /// (λ, α, the hessian minimum and the gain minimum) scale with the
+    /// weights, so the rule means the same as for weights of mean 1
+    /// (`max_delta_step` is in leaf-value units, `path_smooth` in rows).
+    /// `unit` = 1 is a no-op.
     pub fn in_weight_unit(self, unit: f64) -> SplitRule {
         SplitRule {
             lambda: self.lambda * unit,
+            reg: LeafReg {
+                alpha: self.reg.alpha * unit,
+                ..self.reg
+            },
             min_child_weight: self.min_child_weight * unit,
             min_split_gain: self.min_split_gain * unit,
             cat: CatRule {
@@ -133,11 +215,58 @@ impl SplitRule {
         if d > TINY { s.g / d } else { 0.0 }
     }
 
-    /// Node score G²/(H+λ) (Newton), G²/(W+λ) (gradient) or G²/(1+λ).
+    /// Node score G²/(H+λ) (Newton), G²/(W+λ) (gradient) or G²/(1+λ);
+    /// T(G)²/D with an L1 penalty, and with a clipped or smoothed value w
+    /// the reduction −(2·T(G)·w + D·w²) that w achieves.
     #[inline(always)]
     pub fn score(&self, s: &BinStats) -> f64 {
         let d = Self::denominator(self.gain, s, self.lambda);
-        if d > TINY { s.g * s.g / d } else { 0.0 }
+        if !(d > TINY) {
+            return 0.0;
+        }
+        if self.reg.moves_values() {
+            return Self::score_of(self.reg.threshold(s.g), d, self.value_in(self.gain, s));
+        }
+        let g = self.reg.threshold(s.g);
+        g * g / d
+    }
+
+    /// −(2·T·w + D·w²): the loss reduction of value `w` for thresholded
+    /// sum `t` and denominator `d`.
+    #[inline(always)]
+    fn score_of(t: f64, d: f64, w: f64) -> f64 {
+        -(2.0 * t * w + d * w * w)
+    }
+
+    /// −T(G)/D under curvature `c`, clipped to ±max_delta_step.
+    #[inline(always)]
+    fn raw_value(&self, c: Curvature, s: &BinStats) -> f64 {
+        let d = Self::denominator(c, s, self.lambda);
+        if !(d > TINY) {
+            return 0.0;
+        }
+        let w = -self.reg.threshold(s.g) / d;
+        let m = self.reg.max_delta_step;
+        if m > 0.0 && w.abs() > m {
+            m.copysign(w)
+        } else {
+            w
+        }
+    }
+
+    /// The value of a node under curvature `c`: `raw_value` pulled
+    /// towards the parent's, with weight n/(n + path_smooth) on its own
+    /// (LightGBM's form: n counts rows, not weights).
+    #[inline(always)]
+    fn value_in(&self, c: Curvature, s: &BinStats) -> f64 {
+        let w = self.raw_value(c, s);
+        let smooth = self.reg.path_smooth;
+        if smooth > 0.0 {
+            let k = s.n / smooth;
+            w * k / (k + 1.0) + self.reg.parent_output / (k + 1.0)
+        } else {
+            w
+        }
     }
 
     /// Whether a child may exist, row count aside (`min_samples_leaf` is
@@ -197,12 +326,11 @@ impl SplitRule {
         if !(d > TINY) {
             return 0.0;
         }
-        let w = -s.g / d;
+        let w = self.value_in(self.gain, s);
         if w >= bounds.lo && w <= bounds.hi {
-            s.g * s.g / d
+            self.score(s)
         } else {
-            let w = bounds.clip(w);
-            -(2.0 * s.g * w + d * w * w)
+            Self::score_of(self.reg.threshold(s.g), d, bounds.clip(w))
         }
     }
 
@@ -231,11 +359,13 @@ impl SplitRule {
         self.accept(parent_score, children)
     }
 
-    /// Leaf value −G/(H+λ) (Newton), −G/(W+λ) (gradient) or −G/(1+λ), before shrinkage.
+    /// Leaf value −G/(H+λ) (Newton), −G/(W+λ) (gradient) or −G/(1+λ),
+    /// before shrinkage; with the leaf regularisers −T(G)/D, clipped to
+    /// ±max_delta_step, then smoothed towards `reg.parent_output`.
     #[inline]
     pub fn leaf_value(&self, s: &BinStats) -> f64 {
-        let d = Self::denominator(self.leaf, s, self.lambda);
-        if d > TINY { -s.g / d } else { 0.0 }
+        // With every regulariser off this is −G/D, bit for bit.
+        self.value_in(self.leaf, s)
     }
 }
 
@@ -252,6 +382,7 @@ mod tests {
             min_child_weight: 0.0,
             min_split_gain: 0.0,
             cat: CatRule::default(),
+            reg: crate::split::gain::LeafReg::NONE,
         }
     }
 
@@ -321,6 +452,116 @@ mod tests {
         let got = r.monotone_gain_but_rows(parent, &l, &rr, m).unwrap();
         assert!((got - (3.0 - 0.75)).abs() < 1e-15, "{got}");
         assert_eq!(r.bounded_score(&l, Bounds::FREE), r.score(&l));
+    }
+
+    /// LightGBM's formulas written out on numbers: T(G) = sign(G)·max(|G| −
+    /// α, 0), w = −T/(H + λ) clipped to ±max_delta_step, then
+    /// (w·n + parent·s)/(n + s); scores T²/D, else −(2·T·w + D·w²).
+    #[test]
+    fn leaf_regularisers_closed_forms() {
+        let base = rule(Mode::Newton, Mode::Newton); // λ = 1
+        let s = BinStats {
+            g: -7.0,
+            h: 3.0,
+            w: 3.0,
+            n: 4.0,
+        };
+        let with = |reg: LeafReg| SplitRule { reg, ..base };
+        // L1: T(−7) = −5, D = 4.
+        let l1 = with(LeafReg {
+            alpha: 2.0,
+            ..LeafReg::NONE
+        });
+        assert_eq!(l1.leaf_value(&s), 1.25);
+        assert_eq!(l1.score(&s), 25.0 / 4.0);
+        // |G| <= α: value and score 0, either sign.
+        for g in [-2.0, 1.5, 0.0] {
+            let z = BinStats { g, ..s };
+            assert_eq!(l1.leaf_value(&z), 0.0);
+            assert_eq!(l1.score(&z), 0.0);
+        }
+        // Gradient leaves divide T by W + λ.
+        let grad = SplitRule {
+            leaf: Curvature::Weight,
+            ..l1
+        };
+        assert_eq!(grad.leaf_value(&BinStats { w: 9.0, ..s }), 0.5);
+        // Clip: −(−7)/4 = 1.75 → 0.5; score −(2·(−7)·0.5 + 4·0.25) = 6.
+        let clip = with(LeafReg {
+            max_delta_step: 0.5,
+            ..LeafReg::NONE
+        });
+        assert_eq!(clip.leaf_value(&s), 0.5);
+        assert_eq!(clip.score(&s), 6.0);
+        // Unclipped values keep the plain score G²/D in value.
+        assert!(
+            (with(LeafReg {
+                max_delta_step: 2.0,
+                ..LeafReg::NONE
+            })
+            .score(&s)
+                - 49.0 / 4.0)
+                .abs()
+                < 1e-14
+        );
+        // Smoothing, n = 4, s = 4, parent −1: (1.75·4 − 4)/8 = 0.375;
+        // score −(2·(−7)·0.375 + 4·0.375²) = 4.6875.
+        let smooth = with(LeafReg {
+            path_smooth: 4.0,
+            parent_output: -1.0,
+            ..LeafReg::NONE
+        });
+        assert_eq!(smooth.leaf_value(&s), 0.375);
+        assert_eq!(smooth.score(&s), 4.6875);
+        // All three: T = −5, w = 1.25 → clip 1 → (1·4 + 0.5·4)/8 = 0.75;
+        // score −(2·(−5)·0.75 + 4·0.5625) = 5.25.
+        let all = with(LeafReg {
+            alpha: 2.0,
+            max_delta_step: 1.0,
+            path_smooth: 4.0,
+            parent_output: 0.5,
+        });
+        assert_eq!(all.leaf_value(&s), 0.75);
+        assert_eq!(all.score(&s), 5.25);
+        // Monotone bounds clip the regularised value: 0.75 → 0.5,
+        // score −(2·(−5)·0.5 + 4·0.25) = 4.
+        assert_eq!(all.bounded_score(&s, Bounds { lo: -1.0, hi: 0.5 }), 4.0);
+        assert_eq!(all.bounded_score(&s, Bounds::FREE), all.score(&s));
+        // α scales with the weight unit, the clip and the smoothing do not.
+        let u = all.in_weight_unit(2.0);
+        assert_eq!(
+            (u.reg.alpha, u.reg.max_delta_step, u.reg.path_smooth),
+            (4.0, 1.0, 4.0)
+        );
+    }
+
+    /// The score is the loss reduction −2·min over the value of
+    /// G·w + ½·D·w² + α·|w| (what the L1 value minimises), for any G.
+    #[test]
+    fn l1_score_is_the_penalised_loss_reduction() {
+        let r = SplitRule {
+            reg: LeafReg {
+                alpha: 1.5,
+                ..LeafReg::NONE
+            },
+            ..rule(Mode::Newton, Mode::Newton)
+        };
+        for g in [-9.0, -1.6, -0.3, 0.0, 1.0, 2.5, 40.0] {
+            let s = BinStats {
+                g,
+                h: 2.0,
+                w: 2.0,
+                n: 2.0,
+            };
+            let objective = |w: f64| g * w + 0.5 * 3.0 * w * w + 1.5 * w.abs();
+            let w = r.leaf_value(&s);
+            // No value on a fine grid does better.
+            let best = (-40_000..=40_000)
+                .map(|k| objective(k as f64 * 1e-4))
+                .fold(f64::INFINITY, f64::min);
+            assert!(objective(w) <= best + 1e-12, "{g}");
+            assert!((r.score(&s) + 2.0 * objective(w)).abs() < 1e-12, "{g}");
+        }
     }
 
     #[test]

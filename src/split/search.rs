@@ -635,6 +635,7 @@ mod tests {
             min_child_weight: 0.0,
             min_split_gain: 0.0,
             cat: CatRule::default(),
+            reg: crate::split::gain::LeafReg::NONE,
         }
     }
 

@@ -19,6 +19,8 @@ struct GainTerms {
     leaf_newton: bool,
     gain_unit: bool,
     leaf_unit: bool,
+    /// For the leaf regularisers' scores (`SplitRule::score`).
+    rule: SplitRule,
 }
 
 impl GainTerms {
@@ -33,14 +35,22 @@ impl GainTerms {
             leaf_newton: rule.leaf == Curvature::Hessian,
             gain_unit: rule.gain == Curvature::Unit,
             leaf_unit: rule.leaf == Curvature::Unit,
+            rule: *rule,
         }
     }
 }
 
 /// `SplitRule::score` and `child_ok_but_rows` (and the row minimum) of one
-/// side, written branch-free.
+/// side, written branch-free; with the leaf regularisers (`REG`) the score
+/// is `SplitRule::score` itself.
 #[inline(always)]
-fn side<const UNIT: bool>(t: &GainTerms, g: f64, h: f64, w: f64, n: f64) -> (f64, bool) {
+fn side<const UNIT: bool, const REG: bool>(
+    t: &GainTerms,
+    g: f64,
+    h: f64,
+    w: f64,
+    n: f64,
+) -> (f64, bool) {
     const TINY: f64 = 1e-300;
     // `UNIT` (some formula divides by 1) is resolved at compile time, so the
     // Newton and gradient scans keep their single select.
@@ -59,7 +69,13 @@ fn side<const UNIT: bool>(t: &GainTerms, g: f64, h: f64, w: f64, n: f64) -> (f64
         & (!t.uses_hessian | (h >= t.min_child_weight))
         & (d_gain > TINY)
         & (d_leaf > TINY);
-    let score = if d_gain > TINY { g * g / d_gain } else { 0.0 };
+    let score = if REG {
+        t.rule.score(&BinStats { g, h, w, n })
+    } else if d_gain > TINY {
+        g * g / d_gain
+    } else {
+        0.0
+    };
     (score, ok)
 }
 
@@ -92,11 +108,14 @@ pub(super) fn scan_exact(
         allowed,
     );
     let unit = rule.gain == Curvature::Unit || rule.leaf == Curvature::Unit;
-    match (total.n * 8.0 < thresholds.len() as f64, unit) {
-        (true, false) => scan_exact_body::<true, false>(args),
-        (false, false) => scan_exact_body::<false, false>(args),
-        (true, true) => scan_exact_body::<true, true>(args),
-        (false, true) => scan_exact_body::<false, true>(args),
+    let reg = rule.reg.alpha > 0.0 || rule.reg.moves_values();
+    match (total.n * 8.0 < thresholds.len() as f64, unit, reg) {
+        (true, false, false) => scan_exact_body::<true, false, false>(args),
+        (false, false, false) => scan_exact_body::<false, false, false>(args),
+        (true, true, false) => scan_exact_body::<true, true, false>(args),
+        (false, true, false) => scan_exact_body::<false, true, false>(args),
+        (true, _, true) => scan_exact_body::<true, true, true>(args),
+        (false, _, true) => scan_exact_body::<false, true, true>(args),
     }
 }
 
@@ -111,7 +130,7 @@ type ScanArgs<'a> = (
 );
 
 #[inline(always)]
-fn scan_exact_body<const SKIP_EMPTY: bool, const UNIT: bool>(
+fn scan_exact_body<const SKIP_EMPTY: bool, const UNIT: bool, const REG: bool>(
     (hist, thresholds, total, parent_score, feature, rule, allowed): ScanArgs,
 ) -> (Option<SplitCandidate>, bool) {
     let n_value_bins = thresholds.len() + 1;
@@ -154,8 +173,8 @@ fn scan_exact_body<const SKIP_EMPTY: bool, const UNIT: bool>(
             }
             splittable = true;
             let right = total.sub(&left);
-            let (sl, okl) = side::<UNIT>(&t, left.g, left.h, left.w, left.n);
-            let (sr, okr) = side::<UNIT>(&t, right.g, right.h, right.w, right.n);
+            let (sl, okl) = side::<UNIT, REG>(&t, left.g, left.h, left.w, left.n);
+            let (sr, okr) = side::<UNIT, REG>(&t, right.g, right.h, right.w, right.n);
             let children = sl + sr;
             let gain = children - parent_score;
             if !(okl & okr & (gain > t.min_split_gain) & (gain > 1e-10 * children))
@@ -198,7 +217,7 @@ mod tests {
 
     use super::*;
     use crate::histogram::Histogram;
-    use crate::split::gain::CatRule;
+    use crate::split::gain::{CatRule, LeafReg};
 
     /// The scan written threshold by threshold from `SplitRule::gain`.
     fn reference(
@@ -284,6 +303,24 @@ mod tests {
                 min_child_weight: [0.0, 1.0][(trial / 2) % 2],
                 min_split_gain: [0.0, 0.01][(trial / 4) % 2],
                 cat: CatRule::default(),
+                // The leaf regularisers take the scan's `REG` path.
+                reg: match trial % 7 {
+                    1 => LeafReg {
+                        alpha: 0.3,
+                        ..LeafReg::NONE
+                    },
+                    3 => LeafReg {
+                        max_delta_step: 0.05,
+                        ..LeafReg::NONE
+                    },
+                    5 => LeafReg {
+                        alpha: 0.1,
+                        max_delta_step: 0.2,
+                        path_smooth: 4.0,
+                        parent_output: 0.1,
+                    },
+                    _ => LeafReg::NONE,
+                },
             };
             let allowed: Option<Vec<bool>> =
                 (trial % 5 == 0).then(|| (0..n_value).map(|_| rng.random::<f64>() < 0.5).collect());

@@ -128,13 +128,17 @@ impl TreeGrower<'_> {
         let depth = leaf.depth + 1;
         // Monotone constraints: the children's intervals meet at the
         // midpoint of their values (as the search judged them: clipped).
+        let rule = self.cfg.rule.below(leaf.output);
+        let b = leaf.bounds;
+        let (left_output, right_output) = (
+            b.clip(rule.leaf_value(&cand.left)),
+            b.clip(rule.leaf_value(&cand.right)),
+        );
         let (left_bounds, right_bounds) = if self.constraints.has_monotone() {
-            let rule = &self.cfg.rule;
-            let b = leaf.bounds;
             b.split(
                 self.constraints.direction(cand.feature),
-                b.clip(rule.leaf_value(&cand.left)),
-                b.clip(rule.leaf_value(&cand.right)),
+                left_output,
+                right_output,
             )
         } else {
             (Bounds::FREE, Bounds::FREE)
@@ -144,7 +148,8 @@ impl TreeGrower<'_> {
         } else {
             Vec::new()
         };
-        let child = |start, end, total, is_left, order, bounds| -> Result<OpenLeaf> {
+        let smooth_to = leaf.output;
+        let child = |start, end, total, is_left, order, bounds, output| -> Result<OpenLeaf> {
             Ok(OpenLeaf {
                 start,
                 end,
@@ -159,10 +164,28 @@ impl TreeGrower<'_> {
                 bounds,
                 used: used.clone(),
                 constant: leaf.constant.try_clone()?,
+                smooth_to,
+                output,
             })
         };
-        let left = child(leaf.start, mid, cand.left, true, *created, left_bounds)?;
-        let right = child(mid, leaf.end, cand.right, false, *created + 1, right_bounds)?;
+        let left = child(
+            leaf.start,
+            mid,
+            cand.left,
+            true,
+            *created,
+            left_bounds,
+            left_output,
+        )?;
+        let right = child(
+            mid,
+            leaf.end,
+            cand.right,
+            false,
+            *created + 1,
+            right_bounds,
+            right_output,
+        )?;
         *created += 2;
         Ok(Pair {
             parent: self.take_kept(leaf),

@@ -103,6 +103,12 @@ struct OpenLeaf {
     used: Vec<u32>,
     /// Features found constant on this leaf's rows (or an ancestor's).
     constant: ConstantFeatures,
+    /// `path_smooth`: the value of this leaf's parent (the root's own
+    /// unsmoothed value at the root), which its value is pulled towards.
+    smooth_to: f64,
+    /// This leaf's value as its parent's search judged it: what its
+    /// children are pulled towards.
+    output: f64,
 }
 
 /// A grown tree (leaf values unscaled) and the row range of each leaf in the
@@ -271,7 +277,7 @@ impl<'a> TreeGrower<'a> {
             hist,
             &leaf.total,
             cands,
-            &self.cfg.rule,
+            &self.cfg.rule.below(leaf.output),
             self.counts,
             rows,
             mono,
@@ -359,7 +365,9 @@ impl<'a> TreeGrower<'a> {
         // feature-major one (the root, feature subsets) half of each
         // 32-byte record. The sparse-row kernel adds counts at no extra cost.
         let dense = self.data.sparse_rows.is_none();
+        // `path_smooth` weighs values by their rows' count.
         if self.cfg.exact_counts
+            || rule.reg.path_smooth > 0.0
             || rows.len() < self.cfg.min_bounded_rows
             || !dense
             || !newton
@@ -433,6 +441,7 @@ impl<'a> TreeGrower<'a> {
         let mut total = sum_rows(rows, grads);
         reduce::sum_stats(self.reduce, std::slice::from_mut(&mut total))?;
         self.counts = self.row_counts(rows, grads);
+        let root_output = self.cfg.rule.at_root(&total).reg.parent_output;
         let mut root = OpenLeaf {
             start: 0,
             end: rows.len(),
@@ -447,6 +456,8 @@ impl<'a> TreeGrower<'a> {
             bounds: Bounds::FREE,
             used: Vec::new(),
             constant: ConstantFeatures::default(),
+            smooth_to: root_output,
+            output: root_output,
         };
         if self.can_split(0, &total) {
             let cands = root.cands.take();
@@ -551,7 +562,8 @@ impl<'a> TreeGrower<'a> {
                 };
                 *slot = !(k as i32);
             }
-            tree.leaf_value.push(self.cfg.rule.leaf_value(&exact[k]));
+            let rule = self.cfg.rule.below(leaf.smooth_to);
+            tree.leaf_value.push(rule.leaf_value(&exact[k]));
             tree.leaf_count.push(exact[k].n);
             leaf_ranges.push((leaf.start, leaf.end));
         }

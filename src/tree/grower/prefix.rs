@@ -222,6 +222,7 @@ mod tests {
             min_child_weight: 0.0,
             min_split_gain: 0.0,
             cat: crate::split::gain::CatRule::default(),
+            reg: crate::split::gain::LeafReg::NONE,
         };
         let grads = Gradients::new(&gh, case.weighted.then_some(&weights[..]));
         let rows: Vec<u32> = (0..n as u32)

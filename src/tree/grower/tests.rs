@@ -12,6 +12,7 @@ fn rule() -> SplitRule {
         min_child_weight: 0.0,
         min_split_gain: 0.0,
         cat: crate::split::gain::CatRule::default(),
+        reg: crate::split::gain::LeafReg::NONE,
     }
 }
 
