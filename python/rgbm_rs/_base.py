@@ -26,7 +26,7 @@ from ._constraints import check_monotone_numeric, feature_position, interaction_
 from ._progress import Progress
 from ._rounds import predict_offsets, resolve_rounds
 from ._training import EvalSet, FitInput, TrainingData
-from ._typing import Callback, MatrixLike, PathLike, VectorLike
+from ._typing import Callback, MatrixLike, Metric, PathLike, VectorLike
 from ._validation import (
     as_int,
     as_rows,
@@ -139,7 +139,8 @@ def _metric_names(eval_metric, native_loss, n_classes=None, functions=True):
     if metrics is None:
         return None
     allowed = _core.metrics_for(native_loss, n_classes)
-    names = [m for m in metrics if not callable(m)]
+    # The peers' names for our metrics (LightGBM's binary_logloss, XGBoost's mlogloss, ...).
+    names = [_params.PEER_METRICS.get(m, m) if isinstance(m, str) else m for m in metrics if not callable(m)]
     for m in names:
         if not isinstance(m, str) or m not in allowed:
             choose = f"choose from {list(allowed)}" + (" or pass a function" if functions else "")
@@ -171,6 +172,110 @@ def _checked_callbacks(callbacks):
         if not callable(cb):
             raise TypeError(f"callbacks must be callables taking a CallbackEnv, got {type(cb).__name__}")
     return callbacks
+
+
+def _eval_pairs(eval_set, eval_X, eval_y):
+    """eval_set, or LightGBM 4.7's eval_X / eval_y as its (X, y) pairs."""
+    if eval_X is None and eval_y is None:
+        return eval_set
+    if eval_set is not None:
+        raise ValueError("pass eval_set or eval_X and eval_y, not both")
+    if eval_X is None or eval_y is None:
+        raise ValueError("eval_X and eval_y go together: pass both (or eval_set)")
+    many = isinstance(eval_X, (list, tuple))
+    if many != isinstance(eval_y, (list, tuple)):
+        raise ValueError("eval_X and eval_y must both be one set or both be tuples of sets")
+    if not many:
+        return [(eval_X, eval_y)]
+    if len(eval_X) != len(eval_y):
+        raise ValueError(f"eval_X has {len(eval_X)} sets but eval_y has {len(eval_y)}")
+    return list(zip(eval_X, eval_y))
+
+
+def _same(value, default):
+    """Whether a parameter still has its default (arrays and functions compare by identity)."""
+    if value is default:
+        return True
+    try:
+        return type(value) is type(default) and bool(value == default)
+    except (TypeError, ValueError):
+        return False
+
+
+def _peer_loss(est, objective):
+    """The loss a peer's ``objective`` names (a function is a custom loss)."""
+    if callable(objective):
+        return objective
+    entry = _params.PEER_OBJECTIVES.get(objective)
+    loss = objective if entry is None else entry["loss"]
+    if not loss:
+        raise ValueError(f"objective={objective!r} is refused: {entry['note']}")
+    options = est._parameter_constraints["loss"][0].options
+    if loss not in options:
+        raise ValueError(
+            f"objective={objective!r} is the loss {loss!r}, which {type(est).__name__} does not fit; "
+            f"its losses are {sorted(options)}"
+        )
+    return loss
+
+
+def _resolve_peer_params(est, given, fit_metric, fit_verbose=None):
+    """Sets ``est``'s parameters from the peers' names it was given,
+    recording the values replaced in ``given``; whether to hide warnings."""
+    defaults = {n: p.default for n, p in inspect.signature(type(est).__init__).parameters.items()}
+
+    def put(name, value):
+        given.setdefault(name, getattr(est, name))
+        setattr(est, name, value)
+
+    def set_once(name, value, by):
+        if not _same(getattr(est, name), defaults[name]):
+            raise ValueError(f"{by} and {name}={getattr(est, name)!r} both set {name}; pass one of them")
+        put(name, value)
+
+    for alias, of in _params.ALIASES.items():
+        value = getattr(est, alias, None)
+        if value is None:
+            continue
+        set_once(of, _peer_loss(est, value) if alias == "objective" else value, f"{alias}={value!r}")
+        if alias == "num_leaves" and _same(est.max_depth, defaults["max_depth"]):
+            put("max_depth", None)  # LightGBM's max_depth=-1
+    if est.max_depth is not None and est.max_depth <= 0:
+        put("max_depth", None)
+        if est.max_leaves is None:
+            put("max_leaves", 31)  # LightGBM's num_leaves
+    by_tree = _one_of(est, "colsample_bytree", "feature_fraction")
+    by_node = _one_of(est, "colsample_bynode", "feature_fraction_bynode")
+    if by_tree is not None and by_node is not None:
+        raise ValueError(
+            f"{by_tree[0]}={by_tree[1]!r} and {by_node[0]}={by_node[1]!r}: features are drawn once per tree "
+            "or once per node, not both; pass one of them"
+        )
+    sampled = by_tree or by_node
+    if sampled is not None:
+        set_once("selection", "random", f"{sampled[0]}={sampled[1]!r}")
+        put("selection_size", float(sampled[1]))
+        put("selection_scope", "tree" if by_tree else "node")
+    if fit_metric is not None:
+        if est.eval_metric is not None:
+            raise ValueError("eval_metric is given to fit and to the constructor: pass it in one place")
+        put("eval_metric", fit_metric)
+    if fit_verbose is not None:
+        put("verbose", int(fit_verbose))
+    quiet = est.verbose < 0 or getattr(est, "verbosity", None) == 0
+    if est.verbose < 0:
+        put("verbose", 0)
+    return quiet
+
+
+def _one_of(est, name, alias):
+    """(name, fraction) of a feature fraction below 1 given as ``name`` or
+    ``alias`` (both is an error); None for none."""
+    a, b = getattr(est, name, None), getattr(est, alias, None)
+    if a is not None and b is not None:
+        raise ValueError(f"{name}={a!r} and {alias}={b!r} are the same parameter; pass one of them")
+    value, used = (a, name) if a is not None else (b, alias)
+    return None if value is None or value >= 1.0 else (used, value)
 
 
 class Continued:
@@ -277,8 +382,13 @@ class RGBMBase(BaseEstimator):
             accepted = inspect.signature(cls.__init__).parameters
             for name in kwargs:
                 if name not in accepted:
+                    peer = _params.PEER_NAMES.get(name)
                     close = difflib.get_close_matches(name, [p for p in accepted if p != "self"], n=1)
-                    hint = f"; did you mean {close[0]!r}?" if close else ""
+                    if peer is not None:
+                        # A peer's name: point to its meaning, not its spelling.
+                        hint = f"; {name} is {peer['peers']}'s parameter: {peer['note']}"
+                    else:
+                        hint = f"; did you mean {close[0]!r}?" if close else ""
                     raise TypeError(f"{cls.__name__} got an unexpected keyword argument {name!r}{hint}")
         return super().__new__(cls)
 
@@ -408,6 +518,25 @@ class RGBMBase(BaseEstimator):
         finally:
             self.__dict__.pop("_previous", None)
 
+    @contextlib.contextmanager
+    def _peer_params(self, fit_metric=None, fit_verbose=None):
+        """Validate the parameters, then, for this fit, set ours from the
+        peers' names given (``num_leaves`` -> ``max_leaves``, ``objective`` ->
+        ``loss``, ``colsample_bytree`` -> random selection, ...) and from
+        ``fit(eval_metric=)``; the values given are put back after the fit,
+        so that ``get_params`` returns them. Hides the fit's warnings when a
+        peer's verbosity asks for silence."""
+        self._validate_params()
+        given = {}
+        try:
+            quiet = _resolve_peer_params(self, given, fit_metric, fit_verbose)
+            with warnings.catch_warnings():
+                if quiet:
+                    warnings.simplefilter("ignore")
+                yield
+        finally:
+            self.__dict__.update(given)
+
     def _forget_fit(self):
         for attr in [a for a in vars(self) if a.endswith("_") and not a.startswith("__")] + ["_booster"]:
             self.__dict__.pop(attr, None)
@@ -485,6 +614,11 @@ class RGBMBase(BaseEstimator):
         init_score: VectorLike | None = None,
         eval_init_score: Sequence[VectorLike | None] | None = None,
         init_model: PathLike | _core.Booster | RGBMBase | None = None,
+        *,
+        eval_metric: Metric | Sequence[Metric] | None = None,
+        eval_X: Any = None,
+        eval_y: Any = None,
+        verbose: bool | int | None = None,
     ) -> Self:
         """Fit on X (n_samples, n_features; NaN = missing) and targets y.
 
@@ -541,13 +675,24 @@ class RGBMBase(BaseEstimator):
             recorded at that fit (which this estimator then keeps). A bare
             Booster records no column names or categories: only the number
             of columns is checked.
+        eval_metric : str, callable, list of them, or None
+            LightGBM's ``fit(eval_metric=...)``: the constructor's
+            ``eval_metric`` for this fit (passing both is an error).
+        eval_X, eval_y : array-like or tuple of them, or None
+            LightGBM 4.7's form of ``eval_set``: the evaluation sets' rows
+            and labels (one X and one y, or tuples/lists of them);
+            ``eval_set=list(zip(eval_X, eval_y))``.
+        verbose : bool, int or None
+            XGBoost's ``fit(verbose=...)``: the constructor's ``verbose`` for
+            this fit (True logs every round, False none, k every k-th).
+            XGBoost's default True logs; here None keeps the constructor's.
 
         Returns
         -------
         self
         """
-        with self._fitting():
-            self._validate_params()
+        eval_set = _eval_pairs(eval_set, eval_X, eval_y)
+        with self._fitting(), self._peer_params(eval_metric, verbose):
             evals = EvalSet.from_fit(
                 eval_set, eval_names, eval_sample_weight=eval_sample_weight, eval_init_score=eval_init_score
             )
@@ -868,10 +1013,19 @@ class RGBMBase(BaseEstimator):
         """Importance per feature, normalised to sum to 1 (0 everywhere for a model without splits).
 
         ``importance_type="gain"`` (default): total split gain of the feature;
-        ``"split"``: how many splits use it.
+        ``"split"``: how many splits use it. XGBoost's names: ``"total_gain"``
+        (the same as ``"gain"``, LightGBM's meaning; XGBoost's ``"gain"`` is
+        the mean gain per split) and ``"weight"`` (as ``"split"``).
         """
         check_is_fitted(self, "_booster")
-        return self._booster.feature_importances(self.importance_type)
+        kind = {"total_gain": "gain", "weight": "split"}.get(self.importance_type, self.importance_type)
+        return self._booster.feature_importances(kind)
+
+    @property
+    def booster_(self) -> _core.Booster:
+        """The fitted native booster, as :meth:`get_booster` (LightGBM's name;
+        its methods are rgbm_rs's ``Booster``'s, not LightGBM's)."""
+        return self.get_booster()
 
     def get_booster(self) -> _core.Booster:
         """The native booster (immutable): ``to_json()``, ``n_rounds``, ``n_outputs``, ``base_score``, ..."""

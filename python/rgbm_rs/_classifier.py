@@ -69,6 +69,11 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         ``compute_sample_weight`` defines it, before ``validation_fraction``
         holds rows out (as scikit-learn's HistGradientBoostingClassifier
         does); ``eval_set`` weights are not changed.
+    scale_pos_weight : float > 0 or None, default=None
+        LightGBM's and XGBoost's weight of the positive class (binary y:
+        ``classes_[1]``), multiplied into ``sample_weight`` as
+        ``class_weight={classes_[1]: scale_pos_weight}`` is; not with
+        ``class_weight``.
 
     Labels may be of any type; the originals are in ``classes_``.
     ``predict_proba`` has one column per class, in ``classes_`` order.
@@ -119,6 +124,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         gain: str = "newton",
         leaf: str = "newton",
         subsample: float = 1.0,
+        subsample_freq: int | None = None,
         subsample_for: str | None = None,
         step: str = "shrinkage",
         selection: str = "full",
@@ -150,6 +156,17 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         random_state: int | np.random.RandomState | None = None,
         n_jobs: int | None = None,
         verbose: int = 0,
+        num_leaves: int | None = None,
+        min_child_samples: int | None = None,
+        gamma: float | None = None,
+        max_bin: int | None = None,
+        objective: str | LossFunction | None = None,
+        colsample_bytree: float | None = None,
+        feature_fraction: float | None = None,
+        colsample_bynode: float | None = None,
+        feature_fraction_bynode: float | None = None,
+        verbosity: int | None = None,
+        scale_pos_weight: float | None = None,
     ) -> None:
         store_params(self, locals())
 
@@ -198,6 +215,21 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
                 f"the labels in y cannot be ordered: they mix types {kinds} (missing labels such as None "
                 "are not allowed); use labels of one type"
             ) from None
+
+    def _with_positive_weight(self, sample_weight, X, encoded):
+        """sample_weight (ones if None) times scale_pos_weight on the positive class's rows."""
+        if self.class_weight is not None:
+            raise ValueError(
+                f"scale_pos_weight={self.scale_pos_weight!r} and class_weight={self.class_weight!r} both weight "
+                "the classes; pass one of them"
+            )
+        if len(self.classes_) != 2:
+            raise ValueError(
+                f"scale_pos_weight weights the positive class of binary y, but y has {len(self.classes_)} classes; "
+                "use class_weight"
+            )
+        w = np.ones(len(encoded)) if sample_weight is None else check_weights(sample_weight, X)
+        return w * np.where(encoded == 1, float(self.scale_pos_weight), 1.0)
 
     def _check_class_weight(self):
         """A dict class_weight: finite weights >= 0 for labels of y (classes_ set)."""
@@ -259,6 +291,8 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         w = fit.sample_weight
         if self.class_weight is not None:
             w = self._with_class_weight(w, fit.X, y)
+        if self.scale_pos_weight is not None:
+            w = self._with_positive_weight(w, fit.X, encoded)
 
         def encode(ye, i):
             ye = np.asarray(ye)
@@ -405,6 +439,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         pred_leaf: bool = False,
         pred_contrib: bool = False,
         *,
+        raw_score: bool = False,
         iteration_range: tuple[int, int] | None = None,
         start_iteration: int = 0,
         num_iteration: int | None = None,
@@ -429,6 +464,10 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
             of rounds: the SHAP values of those rounds' trees, the last
             column holding the base score plus their expected value (and
             ``init_score``), so rows still sum to the range's raw score.
+        raw_score : bool, default=False
+            Return the raw scores instead (LightGBM's name): the margin
+            before the link, as :meth:`decision_function` for classifiers
+            (the log mean for the log-link losses).
         {rounds}
         init_score : array-like of shape (n_samples,) for two classes, (n_samples, n_classes) for more, or None
             Raw offsets added to the scores before the link, as ``fit``'s
@@ -454,8 +493,10 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         TypeError
             If a round is not an int.
         """
-        kind = self._predict_kind(pred_leaf=pred_leaf, pred_contrib=pred_contrib)
-        out = self._output(X, kind, iteration_range, start_iteration, num_iteration, init_score)
+        kind = self._predict_kind(raw_score=raw_score, pred_leaf=pred_leaf, pred_contrib=pred_contrib)
+        out = self._output(
+            X, None if kind == "raw_score" else kind, iteration_range, start_iteration, num_iteration, init_score
+        )
         return out if kind is not None else self._labels_from_raw(out)
 
     def staged_decision_function(self, X: MatrixLike) -> Iterator[np.ndarray]:

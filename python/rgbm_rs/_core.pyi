@@ -23,6 +23,7 @@ __all__ = [
     "loss_tasks",
     "metrics_for",
     "param_schema",
+    "peer_names",
     "type1_theta",
 ]
 
@@ -53,6 +54,11 @@ def check_shard_params(params_json: str) -> None:
 def loss_tasks() -> list[tuple[str, str]]:
     """Every loss with its task ("regression", "binary", "multiclass",
     "ranking" or "custom"), in the core's order."""
+
+def peer_names() -> str:
+    """LightGBM's and XGBoost's parameter and objective names and what each
+    is here, as JSON: ``{"names": [{name, peers, use, of, estimator, note}],
+    "objectives": [{name, loss, note}]}``."""
 
 def param_schema() -> str:
     """Every training parameter as JSON: a list of objects with ``name``,

@@ -30,6 +30,26 @@ class Number(Interval):
 #: name -> {"type", bounds..., "optional", "doc", "default"}, in the core's order.
 SCHEMA = {p["name"]: p for p in json.loads(_core.param_schema())}
 
+_PEERS = json.loads(_core.peer_names())
+#: LightGBM's and XGBoost's parameter names: name -> {"peers", "use", "of",
+#: "estimator", "note"} ("use": same, alias, mapped, differs or refused).
+PEER_NAMES = {p["name"]: p for p in _PEERS["names"]}
+#: The peers' objective names: name -> {"loss", "note"} (loss "" = refused).
+PEER_OBJECTIVES = {o["name"]: o for o in _PEERS["objectives"]}
+#: The peers' metric names for ours: theirs -> ours.
+PEER_METRICS = _PEERS["metrics"]
+#: Constructor arguments that are the peers' names for one of ours: name -> ours.
+ALIASES = {n: p["of"] for n, p in PEER_NAMES.items() if p["use"] == "alias" and p["estimator"]}
+#: Constructor arguments of peer parameters built from ours, with the values they take.
+MAPPED = {
+    "colsample_bytree": [Number(Real, 0, 1, closed="right"), None],
+    "feature_fraction": [Number(Real, 0, 1, closed="right"), None],
+    "colsample_bynode": [Number(Real, 0, 1, closed="right"), None],
+    "feature_fraction_bynode": [Number(Real, 0, 1, closed="right"), None],
+    "scale_pos_weight": [Number(Real, 0, None, closed="neither"), None],
+    "verbosity": [Number(Integral, 0, 3, closed="both"), None],
+}
+
 # Core parameters the estimators set themselves: n_classes and n_targets
 # from y, alphas from a list of alpha.
 _DERIVED = {"n_classes", "n_targets", "alphas"}
@@ -43,7 +63,7 @@ CLASSIFICATION_LOSSES = tuple(name for name, task in _TASKS if task == "binary")
 RANKING_LOSSES = tuple(name for name, task in _TASKS if task == "ranking")
 #: Core parameters of one estimator's losses only.
 REGRESSION_ONLY = ("huber_delta", "alpha", "tweedie_variance_power")
-CLASSIFICATION_ONLY = ("logistic_reg", "clamp", "sla_scale", "class_weight")
+CLASSIFICATION_ONLY = ("logistic_reg", "clamp", "sla_scale", "class_weight", "scale_pos_weight")
 RANKING_ONLY = ("lambdarank_truncation_level", "eval_at")
 #: The regression losses that fit 2-D y (one column per target) one target
 #: at a time (the core's n_targets; it refuses the others too).
@@ -106,10 +126,10 @@ PYTHON_ONLY = {
         "None = the loss's default",
     ),
     "importance_type": (
-        [StrOptions({"gain", "split"})],
+        [StrOptions({"gain", "split", "total_gain", "weight"})],
         "gain",
-        "`gain` \\| `split`",
-        "what `feature_importances_` measures",
+        "`gain` \\| `split` \\| `total_gain` \\| `weight`",
+        "what `feature_importances_` measures: total gain (`total_gain` too) or split count (`weight` too)",
     ),
     "warm_start": (
         ["boolean"],
@@ -139,10 +159,10 @@ PYTHON_ONLY = {
         " -k = all but k - 1",
     ),
     "verbose": (
-        [Number(Integral, 0, None, closed="left")],
+        [Number(Integral, None, None, closed="neither")],
         0,
-        "int ≥ 0",
-        "log every `verbose` rounds (with a tqdm progress bar when installed)",
+        "int",
+        "log every `verbose` rounds (with a tqdm progress bar when installed); 0 quiet; < 0 also hides warnings",
     ),
 }
 
@@ -189,7 +209,18 @@ def constraints(skip=(), loss=None):
             out[name] = _core_constraint(spec, loss if name == "loss" else None)
     if "loss" in out:
         out["loss"] = out["loss"] + [callable]  # a custom loss: core loss "custom"
+    if "max_depth" in out:
+        # LightGBM's "no limit" (-1, 0): best-first growth.
+        out["max_depth"] = out["max_depth"] + [Number(Integral, None, 0, closed="right")]
     for name, (constraint, *_rest) in PYTHON_ONLY.items():
+        if name not in skip:
+            out[name] = constraint
+    for alias, of in ALIASES.items():
+        if alias == "objective":
+            out[alias] = [StrOptions(set(PEER_OBJECTIVES) | set(loss or ())), callable, None]
+        elif of in out:
+            out[alias] = [c for c in out[of] if c is not None] + [None]
+    for name, constraint in MAPPED.items():
         if name not in skip:
             out[name] = constraint
     return out
@@ -279,4 +310,24 @@ def markdown_table():
     for name, (_c, default, values, doc) in PYTHON_ONLY.items():
         if name not in SCHEMA:
             rows.append(f"| `{name}` | {values} | `{_default(default)}` | {doc} |")
+    return "\n".join(rows)
+
+
+def peer_table():
+    """The table of the peers' names in docs/parameters.md, one row per name."""
+    uses = {
+        "same": "same name and meaning",
+        "alias": "alias",
+        "mapped": "built from ours",
+        "differs": "different meaning",
+        "refused": "refused",
+    }
+    rows = ["| name | peers | taken as | here | note |", "|---|---|---|---|---|"]
+    for name, p in sorted(PEER_NAMES.items()):
+        of = f"`{p['of']}`" if p["of"] else ""
+        rows.append(f"| `{name}` | {p['peers']} | {uses[p['use']]} | {of} | {p['note']} |")
+    rows += ["", "| objective | loss | note |", "|---|---|---|"]
+    for name, o in PEER_OBJECTIVES.items():
+        loss = f"`{o['loss']}`" if o["loss"] else "refused"
+        rows.append(f"| `{name}` | {loss} | {o['note']} |")
     return "\n".join(rows)

@@ -167,6 +167,7 @@ class RGBMRanker(RGBMBase):
         gain: str = "newton",
         leaf: str = "newton",
         subsample: float = 1.0,
+        subsample_freq: int | None = None,
         subsample_for: str | None = None,
         selection: str = "full",
         selection_size: int | None = None,
@@ -186,6 +187,16 @@ class RGBMRanker(RGBMBase):
         random_state: int | np.random.RandomState | None = None,
         n_jobs: int | None = None,
         verbose: int = 0,
+        num_leaves: int | None = None,
+        min_child_samples: int | None = None,
+        gamma: float | None = None,
+        max_bin: int | None = None,
+        objective: str | None = None,
+        colsample_bytree: float | None = None,
+        feature_fraction: float | None = None,
+        colsample_bynode: float | None = None,
+        feature_fraction_bynode: float | None = None,
+        verbosity: int | None = None,
     ) -> None:
         store_params(self, locals())
 
@@ -243,8 +254,7 @@ class RGBMRanker(RGBMBase):
         -------
         self
         """
-        with self._fitting():
-            self._validate_params()
+        with self._fitting(), self._peer_params():
             metrics = self.eval_metric
             if any(
                 callable(m) for m in ([metrics] if isinstance(metrics, str) or callable(metrics) else metrics or [])

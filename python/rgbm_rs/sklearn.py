@@ -181,6 +181,11 @@ or callable, default="squared"
     subsample : float, default=1.0
         Fraction of rows drawn (without replacement, per row) for each tree;
         a draw that picks no row takes one row at random.
+    subsample_freq : int or None, default=None
+        LightGBM's ``subsample_freq`` (``bagging_freq``): a new row sample
+        every this many rounds, the rounds between reusing it; 0 turns the
+        sample off. None draws every round, XGBoost's behaviour (LightGBM's
+        default 0 samples no rows whatever ``subsample`` says).
     subsample_for : {"tree", "split"} or None, default=None
         What the drawn rows decide: the whole tree ("tree", None; Friedman's
         stochastic gradient boosting, LightGBM's bagging), or only its
@@ -324,7 +329,31 @@ or callable, default="squared"
         0 is quiet. k > 0 logs the evaluation results every k rounds through
         the ``logging`` logger "rgbm_rs" (a stderr handler is added when
         logging is not configured) and shows a tqdm progress bar when tqdm is
-        installed.
+        installed. A negative value (LightGBM's -1) is quiet and also hides
+        the fit's warnings.
+    num_leaves, min_child_samples, gamma, max_bin, objective : default=None
+        LightGBM's and XGBoost's names for ``max_leaves``,
+        ``min_samples_leaf``, ``min_split_gain``, ``max_bins`` and ``loss``,
+        with their meanings (``objective`` takes the peers' objective names,
+        such as ``"binary"`` or ``"reg:squarederror"``, and functions).
+        Giving one and ours (not at its default) is a ValueError.
+        ``num_leaves`` with ``max_depth`` at its default leaves the depth
+        unlimited, as LightGBM's ``max_depth=-1``; ``max_depth`` <= 0 is
+        that too (best-first to ``max_leaves``, 31 when unset).
+        ``get_params`` returns them as given. The full list of the peers'
+        names, and what each is here, is in docs/parameters.md.
+    colsample_bytree, feature_fraction, colsample_bynode, feature_fraction_bynode : default=None
+        The share of features searched: drawn per tree
+        (``colsample_bytree``, LightGBM's ``feature_fraction``) or per node
+        (``colsample_bynode``, ``feature_fraction_bynode``). A fraction f
+        below 1 is ``selection="random"`` with ``selection_size=f`` and
+        ``selection_scope="tree"`` or ``"node"``: ceil(f × n_features)
+        features, drawn once per round (XGBoost and LightGBM draw per tree
+        and round to nearest); not both a per-tree and a per-node fraction
+        below 1 (XGBoost multiplies them).
+    verbosity : int in [0, 3] or None, default=None
+        XGBoost's message level: 0 hides the warnings a fit gives; rounds
+        are logged by ``verbose``.
 
     A fit that diverges (a tree with non-finite leaf values, or scores that
     would overflow, e.g. from a far too large ``learning_rate``) raises
@@ -405,6 +434,7 @@ or callable, default="squared"
         gain: str = "newton",
         leaf: str = "newton",
         subsample: float = 1.0,
+        subsample_freq: int | None = None,
         subsample_for: str | None = None,
         step: str = "shrinkage",
         selection: str = "full",
@@ -435,6 +465,16 @@ or callable, default="squared"
         random_state: int | np.random.RandomState | None = None,
         n_jobs: int | None = None,
         verbose: int = 0,
+        num_leaves: int | None = None,
+        min_child_samples: int | None = None,
+        gamma: float | None = None,
+        max_bin: int | None = None,
+        objective: str | LossFunction | None = None,
+        colsample_bytree: float | None = None,
+        feature_fraction: float | None = None,
+        colsample_bynode: float | None = None,
+        feature_fraction_bynode: float | None = None,
+        verbosity: int | None = None,
     ) -> None:
         store_params(self, locals())
 
@@ -505,6 +545,7 @@ or callable, default="squared"
         pred_leaf: bool = False,
         pred_contrib: bool = False,
         *,
+        raw_score: bool = False,
         iteration_range: tuple[int, int] | None = None,
         start_iteration: int = 0,
         num_iteration: int | None = None,
@@ -533,6 +574,10 @@ or callable, default="squared"
             their expected value (and ``init_score``), so rows still sum to
             the range's raw score. XGBoost refuses a range starting after
             round 0 here; LightGBM leaves its starting score out of it.
+        raw_score : bool, default=False
+            Return the raw scores instead (LightGBM's name): the margin
+            before the link, as :meth:`decision_function` for classifiers
+            (the log mean for the log-link losses).
         {rounds}
         init_score : array-like of shape (n_samples,), (n_samples, 2) for ``loss="gaussian"``, or None
             Raw offsets added to the scores before the link, as ``fit``'s
@@ -560,11 +605,18 @@ or callable, default="squared"
         TypeError
             If a round is not an int.
         """
-        kind = self._predict_kind(return_std=return_std, pred_leaf=pred_leaf, pred_contrib=pred_contrib)
-        raw = self._output(
-            X, None if kind == "return_std" else kind, iteration_range, start_iteration, num_iteration, init_score
+        kind = self._predict_kind(
+            return_std=return_std, raw_score=raw_score, pred_leaf=pred_leaf, pred_contrib=pred_contrib
         )
-        if kind in ("pred_leaf", "pred_contrib"):
+        raw = self._output(
+            X,
+            None if kind in ("return_std", "raw_score") else kind,
+            iteration_range,
+            start_iteration,
+            num_iteration,
+            init_score,
+        )
+        if kind in ("pred_leaf", "pred_contrib", "raw_score"):
             return raw
         if return_std:
             if raw.ndim != 2 or self._multi_output() is not None:

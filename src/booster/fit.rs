@@ -243,7 +243,10 @@ impl<'a, T: Element> Fit<'a, T> {
     pub(super) fn subsample_rows(&mut self, round: usize) -> Result<()> {
         let (params, n, ids) = (self.p.params, self.n, self.p.rows);
         self.rows.clear();
-        if params.subsample < 1.0 {
+        let freq = params.subsample_freq();
+        if params.subsample < 1.0 && freq > 0 {
+            // Rounds between two draws reuse the draw of the round it was made in.
+            let round = round - round % freq as usize;
             let draws = RowDraws::new(params.random_state, Purpose::RowSubsample, round as u64);
             self.rows.extend(
                 (0..n as u32).filter(|&i| draws.keep(ids.id(i as usize), params.subsample)),
@@ -380,7 +383,7 @@ impl<'a, T: Element> Fit<'a, T> {
         let sampled = if p.rows.is_local() {
             !self.all_rows
         } else {
-            p.params.subsample < 1.0
+            p.params.subsample < 1.0 && p.params.subsample_freq() > 0
         };
         let every_row = p.params.subsample_for() == SubsampleFor::Split && sampled;
         if every_row {

@@ -1,6 +1,7 @@
 //! Training parameters: names and defaults follow DESIGN.md's public API.
 //! `spec` describes each parameter once (values, bounds, doc); `validate`
 //! checks the bounds and then the rules that relate parameters.
+mod peers;
 mod spec;
 mod validate;
 
@@ -11,6 +12,7 @@ pub use crate::options::{
     BoosterKind, Init, Loss, Metric, Mode, RgbCandidate, RgbPenalty, RgbStep, Selection,
     SelectionScope, SelectionSize, Step, SubsampleFor, Summation,
 };
+pub use peers::{PEER_NAMES, PEER_OBJECTIVES, PeerName, PeerUse, peer_names_json};
 pub use spec::{MAX_CATEGORY, MAX_EXACT_INT, MAX_ROUNDS, ParamSpec, Values, schema_json};
 use spec::{NON_NEGATIVE, POSITIVE, int};
 
@@ -257,6 +259,12 @@ declare_params! {
     subsample_for: Option<SubsampleFor> = None,
         maybe(Values::Choice { options: SubsampleFor::NAMES }, "the subsample chooses the splits and leaf values, or the splits only (leaves from every row)")
         None = SubsampleFor::Tree => subsample_for -> SubsampleFor;
+    /// LightGBM's `bagging_freq`: a new subsample every this many rounds
+    /// (the rounds between reuse the last one); 0 turns the subsample off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    subsample_freq: Option<u64> = None,
+        maybe(int(0, MAX_ROUNDS), "a new row subsample every this many rounds (LightGBM's subsample_freq); 0 = no subsample")
+        None = 1 => subsample_freq -> u64;
     step: Step = Step::Shrinkage,
         spec(Values::Choice { options: Step::NAMES }, "tree scaling: learning_rate, RGBM's 1/σ, or learning_rate × line minimum");
     selection: Selection = Selection::Full,

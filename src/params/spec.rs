@@ -327,6 +327,7 @@ mod tests {
             min_data_in_bin: Some(3),
             cat_l2: Some(10.0),
             subsample_for: Some(crate::options::SubsampleFor::Split),
+            subsample_freq: Some(2),
             langevin_split_noise: Some(false),
             summation: Some(crate::options::Summation::Exact),
             rgb_step: Some(crate::options::RgbStep::Exact),

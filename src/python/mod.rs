@@ -17,6 +17,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<dataset::PyBinnedData>()?;
     m.add_function(wrap_pyfunction!(schema::metrics_for, m)?)?;
     m.add_function(wrap_pyfunction!(schema::param_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(schema::peer_names, m)?)?;
     m.add_function(wrap_pyfunction!(schema::loss_tasks, m)?)?;
     m.add_function(wrap_pyfunction!(schema::check_shard_params, m)?)?;
     m.add_function(wrap_pyfunction!(schema::available_cores, m)?)?;

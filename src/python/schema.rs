@@ -54,3 +54,11 @@ pub fn type1_theta(p: usize, t: usize) -> PyResult<f64> {
 pub fn available_cores() -> usize {
     crate::threads::available_cores()
 }
+
+/// The peers' parameter and objective names and what each is here, as
+/// JSON: {"names": [{name, peers, use, of, estimator, note}], "objectives":
+/// [{name, loss, note}]}.
+#[pyfunction]
+pub fn peer_names() -> String {
+    crate::params::peer_names_json()
+}
