@@ -156,6 +156,7 @@ pub const PEER_NAMES: &[PeerName] = &[
         "features drawn per depth level are not built: use colsample_bynode (a draw per node) or colsample_bytree",
     ),
     entry("reg_lambda", BOTH, Same, "reg_lambda", true, ""),
+    entry("reg_alpha", BOTH, Same, "reg_alpha", true, ""),
     entry(
         "scale_pos_weight",
         BOTH,
@@ -390,8 +391,15 @@ pub const PEER_NAMES: &[PeerName] = &[
         false,
         "random thresholds are not built",
     ),
-    entry("path_smooth", LGB, Refused, "", false, "not built"),
-    entry("max_delta_step", BOTH, Refused, "", false, "not built"),
+    entry("path_smooth", LGB, Same, "path_smooth", true, ""),
+    entry(
+        "max_delta_step",
+        BOTH,
+        Same,
+        "max_delta_step",
+        true,
+        "LightGBM's rule: the leaf value is clipped before shrinkage, and the gain is that of the clipped value",
+    ),
 ];
 
 /// The peers' objective names and the loss each is here; an empty loss is
