@@ -739,7 +739,8 @@ class RGBMBase(BaseEstimator):
             init = start.predict_raw(native_matrix(X)) + (0.0 if init is None else init)
         X, y_float, w, init, held = self._held_out(X, y_float, w, init, seed)
         if held is not None:
-            sets = [self._native_eval("validation", *held, None, fit.repeat)]
+            Xv, yv, wv, iv = held
+            sets = [self._native_eval("validation", Xv, yv, wv, iv, None, fit.repeat)]
         if self.early_stopping_rounds is not None and not sets:
             raise ValueError(
                 "early_stopping_rounds needs evaluation data: pass eval_set to fit or set validation_fraction"

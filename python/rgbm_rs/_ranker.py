@@ -212,7 +212,8 @@ class RGBMRanker(RGBMBase):
     def _model_losses(self):
         return set(_params.RANKING_LOSSES)
 
-    def fit(
+    # LightGBM's LGBMRanker.fit: query groups in place of sample weights.
+    def fit(  # type: ignore[override]
         self,
         X: MatrixLike | Dataset,
         y: VectorLike | None = None,

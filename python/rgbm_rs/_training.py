@@ -160,7 +160,7 @@ class FitInput:
             if X.label is None:
                 raise ValueError("the Dataset has no label; build it with Dataset(X, label)")
             for i, e in enumerate(evals):
-                shape = getattr(e.x, "shape", ())
+                shape: tuple[int, ...] = tuple(getattr(e.x, "shape", ()))
                 if len(shape) == 2 and shape[1] != X.n_features:
                     raise ValueError(f"eval_set[{i}] has {shape[1]} features, the training Dataset {X.n_features}")
             X, y = dataset.data, dataset.label

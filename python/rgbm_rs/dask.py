@@ -923,6 +923,11 @@ class _DaskMixin(_DaskBase):
         client: Client | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         on_worker_loss: str = "resume",
+        *,
+        eval_metric: Any = None,
+        eval_X: Any = None,
+        eval_y: Any = None,
+        verbose: bool | int | None = None,
     ) -> Self:
         """Trains on the cluster (see :class:`DaskRGBMRegressor` for the arguments)."""
         timeout = _check_timeout(timeout)
@@ -945,6 +950,10 @@ class _DaskMixin(_DaskBase):
                 init_score,
                 eval_init_score,
                 init_model,
+                eval_metric=eval_metric,
+                eval_X=eval_X,
+                eval_y=eval_y,
+                verbose=verbose,
             )
         finally:
             del self._cluster
