@@ -117,7 +117,7 @@ def test_predict_before_fit(data):
         ({"n_estimators": 2.5}, "n_estimators"),
         ({"learning_rate": -0.1}, "learning_rate"),
         ({"learning_rate": 0}, "learning_rate"),
-        ({"max_depth": 0}, "max_depth"),
+        ({"max_depth": 65}, "max_depth"),  # 0 and below: LightGBM's "no limit"
         ({"max_leaves": 1}, "max_leaves"),
         ({"max_bins": 1}, "max_bins"),
         ({"max_bins": 70000}, "max_bins"),

@@ -422,7 +422,7 @@ CLASSIFIER_PARAMS = [
     ({"learning_rate": float("inf")}, "learning_rate"),
     ({"learning_rate": "0.1"}, "learning_rate"),
     ({"max_depth": 65}, "max_depth"),
-    ({"max_depth": -1}, "max_depth"),
+    ({"max_depth": 65}, "max_depth"),  # -1 and 0: LightGBM's "no limit"
     ({"max_depth": 1.5}, "max_depth"),
     ({"max_leaves": 0}, "max_leaves"),
     ({"max_leaves": 2**20 + 1}, "max_leaves"),
@@ -522,7 +522,7 @@ CLASSIFIER_PARAMS = [
     ({"n_jobs": 2.5}, "n_jobs"),
     ({"random_state": 2**64}, "random_state"),
     ({"random_state": 1.5}, "random_state"),
-    ({"verbose": -1}, "verbose"),
+    ({"verbose": 1.5}, "verbose"),  # negative: quiet, as LightGBM's -1
     # unknown option strings
     ({"loss": "bogus"}, "'loss' parameter"),
     ({"loss": "softmax"}, "'loss' parameter"),
