@@ -100,16 +100,32 @@ def _regressor_node(numpy_helper, trees: list, n_targets: int, base: list) -> di
     """The attributes of TreeEnsembleRegressor on double X, its thresholds,
     leaf values and base score double tensors (the ``*_as_tensor``
     attributes), so that the trees are summed in double; the output is
-    float. Per tree, node ids 0..m-1 the internal nodes, m.. the leaves."""
+    float. Per tree, node ids 0..m-1 the internal nodes, m.. the leaves,
+    then the further nodes of category-set splits: a set split is a chain
+    of ``BRANCH_EQ`` nodes, one per member code (ai.onnx.ml opset 3 has no
+    set membership)."""
     a: dict = {k: [] for k in ("treeids", "nodeids", "featureids", "values", "modes", "true", "false", "missing")}
     targets: dict = {k: [] for k in ("treeids", "nodeids", "ids", "weights")}
     for t, tree in enumerate(trees):
         m = len(tree.nodes)
-        rows = [
-            (n.feature, n.split, "BRANCH_LEQ", _node_id(n.left, m), _node_id(n.right, m), int(n.default_left))
-            for n in tree.nodes
-        ]
+        rows = []
+        chains = []  # the BRANCH_EQ nodes after a set split's first, numbered after the leaves
+        next_id = m + len(tree.leaves)
+        for n in tree.nodes:
+            yes, no = _node_id(n.left, m), _node_id(n.right, m)
+            if n.codes is None:
+                rows.append((n.feature, n.split, "BRANCH_LEQ", yes, no, int(n.default_left)))
+                continue
+            # x == code for each member code in turn, all leading to the one member subtree (onnxruntime
+            # takes a node of several parents); the last false branch, which NaN and every other value
+            # (non-integers included) reach, to the default side.
+            ids = [None, *range(next_id, next_id + len(n.codes) - 1)]
+            next_id += len(n.codes) - 1
+            for k, code in enumerate(n.codes):
+                row = (n.feature, float(code), "BRANCH_EQ", yes, ids[k + 1] if k + 1 < len(ids) else no, 0)
+                (rows if k == 0 else chains).append(row)
         rows += [(0, 0.0, "LEAF", 0, 0, 0)] * len(tree.leaves)
+        rows += chains
         for i, (f, s, mode, yes, no, miss) in enumerate(rows):
             for key, v in zip(a, (t, i, f, s, mode, yes, no, miss)):
                 a[key].append(v)
@@ -285,7 +301,7 @@ def _raw_scores(g, model: _Model, x: str) -> str:
     numpy_helper, TensorProto = g.onnx.numpy_helper, g.onnx.TensorProto
     x = g.op("Cast", [x], "X_double", to=TensorProto.DOUBLE)
     trees, k = model.trees, model.k
-    if not model.cat_features:
+    if model.ml_opset < 5:
         # TreeEnsembleRegressor's output is float: its double sum rounded once.
         attrs = _regressor_node(numpy_helper, trees, k, model.base)
         raw_float = g.op("TreeEnsembleRegressor", [x], "raw_float", domain="ai.onnx.ml", **attrs)

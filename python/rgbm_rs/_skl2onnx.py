@@ -83,21 +83,16 @@ def convert_rgbm(scope, operator, container):
     onnx = _import_onnx()
     estimator = operator.raw_operator
     model = _Model(estimator)
-    what = "category-set splits (TreeEnsemble)" if model.cat_features else "double thresholds"
-    needs = f"the {type(estimator).__name__} needs ai.onnx.ml opset {model.ml_opset} for its {what}"
     supported = _ml_opset_supported()
-    if supported is not None and supported < model.ml_opset:
-        import skl2onnx
-
-        raise ValueError(
-            f"{needs}, and skl2onnx {skl2onnx.__version__} writes at most opset {supported}: "
-            "export the fitted model on its own with rgbm_rs.to_onnx"
-        )
     ml_version = container.target_opset_any_domain("ai.onnx.ml")
+    if model.ml_opset == 5 and not ((supported is None or supported >= 5) and (ml_version is None or ml_version >= 5)):
+        # skl2onnx 1.20 writes ai.onnx.ml opset 3 at most: set splits as chains of BRANCH_EQ nodes there.
+        model.ml_opset = 3
     if ml_version is not None and ml_version < model.ml_opset:
         raise ValueError(
-            f"{needs}, but the target opset is {ml_version}: pass "
-            f"target_opset={{'': {_OPSETS[bool(model.cat_features)][0]}, 'ai.onnx.ml': {model.ml_opset}}}"
+            f"the {type(estimator).__name__} needs ai.onnx.ml opset {model.ml_opset} for its double thresholds, "
+            f"but the target opset is {ml_version}: pass "
+            f"target_opset={{'': {_OPSETS[False][0]}, 'ai.onnx.ml': {model.ml_opset}}}"
         )
     outputs = [v.full_name for v in operator.outputs]
     g = _ContainerGraph(onnx, scope, container, outputs, model.ml_opset)
@@ -141,9 +136,13 @@ def register_skl2onnx() -> None:
     A classifier takes skl2onnx's options ``zipmap`` (True, the default:
     probabilities as a list of dicts; False: a tensor; "columns": one
     output per class) and ``nocl`` (labels as class positions). The trees
-    need ai.onnx.ml opset 3; models with category-set splits need opset 5
-    (``TreeEnsemble``), which skl2onnx 1.20 does not write: the converter
-    refuses them, naming :func:`rgbm_rs.to_onnx`, which exports them alone.
+    need ai.onnx.ml opset 3. A category-set split becomes a chain of
+    ``BRANCH_EQ`` nodes, one per member code, sharing the member subtree
+    (skl2onnx 1.20 writes ai.onnx.ml opset 3 at most, which has no set
+    membership; where skl2onnx and the target opset allow opset 5, the
+    ``TreeEnsemble`` node :func:`rgbm_rs.to_onnx` writes): every value that
+    is not a member code, NaN, unseen codes and non-integers included, goes
+    to the default side, as ``predict`` sends it.
 
     Raises
     ------

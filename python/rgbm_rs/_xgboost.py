@@ -19,6 +19,11 @@ XGBoost predicts differently from the core in three ways, each undone here:
   is the link's zero margin and the base score is added to the leaves of
   the first tree of each output.
 
+A model fitted on a data frame's category columns carries their
+categories in XGBoost's category encoder, so that XGBoost maps a frame's
+categories to the codes by value, as ``predict`` does (it refuses a frame
+listing a category unseen at fit, which ``predict`` takes as missing).
+
 Leaf values are those ``predict`` sums (learning rate and model shrinkage
 included), divided by the link's scale for ``loss="exponential"`` and
 ``"sla01"`` (their probability is the sigmoid of ``f / scale``), and
@@ -33,6 +38,7 @@ import numpy as np
 
 from ._files import replace_atomically
 from ._trees import Ensemble, Tree, read_ensemble
+from ._validation import fitted_categories
 
 __all__ = ["document", "save"]
 
@@ -226,6 +232,43 @@ def _tree(tree: Tree, tid: int, n_features: int, scale: float, shift: float) -> 
     }
 
 
+#: XGBoost 3.2's type tag of an encoder of int64 categories.
+_INT64_CATEGORIES = 15
+_EMPTY_ENCODER = {"enc": [], "feature_segments": [], "sorted_idx": []}
+
+
+def _encoder(est, n_features: int, categorical: set) -> dict:
+    """XGBoost's category encoder (``cats``): each categorical feature's
+    fit-time categories in the model's code order, with which XGBoost 3.1+
+    maps a data frame's categories to the codes by value, as ``predict``
+    does. Written when every split categorical feature has categories all
+    ASCII strings or all integers (what XGBoost's own files hold and read
+    back alike: it stores a string's bytes but counts its characters);
+    otherwise none, and XGBoost reads a frame's category codes as they are."""
+    cats = fitted_categories(est, n_features)
+    if not categorical or any(cats[j] is None for j in categorical):
+        return _EMPTY_ENCODER
+    enc: list[dict] = []
+    segments, order = [0], []
+    for j in range(n_features):
+        values = cats[j] if j in categorical else []
+        if values and all(isinstance(v, str) and v.isascii() for v in values):
+            data = [v.encode("ascii") for v in values]
+            offsets = np.cumsum([0, *(len(b) for b in data)]).tolist()
+            enc.append({"offsets": offsets, "values": [c for b in data for c in b]})
+        elif values and all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in values):
+            data = [int(v) for v in values]
+            enc.append({"type": _INT64_CATEGORIES, "values": data})
+        elif values:
+            return _EMPTY_ENCODER
+        else:
+            data = []
+            enc.append({"offsets": [], "values": []})
+        order += sorted(range(len(data)), key=data.__getitem__)
+        segments.append(segments[-1] + len(data))
+    return {"enc": enc, "feature_segments": segments, "sorted_idx": order}
+
+
 def document(est) -> dict:
     """The fitted estimator as an XGBoost JSON model document."""
     e = read_ensemble(est._booster)
@@ -249,7 +292,7 @@ def document(est) -> dict:
             "feature_types": types,
             "gradient_booster": {
                 "model": {
-                    "cats": {"enc": [], "feature_segments": [], "sorted_idx": []},
+                    "cats": _encoder(est, e.n_features, categorical),
                     "gbtree_model_param": {"num_parallel_tree": "1", "num_trees": str(len(written))},
                     "iteration_indptr": list(range(0, len(written) + 1, k)),
                     "tree_info": [t.output for t in trees],

@@ -207,7 +207,20 @@ def test_models_without_leaf_covers_refuse_contributions_only(small_models, tmp_
 
 # ---------------------------------------------------------------- the shap package
 @pytest.mark.parametrize(
-    "name", ["squared", "weighted_subsample", "sglb", "gaussian", "poisson", "rgb", "binary", "multiclass_ordinal"]
+    "name",
+    [
+        "squared",
+        "categorical",
+        "weighted_subsample",
+        "sglb",
+        "gaussian",
+        "poisson",
+        "rgb",
+        "binary",
+        "binary_categorical",
+        "multiclass",
+        "multiclass_ordinal",
+    ],
 )
 def test_shap_tree_explainer_agrees(name):
     shap = pytest.importorskip("shap")
@@ -221,12 +234,6 @@ def test_shap_tree_explainer_agrees(name):
     theirs = theirs.reshape(len(X), p) if k == 1 else theirs.reshape(len(X), p, k).transpose(0, 2, 1)
     np.testing.assert_allclose(ours[:, :, :p].squeeze(1) if k == 1 else ours[:, :, :p], theirs, rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(np.atleast_1d(explainer.expected_value), ours[0, :, p], rtol=1e-9, atol=1e-12)
-
-
-def test_to_shap_refuses_category_sets(small_models):
-    est, _ = small_models["categorical"]
-    with pytest.raises(ValueError, match="splits feature 3 by a set of categories"):
-        rgbm_rs.to_shap(est)
 
 
 @pytest.mark.parametrize("loss", ["squared", "gaussian"])

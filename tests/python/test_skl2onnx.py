@@ -107,7 +107,7 @@ def test_a_ranker_exports_its_scores():
 
 
 def _tree_node(model_proto):
-    (node,) = [n for n in model_proto.graph.node if n.domain == "ai.onnx.ml"]
+    (node,) = [n for n in model_proto.graph.node if n.op_type.startswith("TreeEnsemble")]
     return node
 
 
@@ -125,26 +125,58 @@ def test_the_same_trees_as_to_onnx():
         skl2onnx.to_onnx(clf, X[:1], target_opset={"": 17, "ai.onnx.ml": 2})
 
 
-def test_category_set_splits_need_ml_opset_5():
-    rng = np.random.default_rng(5)
-    X = np.c_[rng.normal(size=2000), rng.integers(0, 40, 2000)].astype(np.float32)
-    y = np.isin(X[:, 1], [1, 5, 7, 30, 33]).astype(int) + (X[:, 0] > 1)
-    clf = RGBMClassifier(n_estimators=20, categorical_features=[1], min_data_per_group=5, random_state=0).fit(X, y)
-    from skl2onnx.common._topology import get_default_opset_for_domain
+def _categorical_data(n=3000, seed=5):
+    rng = np.random.default_rng(seed)
+    X = np.c_[rng.normal(size=n), rng.integers(0, 40, n), rng.normal(size=n) * 10].astype(np.float32)
+    members = [1, 2, 3, 5, 7, 11, 12, 13, 20, 30, 33, 38]
+    y = np.isin(X[:, 1], members).astype(int) + (X[:, 0] > 1)
+    X[rng.random(n) < 0.03, 1] = np.nan
+    return X, y, members
 
-    if get_default_opset_for_domain("ai.onnx.ml") < 5:
-        with pytest.raises(
-            ValueError, match=r"needs ai.onnx.ml opset 5 for its category-set splits .* rgbm_rs.to_onnx"
-        ):
-            skl2onnx.to_onnx(clf, X[:1])
-        return
-    with pytest.raises(ValueError, match=r"needs ai.onnx.ml opset 5 .* target_opset="):
-        skl2onnx.to_onnx(clf, X[:1], target_opset={"": 17, "ai.onnx.ml": 3})
-    onx = skl2onnx.to_onnx(clf, X[:1], options={"zipmap": False}, target_opset={"": 21, "ai.onnx.ml": 5})
-    assert _tree_node(onx).op_type == "TreeEnsemble"
-    label, proba = run(onx, X)
-    np.testing.assert_allclose(proba, clf.predict_proba(X), atol=1e-6)
-    np.testing.assert_array_equal(label, clf.predict(X))
+
+def _odd_codes(X, members):
+    """Rows whose category is a member code, a member code plus a fraction, an unseen or negative code, NaN."""
+    values = [*members, *(np.asarray(members) + 0.5), *(np.asarray(members) - 0.25), 40, 41, 1000, -1, -0.5, np.nan]
+    odd = np.repeat(X[: len(values)], 1, axis=0).copy()
+    odd[:, 1] = values
+    return np.vstack([X, odd]).astype(np.float32)
+
+
+@pytest.mark.parametrize("target_opset", [None, {"": 17, "ai.onnx.ml": 3}, {"": 21, "ai.onnx.ml": 5}])
+def test_a_categorical_classifier_pipeline_exports_whole(target_opset):
+    X, y, members = _categorical_data()
+    # The ColumnTransformer puts the scaled column first: the categories are the model's feature 2.
+    clf = RGBMClassifier(n_estimators=30, categorical_features=[2], min_data_per_group=5, random_state=0)
+    pipe = Pipeline([("ct", ColumnTransformer([("s", StandardScaler(), [2])], remainder="passthrough")), ("m", clf)])
+    pipe.fit(X, y)
+    assert any(n["codes"] for t in pipe[-1].dump_model()["trees"] for n in _set_nodes(t["tree"]))
+    onx = skl2onnx.to_onnx(pipe, X[:1], options={"zipmap": False}, target_opset=target_opset)
+    assert _tree_node(onx).op_type == "TreeEnsembleRegressor"
+    assert {o.domain: o.version for o in onx.opset_import}["ai.onnx.ml"] == 3
+    Xt = _odd_codes(X[:500], members)
+    label, proba = run(onx, Xt)
+    np.testing.assert_allclose(proba, pipe.predict_proba(Xt), rtol=1e-6, atol=1e-7)
+    np.testing.assert_array_equal(label, pipe.predict(Xt))
+
+
+def test_a_categorical_regressor_matches_predict_and_to_onnx():
+    X, y, members = _categorical_data(seed=8)
+    reg = RGBMRegressor(n_estimators=60, categorical_features=[1], min_data_per_group=5, random_state=0)
+    reg.fit(X, y + X[:, 2] / 10)
+    onx = skl2onnx.to_onnx(reg, X[:1])
+    Xt = _odd_codes(X[:500], members)
+    (out,) = run(onx, Xt)
+    expected = reg.predict(Xt)
+    # The raw score in double, rounded to float once.
+    np.testing.assert_allclose(out[:, 0], expected, rtol=2**-24, atol=0)
+    (alone,) = run(to_onnx(reg), Xt)
+    np.testing.assert_allclose(out, alone, rtol=2**-23, atol=0)
+
+
+def _set_nodes(node):
+    if "leaf_index" in node:
+        return []
+    return [{"codes": node.get("categories")}, *_set_nodes(node["left"]), *_set_nodes(node["right"])]
 
 
 def test_float_labels_become_int64():

@@ -330,6 +330,47 @@ def test_pandas_category_column(tmp_path):
     np.testing.assert_allclose(margins(booster, X32), expected, rtol=RTOL, atol=ATOL)
 
 
+def test_the_category_encoder_maps_a_frame_by_value(tmp_path):
+    pd = pytest.importorskip("pandas")
+    city, x, y = category_data(seed=9)
+    rng = np.random.default_rng(9)
+    size = rng.choice([30, 4, 17, 9], size=len(x))
+    y = y + (size == 17)
+    cats = sorted(set(city))
+    frame = pd.DataFrame({"city": pd.Categorical(city, categories=cats), "x": x, "size": pd.Categorical(size)})
+    est = RGBMRegressor(n_estimators=30, min_data_per_group=10, random_state=0).fit(frame, y)
+    booster, doc = export(est, tmp_path)
+    enc = doc["learner"]["gradient_booster"]["model"]["cats"]
+    assert enc["feature_segments"] == [0, 12, 12, 16]
+    assert enc["enc"][2] == {"type": 15, "values": [4, 9, 17, 30]}
+    # The same categories in another order (and as other integer codes): XGBoost maps them by value, as predict.
+    test = frame.iloc[:400]
+    shuffled = test.assign(
+        city=pd.Categorical(test["city"].astype(str), categories=cats[::-1]),
+        size=pd.Categorical(test["size"].astype(int), categories=[17, 30, 9, 4]),
+    )
+    expected = est.predict(shuffled)
+    np.testing.assert_allclose(est.predict(test), expected)
+    np.testing.assert_allclose(booster.predict(xgb.DMatrix(shuffled, enable_categorical=True)), expected, atol=ATOL)
+    np.testing.assert_allclose(booster.inplace_predict(shuffled), expected, atol=ATOL)
+    # A category unseen at fit: predict takes it as missing; XGBoost refuses the frame.
+    unseen = shuffled.assign(city=pd.Categorical(shuffled["city"].astype(str), categories=[*cats, "new"]))
+    with pytest.raises(xgb.core.XGBoostError, match="category not in the training set"):
+        booster.inplace_predict(unseen)
+
+
+def test_no_category_encoder_for_categories_xgboost_cannot_read_back(tmp_path):
+    pd = pytest.importorskip("pandas")
+    city, x, y = category_data(seed=10)
+    # XGBoost 3.2 stores a string's bytes but counts its characters: not ASCII, no encoder.
+    frame = pd.DataFrame({"city": pd.Categorical(np.char.add(city, "é")), "x": x})
+    est = RGBMRegressor(n_estimators=10, min_data_per_group=10, random_state=0).fit(frame, y)
+    booster, doc = export(est, tmp_path)
+    assert doc["learner"]["gradient_booster"]["model"]["cats"] == {"enc": [], "feature_segments": [], "sorted_idx": []}
+    codes = frame["city"].cat.codes.to_numpy().astype(F32)
+    np.testing.assert_allclose(margins(booster, np.c_[codes, x].astype(F32)), est.predict(frame), atol=ATOL)
+
+
 @pytest.mark.parametrize("classes", [2, 3])
 def test_integer_coded_categorical_features(tmp_path, classes):
     city, x, y = category_data(seed=6)
