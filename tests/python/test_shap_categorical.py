@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from shap_oracle import expected
 
 import rgbm_rs
 from rgbm_rs import RGBMClassifier, RGBMRegressor
@@ -84,31 +85,13 @@ def _rows(n=40, seed=1):
 
 
 # ---------------------------------------------------------------- the oracles
-def _goes_left(node, v):
-    if "categories" in node:
-        member = not math.isnan(v) and v >= 0 and v == int(v) and int(v) in node["categories"]
-        return node["default_left"] != member
-    if math.isnan(v):
-        return node["default_left"]
-    return v <= node["threshold"]
-
-
-def _expected(node, x, known):
-    """A tree's expected output when only the features in `known` are known, the others averaged by the covers."""
-    if "leaf_index" in node:
-        return node["value"]
-    j = node["split_feature"]
-    if j in known:
-        return _expected(node["left"] if _goes_left(node, x[j]) else node["right"], x, known)
-    left, right = node["left"], node["right"]
-    return (left["count"] * _expected(left, x, known) + right["count"] * _expected(right, x, known)) / node["count"]
 
 
 def _path_dependent_values(est, x):
     trees = [t["tree"] for t in est.dump_model()["trees"]]
     p = len(x)
     return {
-        frozenset(s): sum(_expected(t, x, set(s)) for t in trees)
+        frozenset(s): sum(expected(t, x, set(s)) for t in trees)
         for size in range(p + 1)
         for s in itertools.combinations(range(p), size)
     }

@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 import pytest
+from shap_oracle import expected
 
 import rgbm_rs
 from rgbm_rs import RGBMClassifier, RGBMRegressor
@@ -81,24 +82,6 @@ def small_models():
 
 
 # ---------------------------------------------------------------- the oracle
-def _goes_left(node, v):
-    if "categories" in node:
-        member = not math.isnan(v) and v >= 0 and v == int(v) and int(v) in node["categories"]
-        return node["default_left"] != member
-    if math.isnan(v):
-        return node["default_left"]
-    return v <= node["threshold"]
-
-
-def _expected(node, x, known):
-    """The tree's expected output when only the features in `known` are known."""
-    if "leaf_index" in node:
-        return node["value"]
-    j = node["split_feature"]
-    if j in known:
-        return _expected(node["left"] if _goes_left(node, x[j]) else node["right"], x, known)
-    left, right = node["left"], node["right"]
-    return (left["count"] * _expected(left, x, known) + right["count"] * _expected(right, x, known)) / node["count"]
 
 
 def _shapley(trees, x, p):
@@ -106,7 +89,7 @@ def _shapley(trees, x, p):
     value = {}
     for size in range(p + 1):
         for subset in itertools.combinations(range(p), size):
-            value[frozenset(subset)] = sum(_expected(t, x, set(subset)) for t in trees)
+            value[frozenset(subset)] = sum(expected(t, x, set(subset)) for t in trees)
     phi = np.zeros(p)
     for j in range(p):
         others = [f for f in range(p) if f != j]
