@@ -386,7 +386,8 @@ class RGBMBase(BaseEstimator):
                     close = difflib.get_close_matches(name, [p for p in accepted if p != "self"], n=1)
                     if peer is not None:
                         # A peer's name: point to its meaning, not its spelling.
-                        hint = f"; {name} is {peer['peers']}'s parameter: {peer['note']}"
+                        same = f" (here {peer['of']!r})" if peer["of"] else ""
+                        hint = f"; {name} is {peer['peers']}'s parameter{same}: {peer['note']}"
                     else:
                         hint = f"; did you mean {close[0]!r}?" if close else ""
                     raise TypeError(f"{cls.__name__} got an unexpected keyword argument {name!r}{hint}")

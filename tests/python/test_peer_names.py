@@ -197,7 +197,9 @@ def test_predict_raw_score_booster_and_importance_names():
 
 @pytest.mark.parametrize("name", [n for n, p in _params.PEER_NAMES.items() if not p["estimator"]])
 def test_a_refused_peer_name_points_to_its_meaning(name):
-    with pytest.raises(TypeError, match=f"{name} is .*'s parameter: " + re.escape(_params.PEER_NAMES[name]["note"])):
+    peer = _params.PEER_NAMES[name]
+    same = re.escape(f" (here {peer['of']!r})") if peer["of"] else ""
+    with pytest.raises(TypeError, match=f"{name} is .*'s parameter{same}: " + re.escape(peer["note"])):
         RGBMRegressor(**{name: 1})
 
 
