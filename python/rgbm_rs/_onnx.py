@@ -109,7 +109,7 @@ def _regressor_node(numpy_helper, trees: list, n_targets: int, base: list) -> di
     for t, tree in enumerate(trees):
         m = len(tree.nodes)
         rows = []
-        chains = []  # the BRANCH_EQ nodes after a set split's first, numbered after the leaves
+        chains: list = []  # the BRANCH_EQ nodes after a set split's first, numbered after the leaves
         next_id = m + len(tree.leaves)
         for n in tree.nodes:
             yes, no = _node_id(n.left, m), _node_id(n.right, m)

@@ -112,11 +112,13 @@ def _shap_tree(tree: Tree, n_outputs: int, shared: bool) -> dict[str, np.ndarray
     leaf_value: list[float] = []
 
     def new(feature=-1, threshold=0.0, goes_left=False, w=0.0, v=0.0) -> int:
-        for column, item in zip(
-            (left, right, default_left, features, thresholds, weight, leaf_value),
-            (-1, -1, goes_left, feature, threshold, w, v),
-        ):
-            column.append(item)
+        left.append(-1)
+        right.append(-1)
+        default_left.append(goes_left)
+        features.append(feature)
+        thresholds.append(threshold)
+        weight.append(w)
+        leaf_value.append(v)
         return len(left) - 1
 
     def chain(feature, segments, parent, side, exits) -> None:

@@ -234,7 +234,7 @@ def _tree(tree: Tree, tid: int, n_features: int, scale: float, shift: float) -> 
 
 #: XGBoost 3.2's type tag of an encoder of int64 categories.
 _INT64_CATEGORIES = 15
-_EMPTY_ENCODER = {"enc": [], "feature_segments": [], "sorted_idx": []}
+_EMPTY_ENCODER: dict[str, list] = {"enc": [], "feature_segments": [], "sorted_idx": []}
 
 
 def _encoder(est, n_features: int, categorical: set) -> dict:
