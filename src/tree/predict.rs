@@ -13,7 +13,7 @@
 //! every path gives bit-identical scores.
 use rayon::prelude::*;
 
-use super::tree::{Tree, in_category_set};
+use super::tree::{Tree, category_code, in_category_set};
 use crate::cancel::Cancel;
 use crate::data::matrix::{AsMatrix, Element, Matrix};
 use crate::error::Result;
@@ -62,27 +62,26 @@ fn add_outputs<T: Element>(
         add_row_by_row(trees, n_outputs, first, x, out, cancel);
         return;
     }
-    let forest = walks(trees);
-    let any_masks = forest.iter().any(|t| !matches!(t, Walk::Flat(_)));
+    let forest = Forest::new(trees);
     let p = x.n_cols();
     out.par_chunks_mut(BLOCK * n_outputs)
         .enumerate()
         .for_each_init(
-            || (Vec::new(), Vec::new(), Vec::new(), Vec::new()),
-            |(buf, cols, acc32, acc64), (b, chunk)| {
+            || (Vec::new(), Blocks::default(), Vec::new(), Vec::new()),
+            |(buf, blocks, acc32, acc64), (b, chunk)| {
                 if cancel.is_set() {
                     return;
                 }
                 let rows = chunk.len() / n_outputs;
                 let block = x.row_block(b * BLOCK, rows, buf);
-                by_feature(block, p, any_masks, cols);
-                for (j, tree) in forest.iter().enumerate() {
+                forest.prepare(block, p, blocks);
+                for (j, tree) in forest.walks.iter().enumerate() {
                     let class = (first + j) % n_outputs;
                     let add = |r: usize, v: f64| chunk[r * n_outputs + class] += v;
                     match tree {
                         Walk::Flat(t) => t.add_block(block, p, add),
-                        Walk::Masks32(t) => t.add_block(cols, rows, acc32, add),
-                        Walk::Masks64(t) => t.add_block(cols, rows, acc64, add),
+                        Walk::Masks32(t) => t.add_block(blocks.view(rows), acc32, add),
+                        Walk::Masks64(t) => t.add_block(blocks.view(rows), acc64, add),
                     }
                 }
             },
@@ -90,29 +89,101 @@ fn add_outputs<T: Element>(
 }
 
 /// The trees as their block walks.
-fn walks<T: Element>(trees: &[Tree]) -> Vec<Walk<'_, T>> {
-    trees
-        .iter()
-        .map(|t| {
-            if let Some(m) = MaskTree::new(t) {
-                Walk::Masks32(m)
-            } else if let Some(m) = MaskTree::new(t) {
-                Walk::Masks64(m)
-            } else {
-                Walk::Flat(FlatTree::new(t))
-            }
-        })
-        .collect()
+struct Forest<'a, T> {
+    walks: Vec<Walk<'a, T>>,
+    any_masks: bool,
+    /// The features that mask trees split by category set, in order: a
+    /// block's codes of feature `cat_features[s]` are slot s of `Blocks::codes`.
+    cat_features: Vec<usize>,
 }
 
-/// `cols` := the row-major `block` by feature (for the mask walks), if needed.
-fn by_feature<T: Element>(block: &[T], p: usize, needed: bool, cols: &mut Vec<T>) {
-    cols.clear();
-    if needed {
-        for j in 0..p {
-            cols.extend(block.chunks_exact(p).map(|row| row[j]));
+impl<'a, T: Element> Forest<'a, T> {
+    fn new(trees: &'a [Tree]) -> Self {
+        let mut cat_features: Vec<usize> = trees
+            .iter()
+            .filter(|t| t.n_leaves() <= u64::BITS as usize)
+            .flat_map(|t| {
+                (0..t.n_internal())
+                    .filter(|&k| t.category_set(k).is_some())
+                    .map(|k| t.feature[k] as usize)
+            })
+            .collect();
+        cat_features.sort_unstable();
+        cat_features.dedup();
+        let walks: Vec<Walk<'a, T>> = trees
+            .iter()
+            .map(|t| {
+                if let Some(m) = MaskTree::new(t, &cat_features) {
+                    Walk::Masks32(m)
+                } else if let Some(m) = MaskTree::new(t, &cat_features) {
+                    Walk::Masks64(m)
+                } else {
+                    Walk::Flat(FlatTree::new(t))
+                }
+            })
+            .collect();
+        Forest {
+            any_masks: walks.iter().any(|t| !matches!(t, Walk::Flat(_))),
+            walks,
+            cat_features,
         }
     }
+
+    /// What the mask walks read of the row-major `block`: its values by
+    /// feature and the category codes of `cat_features`, found once for all
+    /// trees.
+    fn prepare(&self, block: &[T], p: usize, blocks: &mut Blocks<T>) {
+        blocks.cols.clear();
+        blocks.codes.clear();
+        if !self.any_masks {
+            return;
+        }
+        for j in 0..p {
+            blocks.cols.extend(block.chunks_exact(p).map(|row| row[j]));
+        }
+        let rows = block.len() / p;
+        for &j in &self.cat_features {
+            let col = &blocks.cols[j * rows..(j + 1) * rows];
+            blocks
+                .codes
+                .extend(col.iter().map(|v| category_code(v.to_f64())));
+        }
+    }
+}
+
+/// A block as the mask walks read it (buffers reused from block to block).
+struct Blocks<T> {
+    /// The rows by feature (feature j at j·rows).
+    cols: Vec<T>,
+    /// Category codes by slot of `Forest::cat_features` (slot s at s·rows).
+    codes: Vec<u32>,
+}
+
+impl<T> Default for Blocks<T> {
+    fn default() -> Self {
+        Blocks {
+            cols: Vec::new(),
+            codes: Vec::new(),
+        }
+    }
+}
+
+impl<T> Blocks<T> {
+    fn view(&self, rows: usize) -> BlockView<'_, T> {
+        BlockView {
+            cols: &self.cols,
+            codes: &self.codes,
+            rows,
+        }
+    }
+}
+
+/// What a mask walk reads of a block (see `Blocks`).
+#[derive(Clone, Copy)]
+struct BlockView<'b, T> {
+    cols: &'b [T],
+    codes: &'b [u32],
+    rows: usize,
 }
 
 /// Trees whose leaves are gathered tree by tree before being written out
@@ -141,28 +212,35 @@ pub fn leaf_indices<T: Element>(
     if x.n_rows() >= MIN_ROWS_FOR_FLAT && !wide {
         // The walks of prediction, each tree's leaves gathered for a group of
         // trees and then written to the rows' runs of `out`.
-        let forest = walks(trees);
-        let any_masks = forest.iter().any(|t| !matches!(t, Walk::Flat(_)));
+        let forest = Forest::new(trees);
         out.par_chunks_mut(BLOCK * n_trees)
             .enumerate()
             .for_each_init(
-                || (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new()),
-                |(buf, cols, acc32, acc64, gathered), (b, chunk)| {
+                || {
+                    (
+                        Vec::new(),
+                        Blocks::default(),
+                        Vec::new(),
+                        Vec::new(),
+                        Vec::new(),
+                    )
+                },
+                |(buf, blocks, acc32, acc64, gathered), (b, chunk)| {
                     if cancel.is_set() {
                         return;
                     }
                     let rows = chunk.len() / n_trees;
                     let block = x.row_block(b * BLOCK, rows, buf);
-                    by_feature(block, p, any_masks, cols);
-                    for (g, group) in forest.chunks(LEAF_TREES).enumerate() {
+                    forest.prepare(block, p, blocks);
+                    for (g, group) in forest.walks.chunks(LEAF_TREES).enumerate() {
                         gathered.clear();
                         gathered.resize(group.len() * rows, 0u32);
                         for (tree, col) in group.iter().zip(gathered.chunks_exact_mut(rows)) {
                             let set = |r: usize, l: u32| col[r] = l;
                             match tree {
                                 Walk::Flat(t) => t.leaf_block(block, p, set),
-                                Walk::Masks32(t) => t.leaf_block(cols, rows, acc32, set),
-                                Walk::Masks64(t) => t.leaf_block(cols, rows, acc64, set),
+                                Walk::Masks32(t) => t.leaf_block(blocks.view(rows), acc32, set),
+                                Walk::Masks64(t) => t.leaf_block(blocks.view(rows), acc64, set),
                             }
                         }
                         let first = g * LEAF_TREES;
@@ -228,6 +306,8 @@ trait LeafMask:
     /// `n` bits from bit `first` (n + first ≤ BITS, n < BITS).
     fn run(first: u32, n: u32) -> Self;
     fn lowest(self) -> usize;
+    /// All bits if `b`, else none.
+    fn all_if(b: bool) -> Self;
 }
 
 macro_rules! leaf_mask {
@@ -241,6 +321,10 @@ macro_rules! leaf_mask {
             #[inline(always)]
             fn lowest(self) -> usize {
                 self.trailing_zeros() as usize
+            }
+            #[inline(always)]
+            fn all_if(b: bool) -> Self {
+                <$t>::from(b).wrapping_neg()
             }
         }
     )*};
@@ -257,8 +341,7 @@ leaf_mask!(u32, u64);
 /// thresholds, same NaN routing), so the leaf is the same.
 struct MaskTree<T, M> {
     nodes: Vec<MaskNode<T, M>>,
-    /// Categorical nodes: (feature, default_left, left bits, category set).
-    cat_nodes: Vec<(usize, bool, M, Vec<u32>)>,
+    cat_nodes: Vec<CatNode<M>>,
     /// Leaf value by left-to-right position.
     values: Vec<f64>,
     /// Leaf index (into the tree's `leaf_value`) by left-to-right position.
@@ -266,7 +349,9 @@ struct MaskTree<T, M> {
 }
 
 impl<T: Element, M: LeafMask> MaskTree<T, M> {
-    fn new(tree: &Tree) -> Option<Self> {
+    /// `cat_features`: the features of `Forest::cat_features`, which hold
+    /// all of this tree's category-set nodes.
+    fn new(tree: &Tree, cat_features: &[usize]) -> Option<Self> {
         let m = tree.n_internal();
         if m == 0 || tree.n_leaves() > M::BITS {
             return None;
@@ -294,18 +379,30 @@ impl<T: Element, M: LeafMask> MaskTree<T, M> {
         }
         visit(tree, 0, &mut order, &mut left_bits);
         let categorical = |k: &usize| tree.category_set(*k).is_some();
+        let mut cat_nodes = Vec::new();
+        for k in (0..m).filter(categorical) {
+            let set = tree.category_set(k).unwrap_or_default();
+            cat_nodes.push(CatNode {
+                slot: cat_features
+                    .binary_search(&(tree.feature[k] as usize))
+                    .ok()?,
+                default_left: tree.default_left[k],
+                left: left_bits[k],
+                words: set.iter().copied().chain([0]).collect(),
+                chunks: set
+                    .chunks(8)
+                    .enumerate()
+                    .filter(|(_, c)| c.iter().any(|&w| w != 0))
+                    .map(|(i, c)| {
+                        let mut chunk = [0u32; 8];
+                        chunk[..c.len()].copy_from_slice(c);
+                        (i as u32, chunk)
+                    })
+                    .collect(),
+            });
+        }
         Some(MaskTree {
-            cat_nodes: (0..m)
-                .filter(categorical)
-                .map(|k| {
-                    (
-                        tree.feature[k] as usize,
-                        tree.default_left[k],
-                        left_bits[k],
-                        tree.categories[k].clone(),
-                    )
-                })
-                .collect(),
+            cat_nodes,
             nodes: (0..m)
                 .filter(|k| !categorical(k))
                 .map(|k| {
@@ -322,16 +419,9 @@ impl<T: Element, M: LeafMask> MaskTree<T, M> {
         })
     }
 
-    /// `cols`: the block's `rows` rows by feature (feature j at j·rows).
     #[inline]
-    fn add_block(
-        &self,
-        cols: &[T],
-        rows: usize,
-        acc: &mut Vec<M>,
-        mut add: impl FnMut(usize, f64),
-    ) {
-        self.walk_block(cols, rows, acc);
+    fn add_block(&self, block: BlockView<T>, acc: &mut Vec<M>, mut add: impl FnMut(usize, f64)) {
+        self.walk_block(block, acc);
         for (r, &a) in acc.iter().enumerate() {
             add(r, self.values[a.lowest()]);
         }
@@ -339,14 +429,8 @@ impl<T: Element, M: LeafMask> MaskTree<T, M> {
 
     /// Calls `leaf(r, index)` with the leaf of every row r of the block.
     #[inline]
-    fn leaf_block(
-        &self,
-        cols: &[T],
-        rows: usize,
-        acc: &mut Vec<M>,
-        mut leaf: impl FnMut(usize, u32),
-    ) {
-        self.walk_block(cols, rows, acc);
+    fn leaf_block(&self, block: BlockView<T>, acc: &mut Vec<M>, mut leaf: impl FnMut(usize, u32)) {
+        self.walk_block(block, acc);
         for (r, &a) in acc.iter().enumerate() {
             leaf(r, self.leaves[a.lowest()]);
         }
@@ -354,38 +438,47 @@ impl<T: Element, M: LeafMask> MaskTree<T, M> {
 
     /// Leaves `acc[r]` with the lowest set bit at row r's leaf position.
     #[inline]
-    fn walk_block(&self, cols: &[T], rows: usize, acc: &mut Vec<M>) {
+    fn walk_block(&self, block: BlockView<T>, acc: &mut Vec<M>) {
         acc.clear();
-        acc.resize(rows, M::ALL);
+        acc.resize(block.rows, M::ALL);
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU supports AVX2 (checked just above).
-            unsafe { clear_unreachable_avx2(&self.nodes, cols, rows, acc) };
+            unsafe { clear_unreachable_avx2(&self.nodes, &self.cat_nodes, block, acc) };
         } else {
-            clear_unreachable(&self.nodes, cols, rows, acc);
+            clear_unreachable::<T, M, false>(&self.nodes, &self.cat_nodes, block, acc);
         }
         #[cfg(not(target_arch = "x86_64"))]
-        clear_unreachable(&self.nodes, cols, rows, acc);
-        // Clearing bits commutes, so category nodes may come last.
-        for (j, default_left, left, set) in &self.cat_nodes {
-            let col = &cols[j * rows..(j + 1) * rows];
-            for (a, &v) in acc.iter_mut().zip(col) {
-                if *default_left == in_category_set(set, v.to_f64()) {
-                    *a = *a & !*left;
-                }
-            }
-        }
+        clear_unreachable::<T, M, false>(&self.nodes, &self.cat_nodes, block, acc);
     }
 }
 
+/// A category-set node of a `MaskTree`.
+struct CatNode<M> {
+    /// The feature's slot in the block's codes (`Blocks::codes`).
+    slot: usize,
+    default_left: bool,
+    /// The bits of the left subtree's leaves.
+    left: M,
+    /// The set's words and then a zero word, which codes beyond the set
+    /// (and `NO_CODE`) read.
+    words: Vec<u32>,
+    /// The same words by 8 (256 codes), the chunks with a code in the set only,
+    /// with their positions: table lookups in a register (`set_hits_avx2`).
+    chunks: Vec<(u32, [u32; 8])>,
+}
+
 /// Clears, for every row, the leaves it cannot reach (see `MaskTree`).
+/// `GATHER`: the CPU has AVX2, whose gathers look the rows' codes up in
+/// sets of several words.
 #[inline(always)]
-fn clear_unreachable<T: Element, M: LeafMask>(
+fn clear_unreachable<T: Element, M: LeafMask, const GATHER: bool>(
     nodes: &[MaskNode<T, M>],
-    cols: &[T],
-    rows: usize,
+    cat_nodes: &[CatNode<M>],
+    block: BlockView<T>,
     acc: &mut [M],
 ) {
+    let (cols, rows) = (block.cols, block.rows);
     for &(j, t, default_left, left) in nodes {
         let col = &cols[j * rows..(j + 1) * rows];
         if default_left {
@@ -399,17 +492,108 @@ fn clear_unreachable<T: Element, M: LeafMask>(
             }
         }
     }
+    // Clearing bits commutes, so category nodes may come last. A row whose
+    // code is in the set leaves the default side; every other row takes it.
+    let mut hits = [0u32; BLOCK];
+    for node in cat_nodes {
+        let codes = &block.codes[node.slot * rows..(node.slot + 1) * rows];
+        let (default_left, left) = (node.default_left, node.left);
+        if let [w, 0] = node.words[..] {
+            // Codes below 32: a variable shift (0 from 32 on), which
+            // vectorizes, unlike a table lookup.
+            // The bits cleared are computed, not selected: a select becomes
+            // a masked store, which is slow on some CPUs.
+            for (a, &c) in acc.iter_mut().zip(codes) {
+                let inside = w.checked_shr(c).unwrap_or(0) & 1 == 1;
+                *a = *a & !(left & M::all_if(inside == default_left));
+            }
+        } else {
+            // The set's bits first, then the masks: in one loop the lookup
+            // becomes a branch on the bit, which mispredicts.
+            let hits = &mut hits[..rows];
+            #[cfg(target_arch = "x86_64")]
+            if GATHER {
+                // SAFETY: GATHER is set only when the CPU has AVX2.
+                unsafe { set_hits_avx2(node, codes, hits) };
+            } else {
+                set_hits(&node.words, codes, hits);
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            set_hits(&node.words, codes, hits);
+            for (a, &h) in acc.iter_mut().zip(hits.iter()) {
+                *a = *a & !(left & M::all_if((h == 1) == default_left));
+            }
+        }
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn clear_unreachable_avx2<T: Element, M: LeafMask>(
     nodes: &[MaskNode<T, M>],
-    cols: &[T],
-    rows: usize,
+    cat_nodes: &[CatNode<M>],
+    block: BlockView<T>,
     acc: &mut [M],
 ) {
-    clear_unreachable(nodes, cols, rows, acc)
+    clear_unreachable::<T, M, true>(nodes, cat_nodes, block, acc)
+}
+
+/// `hits[r]` := 1 if `codes[r]` is in the set `words` (a `CatNode`'s,
+/// ending in a zero word), else 0.
+#[inline(always)]
+fn set_hits(words: &[u32], codes: &[u32], hits: &mut [u32]) {
+    let pad = words.len() - 1;
+    for (h, &c) in hits.iter_mut().zip(codes) {
+        *h = words[((c / 32) as usize).min(pad)] >> (c % 32) & 1;
+    }
+}
+
+/// Sets with at most this many chunks of 8 words holding a code are looked
+/// up chunk by chunk in registers; larger ones by gathers, which cost more
+/// than this many lookups.
+const REGISTER_CHUNKS: usize = 8;
+
+/// `set_hits` of `node.words`, 8 rows at a time: a lookup in each chunk of
+/// 8 words that holds a code (a register permute, the rows whose word is
+/// elsewhere masked off), or for sets of more chunks a gather.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn set_hits_avx2<M>(node: &CatNode<M>, codes: &[u32], hits: &mut [u32]) {
+    use std::arch::x86_64::*;
+    let words = &node.words;
+    let n = codes.len().min(hits.len());
+    // At most MAX_CATEGORY_WORDS + 1 words: the last index fits an i32.
+    let pad = _mm256_set1_epi32((words.len() - 1) as i32);
+    let (low5, one) = (_mm256_set1_epi32(31), _mm256_set1_epi32(1));
+    let in_registers = node.chunks.len() <= REGISTER_CHUNKS;
+    let mut r = 0;
+    while r + 8 <= n {
+        // SAFETY: rows r..r + 8 are within both slices, a chunk is 8 words,
+        // and every gathered word index is at most `pad`, the last word's.
+        unsafe {
+            let c = _mm256_loadu_si256(codes.as_ptr().add(r).cast());
+            let at = _mm256_srli_epi32::<5>(c);
+            let w = if in_registers {
+                let chunk_of = _mm256_srli_epi32::<3>(at);
+                let mut w = _mm256_setzero_si256();
+                for (i, chunk) in &node.chunks {
+                    let table = _mm256_loadu_si256(chunk.as_ptr().cast());
+                    // The permute reads the index's low 3 bits.
+                    let word = _mm256_permutevar8x32_epi32(table, at);
+                    let here = _mm256_cmpeq_epi32(chunk_of, _mm256_set1_epi32(*i as i32));
+                    w = _mm256_or_si256(w, _mm256_and_si256(word, here));
+                }
+                w
+            } else {
+                let at = _mm256_min_epu32(at, pad);
+                _mm256_i32gather_epi32::<4>(words.as_ptr().cast(), at)
+            };
+            let bit = _mm256_and_si256(_mm256_srlv_epi32(w, _mm256_and_si256(c, low5)), one);
+            _mm256_storeu_si256(hits.as_mut_ptr().add(r).cast(), bit);
+        }
+        r += 8;
+    }
+    set_hits(words, &codes[r..n], &mut hits[r..n]);
 }
 
 /// (feature, threshold, default_left, bits of the left subtree's leaves).
@@ -478,8 +662,11 @@ struct FlatTree<'a, T> {
     nodes: Vec<FlatNode<T>>,
     n_splits: u32,
     leaf_value: &'a [f64],
-    /// The tree, when some node is categorical (its sets are read from it).
-    categorical: Option<&'a Tree>,
+    /// Per node (leaves included), its category set's (start, length) in
+    /// `set_words`, length 0 for a threshold node; empty when no node is
+    /// categorical.
+    sets: Vec<(u32, u32)>,
+    set_words: Vec<u32>,
 }
 
 impl<'a, T: Element> FlatTree<'a, T> {
@@ -510,11 +697,23 @@ impl<'a, T: Element> FlatTree<'a, T> {
                 children: [me, me],
             }
         }));
+        let (mut sets, mut set_words) = (Vec::new(), Vec::new());
+        if tree.has_categories() {
+            sets = vec![(0, 0); nodes.len()];
+            for (k, span) in sets.iter_mut().enumerate().take(m) {
+                if let Some(set) = tree.category_set(k) {
+                    // Sets hold at most MAX_CATEGORY_WORDS words each.
+                    *span = (set_words.len() as u32, set.len() as u32);
+                    set_words.extend_from_slice(set);
+                }
+            }
+        }
         FlatTree {
             nodes,
             n_splits: m as u32,
             leaf_value: &tree.leaf_value,
-            categorical: tree.has_categories().then_some(tree),
+            sets,
+            set_words,
         }
     }
 
@@ -529,9 +728,10 @@ impl<'a, T: Element> FlatTree<'a, T> {
     #[inline]
     fn leaf_block(&self, block: &[T], p: usize, leaf: impl FnMut(usize, u32)) {
         // Threshold-only trees keep a step without the category test.
-        match self.categorical {
-            None => self.leaf_block_with::<false>(block, p, leaf),
-            Some(_) => self.leaf_block_with::<true>(block, p, leaf),
+        if self.sets.is_empty() {
+            self.leaf_block_with::<false>(block, p, leaf)
+        } else {
+            self.leaf_block_with::<true>(block, p, leaf)
         }
     }
 
@@ -575,9 +775,13 @@ impl<'a, T: Element> FlatTree<'a, T> {
     fn step<const CAT: bool>(&self, at: u32, rows: &[T], row_start: usize) -> u32 {
         let node = &self.nodes[at as usize];
         let v = rows[row_start + node.feature as usize];
-        if CAT && let Some(set) = self.categorical.and_then(|t| t.category_set(at as usize)) {
-            let right = node.default_left == in_category_set(set, v.to_f64());
-            return node.children[usize::from(right)];
+        if CAT {
+            let (start, len) = self.sets[at as usize];
+            if len > 0 {
+                let set = &self.set_words[start as usize..(start + len) as usize];
+                let right = node.default_left == in_category_set(set, v.to_f64());
+                return node.children[usize::from(right)];
+            }
         }
         // NaN fails both comparisons: `v > t` sends it left, `!(v <= t)`
         // right. `&`/`|` rather than `&&`/`||`: no branch to mispredict.
@@ -813,16 +1017,18 @@ mod tests {
             for (k, v) in tree.leaf_value.iter_mut().enumerate() {
                 *v = (k as f64 + 1.0) * 0.37 + n_leaves as f64 * 1e-3;
             }
-            // Every other tree has category-set nodes (codes 0..40).
+            // Every other tree has category-set nodes: codes below 32 (one
+            // word), 40 (two), 600 (3 chunks of 8 words) or 3000 (12 chunks).
             if n_leaves % 2 == 0 && tree.n_internal() > 0 {
                 tree.categories = (0..tree.n_internal())
                     .map(|_| {
                         if next() % 3 == 0 {
                             return Vec::new();
                         }
-                        let one = next() as u32 % 40;
+                        let span = [32, 40, 600, 3000][next() as usize % 4];
+                        let one = next() as u32 % span;
                         let codes: Vec<u32> =
-                            (0..40).filter(|&c| c == one || next() % 2 == 0).collect();
+                            (0..span).filter(|&c| c == one || next() % 2 == 0).collect();
                         category_bitset(codes.into_iter())
                     })
                     .collect();
@@ -840,6 +1046,9 @@ mod tests {
             .map(|_| match next() % 10 {
                 0 => f64::NAN,
                 8 | 9 => (next() % 45) as f64 - [0.0, 0.5, 2.0][next() as usize % 3],
+                7 => {
+                    [(next() % 3100) as f64, -0.0, 1e10, 65536.0, 4294967296.0][next() as usize % 5]
+                }
                 k => levels[k as usize % levels.len()] + (next() % 3) as f64 * 0.01 - 0.01,
             })
             .collect();

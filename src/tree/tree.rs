@@ -63,16 +63,33 @@ pub struct Tree {
 /// Most 32-bit words in a category set (codes up to `MAX_CATEGORY`).
 pub const MAX_CATEGORY_WORDS: usize = (MAX_CATEGORY as usize) / 32 + 1;
 
+/// What `category_code` gives for a value that is no category code.
+pub const NO_CODE: u32 = u32::MAX;
+
+/// The category code `v` is (a whole number below the codes any set can
+/// hold), or `NO_CODE`: `in_category_set(words, v)` is whether bit
+/// `category_code(v)` of `words` is set, so a block's codes can be found
+/// once and tested against many sets.
+#[inline(always)]
+pub fn category_code(v: f64) -> u32 {
+    // NaN fails the comparisons. A cast and back, rather than `trunc`,
+    // which is a library call on the baseline x86-64 target.
+    if v >= 0.0 && v < (MAX_CATEGORY_WORDS * 32) as f64 && (v as i32) as f64 == v {
+        v as i32 as u32
+    } else {
+        NO_CODE
+    }
+}
+
 /// Whether `v` is a category code in the bitset `words`.
 #[inline(always)]
 pub fn in_category_set(words: &[u32], v: f64) -> bool {
-    // NaN fails the comparisons; codes beyond the words are not in the set.
-    if v >= 0.0 && v < (words.len() * 32) as f64 && v == v.trunc() {
-        let c = v as usize;
-        words[c / 32] >> (c % 32) & 1 == 1
-    } else {
-        false
-    }
+    debug_assert!(words.len() <= MAX_CATEGORY_WORDS);
+    // Codes beyond the words (and `NO_CODE`) are not in the set.
+    let c = category_code(v);
+    words
+        .get((c / 32) as usize)
+        .is_some_and(|w| w >> (c % 32) & 1 == 1)
 }
 
 /// The bitset of the given category codes.
@@ -329,6 +346,38 @@ impl Tree {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A value is in a set exactly when it is a whole number equal to one of
+    /// the set's codes, for odd values (fractions, signs, NaN, huge numbers,
+    /// codes just past the words) and sets of 1 to `MAX_CATEGORY_WORDS` words.
+    #[test]
+    fn in_category_set_holds_exactly_the_codes() {
+        let top = MAX_CATEGORY as u32;
+        for codes in [
+            vec![0],
+            vec![31],
+            vec![3, 32, 40],
+            vec![0, 255, 256, 1000],
+            vec![7, top - 1, top],
+        ] {
+            let words = category_bitset(codes.iter().copied());
+            let limit = (words.len() * 32) as f64;
+            let mut values = vec![-1.0, -0.0, 0.0, 0.5, 1e-300, f64::NAN, 1e10, 4294967296.0];
+            values.extend([limit - 1.0, limit, limit + 1.0, 65536.0, -(top as f64)]);
+            for &c in &codes {
+                let c = c as f64;
+                values.extend([c, c - 0.5, c + 1e-9, c - 1.0, c + 1.0, -c]);
+            }
+            for v in values {
+                let want = v.fract() == 0.0 && codes.iter().any(|&c| c as f64 == v);
+                assert_eq!(in_category_set(&words, v), want, "{v} in {codes:?}");
+                assert_eq!(in_category_set(&words, v as f32 as f64), {
+                    let v = v as f32 as f64;
+                    v.fract() == 0.0 && codes.iter().any(|&c| c as f64 == v)
+                });
+            }
+        }
+    }
 
     fn stump() -> Tree {
         Tree {
