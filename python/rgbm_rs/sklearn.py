@@ -76,7 +76,7 @@ class RGBMRegressor(RegressorMixin, RGBMBase):
     reg_alpha : float, default=0.0
         L1 penalty α on leaf values (LightGBM's ``lambda_l1``, XGBoost's
         ``alpha``), in the units of reg_lambda: a leaf's gradient sum G is
-        soft-thresholded, T(G) = sign(G)·max(|G| − α, 0), so its value is
+        soft-thresholded, T(G) = sign(G)·max(abs(G) − α, 0), so its value is
         −T(G)/(H + λ) and its score T(G)²/(H + λ) (with leaf="gradient" and
         gain="gradient", W in place of H). Refused with langevin=True,
         booster="rgb" with rgb_candidate="argmin", and the losses whose
