@@ -23,7 +23,7 @@ from ._onnx import to_onnx
 from ._shap import to_shap
 from ._skl2onnx import register_skl2onnx
 from ._threadpool import register as _register_threadpool
-from .callback import early_stopping, log_evaluation, record_evaluation
+from .callback import early_stopping, log_evaluation, record_evaluation, reset_parameter
 from .sklearn import RGBMClassifier, RGBMRanker, RGBMRegressor, load_model
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "early_stopping",
     "log_evaluation",
     "record_evaluation",
+    "reset_parameter",
     "dump_model",
     "tree_to_dict",
     "trees_to_dataframe",

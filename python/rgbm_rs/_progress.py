@@ -6,7 +6,7 @@ import logging
 import sys
 import time
 
-from .callback import CallbackEnv, log_evaluation
+from .callback import CallbackEnv, TrainingModel, log_evaluation
 
 logger = logging.getLogger("rgbm_rs")
 
@@ -36,7 +36,10 @@ class Progress:
 
     def __init__(self, estimator, callbacks, n_rounds):
         self.estimator = estimator
-        self.callbacks = callbacks
+        self.before = [cb for cb in callbacks if getattr(cb, "before_iteration", False)]
+        self.callbacks = [cb for cb in callbacks if not getattr(cb, "before_iteration", False)]
+        self.model = TrainingModel()
+        self.params = dict(estimator.get_params(deep=False))
         self.n_rounds = n_rounds
         self.period = int(estimator.verbose)
         self.evals = {}
@@ -59,6 +62,20 @@ class Progress:
             if tqdm is not None:
                 self.bar = tqdm(total=n_rounds, desc=type(estimator).__name__, unit="round", file=sys.stderr)
 
+    def before_round(self, iteration):
+        """Runs the before-iteration callbacks; the learning rate they set, or None."""
+        self.model._iteration = iteration
+        if not self.before:
+            return None
+        elapsed = time.perf_counter() - self.started
+        env = CallbackEnv(self.estimator, iteration, self.n_rounds, [], self.evals, elapsed, self.model, self.params)
+        for cb in self.before:
+            cb(env)
+        rate = self.model._take_learning_rate()
+        if rate is not None:
+            self.params["learning_rate"] = rate
+        return rate
+
     def __call__(self, iteration, items):
         items = [(str(s), str(m), float(v), bool(h)) for s, m, v, h in items]
         for s, m, v, _ in items:
@@ -66,7 +83,8 @@ class Progress:
         elapsed = time.perf_counter() - self.started
         if self.bar is not None:
             self.bar.update(1)
-        env = CallbackEnv(self.estimator, iteration, self.n_rounds, items, self.evals, elapsed)
+        self.model._iteration = iteration + 1
+        env = CallbackEnv(self.estimator, iteration, self.n_rounds, items, self.evals, elapsed, self.model, self.params)
         if self.log is not None:
             self.log(env)
         stop = False

@@ -6,7 +6,12 @@ Callbacks run in order; all of them see every round, even when an earlier one
 asks to stop. An exception raised by a callback stops training and propagates
 out of ``fit`` unchanged (the estimator is then left unfitted).
 
-Built-ins: :func:`early_stopping`, :func:`log_evaluation`, :func:`record_evaluation`.
+A callback with the attribute ``before_iteration = True`` runs before each
+round instead (LightGBM's protocol), with no results yet; it can change the
+learning rate of the rounds to come through ``env.model.reset_parameter``.
+
+Built-ins: :func:`early_stopping`, :func:`log_evaluation`,
+:func:`record_evaluation`, :func:`reset_parameter`.
 """
 
 from __future__ import annotations
@@ -14,14 +19,79 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
-__all__ = ["CallbackEnv", "EarlyStopping", "early_stopping", "log_evaluation", "record_evaluation"]
+__all__ = [
+    "CallbackEnv",
+    "EarlyStopping",
+    "TrainingModel",
+    "early_stopping",
+    "log_evaluation",
+    "record_evaluation",
+    "reset_parameter",
+]
 
 logger = logging.getLogger("rgbm_rs")
 
 #: One evaluation result: (set name, metric name, value, higher_is_better).
 EvalItem = tuple[str, str, float, bool]
+
+#: The names ``reset_parameter`` takes for the learning rate (LightGBM's aliases).
+_LEARNING_RATE_NAMES = ("learning_rate", "eta", "shrinkage_rate")
+
+
+class TrainingModel:
+    """The model being trained, as a callback sees it (``env.model``).
+
+    Unlike LightGBM's ``env.model``, a full Booster, it offers what can
+    change or be read while the rounds run: :meth:`reset_parameter` (the
+    learning rate only) and :meth:`current_iteration`. The fitted model is
+    the estimator's ``booster_`` once ``fit`` returns.
+    """
+
+    def __init__(self) -> None:
+        self._iteration = 0
+        self._learning_rate: float | None = None
+
+    def current_iteration(self) -> int:
+        """The rounds trained so far."""
+        return self._iteration
+
+    @property
+    def boosters(self) -> list[TrainingModel]:
+        """``[self]``: ``lightgbm.reset_parameter`` updates every member of a
+        model that is not a LightGBM Booster (its CVBooster's), so it
+        updates this one."""
+        return [self]
+
+    def reset_parameter(self, params: dict[str, Any]) -> TrainingModel:
+        """Use ``params["learning_rate"]`` (or LightGBM's aliases ``eta``,
+        ``shrinkage_rate``) from the next round on. Other parameters cannot
+        change during a fit: a ValueError names them. The core refuses a
+        rate that is not finite and > 0, and a fit where no rate scales the
+        trees (``step="constant"``, ``booster="rgb"``) or with model
+        shrinkage (``shrink_rate > 0``)."""
+        if not isinstance(params, dict):
+            raise TypeError(f"reset_parameter takes a dict of parameters, got {type(params).__name__}")
+        other = sorted(set(params) - set(_LEARNING_RATE_NAMES))
+        if other:
+            raise ValueError(
+                f"reset_parameter: only the learning rate can change during a fit, not {other} "
+                f"(names: {list(_LEARNING_RATE_NAMES)})"
+            )
+        given = [name for name in _LEARNING_RATE_NAMES if name in params]
+        if len(given) > 1:
+            raise ValueError(f"reset_parameter: {given} all name the learning rate; pass one")
+        if given:
+            value = params[given[0]]
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"reset_parameter: {given[0]} must be a number, got {value!r}")
+            self._learning_rate = float(value)
+        return self
+
+    def _take_learning_rate(self) -> float | None:
+        rate, self._learning_rate = self._learning_rate, None
+        return rate
 
 
 @dataclass(frozen=True)
@@ -34,7 +104,8 @@ class CallbackEnv:
         The estimator being fitted (its parameters; the model itself is
         available only after ``fit`` returns).
     iteration : int
-        The round just finished, 0-based.
+        The round just finished, 0-based (before-iteration callbacks: the
+        round about to start).
     end_iteration : int
         ``n_estimators``: the number of rounds training would run at most.
     evaluation_result_list : list of (set, metric, value, higher_is_better)
@@ -43,6 +114,16 @@ class CallbackEnv:
         Every value so far, ``{set: {metric: [value per round]}}``.
     elapsed : float
         Seconds since training started.
+    model : TrainingModel
+        The model being trained: :meth:`TrainingModel.reset_parameter` and
+        :meth:`TrainingModel.current_iteration`.
+    params : dict
+        The estimator's parameters (``get_params()``) as the fit runs: a
+        learning rate set by ``reset_parameter`` shows here, as in
+        LightGBM, whose own ``lightgbm.reset_parameter`` callback therefore
+        works too.
+    begin_iteration : int
+        0: the first round of this fit (LightGBM's field).
     """
 
     estimator: object
@@ -51,6 +132,9 @@ class CallbackEnv:
     evaluation_result_list: list[EvalItem]
     evals_result: dict[str, dict[str, list[float]]]
     elapsed: float
+    model: TrainingModel
+    params: dict[str, Any]
+    begin_iteration: int = 0
 
 
 def format_results(items) -> str:
@@ -180,3 +264,35 @@ def record_evaluation(eval_result: dict) -> Callable[[CallbackEnv], bool]:
         return False
 
     return _record
+
+
+def reset_parameter(**kwargs: list[float] | Callable[[int], float]) -> Callable[[CallbackEnv], bool]:
+    """Change the learning rate before each round, as LightGBM's
+    ``reset_parameter``: ``learning_rate=[...]`` gives one rate per round
+    (the list's length must be ``n_estimators``), ``learning_rate=f`` the
+    rate ``f(round)`` (0-based). Only the learning rate can change (see
+    :meth:`TrainingModel.reset_parameter`); the model keeps the rates its
+    trees were scaled by, and its saved parameters show the first.
+    """
+    for name, value in kwargs.items():
+        if not (callable(value) or isinstance(value, (list, tuple))):
+            raise TypeError(f"reset_parameter: {name} must be a list or a function of the round, got {value!r}")
+    TrainingModel().reset_parameter(dict.fromkeys(kwargs, 0.0))  # the names are checked here
+
+    def _reset(env: CallbackEnv) -> bool:
+        new = {}
+        for name, value in kwargs.items():
+            if callable(value):
+                new[name] = value(env.iteration)
+            else:
+                if len(value) != env.end_iteration:
+                    raise ValueError(
+                        f"reset_parameter: the list for {name} has {len(value)} values; it needs one per "
+                        f"round, n_estimators = {env.end_iteration}"
+                    )
+                new[name] = value[env.iteration]
+        env.model.reset_parameter(new)
+        return False
+
+    _reset.before_iteration = True  # type: ignore[attr-defined]
+    return _reset

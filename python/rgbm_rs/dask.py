@@ -1017,6 +1017,11 @@ class _DaskMixin(_DaskBase):
         sets = self._checked_evals(dataclasses.replace(fit, evals=evals), dtype, start)
         # Callbacks and logging run here, on the client, after every round.
         progress = Progress(self, callbacks, params["n_estimators"])
+        if progress.before:
+            raise ValueError(
+                "a Dask cluster runs callbacks after each round only: before-iteration callbacks "
+                "(reset_parameter) cannot change the shards' rounds; fit the local estimator"
+            )
         try:
             shards = dataclasses.replace(fit, X=X, init_score=init_score, evals=sets)
             model, rounds, evals, best, stats, lost = _train(params, shards, run._replace(on_round=progress))

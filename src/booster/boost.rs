@@ -278,6 +278,9 @@ fn train_in_pool<T: Element>(
             }
             None => {
                 monitor.before_round(round)?;
+                if let Some(lr) = monitor.learning_rate(round)? {
+                    fit.set_learning_rate(lr)?;
+                }
                 // Until the round ends (not during the hook, which may run Python).
                 let workers = contention.start_round();
                 let started = Instant::now();

@@ -63,6 +63,12 @@ pub trait Monitor: Send {
     fn after_round(&mut self, _round: usize, _results: &[EvalResult]) -> Result<bool> {
         Ok(false)
     }
+    /// A new learning rate from round `round` on (a schedule), or None to
+    /// keep the current one. Called after `before_round`, for rounds that
+    /// are trained (not replayed).
+    fn learning_rate(&mut self, _round: usize) -> Result<Option<f64>> {
+        Ok(None)
+    }
     /// Round `round` was trained (not replayed by a resumed fit): its trees
     /// (one per output, as added to the scores) and log entry, which a
     /// resumed fit takes back (see [`crate::booster::resume`]). Called

@@ -88,6 +88,9 @@ pub(super) struct Fit<'a, T: Element> {
     langevin: Option<sglb::Langevin>,
     /// Model shrinkage: F ← b + q·(F − b) + tree each round.
     q: f64,
+    /// The round's learning rate: `params.learning_rate` until a callback
+    /// sets another (`set_learning_rate`).
+    learning_rate: f64,
     /// |base score| + Σ max |leaf| so far (see `check_finite_round`).
     bound: f64,
     evaluator: Evaluator<'a, 'a, T>,
@@ -184,6 +187,7 @@ impl<'a, T: Element> Fit<'a, T> {
             dir,
             langevin,
             q: params.shrink_factor(),
+            learning_rate: params.learning_rate,
             bound,
             evaluator,
             // Grown round by round (fallibly): n_estimators is only an upper
@@ -268,12 +272,47 @@ impl<'a, T: Element> Fit<'a, T> {
         Ok(())
     }
 
+    /// The learning rate of the rounds from now on (LightGBM's
+    /// `reset_parameter` schedules). Refused where no rate scales the trees
+    /// (the constant 1/σ step, RGB), and with model shrinkage, whose factor
+    /// is folded into the trees once as one rate's.
+    pub(super) fn set_learning_rate(&mut self, learning_rate: f64) -> Result<()> {
+        let params = self.p.params;
+        // The schema's bounds, as for the rate the fit started with.
+        BoosterParams {
+            learning_rate,
+            ..params.clone()
+        }
+        .validate()?;
+        let refusal: Option<String> = if params.booster == BoosterKind::Rgb {
+            Some("booster='rgb' has no learning rate to change: its steps are the family's".into())
+        } else if params.step == Step::Constant {
+            Some("step='constant' steps by 1/σ, not by a learning rate".into())
+        } else if params.shrink_factor() != 1.0 {
+            Some("model shrinkage (shrink_rate > 0) folds one rate's factor into the trees".into())
+        } else {
+            None
+        };
+        if let Some(why) = refusal {
+            return Err(RgbmError::param(
+                "learning_rate",
+                format!("a new learning rate during the fit: {why}"),
+            ));
+        }
+        self.learning_rate = learning_rate;
+        if let Some(langevin) = &mut self.langevin {
+            langevin.set_learning_rate(params, learning_rate);
+        }
+        Ok(())
+    }
+
     /// One round of RGBM (and SGLB): a tree per output on the round's
     /// gradients, scaled by the step rule and added to the scores.
     pub(super) fn boost_round(&mut self, round: usize) -> Result<RoundLog> {
         let (p, k_out) = (self.p, self.k_out);
         // Shrinkage and constant steps are known before the trees are grown.
-        let fixed = step::fixed_step(p.params, p.objective, p.y, &self.scores, p.w)?;
+        let lr = self.learning_rate;
+        let fixed = step::fixed_step(p.params, lr, p.objective, p.y, &self.scores, p.w)?;
         self.shrink_model();
         let mut round_trees = with_capacity(k_out, "the round's trees")?;
         let mut features_searched = None;
@@ -314,7 +353,16 @@ impl<'a, T: Element> Fit<'a, T> {
             None => {
                 let (y, w, dir) = (p.y, p.w, &self.dir);
                 let trees = &mut round_trees;
-                step::line_search(p.params, p.objective, y, &mut self.scores, w, dir, trees)?
+                step::line_search(
+                    p.params,
+                    lr,
+                    p.objective,
+                    y,
+                    &mut self.scores,
+                    w,
+                    dir,
+                    trees,
+                )?
             }
         };
         self.check_finite(&round_trees, 0, round)?;

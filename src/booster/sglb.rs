@@ -88,6 +88,7 @@ pub(crate) struct Langevin {
     noisy: Vec<[f64; 2]>,
     /// `summation="exact"`: the noisy gradients go on the grid too.
     exact: bool,
+    weight_unit: f64,
 }
 
 impl Langevin {
@@ -96,13 +97,22 @@ impl Langevin {
         if !params.langevin {
             return Ok(None);
         }
-        let c = noise_scale(params.learning_rate, params.temperature);
-        Ok(Some(Langevin {
-            gradient_c: c * weight_unit,
-            leaf_c: c * weight_unit.sqrt(),
+        let mut langevin = Langevin {
+            gradient_c: 0.0,
+            leaf_c: 0.0,
             noisy: filled_vec(n, [0.0f64; 2], "the Langevin gradients")?,
             exact: params.summation() == crate::params::Summation::Exact,
-        }))
+            weight_unit,
+        };
+        langevin.set_learning_rate(params, params.learning_rate);
+        Ok(Some(langevin))
+    }
+
+    /// The noise of a step of `learning_rate`: variance 2/(εβ) per row.
+    pub fn set_learning_rate(&mut self, params: &BoosterParams, learning_rate: f64) {
+        let c = noise_scale(learning_rate, params.temperature);
+        self.gradient_c = c * self.weight_unit;
+        self.leaf_c = c * self.weight_unit.sqrt();
     }
 
     /// The gradients that choose a tree's structure: `gh` plus noise from

@@ -9,9 +9,12 @@ use crate::tree::Tree;
 
 /// The multiplier applied to the tree's raw leaf values.
 ///
-/// `dir` is u evaluated on every training row; it is only read by `line_search`.
+/// `learning_rate` is the round's (`params.learning_rate` unless a callback
+/// changed it); `dir` is u evaluated on every training row; it is only read
+/// by `line_search`.
 pub fn step_scale(
     params: &BoosterParams,
+    learning_rate: f64,
     objective: &Objective,
     y: &[f64],
     scores: &[f64],
@@ -19,7 +22,7 @@ pub fn step_scale(
     dir: &[f64],
 ) -> Result<f64> {
     match params.step {
-        Step::Shrinkage => Ok(params.learning_rate),
+        Step::Shrinkage => Ok(learning_rate),
         Step::Constant => {
             let sigma = objective
                 .smoothness()
@@ -28,7 +31,7 @@ pub fn step_scale(
         }
         Step::LineSearch => {
             let rho = objective.line_minimum(y, scores, dir, w, 0.0);
-            Ok(params.learning_rate * if rho.is_finite() { rho } else { 0.0 })
+            Ok(learning_rate * if rho.is_finite() { rho } else { 0.0 })
         }
     }
 }
@@ -37,21 +40,24 @@ pub fn step_scale(
 /// the constant 1/σ); `None` for the line search, which needs the trees.
 pub(crate) fn fixed_step(
     params: &BoosterParams,
+    learning_rate: f64,
     objective: &Objective,
     y: &[f64],
     scores: &[f64],
     w: Option<&[f64]>,
 ) -> Result<Option<f64>> {
     (params.step != Step::LineSearch)
-        .then(|| step_scale(params, objective, y, scores, w, &[]))
+        .then(|| step_scale(params, learning_rate, objective, y, scores, w, &[]))
         .transpose()
 }
 
 /// The line search along all K trees of a round at once: finds the step s
 /// along `dir` (the trees' raw output u on every training row), moves the
 /// scores to F + s·u and scales the trees' leaves by s.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn line_search(
     params: &BoosterParams,
+    learning_rate: f64,
     objective: &Objective,
     y: &[f64],
     scores: &mut [f64],
@@ -59,7 +65,7 @@ pub(crate) fn line_search(
     dir: &[f64],
     trees: &mut [Tree],
 ) -> Result<f64> {
-    let mut s = step_scale(params, objective, y, scores, w, dir)?;
+    let mut s = step_scale(params, learning_rate, objective, y, scores, w, dir)?;
     if params.has_monotone() {
         // A negative step would reverse monotone trees. The loss is convex
         // along the direction, so its minimum over s ≥ 0 is max(s*, 0).

@@ -106,6 +106,24 @@ impl Monitor for PyMonitor<'_> {
         })
     }
 
+    /// `callback.before_round(round)`, when the callback has one: the
+    /// learning rate from this round on, or None.
+    fn learning_rate(&mut self, round: usize) -> CoreResult<Option<f64>> {
+        let Some(callback) = &self.callback else {
+            return Ok(None);
+        };
+        self.call_python(|py| {
+            let callback = callback.bind(py);
+            if !callback.hasattr("before_round").map_err(|e| self.fail(e))? {
+                return Ok(None);
+            }
+            callback
+                .call_method1("before_round", (round,))
+                .and_then(|v| v.extract::<Option<f64>>())
+                .map_err(|e| self.fail(e))
+        })
+    }
+
     fn custom_gradients(&mut self, scores: &[f64], out: &mut [[f64; 2]]) -> CoreResult<()> {
         let Some(objective) = &self.objective else {
             return Err(RgbmError::param(

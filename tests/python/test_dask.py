@@ -18,6 +18,7 @@ distributed = pytest.importorskip("distributed", reason="the dask extra is not i
 
 from sklearn.exceptions import DataConversionWarning  # noqa: E402
 
+import rgbm_rs  # noqa: E402
 from rgbm_rs import RGBMClassifier, RGBMRegressor  # noqa: E402
 from rgbm_rs.dask import DaskRGBMClassifier, DaskRGBMRegressor  # noqa: E402
 
@@ -243,6 +244,8 @@ def test_refusals_are_clear(client):
         DaskRGBMRegressor(early_stopping_rounds=3).fit(Xd, yd)
     with pytest.raises(ValueError, match="booster='rgb' cannot train on shards"):
         DaskRGBMRegressor(booster="rgb").fit(Xd, yd)
+    with pytest.raises(ValueError, match="before-iteration callbacks"):
+        DaskRGBMRegressor(n_estimators=3).fit(Xd, yd, callbacks=[rgbm_rs.reset_parameter(learning_rate=[0.1] * 3)])
     with pytest.raises(ValueError, match="step='line_search' cannot train on shards"):
         DaskRGBMRegressor(step="line_search").fit(Xd, yd)
     with pytest.raises(ValueError, match="loss='gaussian' cannot train on shards"):
