@@ -65,3 +65,18 @@ def test_python_block_runs_on_its_own(page, index, code, tmp_path):
         assert (tmp_path / "model.json").exists()
     if "to_onnx(" in code and '"model.onnx"' in code:
         assert (tmp_path / "model.onnx").exists()
+
+
+def test_the_export_extra_installs_what_the_export_page_imports():
+    import tomllib
+
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        project = tomllib.load(f)["project"]
+    name = lambda req: re.split(r"[\[<>=!~ ]", req, maxsplit=1)[0].lower()  # noqa: E731
+    installed = {name(r) for r in project["dependencies"] + project["optional-dependencies"]["export"]}
+    installed |= {"numpy", "sklearn", "rgbm_rs"} | set(sys.stdlib_module_names)
+    imports = set()
+    for code in _blocks(os.path.join("docs", "export.md")):
+        imports |= {m.split(".")[0] for m in re.findall(r"^\s*(?:import|from) (\w[\w.]*)", code, re.M)}
+    assert imports, "docs/export.md has no imports to check"
+    assert imports <= installed, f"the export extra lacks {sorted(imports - installed)}"
