@@ -95,6 +95,18 @@ class RGBMRegressor(RegressorMixin, RGBMBase):
         subsample_for="split" and step="constant".
     min_split_gain : float, default=0.0
         A split must gain more than this.
+    extra_trees : bool, default=False
+        LightGBM's extremely randomised trees: at each node every numeric
+        feature tries one threshold only, drawn uniformly among its bin
+        boundaries (both missing-value directions are tried at it), and
+        the node takes the best of these. The draw comes from
+        ``random_state`` (LightGBM has a separate ``extra_seed``) and
+        depends on the tree, the node and the feature only, so models do
+        not depend on ``n_jobs``. Categorical features are searched as
+        usual (LightGBM also draws among their category splits). With
+        ``selection="random"`` a feature keeps its drawn threshold only if
+        the selection drew it too. Works with booster="rgb" and
+        langevin=True.
     categorical_features : "from_dtype", "auto", list of int or str, boolean mask or None, default="from_dtype"
         Features split by sets of categories instead of thresholds.
         "from_dtype" takes the frame's columns of a categorical dtype
@@ -419,6 +431,7 @@ or callable, default="squared"
         max_delta_step: float = 0.0,
         path_smooth: float = 0.0,
         min_split_gain: float = 0.0,
+        extra_trees: bool = False,
         categorical_features: FeatureSelection | str | None = "from_dtype",
         max_cat_to_onehot: int | None = None,
         max_cat_threshold: int | None = None,

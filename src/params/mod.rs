@@ -27,6 +27,11 @@ fn is_zero(x: &f64) -> bool {
     *x == 0.0
 }
 
+/// serde: options off by default are not written when off.
+fn is_false(x: &bool) -> bool {
+    !*x
+}
+
 /// Upper limit on `n_classes` (one tree per class per round).
 pub const MAX_CLASSES: usize = 10_000;
 
@@ -147,6 +152,14 @@ declare_params! {
         spec(NON_NEGATIVE, "leaf values pulled towards the parent's: (w·n + parent·s)/(n + s) for n rows, in the gain too; 0 = none");
     min_split_gain: f64 = 0.0,
         spec(NON_NEGATIVE, "smallest gain a split must reach");
+    /// LightGBM's `extra_trees`: each numeric feature's search at a node
+    /// tries one threshold only, drawn uniformly among the feature's bin
+    /// boundaries from (random_state, tree, node, feature); both
+    /// missing-value directions are tried at it. Categorical features are
+    /// searched as usual. Not written when off.
+    #[serde(skip_serializing_if = "is_false")]
+    extra_trees: bool = false,
+        spec(Values::Bool, "each numeric feature tries one random threshold per node (LightGBM's extra_trees)");
     /// Features whose values are category codes (integers in
     /// [0, `MAX_CATEGORY`], NaN = missing): their splits send a set of
     /// categories one way. Unset fields are not written, so models without

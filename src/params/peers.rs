@@ -386,10 +386,18 @@ pub const PEER_NAMES: &[PeerName] = &[
     entry(
         "extra_trees",
         LGB,
+        Same,
+        "extra_trees",
+        true,
+        "one random threshold per node and numeric feature, drawn from random_state (LightGBM's extra_seed is not taken); categorical features are searched as usual",
+    ),
+    entry(
+        "extra_seed",
+        LGB,
         Refused,
-        "",
+        "random_state",
         false,
-        "random thresholds are not built",
+        "extra_trees draws its thresholds from random_state: pass random_state",
     ),
     entry("path_smooth", LGB, Same, "path_smooth", true, ""),
     entry(

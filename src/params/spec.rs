@@ -341,6 +341,7 @@ mod tests {
             reg_alpha: 1.0,
             max_delta_step: 1.0,
             path_smooth: 1.0,
+            extra_trees: true,
             ..Default::default()
         };
         let defaults = serde_json::to_value(every).unwrap();
