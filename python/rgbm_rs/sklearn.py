@@ -358,11 +358,12 @@ or callable, default="squared"
         The share of features searched: drawn per tree
         (``colsample_bytree``, LightGBM's ``feature_fraction``) or per node
         (``colsample_bynode``, ``feature_fraction_bynode``). A fraction f
-        below 1 is ``selection="random"`` with ``selection_size=f`` and
+        below 1 is ``selection="groups"`` (one group per feature) with ``selection_size=f`` and
         ``selection_scope="tree"`` or ``"node"``: ceil(f × n_features)
         features, drawn once per round (XGBoost and LightGBM draw per tree
         and round to nearest); not both a per-tree and a per-node fraction
-        below 1 (XGBoost multiplies them).
+        below 1 (XGBoost multiplies them). ``fit(feature_weights=...)``
+        weights the draw.
     verbosity : int in [0, 3] or None, default=None
         XGBoost's message level: 0 hides the warnings a fit gives; rounds
         are logged by ``verbose``.

@@ -287,6 +287,13 @@ declare_params! {
     /// A partition of the features into groups; `None` = one group per feature.
     groups: Option<Vec<Vec<usize>>> = None,
         maybe(Values::FeatureGroups, "feature groups for selection='group'/'groups'; None = one per feature");
+    /// XGBoost's `feature_weights`: with a feature draw (selection='group'
+    /// or 'groups' without `groups`), feature j is drawn with probability
+    /// proportional to its weight, without replacement; features of weight
+    /// 0 are never drawn. Unset fields are not written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    feature_weights: Option<Vec<f64>> = None,
+        maybe(Values::NonNegativeList, "weights of the features in a feature draw (selection='group'/'groups'): drawn without replacement in proportion to them; 0 = never");
     selection_scope: SelectionScope = SelectionScope::Tree,
         spec(Values::Choice { options: SelectionScope::NAMES }, "draw the candidates once per tree or per node");
     /// Record the training loss after every round (costs one pass over the rows).

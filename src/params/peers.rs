@@ -121,7 +121,7 @@ pub const PEER_NAMES: &[PeerName] = &[
         Mapped,
         "selection_size",
         true,
-        "selection='random' with selection_size=fraction per tree: ceil(fraction × features) drawn each round",
+        "selection='groups' (a group per feature) with selection_size=fraction: ceil(fraction × features) drawn each round, weighted by fit(feature_weights=)",
     ),
     entry(
         "feature_fraction",
@@ -137,7 +137,7 @@ pub const PEER_NAMES: &[PeerName] = &[
         Mapped,
         "selection_size",
         true,
-        "selection='random', selection_scope='node' with selection_size=fraction; not with colsample_bytree < 1",
+        "selection='groups', selection_scope='node' with selection_size=fraction; not with colsample_bytree < 1",
     ),
     entry(
         "feature_fraction_bynode",
