@@ -17,6 +17,7 @@ pub enum Purpose {
     LangevinGradient = 4,
     LangevinLeaf = 5,
     Rgb = 6,
+    ExtraTrees = 7,
 }
 
 /// SplitMix64 finaliser: decorrelates nearby seeds before keying ChaCha.

@@ -88,6 +88,8 @@ pub struct Selector {
     /// Random selection only (else empty): prefix sums of the number of
     /// candidate thresholds per feature (length p + 1).
     split_offsets: Vec<usize>,
+    /// `feature_weights` (group draws of single features only).
+    weights: Option<Vec<f64>>,
 }
 
 fn resolve(size: SelectionSize, of: usize, what: &str) -> Result<usize> {
@@ -167,12 +169,22 @@ impl Selector {
             (Selection::Groups, Some(s)) => resolve(s, n_groups, "groups")?,
             _ => 1,
         };
+        let weights = match &params.feature_weights {
+            Some(w) if w.len() != p => {
+                return Err(RgbmError::param(
+                    "feature_weights",
+                    format!("has {} weights, but X has {p} features", w.len()),
+                ));
+            }
+            w => w.clone(),
+        };
         Ok(Selector {
             kind: params.selection,
             size,
             groups,
             n_features: p,
             split_offsets,
+            weights,
         })
     }
 
@@ -196,6 +208,13 @@ impl Selector {
         match self.kind {
             Selection::Full => Candidates::all(p),
             // Type 2 is Type 3 with t = 1, drawn the same way.
+            Selection::Group | Selection::Groups if self.weights.is_some() => {
+                let weights = self.weights.as_deref().unwrap_or(&[]);
+                Candidates {
+                    features: weighted_sample(rng, weights, self.size),
+                    allowed: None,
+                }
+            }
             Selection::Group | Selection::Groups => {
                 let drawn = rand::seq::index::sample(rng, self.n_groups(), self.size);
                 let mut features: Vec<usize> = match &self.groups {
@@ -244,6 +263,29 @@ impl Selector {
             }
         }
     }
+}
+
+/// `size` indices drawn without replacement, each draw with probability
+/// proportional to the weights of those left (Efraimidis & Spirakis 2006:
+/// the largest keys u^(1/w), compared as ln(u)/w), ascending; indices of
+/// weight 0 are never drawn, so fewer come back when fewer have weight.
+pub fn weighted_sample(rng: &mut ChaCha8Rng, weights: &[f64], size: usize) -> Vec<usize> {
+    use rand::RngExt;
+    let mut keys: Vec<(f64, usize)> = weights
+        .iter()
+        .enumerate()
+        .map(|(j, &w)| {
+            // u in (0, 1]: ln(u) is finite.
+            let u = 1.0 - rng.random::<f64>();
+            (u.ln() / w, j)
+        })
+        .filter(|&(_, j)| weights[j] > 0.0)
+        .collect();
+    // Largest key first; ties (probability 0) to the lower index.
+    keys.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut picked: Vec<usize> = keys.iter().take(size).map(|&(_, j)| j).collect();
+    picked.sort_unstable();
+    picked
 }
 
 #[cfg(test)]
@@ -393,5 +435,64 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("selection_size"), "{e}");
+    }
+
+    /// Inclusion frequencies of weighted draws against the closed form:
+    /// the chance of each ordered sequence of successive draws, each in
+    /// proportion to the weights left, summed over the sequences.
+    #[test]
+    fn weighted_draws_match_successive_proportional_draws() {
+        let weights = [4.0, 0.0, 1.0, 2.0, 0.5];
+        for size in 1..=4 {
+            let mut want = [0.0f64; 5];
+            fn walk(w: &[f64], left: usize, taken: &mut Vec<usize>, p: f64, want: &mut [f64]) {
+                if left == 0 {
+                    for &j in taken.iter() {
+                        want[j] += p;
+                    }
+                    return;
+                }
+                let rest: f64 = (0..w.len())
+                    .filter(|j| !taken.contains(j))
+                    .map(|j| w[j])
+                    .sum();
+                for j in 0..w.len() {
+                    if !taken.contains(&j) && w[j] > 0.0 {
+                        taken.push(j);
+                        walk(w, left - 1, taken, p * w[j] / rest, want);
+                        taken.pop();
+                    }
+                }
+            }
+            walk(&weights, size, &mut Vec::new(), 1.0, &mut want);
+            let mut rng = stream(9, Purpose::Selection, size as u64);
+            let draws = 40_000;
+            let mut got = [0usize; 5];
+            for _ in 0..draws {
+                let s = weighted_sample(&mut rng, &weights, size);
+                assert_eq!(s.len(), size);
+                assert!(s.windows(2).all(|w| w[0] < w[1]));
+                for j in s {
+                    got[j] += 1;
+                }
+            }
+            for j in 0..5 {
+                let f = got[j] as f64 / draws as f64;
+                // 4.5 standard errors of a frequency.
+                let se = (want[j] * (1.0 - want[j]) / draws as f64).sqrt();
+                assert!(
+                    (f - want[j]).abs() <= 4.5 * se + 1e-12,
+                    "size {size} feature {j}: {f} vs {}",
+                    want[j]
+                );
+            }
+            assert_eq!(got[1], 0);
+        }
+        // More asked than have weight: only those.
+        let mut rng = stream(1, Purpose::Selection, 0);
+        assert_eq!(
+            weighted_sample(&mut rng, &[0.0, 3.0, 0.0, 1.0], 3),
+            vec![1, 3]
+        );
     }
 }

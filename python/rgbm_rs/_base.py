@@ -253,7 +253,7 @@ def _resolve_peer_params(est, given, fit_metric, fit_verbose=None):
         )
     sampled = by_tree or by_node
     if sampled is not None:
-        set_once("selection", "random", f"{sampled[0]}={sampled[1]!r}")
+        set_once("selection", "groups", f"{sampled[0]}={sampled[1]!r}")
         put("selection_size", float(sampled[1]))
         put("selection_scope", "tree" if by_tree else "node")
     if fit_metric is not None:
@@ -266,6 +266,17 @@ def _resolve_peer_params(est, given, fit_metric, fit_verbose=None):
     if est.verbose < 0:
         put("verbose", 0)
     return quiet
+
+
+def _feature_weights(weights, n_features):
+    """fit's ``feature_weights`` as a list of floats, one per feature (the
+    core checks the values)."""
+    w = np.asarray(weights, dtype=np.float64)
+    if w.shape != (n_features,):
+        raise ValueError(f"feature_weights must have shape ({n_features},), one weight per feature, got {w.shape}")
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError("feature_weights must be finite and >= 0")
+    return [float(v) for v in w]
 
 
 def _one_of(est, name, alias):
@@ -620,6 +631,7 @@ class RGBMBase(BaseEstimator):
         eval_X: Any = None,
         eval_y: Any = None,
         verbose: bool | int | None = None,
+        feature_weights: VectorLike | None = None,
     ) -> Self:
         """Fit on X (n_samples, n_features; NaN = missing) and targets y.
 
@@ -687,6 +699,19 @@ class RGBMBase(BaseEstimator):
             XGBoost's ``fit(verbose=...)``: the constructor's ``verbose`` for
             this fit (True logs every round, False none, k every k-th).
             XGBoost's default True logs; here None keeps the constructor's.
+        feature_weights : array-like of shape (n_features,) or None
+            XGBoost's ``fit(feature_weights=...)``: finite weights >= 0, not
+            all 0, one per feature. The feature draws of column sampling
+            (``colsample_bytree`` / ``colsample_bynode`` below 1, or
+            ``selection="group"`` / ``"groups"`` without ``groups``) take
+            each feature with probability in proportion to its weight,
+            without replacement. A feature of weight 0 is never drawn, so
+            never split on (XGBoost draws such features once the others run
+            out, and falls back to equal weights when all are 0, which is
+            refused here). Without column sampling XGBoost ignores the
+            weights; here that is a ValueError, as with booster="rgb",
+            which draws no features. The weights are recorded with the
+            model's parameters.
 
         Returns
         -------
@@ -706,6 +731,8 @@ class RGBMBase(BaseEstimator):
                 callbacks=callbacks,
                 init_model=init_model,
             )
+            if feature_weights is not None:
+                given = dataclasses.replace(given, feature_weights=feature_weights)
             return self._fit_given(given)
 
     def _fit_given(self, fit: FitInput):
@@ -750,6 +777,8 @@ class RGBMBase(BaseEstimator):
         init = None if init is None else _class_major(init)
         callbacks = _checked_callbacks(fit.callbacks)
         native = self._native_params(seed, native_loss, n_rounds)
+        if fit.feature_weights is not None:
+            native["feature_weights"] = _feature_weights(fit.feature_weights, int(self.n_features_in_))
         binned = None if fit.dataset is None else self._dataset_bins(fit.dataset, native)
         if fit.repeat > 1:
             # Each output's labels are the target: one block per output.

@@ -51,8 +51,8 @@ MAPPED = {
 }
 
 # Core parameters the estimators set themselves: n_classes and n_targets
-# from y, alphas from a list of alpha.
-_DERIVED = {"n_classes", "n_targets", "alphas"}
+# from y, alphas from a list of alpha, feature_weights from fit's.
+_DERIVED = {"n_classes", "n_targets", "alphas", "feature_weights"}
 
 #: The losses each estimator offers, by the core's task of each (the
 #: classifier's "logistic" becomes the core's "softmax" with more than two
@@ -191,6 +191,8 @@ def _core_constraint(spec, options=None):
         out = [Number(Integral, 1, None, closed="left"), Number(Real, 0, 1, closed="right")]
     elif kind in ("int_list", "positive_list", "feature_groups"):
         out = [list, tuple]
+    elif kind == "non_negative_list":
+        out = [list, tuple, np.ndarray]
     else:
         raise ValueError(f"{spec['name']}: unknown parameter type {kind!r}")
     return out + [None] if spec["optional"] else out
@@ -248,6 +250,8 @@ def _values(spec):
         text = f"list of ints in [{spec['min']}, {spec['max']}]"
     elif kind == "positive_list":
         text = "list of floats > 0"
+    elif kind == "non_negative_list":
+        text = "list of floats ≥ 0"
     elif kind == "feature_groups":
         text = "list of lists of feature indices"
     elif kind == "metrics":
@@ -271,7 +275,7 @@ def native_value(spec, value):
         return bool(value)
     if kind == "int_list":
         return as_int_list(value, spec["name"])
-    if kind == "positive_list":
+    if kind in ("positive_list", "non_negative_list"):
         return as_float_list(value, spec["name"])
     return value
 

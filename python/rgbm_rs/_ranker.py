@@ -154,6 +154,7 @@ class RGBMRanker(RGBMBase):
         max_delta_step: float = 0.0,
         path_smooth: float = 0.0,
         min_split_gain: float = 0.0,
+        extra_trees: bool = False,
         categorical_features: FeatureSelection | str | None = "from_dtype",
         max_cat_to_onehot: int | None = None,
         max_cat_threshold: int | None = None,

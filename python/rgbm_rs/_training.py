@@ -138,6 +138,8 @@ class FitInput:
     encode: Callable[[Any, int], np.ndarray] | None = None
     #: Outputs fitted on each (1-D) label: several quantiles of one target.
     repeat: int = 1
+    #: fit's ``feature_weights`` as given (None: none).
+    feature_weights: Any = None
 
     @classmethod
     def from_fit(

@@ -48,7 +48,7 @@ from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.validation import check_consistent_length
 
 from . import _core
-from ._base import _checked_callbacks, _class_major, _init_rows, _metric_functions
+from ._base import _checked_callbacks, _class_major, _feature_weights, _init_rows, _metric_functions
 from ._frames import read_frame
 from ._progress import Progress
 from ._training import TrainingData
@@ -928,6 +928,7 @@ class _DaskMixin(_DaskBase):
         eval_X: Any = None,
         eval_y: Any = None,
         verbose: bool | int | None = None,
+        feature_weights: Any = None,
     ) -> Self:
         """Trains on the cluster (see :class:`DaskRGBMRegressor` for the arguments)."""
         timeout = _check_timeout(timeout)
@@ -954,6 +955,7 @@ class _DaskMixin(_DaskBase):
                 eval_X=eval_X,
                 eval_y=eval_y,
                 verbose=verbose,
+                feature_weights=feature_weights,
             )
         finally:
             del self._cluster
@@ -997,6 +999,8 @@ class _DaskMixin(_DaskBase):
             self.__dict__.update(self._previous)  # warm start, nothing to add
             return self
         params = self._native_params(resolve_seed(self.random_state), fit.loss, n_rounds)
+        if fit.feature_weights is not None:
+            params["feature_weights"] = _feature_weights(fit.feature_weights, int(self.n_features_in_))
         params["summation"] = "exact"
         # Refused here, not in the workers' logs.
         _core.check_shard_params(json.dumps(params))

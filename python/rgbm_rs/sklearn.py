@@ -95,6 +95,18 @@ class RGBMRegressor(RegressorMixin, RGBMBase):
         subsample_for="split" and step="constant".
     min_split_gain : float, default=0.0
         A split must gain more than this.
+    extra_trees : bool, default=False
+        LightGBM's extremely randomised trees: at each node every numeric
+        feature tries one threshold only, drawn uniformly among its bin
+        boundaries (both missing-value directions are tried at it), and
+        the node takes the best of these. The draw comes from
+        ``random_state`` (LightGBM has a separate ``extra_seed``) and
+        depends on the tree, the node and the feature only, so models do
+        not depend on ``n_jobs``. Categorical features are searched as
+        usual (LightGBM also draws among their category splits). With
+        ``selection="random"`` a feature keeps its drawn threshold only if
+        the selection drew it too. Works with booster="rgb" and
+        langevin=True.
     categorical_features : "from_dtype", "auto", list of int or str, boolean mask or None, default="from_dtype"
         Features split by sets of categories instead of thresholds.
         "from_dtype" takes the frame's columns of a categorical dtype
@@ -346,11 +358,12 @@ or callable, default="squared"
         The share of features searched: drawn per tree
         (``colsample_bytree``, LightGBM's ``feature_fraction``) or per node
         (``colsample_bynode``, ``feature_fraction_bynode``). A fraction f
-        below 1 is ``selection="random"`` with ``selection_size=f`` and
+        below 1 is ``selection="groups"`` (one group per feature) with ``selection_size=f`` and
         ``selection_scope="tree"`` or ``"node"``: ceil(f × n_features)
         features, drawn once per round (XGBoost and LightGBM draw per tree
         and round to nearest); not both a per-tree and a per-node fraction
-        below 1 (XGBoost multiplies them).
+        below 1 (XGBoost multiplies them). ``fit(feature_weights=...)``
+        weights the draw.
     verbosity : int in [0, 3] or None, default=None
         XGBoost's message level: 0 hides the warnings a fit gives; rounds
         are logged by ``verbose``.
@@ -419,6 +432,7 @@ or callable, default="squared"
         max_delta_step: float = 0.0,
         path_smooth: float = 0.0,
         min_split_gain: float = 0.0,
+        extra_trees: bool = False,
         categorical_features: FeatureSelection | str | None = "from_dtype",
         max_cat_to_onehot: int | None = None,
         max_cat_threshold: int | None = None,

@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::histogram::Gradients;
 use crate::params::{BoosterParams, SelectionScope};
 use crate::reduce::Reduce;
-use crate::rng::{Purpose, stream};
+use crate::rng::{Purpose, RowDraws, stream};
 use crate::selection::{Candidates, Selector};
 use crate::tree::grower::GrownTree;
 use crate::tree::{GrowerConfig, NodeSelection, TreeGrower};
@@ -54,6 +54,11 @@ impl<'a> WeakLearner<'a> {
     ) -> Result<(GrownTree, Option<usize>)> {
         let mut select_rng = stream(params.random_state, Purpose::Selection, stream_id);
         let grower = &mut self.grower;
+        grower.set_extra_trees(
+            params
+                .extra_trees
+                .then(|| RowDraws::new(params.random_state, Purpose::ExtraTrees, stream_id)),
+        );
         if self.selector.is_full() {
             let selection = NodeSelection::Tree(&self.all_features);
             Ok((

@@ -40,7 +40,7 @@ use crate::error::{Result, RgbmError};
 use crate::histogram::Gradients;
 use crate::objective::Objective;
 use crate::params::{BoosterParams, RgbCandidate, RgbPenalty, RgbStep};
-use crate::rng::{Purpose, stream};
+use crate::rng::{Purpose, RowDraws, stream};
 use crate::selection::Candidates;
 use crate::split::{Curvature, SplitRule};
 use crate::tree::{GrowerConfig, NodeSelection, Tree, TreeGrower};
@@ -340,6 +340,11 @@ impl<'a> RgbState<'a> {
             .lock()
             .map_err(|_| RgbmError::param("booster", "RGB candidate state poisoned"))?;
         grower.set_max_leaves(largest.map(|n| n + 1));
+        grower.set_extra_trees(
+            params
+                .extra_trees
+                .then(|| RowDraws::new(params.random_state, Purpose::ExtraTrees, stream_id)),
+        );
         let mut grown_rows = with_capacity(rows.len(), "the row buffer")?;
         grown_rows.extend_from_slice(rows);
         let grown = grower.grow(

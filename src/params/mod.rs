@@ -27,6 +27,11 @@ fn is_zero(x: &f64) -> bool {
     *x == 0.0
 }
 
+/// serde: options off by default are not written when off.
+fn is_false(x: &bool) -> bool {
+    !*x
+}
+
 /// Upper limit on `n_classes` (one tree per class per round).
 pub const MAX_CLASSES: usize = 10_000;
 
@@ -147,6 +152,14 @@ declare_params! {
         spec(NON_NEGATIVE, "leaf values pulled towards the parent's: (w·n + parent·s)/(n + s) for n rows, in the gain too; 0 = none");
     min_split_gain: f64 = 0.0,
         spec(NON_NEGATIVE, "smallest gain a split must reach");
+    /// LightGBM's `extra_trees`: each numeric feature's search at a node
+    /// tries one threshold only, drawn uniformly among the feature's bin
+    /// boundaries from (random_state, tree, node, feature); both
+    /// missing-value directions are tried at it. Categorical features are
+    /// searched as usual. Not written when off.
+    #[serde(skip_serializing_if = "is_false")]
+    extra_trees: bool = false,
+        spec(Values::Bool, "each numeric feature tries one random threshold per node (LightGBM's extra_trees)");
     /// Features whose values are category codes (integers in
     /// [0, `MAX_CATEGORY`], NaN = missing): their splits send a set of
     /// categories one way. Unset fields are not written, so models without
@@ -274,6 +287,13 @@ declare_params! {
     /// A partition of the features into groups; `None` = one group per feature.
     groups: Option<Vec<Vec<usize>>> = None,
         maybe(Values::FeatureGroups, "feature groups for selection='group'/'groups'; None = one per feature");
+    /// XGBoost's `feature_weights`: with a feature draw (selection='group'
+    /// or 'groups' without `groups`), feature j is drawn with probability
+    /// proportional to its weight, without replacement; features of weight
+    /// 0 are never drawn. Unset fields are not written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    feature_weights: Option<Vec<f64>> = None,
+        maybe(Values::NonNegativeList, "weights of the features in a feature draw (selection='group'/'groups'): drawn without replacement in proportion to them; 0 = never");
     selection_scope: SelectionScope = SelectionScope::Tree,
         spec(Values::Choice { options: SelectionScope::NAMES }, "draw the candidates once per tree or per node");
     /// Record the training loss after every round (costs one pass over the rows).

@@ -121,7 +121,7 @@ pub const PEER_NAMES: &[PeerName] = &[
         Mapped,
         "selection_size",
         true,
-        "selection='random' with selection_size=fraction per tree: ceil(fraction × features) drawn each round",
+        "selection='groups' (a group per feature) with selection_size=fraction: ceil(fraction × features) drawn each round, weighted by fit(feature_weights=)",
     ),
     entry(
         "feature_fraction",
@@ -137,7 +137,7 @@ pub const PEER_NAMES: &[PeerName] = &[
         Mapped,
         "selection_size",
         true,
-        "selection='random', selection_scope='node' with selection_size=fraction; not with colsample_bytree < 1",
+        "selection='groups', selection_scope='node' with selection_size=fraction; not with colsample_bytree < 1",
     ),
     entry(
         "feature_fraction_bynode",
@@ -386,10 +386,18 @@ pub const PEER_NAMES: &[PeerName] = &[
     entry(
         "extra_trees",
         LGB,
+        Same,
+        "extra_trees",
+        true,
+        "one random threshold per node and numeric feature, drawn from random_state (LightGBM's extra_seed is not taken); categorical features are searched as usual",
+    ),
+    entry(
+        "extra_seed",
+        LGB,
         Refused,
-        "",
+        "random_state",
         false,
-        "random thresholds are not built",
+        "extra_trees draws its thresholds from random_state: pass random_state",
     ),
     entry("path_smooth", LGB, Same, "path_smooth", true, ""),
     entry(

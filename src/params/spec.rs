@@ -49,6 +49,8 @@ pub enum Values {
     },
     /// A non-empty list of finite numbers > 0.
     PositiveList,
+    /// A non-empty list of finite numbers >= 0.
+    NonNegativeList,
     /// A partition of the features: a list of lists of feature indices.
     FeatureGroups,
     /// A non-empty list of −1, 0 and 1 (one per feature).
@@ -175,6 +177,7 @@ fn expected(spec: &ParamSpec) -> String {
             format!("a non-empty list of integers in [{min}, {max}]")
         }
         Values::PositiveList => "a non-empty list of finite numbers > 0".into(),
+        Values::NonNegativeList => "a non-empty list of finite numbers >= 0".into(),
         Values::FeatureGroups => "a list of lists of feature indices".into(),
         Values::Directions => "a non-empty list of -1, 0 and 1".into(),
         Values::FeatureSets => "a non-empty list of non-empty lists of feature indices".into(),
@@ -228,6 +231,11 @@ fn value_ok(values: Values, v: &Value) -> bool {
             !a.is_empty()
                 && a.iter()
                     .all(|x| x.as_f64().is_some_and(|f| f.is_finite() && f > 0.0))
+        }),
+        Values::NonNegativeList => v.as_array().is_some_and(|a| {
+            !a.is_empty()
+                && a.iter()
+                    .all(|x| x.as_f64().is_some_and(|f| f.is_finite() && f >= 0.0))
         }),
         Values::FeatureGroups => v.as_array().is_some_and(|groups| {
             groups
@@ -341,6 +349,8 @@ mod tests {
             reg_alpha: 1.0,
             max_delta_step: 1.0,
             path_smooth: 1.0,
+            extra_trees: true,
+            feature_weights: Some(vec![1.0]),
             ..Default::default()
         };
         let defaults = serde_json::to_value(every).unwrap();

@@ -317,6 +317,24 @@ impl BoosterParams {
             "groups",
             || "groups are used by selection='group' or 'groups' only".to_string(),
         )?;
+        if let Some(w) = &self.feature_weights {
+            check(
+                self.selection == Selection::Group || self.selection == Selection::Groups,
+                "feature_weights",
+                || {
+                    format!(
+                        "weights the features' draw (colsample_bytree / colsample_bynode < 1, or selection='group' \
+                         or 'groups'), and selection='{selection}' draws no features; XGBoost ignores them then"
+                    )
+                },
+            )?;
+            check(self.groups.is_none(), "feature_weights", || {
+                "weights features, not groups: pass feature_weights or groups, not both".to_string()
+            })?;
+            check(w.iter().any(|&x| x > 0.0), "feature_weights", || {
+                "every weight is 0: at least one feature must have a weight > 0".to_string()
+            })?;
+        }
         check(
             !(self.selection == Selection::Full && self.selection_scope == SelectionScope::Node),
             "selection_scope",

@@ -48,10 +48,10 @@ def _same_model(a, b, X_=X, y=Y):
         ({"objective": "huber"}, {"loss": "huber"}),
         ({"max_depth": -1}, {"max_depth": None, "max_leaves": 31}),
         ({"max_depth": 0, "max_leaves": 9}, {"max_depth": None, "max_leaves": 9}),
-        ({"colsample_bytree": 0.5}, {"selection": "random", "selection_size": 0.5}),
-        ({"feature_fraction": 0.5}, {"selection": "random", "selection_size": 0.5}),
-        ({"colsample_bynode": 0.5}, {"selection": "random", "selection_size": 0.5, "selection_scope": "node"}),
-        ({"feature_fraction_bynode": 0.5}, {"selection": "random", "selection_size": 0.5, "selection_scope": "node"}),
+        ({"colsample_bytree": 0.5}, {"selection": "groups", "selection_size": 0.5}),
+        ({"feature_fraction": 0.5}, {"selection": "groups", "selection_size": 0.5}),
+        ({"colsample_bynode": 0.5}, {"selection": "groups", "selection_size": 0.5, "selection_scope": "node"}),
+        ({"feature_fraction_bynode": 0.5}, {"selection": "groups", "selection_size": 0.5, "selection_scope": "node"}),
         ({"colsample_bytree": 1.0}, {}),
         ({"subsample": 0.7, "subsample_freq": 1}, {"subsample": 0.7}),
         ({"subsample": 0.7, "subsample_freq": 0}, {}),
@@ -97,7 +97,7 @@ def test_the_ranker_takes_the_peers_objectives():
         ({"objective": "regression", "loss": "huber"}, ("objective='regression'", "loss='huber'")),
         ({"colsample_bytree": 0.5, "feature_fraction": 0.5}, ("colsample_bytree=0.5", "feature_fraction=0.5")),
         ({"colsample_bytree": 0.5, "colsample_bynode": 0.5}, ("colsample_bytree=0.5", "colsample_bynode=0.5")),
-        ({"colsample_bytree": 0.5, "selection": "groups"}, ("colsample_bytree=0.5", "selection='groups'")),
+        ({"colsample_bytree": 0.5, "selection": "random"}, ("colsample_bytree=0.5", "selection='random'")),
     ],
 )
 def test_a_peer_name_and_ours_together_are_refused_naming_both(kwargs, names):

@@ -11,6 +11,7 @@ use rayon::prelude::*;
 use super::partition::{SplitRoute, partition, partition_by_bins};
 use super::tree::{Tree, category_bitset};
 use crate::data::BinnedDataset;
+use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
 use crate::alloc::{filled_vec, reserve_one, with_capacity};
@@ -24,6 +25,7 @@ use crate::histogram::{
     subtract_features_into, subtract_into,
 };
 use crate::reduce::{self, Local, Reduce};
+use crate::rng::RowDraws;
 use crate::selection::{Candidates, Selector};
 use crate::split::{Curvature, NodeMonotone, RowCounts, SplitCandidate, SplitRule, best_split};
 use constant::ConstantFeatures;
@@ -142,6 +144,9 @@ pub struct TreeGrower<'a> {
     constraints: &'a TreeConstraints,
     /// Combines this shard's sums with the other shards' ([`Local`]: none).
     reduce: &'a dyn Reduce,
+    /// `extra_trees`: the current tree's draws of one threshold per node
+    /// and feature.
+    extra: Option<RowDraws>,
 }
 
 /// (Σg, Σh, Σw, n) over `rows`: fixed chunks summed in order, so the result
@@ -194,6 +199,7 @@ impl<'a> TreeGrower<'a> {
             max_kept: max_kept(data),
             constraints,
             reduce: &Local,
+            extra: None,
         })
     }
 
@@ -211,6 +217,12 @@ impl<'a> TreeGrower<'a> {
     /// returns is then incomplete; the caller is expected to abandon the fit).
     pub fn set_cancel(&mut self, cancel: Cancel) {
         self.cancel = cancel;
+    }
+
+    /// `extra_trees`: the next trees search one threshold per node and
+    /// numeric feature, drawn from `draws` (None: every threshold).
+    pub fn set_extra_trees(&mut self, draws: Option<RowDraws>) {
+        self.extra = draws;
     }
 
     /// Changes the leaf limit (and so best-first growth) for the next trees.
@@ -272,6 +284,14 @@ impl<'a> TreeGrower<'a> {
             bounds: leaf.bounds,
         });
         let mut constant = Vec::new();
+        let drawn;
+        let cands = match &self.extra {
+            Some(draws) => {
+                drawn = one_threshold_each(self.data, cands, draws, leaf.order);
+                &drawn
+            }
+            None => cands,
+        };
         leaf.best = best_split(
             self.data,
             hist,
@@ -634,6 +654,49 @@ fn ordered_bits(x: f64) -> u64 {
     } else {
         bits | 1 << 63
     }
+}
+
+/// `cands` with one threshold of each numeric feature left, drawn
+/// uniformly from `draws` by (node, feature) alone, so the draw depends
+/// neither on the thread count nor on which other features are searched.
+/// A threshold the candidates' own masks (selection='random') leave out
+/// leaves that feature none.
+pub(crate) fn one_threshold_each(
+    data: &BinnedDataset,
+    cands: &Candidates,
+    draws: &RowDraws,
+    node: usize,
+) -> Candidates {
+    let allowed = cands
+        .features
+        .iter()
+        .enumerate()
+        .map(|(k, &j)| {
+            let n_thresholds = data.mapper.features[j].n_value_bins().saturating_sub(1);
+            let mut mask = vec![false; n_thresholds];
+            if n_thresholds > 0 {
+                let t = random_threshold(draws, node, j, n_thresholds);
+                mask[t] = cands.allowed.as_ref().is_none_or(|a| a[k][t]);
+            }
+            mask
+        })
+        .collect();
+    Candidates {
+        features: cands.features.clone(),
+        allowed: Some(allowed),
+    }
+}
+
+/// The threshold (of `n_thresholds`) that node `node` tries on feature `j`.
+pub(crate) fn random_threshold(
+    draws: &RowDraws,
+    node: usize,
+    j: usize,
+    n_thresholds: usize,
+) -> usize {
+    draws
+        .row(((node as u64) << 32) ^ j as u64)
+        .random_range(0..n_thresholds)
 }
 
 /// The tree-wide candidate set (tree scope).

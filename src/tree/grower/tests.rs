@@ -461,3 +461,76 @@ fn trees_on_wide_sparse_data_equal_growth_from_rows() {
         assert_eq!(got, want, "min_samples_leaf {min_samples_leaf}");
     }
 }
+
+/// extra_trees: the root's split is the best, by brute force over the
+/// rows, of one threshold per feature, the one `random_threshold` draws;
+/// across seeds the draws vary and differ from the full search.
+#[test]
+fn extra_trees_split_is_the_best_of_the_drawn_thresholds() {
+    let (n, p) = (80, 4);
+    let data = scrambled_columns(n, p, 17, 255);
+    let x = |i: usize, j: usize| scrambled_value(i * p + j, 17);
+    let gh: Vec<[f64; 2]> = (0..n)
+        .map(|i| [-(x(i, 0) * 0.3 + (x(i, 2) * 0.7).sin()), 1.0])
+        .collect();
+    let cfg = GrowerConfig {
+        max_depth: Some(1),
+        max_leaves: None,
+        rule: SplitRule {
+            min_samples_leaf: 3.0,
+            ..rule()
+        },
+        exact_counts: true,
+        min_bounded_rows: 0,
+    };
+    let full = grow_all(&data, cfg, &gh, &Candidates::all(p)).0.tree;
+    let score = |rows: &[usize]| {
+        let g: f64 = rows.iter().map(|&i| gh[i][0]).sum();
+        g * g / rows.len() as f64
+    };
+    let (mut differ, mut thresholds) = (0, std::collections::BTreeSet::new());
+    for seed in 0..60 {
+        let draws = RowDraws::new(seed, crate::rng::Purpose::ExtraTrees, 0);
+        let mut g = TreeGrower::new(&data, cfg).unwrap();
+        g.set_extra_trees(Some(draws));
+        let mut rows: Vec<u32> = (0..n as u32).collect();
+        let tree = g
+            .grow(
+                &Gradients::new(&gh, None),
+                &mut rows,
+                true,
+                NodeSelection::Tree(&Candidates::all(p)),
+            )
+            .unwrap()
+            .tree;
+        // Brute force over the drawn thresholds, ties to the earlier feature.
+        let mut best: Option<(f64, usize, f64)> = None;
+        for j in 0..p {
+            let fb = &data.mapper.features[j];
+            let t = random_threshold(&draws, 0, j, fb.thresholds.len());
+            let thr = fb.thresholds[t];
+            let (l, r): (Vec<usize>, Vec<usize>) = (0..n).partition(|&i| x(i, j) <= thr);
+            if l.len() < 3 || r.len() < 3 {
+                continue;
+            }
+            let gain = score(&l) + score(&r) - score(&(0..n).collect::<Vec<_>>());
+            if best.is_none_or(|(b, _, _)| gain > b + 1e-9) {
+                best = Some((gain, j, thr));
+            }
+        }
+        match best {
+            None => assert_eq!(tree.n_internal(), 0, "seed {seed}"),
+            Some((gain, j, thr)) => {
+                assert_eq!(tree.feature[0] as usize, j, "seed {seed}");
+                assert_eq!(tree.threshold[0], thr, "seed {seed}");
+                assert!((tree.gain[0] - gain).abs() < 1e-9 * gain.abs().max(1.0));
+                thresholds.insert((j, thr.to_bits()));
+                differ += usize::from(
+                    (tree.feature[0], tree.threshold[0]) != (full.feature[0], full.threshold[0]),
+                );
+            }
+        }
+    }
+    assert!(thresholds.len() > 10, "{thresholds:?}");
+    assert!(differ > 30, "{differ} of 60 differ from the full search");
+}
