@@ -150,6 +150,13 @@ def _metric_names(eval_metric, native_loss, n_classes=None, functions=True):
     return names
 
 
+def _metric_spelling(eval_metric):
+    """Our metric names -> the peer names the user gave for them (LightGBM's
+    ``l1``, ``binary_logloss``, ...), under which the results are reported."""
+    given = [m for m in _metric_list(eval_metric) or [] if isinstance(m, str)]
+    return {_params.PEER_METRICS[m]: m for m in given if _params.PEER_METRICS.get(m, m) != m}
+
+
 def _metric_functions(eval_metric):
     """The functions among the requested metrics."""
     return [m for m in _metric_list(eval_metric) or [] if callable(m)]
@@ -663,7 +670,11 @@ class RGBMBase(BaseEstimator):
             labels, weights and starting scores. A classifier's evaluation
             labels must be among its training labels.
         eval_names : list of str or None
-            Names of the eval_set entries (default "valid_0", "valid_1", ...).
+            Names of the eval_set entries. By default "valid_i" for entry
+            i, and "training" for an entry that is the fit's own ``X`` and
+            ``y`` objects (LightGBM's names). Metrics asked for by a peer's
+            name (``l1``, ``binary_logloss``, ``mlogloss``, ...) are reported
+            under that name in ``evals_result_`` and to callbacks.
         eval_sample_weight : list of array-like or None
             Row weights of each eval_set entry.
         callbacks : list of callables or None
@@ -720,7 +731,11 @@ class RGBMBase(BaseEstimator):
         eval_set = _eval_pairs(eval_set, eval_X, eval_y)
         with self._fitting(), self._peer_params(eval_metric, verbose):
             evals = EvalSet.from_fit(
-                eval_set, eval_names, eval_sample_weight=eval_sample_weight, eval_init_score=eval_init_score
+                eval_set,
+                eval_names,
+                eval_sample_weight=eval_sample_weight,
+                eval_init_score=eval_init_score,
+                train=(X, y),
             )
             given = FitInput.from_fit(
                 X,
@@ -795,7 +810,8 @@ class RGBMBase(BaseEstimator):
         metrics_fn = _custom.metrics_hook(metric_fns, sets, native["eval_metric"]) if metric_fns and sets else None
         # With evaluation sets the per-round hook also records their values: the
         # core's histories come as JSON, where NaN and infinity become null.
-        progress = Progress(self, callbacks, n_rounds) if (callbacks or self.verbose or sets) else None
+        spelling = _metric_spelling(self.eval_metric)
+        progress = Progress(self, callbacks, n_rounds, spelling) if (callbacks or self.verbose or sets) else None
         try:
             data = TrainingData(native_matrix(X), y_float, w, init, fit.group, binned)
             booster = _core.Booster.train(params, data, sets or None, progress, loss_fn, metrics_fn)
@@ -828,8 +844,9 @@ class RGBMBase(BaseEstimator):
         log `rounds`, evaluation histories `evals` and best round."""
         self.n_estimators_ = len(rounds)
         self.evals_result_ = {}
+        spelling = _metric_spelling(self.eval_metric)
         for h in evals:
-            self.evals_result_.setdefault(h["set"], {})[h["metric"]] = h["values"]
+            self.evals_result_.setdefault(h["set"], {})[spelling.get(h["metric"], h["metric"])] = h["values"]
         stoppers = [cb for cb in callbacks if isinstance(cb, EarlyStopping) and cb.best_iteration is not None]
         if best is None and stoppers:
             # A callback stopped training: keep the best round it saw, as the constructor option does.

@@ -34,13 +34,15 @@ class Progress:
     per round; only installed when there is something to do.
     """
 
-    def __init__(self, estimator, callbacks, n_rounds):
+    def __init__(self, estimator, callbacks, n_rounds, spelling=None):
         self.estimator = estimator
         self.before = [cb for cb in callbacks if getattr(cb, "before_iteration", False)]
         self.callbacks = [cb for cb in callbacks if not getattr(cb, "before_iteration", False)]
         self.model = TrainingModel()
         self.params = dict(estimator.get_params(deep=False))
         self.n_rounds = n_rounds
+        # Metrics asked for by a peer's name are reported under it.
+        self.spelling = spelling or {}
         self.period = int(estimator.verbose)
         self.evals = {}
         self.started = time.perf_counter()
@@ -77,7 +79,7 @@ class Progress:
         return rate
 
     def __call__(self, iteration, items):
-        items = [(str(s), str(m), float(v), bool(h)) for s, m, v, h in items]
+        items = [(str(s), self.spelling.get(str(m), str(m)), float(v), bool(h)) for s, m, v, h in items]
         for s, m, v, _ in items:
             self.evals.setdefault(s, {}).setdefault(m, []).append(v)
         elapsed = time.perf_counter() - self.started

@@ -269,6 +269,7 @@ class RGBMRanker(RGBMBase):
                 eval_names,
                 eval_init_score=eval_init_score,
                 eval_group=_eval_queries(eval_set, eval_group, eval_qid),
+                train=(X, y),
             )
             queries = None if group is None and qid is None else _Queries(group, qid)
             given = FitInput.from_fit(

@@ -53,11 +53,13 @@ class EvalSet:
 
     @staticmethod
     def from_fit(
-        eval_set, eval_names=None, *, eval_sample_weight=None, eval_init_score=None, eval_group=None
+        eval_set, eval_names=None, *, eval_sample_weight=None, eval_init_score=None, eval_group=None, train=None
     ) -> list[EvalSet]:
         """``fit``'s evaluation arguments as one entry per set: (X, y)
         pairs or Datasets (which bring their own weights, starting scores
-        and groups), each list checked for one entry per set."""
+        and groups), each list checked for one entry per set. Unnamed sets
+        are "valid_i", or "training" when the pair is the fit's own (X, y)
+        objects, ``train`` (LightGBM's names)."""
         if eval_set is None:
             for what, given in (("eval_init_score", eval_init_score), ("eval_group", eval_group)):
                 if given is not None:
@@ -78,7 +80,12 @@ class EvalSet:
             per_set[what] = [None] * k if given is None else list(given)
         out = []
         for i, entry in enumerate(entries):
-            name = str(eval_names[i]) if eval_names is not None else f"valid_{i}"
+            if eval_names is not None:
+                name = str(eval_names[i])
+            elif train is not None and not isinstance(entry, Dataset) and all(a is b for a, b in zip(entry, train)):
+                name = "training"
+            else:
+                name = f"valid_{i}"
             own = {what: values[i] for what, values in per_set.items()}
             if isinstance(entry, Dataset):
                 if entry.label is None:

@@ -48,7 +48,7 @@ from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.validation import check_consistent_length
 
 from . import _core
-from ._base import _checked_callbacks, _class_major, _feature_weights, _init_rows, _metric_functions
+from ._base import _checked_callbacks, _class_major, _feature_weights, _init_rows, _metric_functions, _metric_spelling
 from ._frames import read_frame
 from ._progress import Progress
 from ._training import TrainingData
@@ -1020,7 +1020,7 @@ class _DaskMixin(_DaskBase):
             init_score = raw if init_score is None else raw + _as_array(init_score, "init_score", raw.ndim)
         sets = self._checked_evals(dataclasses.replace(fit, evals=evals), dtype, start)
         # Callbacks and logging run here, on the client, after every round.
-        progress = Progress(self, callbacks, params["n_estimators"])
+        progress = Progress(self, callbacks, params["n_estimators"], _metric_spelling(self.eval_metric))
         if progress.before:
             raise ValueError(
                 "a Dask cluster runs callbacks after each round only: before-iteration callbacks "

@@ -36,12 +36,12 @@ def test_metrics_for_a_loss_are_what_a_fit_accepts(loss, cls, task):
     listed = _core.metrics_for(loss)
     # The first is the default: what a fit with an evaluation set records unasked.
     est = _estimator(loss, cls).fit(X, y, eval_set=[(X, y)])
-    assert list(est.evals_result_["valid_0"]) == [listed[0]]
+    assert list(est.evals_result_["training"]) == [listed[0]]
     for metric in ALL_METRICS:
         est = _estimator(loss, cls, eval_metric=metric)
         if metric in listed:
             est.fit(X, y, eval_set=[(X, y)])
-            assert list(est.evals_result_["valid_0"]) == [metric]
+            assert list(est.evals_result_["training"]) == [metric]
         else:
             with pytest.raises(ValueError, match="eval_metric"):
                 est.fit(X, y, eval_set=[(X, y)])

@@ -114,7 +114,7 @@ def test_a_metric_function_sees_every_output_of_a_multi_output_model(regression)
 
     m = RGBMRegressor(loss="gaussian", n_estimators=4, eval_metric=["rmse", mean_rmse]).fit(X, y, eval_set=[(X, y)])
     assert seen == [(len(y), 2)] * 4
-    h = m.evals_result_["valid_0"]
+    h = m.evals_result_["training"]
     np.testing.assert_allclose(h["mean_rmse"], h["rmse"], rtol=1e-12)
 
 
@@ -178,17 +178,17 @@ def test_non_finite_metric_values_stay_non_finite(regression):
     for extra in ({}, {"callbacks": [record_evaluation(recorded := {})]}):
         metric.calls = 0
         est = RGBMRegressor(n_estimators=6, eval_metric=["l2", metric]).fit(X, y, eval_set=[(X, y)], **extra)
-        _same_values(est.evals_result_["valid_0"]["m"], sequence)
-        assert all(np.isfinite(est.evals_result_["valid_0"]["l2"]))
+        _same_values(est.evals_result_["training"]["m"], sequence)
+        assert all(np.isfinite(est.evals_result_["training"]["l2"]))
         if extra:
-            _same_values(recorded["valid_0"]["m"], sequence)
-            assert recorded["valid_0"]["l2"] == est.evals_result_["valid_0"]["l2"]
+            _same_values(recorded["training"]["m"], sequence)
+            assert recorded["training"]["l2"] == est.evals_result_["training"]["l2"]
     # Early stopping on the metric keeps the -inf round, and best_score_ says so.
     metric.calls = 0
     early = RGBMRegressor(n_estimators=6, eval_metric=metric, early_stopping_rounds=3).fit(X, y, eval_set=[(X, y)])
     assert early.best_iteration_ == 3
     assert early.best_score_ == {"m": -np.inf}
-    _same_values(early.evals_result_["valid_0"]["m"], sequence)
+    _same_values(early.evals_result_["training"]["m"], sequence)
 
 
 class Boom(Exception):
@@ -294,7 +294,7 @@ def test_raw_score_metrics_apply_to_a_custom_loss():
     X, y = make_classification(600, 6, n_informative=4, n_classes=3, random_state=0)
     m = RGBMClassifier(loss=softmax, n_estimators=4, eval_metric="multi_error").fit(X, y, eval_set=[(X, y)])
     expected = [np.mean(np.argmax(r, axis=1) != y) for r in m.staged_decision_function(X)]
-    np.testing.assert_allclose(m.evals_result_["valid_0"]["multi_error"], expected)
+    np.testing.assert_allclose(m.evals_result_["training"]["multi_error"], expected)
     with pytest.raises(ValueError, match="multi_logloss"):
         RGBMClassifier(loss=softmax, eval_metric="multi_logloss").fit(X, y, eval_set=[(X, y)])
 

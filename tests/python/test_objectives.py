@@ -46,7 +46,7 @@ def test_log_link_start_is_log_weighted_mean_and_predict_is_exp(loss):
     np.testing.assert_allclose(est.predict(X[:50]), np.exp(raw), rtol=1e-15)
     staged = list(est.staged_predict(X[:50]))
     np.testing.assert_allclose(staged[-1], est.predict(X[:50]), rtol=1e-14)
-    assert list(est.fit(X, y, eval_set=[(X, y)]).evals_result_["valid_0"]) == [loss]
+    assert list(est.fit(X, y, eval_set=[(X, y)]).evals_result_["training"]) == [loss]
 
 
 @pytest.mark.parametrize("loss,alpha", [("absolute_error", 0.5), ("quantile", 0.3), ("quantile", 0.9)])
@@ -106,7 +106,7 @@ def test_metrics_of_the_new_losses_are_their_mean_losses():
     est = RGBMRegressor(loss="poisson", n_estimators=5, eval_metric=["poisson", "rmse", "mae"], random_state=0)
     est.fit(X, y, eval_set=[(X, y)])
     mu = est.predict(X)
-    got = {m: v[-1] for m, v in est.evals_result_["valid_0"].items()}
+    got = {m: v[-1] for m, v in est.evals_result_["training"].items()}
     np.testing.assert_allclose(got["poisson"], np.mean(mu - y * np.log(mu)), rtol=1e-10)
     np.testing.assert_allclose(got["rmse"], np.sqrt(np.mean((y - mu) ** 2)), rtol=1e-10)
     np.testing.assert_allclose(got["mae"], np.mean(np.abs(y - mu)), rtol=1e-10)

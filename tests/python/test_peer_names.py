@@ -167,7 +167,10 @@ def test_fit_takes_eval_metric_and_eval_x_eval_y():
     common = {"n_estimators": 5, "random_state": 0}
     a = RGBMClassifier(**common).fit(X, YC, eval_X=X[:100], eval_y=YC[:100], eval_metric=["auc", "binary_logloss"])
     b = RGBMClassifier(eval_metric=["auc", "logloss"], **common).fit(X, YC, eval_set=[(X[:100], YC[:100])])
-    assert a.evals_result_ == b.evals_result_
+    # Results are reported under the names asked for (LightGBM's layout).
+    assert list(a.evals_result_["valid_0"]) == ["auc", "binary_logloss"]
+    assert a.evals_result_["valid_0"]["binary_logloss"] == b.evals_result_["valid_0"]["logloss"]
+    assert a.evals_result_["valid_0"]["auc"] == b.evals_result_["valid_0"]["auc"]
     assert a.get_params()["eval_metric"] is None
     two = RGBMClassifier(**common).fit(X, YC, eval_X=(X[:100], X[100:200]), eval_y=(YC[:100], YC[100:200]))
     assert list(two.evals_result_) == ["valid_0", "valid_1"]
@@ -216,3 +219,18 @@ def test_the_peer_table_is_generated_from_the_core():
         text = f.read()
     m = re.search(r"<!-- peers: start -->\n(.*?)\n<!-- peers: end -->", text, re.S)
     assert m and m.group(1) == _params.peer_table(), "regenerate docs/parameters.md's table from _params.peer_table()"
+
+
+def test_evals_result_has_lightgbms_set_and_metric_names():
+    lgb = pytest.importorskip("lightgbm")
+    sets = [(X, Y), (X[:100], Y[:100])]
+    ours = RGBMRegressor(n_estimators=3, eval_metric="l1").fit(X, Y, eval_set=sets)
+    theirs = lgb.LGBMRegressor(n_estimators=3, metric="l1", verbose=-1).fit(X, Y, eval_set=sets)
+    assert {s: list(m) for s, m in ours.evals_result_.items()} == {
+        s: list(m) for s, m in theirs.evals_result_.items()
+    }
+    seen = []
+    RGBMRegressor(n_estimators=1, eval_metric="l1").fit(
+        X, Y, eval_set=sets, callbacks=[lambda env: seen.extend(env.evaluation_result_list)]
+    )
+    assert [(s, m) for s, m, _, _ in seen] == [("training", "l1"), ("valid_1", "l1")]
