@@ -40,6 +40,7 @@ from ._validation import (
     native_vector,
     resolve_n_jobs,
     resolve_seed,
+    set_categories,
 )
 from .callback import EarlyStopping
 
@@ -567,6 +568,14 @@ class RGBMBase(BaseEstimator):
             {} if continued is None or continued.model is None else {"model": continued.model, "what": continued.what}
         )
         X, y = check_X_y(self, fit.X, fit.y, regression=self._regression_y, multi_output=self._multi_output_y, **model)
+        dataset = fit.dataset
+        if dataset is not None and dataset._categories is not None:
+            # A Dataset read from a frame: what a fit on that frame records.
+            if dataset.feature_names is not None:
+                self.feature_names_in_ = dataset.feature_names
+            set_categories(self, dataset.feature_names, dataset._categories)
+            if model:
+                check_model_columns(self, model["model"], model["what"])
         return dataclasses.replace(fit, X=X, y=y, init_model=continued)
 
     def _start(self, init_model, native_loss):
@@ -784,7 +793,11 @@ class RGBMBase(BaseEstimator):
                 "validation_fraction splits raw rows; with a Dataset pass eval_set=[dataset.subset(rows)] instead"
             )
         own = dataset.categorical_features
-        if own is not None:
+        if dataset._categories is not None and isinstance(self.categorical_features, str):
+            # "from_dtype" and "auto" read the frame's dtypes, which the
+            # Dataset did when it read the frame.
+            native["categorical_features"] = own
+        elif own is not None:
             if native["categorical_features"] is None:
                 native["categorical_features"] = own
             elif sorted(native["categorical_features"]) != own:

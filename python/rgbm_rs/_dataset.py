@@ -13,7 +13,16 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_array
 
 from . import _core
-from ._validation import _FIT_CHECKS, _contiguous, check_sparse_index, check_weights, native_matrix
+from ._frames import read_frame
+from ._validation import (
+    _FIT_CHECKS,
+    _X_CHECKS,
+    _contiguous,
+    _feature_names,
+    check_sparse_index,
+    check_weights,
+    native_matrix,
+)
 
 __all__ = ["Dataset"]
 
@@ -23,7 +32,9 @@ class Dataset:
 
     Pass it to an estimator's ``fit`` as ``X`` (labels, weights, query groups
     and starting scores then come from it) or in ``eval_set``, or to
-    :func:`rgbm_rs.cv`; ``predict`` and its kin read its raw rows. The rows are binned by the first fit that uses the
+    :func:`rgbm_rs.cv`; ``predict`` and its kin read its raw rows (a
+    frame's Dataset is checked as the frame would be: column names, and its
+    categories matched to the fit's by value). The rows are binned by the first fit that uses the
     Dataset (or one of its subsets), with that fit's ``max_bins``,
     ``min_samples_leaf`` and categorical features; every later fit reuses
     those bins, so it must ask for the same options. Fitting a Dataset gives
@@ -31,10 +42,15 @@ class Dataset:
 
     Parameters
     ----------
-    data : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+    data : array-like, scipy.sparse matrix or data frame of shape (n_samples, n_features)
         The features (NaN = missing), float32 or float64; other numeric
-        types become float64. Data frames are not taken: pass
-        ``df.to_numpy()`` (categorical columns as their codes).
+        types become float64. A data frame (pandas, polars, pyarrow, or
+        what else the estimators' ``fit`` takes) is read as ``fit`` reads
+        it: its string column names become the fitted estimator's
+        ``feature_names_in_``, its categorical columns (pandas
+        ``category``, polars ``Categorical``/``Enum``, arrow
+        ``dictionary``) are read by category, and fitting the Dataset
+        gives the model fitting the frame gives.
     label : array-like of shape (n_samples,) or None
         The targets (class labels, values or relevance grades). Needed to
         fit; a Dataset without labels can only be predicted on.
@@ -46,12 +62,22 @@ class Dataset:
         n_samples.
     init_score : array-like of shape (n_samples,) or (n_samples, n_outputs), or None
         Raw starting scores per row, as ``fit``'s ``init_score``.
-    categorical_features : sequence of int or None
-        Positions of the categorical features (integer codes, NaN =
-        missing); used by a fit whose estimator names none itself.
+    categorical_features : "from_dtype", "auto", sequence of int or str, or None, default="from_dtype"
+        The categorical features: "from_dtype" takes a frame's
+        categorical-dtype columns (none for an array), "auto" those and its
+        string columns (which "from_dtype" refuses, as ``fit`` does), a
+        list their positions or column names (integer codes, NaN =
+        missing), None none. An estimator whose own
+        ``categorical_features`` is "from_dtype" or "auto" uses the
+        Dataset's; one that lists features must list the same ones, or
+        the Dataset must have none. With ``reference``, "from_dtype"
+        takes the reference's.
     reference : Dataset or None
         Bin these rows with ``reference``'s bins (validation data, or more
-        rows of the same kind), as LightGBM's ``reference``.
+        rows of the same kind), as LightGBM's ``reference``. A frame's
+        category values are coded with the reference's categories, by
+        value, as ``predict`` codes them (a value the reference did not
+        have is missing), and its column names must be the reference's.
 
     Examples
     --------
@@ -73,20 +99,30 @@ class Dataset:
         weight: Any = None,
         group: Any = None,
         init_score: Any = None,
-        categorical_features: Sequence[int] | None = None,
+        categorical_features: Sequence[int | str] | str | None = "from_dtype",
         reference: Dataset | None = None,
     ) -> None:
         if isinstance(data, Dataset):
             raise TypeError("data is a Dataset already; use its subset() for some of its rows")
         if reference is not None and not isinstance(reference, Dataset):
             raise TypeError(f"reference must be a Dataset, got {type(reference).__name__}")
+        frame = None
         if not (isinstance(data, np.ndarray) or sp.issparse(data) or isinstance(data, (list, tuple))):
-            raise TypeError(
-                f"Dataset takes a numpy array or scipy.sparse matrix, got {type(data).__name__}; "
-                "convert a data frame with .to_numpy() (categorical columns as their codes)"
-            )
-        check_sparse_index(data)
-        X = check_array(data, input_name="X", **_FIT_CHECKS)
+            frame = read_frame(data)
+            if frame is None:
+                raise TypeError(
+                    "Dataset takes a numpy array, a scipy.sparse matrix or a data frame (pandas, polars, "
+                    f"pyarrow), got {type(data).__name__}"
+                )
+        if reference is not None and isinstance(categorical_features, str) and categorical_features == "from_dtype":
+            categorical_features = reference.categorical_features
+        self.feature_names: np.ndarray | None = None
+        self._categories: list | None = None
+        if frame is None:
+            check_sparse_index(data)
+            X = check_array(data, input_name="X", **_FIT_CHECKS)
+        else:
+            X = self._read_frame(frame, categorical_features, reference)
         X = _contiguous(X)
         n, p = X.shape
         if n == 0 or p == 0:
@@ -102,11 +138,54 @@ class Dataset:
         self.weight = None if weight is None else check_weights(weight, X)
         self.init_score = None if init_score is None else _scores_of(init_score, n)
         self.group = None if group is None else _group_sizes(group, n)
-        if categorical_features is None and reference is not None:
-            categorical_features = reference.categorical_features
-        self.categorical_features: list[int] | None = (
-            None if categorical_features is None else _positions(categorical_features, p)
-        )
+        self.categorical_features: list[int] | None = self._categorical_positions(categorical_features, p)
+
+    def _read_frame(self, frame, spec, reference):
+        """The frame's rows as the array a fit on the frame reads, its column
+        names and its categories recorded (a ``reference`` frame Dataset's
+        categories encode this frame's values, as ``predict`` encodes them)."""
+        names = _feature_names(frame.labels)
+        if reference is None:
+            text = spec is not None and not (isinstance(spec, str) and spec == "from_dtype")
+            X, categories = frame.to_array(text=text)
+        else:
+            if names is not None or reference.feature_names is not None:
+                mine = None if names is None else list(names)
+                theirs = None if reference.feature_names is None else list(reference.feature_names)
+                if mine != theirs:
+                    raise ValueError(
+                        f"data's columns {mine} are not the reference Dataset's {theirs}; "
+                        "give them the same names, in the same order"
+                    )
+            fitted = reference._categories or [None] * frame.n_columns
+            if len(fitted) != frame.n_columns:
+                raise ValueError(
+                    f"data has {frame.n_columns} features, but the reference Dataset has {reference.n_features}"
+                )
+            X, categories = frame.to_array(categories=fitted, text=True)
+        self.feature_names = names
+        self._categories = categories
+        return check_array(X, input_name="X", **_X_CHECKS)
+
+    def _categorical_positions(self, spec, p):
+        """``categorical_features`` as sorted positions (None for none): a
+        frame's categorical columns for "from_dtype" and "auto"."""
+        if spec is None:
+            return None
+        if isinstance(spec, str):
+            if spec not in ("from_dtype", "auto"):
+                raise ValueError(f'categorical_features must be "from_dtype", "auto", a list or None, got {spec!r}')
+            found = [j for j, c in enumerate(self._categories or []) if c is not None]
+            return found or None
+        names = None if self.feature_names is None else list(self.feature_names)
+        items = []
+        for v in spec:
+            if isinstance(v, str):
+                if names is None or v not in names:
+                    raise ValueError(f"categorical_features names {v!r}, which is not a column of data")
+                v = names.index(v)
+            items.append(v)
+        return _positions(items, p)
 
     # -- shape -------------------------------------------------------------
 
@@ -177,6 +256,8 @@ class Dataset:
         sub.init_score = None if self.init_score is None else self.init_score[idx]
         sub.group = None if self.group is None else _subset_groups(self.group, idx)
         sub.categorical_features = self.categorical_features
+        sub.feature_names = self.feature_names
+        sub._categories = self._categories
         return sub
 
     # -- binning -----------------------------------------------------------

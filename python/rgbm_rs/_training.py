@@ -88,7 +88,9 @@ class EvalSet:
                         raise TypeError(
                             f"eval_set[{i}] is a Dataset, which holds its own {what[5:]}; do not pass {what}"
                         )
-                out.append(EvalSet(name, entry.data, entry.label, entry.weight, entry.init_score, entry.group))
+                # A frame's Dataset goes whole: its column names and categories are checked as predict checks them.
+                rows = entry if entry._categories is not None else entry.data
+                out.append(EvalSet(name, rows, entry.label, entry.weight, entry.init_score, entry.group))
             else:
                 Xe, ye = entry
                 out.append(EvalSet(name, Xe, ye, own["eval_sample_weight"], own["eval_init_score"], own["eval_group"]))
