@@ -735,6 +735,11 @@ class RGBMBase(BaseEstimator):
         if native_loss == "custom":
             _custom.check_loss(self.loss)
         start, n_rounds = self._start(fit.init_model, native_loss)
+        if start is not None and fit.dataset is not None and fit.dataset._X is None:
+            raise ValueError(
+                "a Dataset loaded from a binary file has no raw rows to score with the model a fit continues "
+                "(init_model, warm_start): continue on a Dataset built from the rows"
+            )
         if start is not None and n_rounds == 0:
             self.__dict__.update(self._previous)  # warm start, nothing to add
             return self

@@ -4,7 +4,9 @@ row subsets that share its bins) and used as evaluation data."""
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -12,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_array
 
-from . import _core
+from . import _core, _params
 from ._frames import read_frame
 from ._validation import (
     _FIT_CHECKS,
@@ -22,6 +24,8 @@ from ._validation import (
     check_sparse_index,
     check_weights,
     native_matrix,
+    resolve_n_jobs,
+    resolve_seed,
 )
 
 __all__ = ["Dataset"]
@@ -101,7 +105,21 @@ class Dataset:
         init_score: Any = None,
         categorical_features: Sequence[int | str] | str | None = "from_dtype",
         reference: Dataset | None = None,
+        params: dict[str, Any] | None = None,
     ) -> None:
+        self.params = _binning_options(params)
+        if isinstance(data, (str, os.PathLike)):
+            given = {"label": label, "weight": weight, "group": group, "init_score": init_score, "reference": reference}
+            extra = [name for name, v in given.items() if v is not None]
+            if extra or not (isinstance(categorical_features, str) and categorical_features == "from_dtype"):
+                raise TypeError(
+                    f"a Dataset loaded from a file brings its own {', '.join(extra) or 'categorical_features'}; "
+                    "do not pass them"
+                )
+            if params is not None:
+                raise TypeError("a Dataset loaded from a file is binned already; do not pass params")
+            self._load(os.fspath(data))
+            return
         if isinstance(data, Dataset):
             raise TypeError("data is a Dataset already; use its subset() for some of its rows")
         if reference is not None and not isinstance(reference, Dataset):
@@ -127,7 +145,9 @@ class Dataset:
         n, p = X.shape
         if n == 0 or p == 0:
             raise ValueError(f"Dataset needs at least one row and one feature, got shape {X.shape}")
-        self._X = X
+        self._X: Any = X
+        self._shape = (int(n), int(p))
+        self._dtype = X.dtype
         self._parent: Dataset | None = None
         self._indices: np.ndarray | None = None
         self._binned: Any = None
@@ -192,12 +212,12 @@ class Dataset:
     @property
     def n_rows(self) -> int:
         """The number of rows."""
-        return int(self._X.shape[0] if self._indices is None else len(self._indices))
+        return self._shape[0] if self._indices is None else len(self._indices)
 
     @property
     def n_features(self) -> int:
         """The number of features."""
-        return int(self._X.shape[1])
+        return self._shape[1]
 
     def __len__(self) -> int:
         return self.n_rows
@@ -209,7 +229,13 @@ class Dataset:
 
     @property
     def data(self) -> Any:
-        """The raw feature rows (gathered from the parent for a subset)."""
+        """The raw feature rows (gathered from the parent for a subset).
+        A Dataset loaded from a file has bins only: ValueError."""
+        if self._X is None:
+            raise ValueError(
+                "this Dataset was loaded from a binary file, which holds its bins, not its raw rows: "
+                "it can be fitted (and subset), not predicted on or used in eval_set"
+            )
         if self._indices is None:
             return self._X
         return _contiguous(self._X[self._indices])
@@ -217,6 +243,16 @@ class Dataset:
     def _prediction_rows(self) -> Any:
         """The rows ``predict`` and its kin read when given this Dataset."""
         return self.data
+
+    def _fit_rows(self) -> Any:
+        """What a fit reads as X besides the bins: the raw rows, or for a
+        Dataset loaded from a file an empty sparse matrix of their shape
+        and dtype (a fit on bins reads only those from X)."""
+        if self._X is not None:
+            return self.data
+        return sp.csr_matrix(
+            self._shape if self._indices is None else (self.n_rows, self.n_features), dtype=self._dtype
+        )
 
     @property
     def indices(self) -> np.ndarray | None:
@@ -246,7 +282,10 @@ class Dataset:
         root = self if self._parent is None else self._parent
         rows = idx if self._indices is None else self._indices[idx]
         sub = object.__new__(Dataset)
+        sub.params = root.params
         sub._X = root._X
+        sub._shape = root._shape
+        sub._dtype = root._dtype
         sub._parent = root
         sub._indices = rows
         sub._binned = None
@@ -262,9 +301,102 @@ class Dataset:
 
     # -- binning -----------------------------------------------------------
 
+    def construct(self, **options: Any) -> Dataset:
+        """Bin the rows now, as LightGBM's ``construct``, with the binning
+        options given (else those of ``params``, else the estimators'
+        defaults): ``max_bins``, ``min_data_in_bin``, ``min_samples_leaf``
+        (features that cannot split a leaf of that many rows are left
+        out), ``random_state`` (which rows place the cut points when there
+        are more than 200000) and ``summation``, plus ``n_jobs``. Every
+        later fit must ask for the same ``max_bins``, ``min_data_in_bin``,
+        ``min_samples_leaf`` and categorical features (ValueError
+        otherwise). A Dataset binned already (by a fit, an earlier
+        ``construct`` or from a file) is left as it is, and the options
+        must be those it was binned with.
+
+        Returns
+        -------
+        Dataset
+            self
+        """
+        opts = _binning_options({**(self.params or {}), **options}) or {}
+        native: dict[str, Any] = {}
+        for name in _BINNING:
+            value = opts.get(name, _params.SCHEMA[name]["default"])
+            native[name] = (
+                resolve_seed(value) if name == "random_state" else _params.native_value(_params.SCHEMA[name], value)
+            )
+        native["n_jobs"] = resolve_n_jobs(opts.get("n_jobs"))
+        native["min_data_in_bin"] = native["min_data_in_bin"] or _params.SCHEMA["min_data_in_bin"]["none_means"]
+        native["categorical_features"] = self.categorical_features
+        self._binned_for(native)
+        return self
+
+    def save_binary(self, path: str | os.PathLike) -> Dataset:
+        """Write the binned rows, labels, weights, query groups, starting
+        scores, column names and categories to ``path``, which
+        ``Dataset(path)`` reads back; a fit on it gives the model a fit on
+        this Dataset gives. Rows not binned yet are binned first, as
+        :meth:`construct` bins them. The raw rows are not written (as in
+        LightGBM): a loaded Dataset is fitted, subset and used as a
+        ``reference``, not predicted on.
+
+        The file is replaced atomically. It holds the package version: a
+        file from another version is refused (bins are not kept across
+        versions); so is a damaged or truncated one (its checksum), with a
+        ValueError.
+
+        Returns
+        -------
+        Dataset
+            self
+        """
+        if self._binned is None:
+            self.construct()
+        floats, ints, meta = _file_parts(self)
+        self._binned.save(os.fspath(path), floats, ints, json.dumps(meta))
+        return self
+
+    def _load(self, path: str) -> None:
+        if not os.path.exists(path):
+            raise FileNotFoundError(errno.ENOENT, "no such binned dataset file", path)
+        binned, meta_text, arrays = _core.BinnedData.load(path)
+        try:
+            meta = json.loads(meta_text)
+            shape = (int(meta["n_rows"]), int(meta["n_features"]))
+            dtype = np.dtype(meta["dtype"])
+        except (ValueError, KeyError, TypeError) as e:
+            raise ValueError(f"{path} is not a readable rgbm_rs binned dataset file: bad metadata ({e})") from None
+        if shape != (binned.n_rows, binned.n_features) or dtype not in (np.float32, np.float64):
+            raise ValueError(f"{path} is not a readable rgbm_rs binned dataset file: its metadata and bins disagree")
+        found = dict(arrays)
+        self._X = None
+        self._shape = shape
+        self._dtype = dtype
+        self._parent = None
+        self._indices = None
+        self._binned = binned
+        self.reference = None
+        self.label = _restored_label(meta.get("label"), found.get("label"))
+        self.weight = found.get("weight")
+        init = found.get("init_score")
+        self.init_score = None if init is None else init.reshape(meta["init_score_shape"])
+        self.group = found.get("group")
+        names = meta.get("feature_names")
+        self.feature_names = None if names is None else np.asarray(names, dtype=object)
+        self._categories = meta.get("categories")
+        cats = meta.get("categorical_features")
+        self.categorical_features = None if cats is None else [int(j) for j in cats]
+
     def _binned_for(self, native: dict) -> Any:
         """The rows binned for a fit with the core parameters ``native``
         (binned now if no fit has binned them yet; a subset bins its root)."""
+        if self._binned is None and self.params is not None and self._parent is None and self.reference is None:
+            params, self.params = self.params, None
+            try:
+                self.construct(**params)
+            finally:
+                self.params = params
         if self._binned is None:
             if self._parent is not None:
                 parent = self._parent._binned_for(native)
@@ -275,6 +407,77 @@ class Dataset:
                 self._binned = _core.BinnedData.build(json.dumps(native), native_matrix(self._X), self.weight)
         _check_binning(self._binned, native)
         return self._binned
+
+
+#: The options that shape bins (besides the categorical features).
+_BINNING = ("max_bins", "min_data_in_bin", "min_samples_leaf", "random_state", "summation")
+
+
+def _binning_options(params):
+    """``params`` checked: binning options only (None stays None)."""
+    if params is None:
+        return None
+    if not isinstance(params, dict):
+        raise TypeError(f"params must be a dict of binning options, got {type(params).__name__}")
+    allowed = (*_BINNING, "n_jobs")
+    unknown = [k for k in params if k not in allowed]
+    if unknown:
+        raise ValueError(
+            f"params: {unknown} are not binning options; a Dataset is binned with {list(allowed)} "
+            "(the estimator takes the others)"
+        )
+    return dict(params)
+
+
+def _json_value(v, what):
+    """A category or label as JSON holds it (numpy scalars as Python ones)."""
+    if isinstance(v, np.generic):
+        v = v.item()
+    if v is None or isinstance(v, (str, bool, int)) or (isinstance(v, float) and np.isfinite(v)):
+        return v
+    raise TypeError(f"save_binary: cannot write {what} {v!r} ({type(v).__name__}); use str, int, float or bool")
+
+
+def _file_parts(ds):
+    """The arrays (float64 and int64) and metadata a file holds besides the bins."""
+    floats, ints = [], []
+    meta: dict[str, Any] = {"n_rows": ds.n_rows, "n_features": ds.n_features, "dtype": np.dtype(ds._dtype).str}
+    if ds.label is not None:
+        y = np.asarray(ds.label)
+        meta["label"] = {"dtype": y.dtype.str}
+        if y.dtype.kind == "f":
+            floats.append(("label", np.ascontiguousarray(y, dtype=np.float64)))
+        elif y.dtype.kind in "biu" and (y.dtype.kind != "u" or y.size == 0 or int(y.max()) < 2**63):
+            ints.append(("label", np.ascontiguousarray(y, dtype=np.int64)))
+        else:
+            meta["label"]["values"] = [_json_value(v, "the label") for v in y.tolist()]
+    if ds.weight is not None:
+        floats.append(("weight", np.ascontiguousarray(ds.weight, dtype=np.float64)))
+    if ds.init_score is not None:
+        meta["init_score_shape"] = list(ds.init_score.shape)
+        floats.append(("init_score", np.ascontiguousarray(ds.init_score, dtype=np.float64).ravel()))
+    if ds.group is not None:
+        ints.append(("group", np.ascontiguousarray(ds.group, dtype=np.int64)))
+    meta["feature_names"] = None if ds.feature_names is None else [str(c) for c in ds.feature_names]
+    meta["categories"] = (
+        None
+        if ds._categories is None
+        else [None if c is None else [_json_value(v, "the category") for v in c] for c in ds._categories]
+    )
+    meta["categorical_features"] = ds.categorical_features
+    return floats, ints, meta
+
+
+def _restored_label(meta, values):
+    """The labels as they were saved (their dtype too)."""
+    if meta is None:
+        return None
+    dtype = np.dtype(meta["dtype"])
+    if "values" in meta:
+        return np.asarray(meta["values"], dtype=dtype)
+    if values is None:
+        raise ValueError("the binned dataset file's labels are missing")
+    return values.astype(dtype, copy=False)
 
 
 def _check_binning(binned, native):

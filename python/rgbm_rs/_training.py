@@ -165,7 +165,7 @@ class FitInput:
                 shape: tuple[int, ...] = tuple(getattr(e.x, "shape", ()))
                 if len(shape) == 2 and shape[1] != X.n_features:
                     raise ValueError(f"eval_set[{i}] has {shape[1]} features, the training Dataset {X.n_features}")
-            X, y = dataset.data, dataset.label
+            X, y = dataset._fit_rows(), dataset.label
             sample_weight, init_score, group = dataset.weight, dataset.init_score, dataset.group
         elif y is None:
             # scikit-learn's wording for a missing y (its estimator checks look for it).
