@@ -42,11 +42,17 @@ class Dataset:
     Dataset (or one of its subsets), with that fit's ``max_bins``,
     ``min_samples_leaf`` and categorical features; every later fit reuses
     those bins, so it must ask for the same options. Fitting a Dataset gives
-    the model fitting its raw rows gives.
+    the model fitting its raw rows gives. ``params`` or :meth:`construct`
+    bin it before any fit; :meth:`save_binary` writes the bins to a file
+    that ``Dataset(path)`` loads.
 
     Parameters
     ----------
-    data : array-like, scipy.sparse matrix or data frame of shape (n_samples, n_features)
+    data : array-like, scipy.sparse matrix, data frame, str or os.PathLike
+        A path names a file :meth:`save_binary` wrote (as LightGBM's
+        ``Dataset("train.bin")``): the Dataset is loaded with its bins,
+        labels, weights, groups, starting scores and columns, and takes no
+        other argument. Otherwise the rows, of shape (n_samples, n_features):
         The features (NaN = missing), float32 or float64; other numeric
         types become float64. A data frame (pandas, polars, pyarrow, or
         what else the estimators' ``fit`` takes) is read as ``fit`` reads
@@ -82,6 +88,13 @@ class Dataset:
         category values are coded with the reference's categories, by
         value, as ``predict`` codes them (a value the reference did not
         have is missing), and its column names must be the reference's.
+    params : dict or None
+        Binning options (``max_bins``, ``min_data_in_bin``,
+        ``min_samples_leaf``, ``random_state``, ``summation``, ``n_jobs``;
+        see :meth:`construct`), as LightGBM's ``Dataset(params=...)``: the
+        rows are binned with them when first needed (by a fit or
+        :meth:`save_binary`), and a fit must ask for the same options.
+        None: the first fit's options bin them.
 
     Examples
     --------
