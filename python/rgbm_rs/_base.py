@@ -40,6 +40,7 @@ from ._validation import (
     native_vector,
     resolve_n_jobs,
     resolve_seed,
+    set_categories,
 )
 from .callback import EarlyStopping
 
@@ -585,6 +586,14 @@ class RGBMBase(BaseEstimator):
             {} if continued is None or continued.model is None else {"model": continued.model, "what": continued.what}
         )
         X, y = check_X_y(self, fit.X, fit.y, regression=self._regression_y, multi_output=self._multi_output_y, **model)
+        dataset = fit.dataset
+        if dataset is not None and dataset._categories is not None:
+            # A Dataset read from a frame: what a fit on that frame records.
+            if dataset.feature_names is not None:
+                self.feature_names_in_ = dataset.feature_names
+            set_categories(self, dataset.feature_names, dataset._categories)
+            if model:
+                check_model_columns(self, model["model"], model["what"])
         return dataclasses.replace(fit, X=X, y=y, init_model=continued)
 
     def _start(self, init_model, native_loss):
@@ -768,6 +777,11 @@ class RGBMBase(BaseEstimator):
         if native_loss == "custom":
             _custom.check_loss(self.loss)
         start, n_rounds = self._start(fit.init_model, native_loss)
+        if start is not None and fit.dataset is not None and fit.dataset._X is None:
+            raise ValueError(
+                "a Dataset loaded from a binary file has no raw rows to score with the model a fit continues "
+                "(init_model, warm_start): continue on a Dataset built from the rows"
+            )
         if start is not None and n_rounds == 0:
             self.__dict__.update(self._previous)  # warm start, nothing to add
             return self
@@ -829,7 +843,11 @@ class RGBMBase(BaseEstimator):
                 "validation_fraction splits raw rows; with a Dataset pass eval_set=[dataset.subset(rows)] instead"
             )
         own = dataset.categorical_features
-        if own is not None:
+        if dataset._categories is not None and isinstance(self.categorical_features, str):
+            # "from_dtype" and "auto" read the frame's dtypes, which the
+            # Dataset did when it read the frame.
+            native["categorical_features"] = own
+        elif own is not None:
             if native["categorical_features"] is None:
                 native["categorical_features"] = own
             elif sorted(native["categorical_features"]) != own:

@@ -4,6 +4,7 @@ Keep in sync with ``src/python/mod.rs`` and ``src/python/booster.rs``; CI checks
 these stubs against the compiled module with ``python3 -m mypy.stubtest rgbm_rs._core``.
 """
 
+import os
 from collections.abc import Sequence
 from typing import Any, Callable, Final, Protocol, final
 
@@ -272,6 +273,21 @@ class BinnedData:
     def subset(self, indices: NDArray[np.int64]) -> BinnedData:
         """The rows at ``indices`` (int64, in that order), their codes gathered
         with the same bin boundaries."""
+
+    def save(
+        self,
+        path: str | os.PathLike[str],
+        floats: Sequence[tuple[str, NDArray[np.float64]]],
+        ints: Sequence[tuple[str, NDArray[np.int64]]],
+        meta: str,
+    ) -> None:
+        """Writes the rows to ``path`` (atomically) with the named float64
+        arrays ``floats``, int64 arrays ``ints`` and the JSON text ``meta``."""
+
+    @staticmethod
+    def load(path: str | os.PathLike[str]) -> tuple[BinnedData, str, list[tuple[str, NDArray[Any]]]]:
+        """Reads a file ``save`` wrote: the rows, the JSON text ``meta`` and the
+        named arrays (float64 or int64), in the order they were saved."""
 
     @property
     def n_rows(self) -> int: ...

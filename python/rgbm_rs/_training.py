@@ -95,7 +95,9 @@ class EvalSet:
                         raise TypeError(
                             f"eval_set[{i}] is a Dataset, which holds its own {what[5:]}; do not pass {what}"
                         )
-                out.append(EvalSet(name, entry.data, entry.label, entry.weight, entry.init_score, entry.group))
+                # A frame's Dataset goes whole: its column names and categories are checked as predict checks them.
+                rows = entry if entry._categories is not None else entry.data
+                out.append(EvalSet(name, rows, entry.label, entry.weight, entry.init_score, entry.group))
             else:
                 Xe, ye = entry
                 out.append(EvalSet(name, Xe, ye, own["eval_sample_weight"], own["eval_init_score"], own["eval_group"]))
@@ -172,7 +174,7 @@ class FitInput:
                 shape: tuple[int, ...] = tuple(getattr(e.x, "shape", ()))
                 if len(shape) == 2 and shape[1] != X.n_features:
                     raise ValueError(f"eval_set[{i}] has {shape[1]} features, the training Dataset {X.n_features}")
-            X, y = dataset.data, dataset.label
+            X, y = dataset._fit_rows(), dataset.label
             sample_weight, init_score, group = dataset.weight, dataset.init_score, dataset.group
         elif y is None:
             # scikit-learn's wording for a missing y (its estimator checks look for it).

@@ -24,7 +24,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_array, column_or_1d, validate_data
 
 from . import _core
-from ._frames import read_frame
+from ._frames import _codes_through, read_frame
 
 # No finiteness scan here: NaN means missing, and every native entry point
 # that reads X (fit, predict, eval sets) refuses infinity itself with a
@@ -190,6 +190,9 @@ def check_X(estimator, X):
     # A Dataset (defined in a higher layer) is predicted on by its raw rows.
     rows = getattr(X, "_prediction_rows", None)
     if callable(rows):
+        categories = getattr(X, "_categories", None)
+        if categories is not None:
+            return _frame_dataset_rows(estimator, rows(), X.feature_names, categories)
         X = rows()
     check_sparse_index(X)
     frame = read_frame(X)
@@ -205,6 +208,37 @@ def check_X(estimator, X):
     # String columns are accepted where fit recorded categories (checked by position).
     X, _ = frame.to_array(categories=fitted_categories(estimator, frame.n_columns), text=True)
     X = check_array(X, input_name="X", estimator=estimator, **_X_CHECKS)
+    return _contiguous(X)
+
+
+def _frame_dataset_rows(estimator, X, names, categories):
+    """The rows of a Dataset read from a frame, checked as that frame would
+    be (names, width, which columns are categorical) and its category codes
+    mapped to the categories recorded at fit, by value."""
+    _check_frame_names(estimator, names)
+    n = X.shape[1]
+    expected = getattr(estimator, "n_features_in_", None)
+    if expected is not None and n != expected:
+        raise ValueError(
+            f"X has {n} features, but {type(estimator).__name__} is expecting {expected} features as input."
+        )
+    fitted = fitted_categories(estimator, n)
+    labels = list(names) if names is not None else list(range(n))
+    now = [_frame_label(labels[j]) for j in range(n) if categories[j] is not None and fitted[j] is None]
+    before = [_frame_label(labels[j]) for j in range(n) if categories[j] is None and fitted[j] is not None]
+    if now or before:
+        parts = ([f"categorical now but not at fit: {', '.join(now)}"] if now else []) + (
+            [f"categorical at fit but not now: {', '.join(before)}"] if before else []
+        )
+        raise TypeError(f"X's column types differ from those seen at fit ({'; '.join(parts)})")
+    X = check_array(X, input_name="X", estimator=estimator, **_PREDICT_CHECKS)
+    remap = [j for j in range(n) if categories[j] is not None and list(categories[j]) != list(fitted[j])]
+    if remap:
+        X = np.array(X, dtype=X.dtype, order="C", copy=True)
+        for j in remap:
+            col = X[:, j]
+            codes = np.where(np.isnan(col), -1, col).astype(np.intp)
+            X[:, j] = _codes_through(categories[j], codes, fitted[j])
     return _contiguous(X)
 
 

@@ -1,6 +1,6 @@
 //! `rgbm_rs._core.BinnedData`: a training dataset binned once, trained on
 //! whole or by row subsets without binning again.
-use numpy::PyReadonlyArray1;
+use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
@@ -8,7 +8,11 @@ use super::convert::{Matrix, vector};
 use super::errors::{run_interruptible, to_py};
 use crate::booster::{TrainingData, bin_for_training};
 use crate::data::BinnedDataset;
+use crate::data::dataset::{Extra, Extras};
 use crate::params::BoosterParams;
+
+/// Arrays by name, as a file holds them.
+type NamedArrays<'py> = Vec<(String, Bound<'py, PyAny>)>;
 
 /// Binned rows: codes and the bin boundaries they were made with.
 #[pyclass(module = "rgbm_rs._core", name = "BinnedData", frozen)]
@@ -98,6 +102,49 @@ impl PyBinnedData {
             .collect::<PyResult<Vec<usize>>>()?;
         let data = run_interruptible(py, |cancel| self.data.subset(&rows, &cancel))?;
         Ok(PyBinnedData { data })
+    }
+
+    /// Writes the rows to `path` (atomically) with the named float64
+    /// arrays `floats`, int64 arrays `ints` and the JSON text `meta`.
+    fn save(
+        &self,
+        py: Python<'_>,
+        path: std::path::PathBuf,
+        floats: Vec<(String, PyReadonlyArray1<'_, f64>)>,
+        ints: Vec<(String, PyReadonlyArray1<'_, i64>)>,
+        meta: String,
+    ) -> PyResult<()> {
+        let mut arrays = Vec::with_capacity(floats.len() + ints.len());
+        for (name, a) in &floats {
+            arrays.push((name.clone(), Extra::F64(a.as_slice()?.to_vec())));
+        }
+        for (name, a) in &ints {
+            arrays.push((name.clone(), Extra::I64(a.as_slice()?.to_vec())));
+        }
+        let extras = Extras { arrays, meta };
+        run_interruptible(py, |cancel| self.data.save(&path, &extras, &cancel))
+    }
+
+    /// Reads a file `save` wrote: the rows, the JSON text `meta` and the
+    /// named arrays (float64 or int64), in the order they were saved.
+    #[staticmethod]
+    fn load<'py>(
+        py: Python<'py>,
+        path: std::path::PathBuf,
+    ) -> PyResult<(Self, String, NamedArrays<'py>)> {
+        let (data, extras) = run_interruptible(py, |cancel| BinnedDataset::load(&path, &cancel))?;
+        let arrays = extras
+            .arrays
+            .into_iter()
+            .map(|(name, a)| {
+                let array = match a {
+                    Extra::F64(v) => v.into_pyarray(py).into_any(),
+                    Extra::I64(v) => v.into_pyarray(py).into_any(),
+                };
+                (name, array)
+            })
+            .collect();
+        Ok((PyBinnedData { data }, extras.meta, arrays))
     }
 
     #[getter]

@@ -9,7 +9,9 @@ use crate::cancel::Cancel;
 use crate::error::{Result, RgbmError};
 
 mod column_index;
+mod file;
 pub(crate) use column_index::{ColumnIndex, SparseColumn};
+pub use file::{DATASET_FORMAT_VERSION, Extra, Extras, MAGIC};
 
 /// A bin code type (u8 when every feature has at most 256 bins, else u16).
 pub trait BinCode: Copy + Send + Sync + 'static {
