@@ -12,6 +12,9 @@ exports a fitted estimator as ONNX (needs the onnx package), and
 gives a fitted model to the ``shap`` package's ``TreeExplainer``.
 :class:`Dataset` holds training rows binned once, fitted whole or by
 subsets; :func:`cv` cross-validates on one.
+:data:`SKOPS_TRUSTED_TYPES` lets skops (and MLflow's default ``sklearn``
+flavor) load a fitted estimator; ``rgbm_rs.mlflow.autolog()`` (imported on
+its own, needs mlflow) logs fits to MLflow.
 """
 
 from . import callback
@@ -24,7 +27,7 @@ from ._shap import to_shap
 from ._skl2onnx import register_skl2onnx
 from ._threadpool import register as _register_threadpool
 from .callback import early_stopping, log_evaluation, record_evaluation, reset_parameter
-from .sklearn import RGBMClassifier, RGBMRanker, RGBMRegressor, load_model
+from .sklearn import SKOPS_TRUSTED_TYPES, RGBMClassifier, RGBMRanker, RGBMRegressor, load_model
 
 __all__ = [
     "RGBMClassifier",
@@ -45,6 +48,7 @@ __all__ = [
     "to_onnx",
     "register_skl2onnx",
     "to_shap",
+    "SKOPS_TRUSTED_TYPES",
     "FORMAT_VERSION",
     "__version__",
 ]

@@ -1168,13 +1168,21 @@ class RGBMBase(BaseEstimator):
 
     def __getstate__(self):
         state = super().__getstate__()
-        if "_booster" in state:
+        if "_booster" in state or "rgb_family_counts_" in state:
             state = dict(state)
+        if "_booster" in state:
             state["_booster"] = state["_booster"].to_json()
+        if "rgb_family_counts_" in state:
+            # skops stores dicts with scalar keys only: the (nodes, lambda)
+            # keys travel as (key, count) pairs.
+            state["rgb_family_counts_"] = list(state["rgb_family_counts_"].items())
         return state
 
     def __setstate__(self, state):
-        if isinstance(state.get("_booster"), str):
+        if isinstance(state.get("_booster"), str) or isinstance(state.get("rgb_family_counts_"), list):
             state = dict(state)
+        if isinstance(state.get("_booster"), str):
             state["_booster"] = _core.Booster.from_json(state["_booster"])
+        if isinstance(state.get("rgb_family_counts_"), list):
+            state["rgb_family_counts_"] = {tuple(key): count for key, count in state["rgb_family_counts_"]}
         super().__setstate__(state)

@@ -712,6 +712,14 @@ def _encode_values(ye, i):
 
 ESTIMATORS.update(RGBMRegressor=RGBMRegressor, RGBMClassifier=RGBMClassifier, RGBMRanker=RGBMRanker)
 
+#: ``rgbm_rs.SKOPS_TRUSTED_TYPES``: the types skops must be told to trust to
+#: load a fitted estimator (``skops.io.load(file, trusted=SKOPS_TRUSTED_TYPES)``,
+#: or MLflow's ``mlflow.sklearn.log_model(model, skops_trusted_types=SKOPS_TRUSTED_TYPES)``):
+#: skops trusts scikit-learn's own estimators only, and a fitted estimator's
+#: other attributes are built-in, NumPy and scikit-learn types it already
+#: trusts. A list (MLflow writes it into the model's YAML metadata).
+SKOPS_TRUSTED_TYPES: list[str] = [f"{cls.__module__}.{cls.__qualname__}" for cls in ESTIMATORS.values()]
+
 
 def load_model(path: PathLike) -> RGBMRegressor | RGBMClassifier | RGBMRanker:
     """Load an estimator written by ``save_model``.

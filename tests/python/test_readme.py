@@ -38,6 +38,8 @@ def _missing(code):
         needs += ["matplotlib"]
     if "import xgboost" in code:
         needs += ["xgboost"]
+    if "mlflow" in code:
+        needs += ["mlflow"]
     return [m for m in needs if importlib.util.find_spec(m) is None]
 
 
