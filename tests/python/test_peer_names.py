@@ -226,9 +226,7 @@ def test_evals_result_has_lightgbms_set_and_metric_names():
     sets = [(X, Y), (X[:100], Y[:100])]
     ours = RGBMRegressor(n_estimators=3, eval_metric="l1").fit(X, Y, eval_set=sets)
     theirs = lgb.LGBMRegressor(n_estimators=3, metric="l1", verbose=-1).fit(X, Y, eval_set=sets)
-    assert {s: list(m) for s, m in ours.evals_result_.items()} == {
-        s: list(m) for s, m in theirs.evals_result_.items()
-    }
+    assert {s: list(m) for s, m in ours.evals_result_.items()} == {s: list(m) for s, m in theirs.evals_result_.items()}
     seen = []
     RGBMRegressor(n_estimators=1, eval_metric="l1").fit(
         X, Y, eval_set=sets, callbacks=[lambda env: seen.extend(env.evaluation_result_list)]
