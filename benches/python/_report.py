@@ -91,3 +91,44 @@ def save_png(fig, path, dpi):
     buf.seek(0)
     with Image.open(buf) as im:
         im.convert("RGB").quantize(colors=256).save(path, optimize=True)
+
+
+ADULT_COLUMNS = [
+    "age",
+    "workclass",
+    "fnlwgt",
+    "education",
+    "education-num",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "capital-gain",
+    "capital-loss",
+    "hours-per-week",
+    "native-country",
+    "income",
+]
+
+
+def adult():
+    """Adult's train and test frames and labels, the text columns as
+    categories (the training set's, sorted)."""
+    import pandas as pd
+
+    def read(name):
+        path = os.path.join(DATA_DIR, "adult", name)
+        df = pd.read_csv(path, header=None, names=ADULT_COLUMNS, skipinitialspace=True, na_values="?")
+        df = df.dropna(subset=["income"])
+        y = df.pop("income").str.rstrip(".").eq(">50K").astype(int).to_numpy()
+        return df, y
+
+    Xtr, ytr = read("adult-train.csv")
+    Xte, yte = read("adult-test.csv")
+    for c in Xtr.columns:
+        if not pd.api.types.is_numeric_dtype(Xtr[c]):
+            cats = sorted(set(Xtr[c].dropna()))
+            Xtr[c] = pd.Categorical(Xtr[c], categories=cats)
+            Xte[c] = pd.Categorical(Xte[c], categories=cats)
+    return Xtr, ytr, Xte, yte

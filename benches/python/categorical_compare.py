@@ -40,43 +40,6 @@ import _report  # noqa: E402
 import pandas as pd
 from sklearn.metrics import accuracy_score, log_loss
 
-DATA = _report.DATA_DIR
-ADULT_COLUMNS = [
-    "age",
-    "workclass",
-    "fnlwgt",
-    "education",
-    "education-num",
-    "marital-status",
-    "occupation",
-    "relationship",
-    "race",
-    "sex",
-    "capital-gain",
-    "capital-loss",
-    "hours-per-week",
-    "native-country",
-    "income",
-]
-
-
-def adult():
-    def read(name):
-        path = os.path.join(DATA, "adult", name)
-        df = pd.read_csv(path, header=None, names=ADULT_COLUMNS, skipinitialspace=True, na_values="?")
-        df = df.dropna(subset=["income"])
-        y = df.pop("income").str.rstrip(".").eq(">50K").astype(int).to_numpy()
-        return df, y
-
-    Xtr, ytr = read("adult-train.csv")
-    Xte, yte = read("adult-test.csv")
-    for c in Xtr.columns:
-        if not pd.api.types.is_numeric_dtype(Xtr[c]):
-            cats = sorted(set(Xtr[c].dropna()))
-            Xtr[c] = pd.Categorical(Xtr[c], categories=cats)
-            Xte[c] = pd.Categorical(Xte[c], categories=cats)
-    return Xtr, ytr, Xte, yte
-
 
 def synthetic(n_train=100_000, n_test=50_000, seed=0):
     rng = np.random.default_rng(seed)
@@ -167,7 +130,7 @@ def main():
     import lightgbm
 
     rows = []
-    for name, load in [("adult", adult), ("synthetic", synthetic)]:
+    for name, load in [("adult", _report.adult), ("synthetic", synthetic)]:
         Xtr, ytr, Xte, yte = load()
         Htr, Hte = one_hot(Xtr, Xte)
         Otr, Ote = ordinal(Xtr), ordinal(Xte)

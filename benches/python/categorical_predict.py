@@ -48,45 +48,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _report import DATA_DIR, cpu_model, git_commit, publish  # noqa: E402
-
-ADULT_COLUMNS = [
-    "age",
-    "workclass",
-    "fnlwgt",
-    "education",
-    "education-num",
-    "marital-status",
-    "occupation",
-    "relationship",
-    "race",
-    "sex",
-    "capital-gain",
-    "capital-loss",
-    "hours-per-week",
-    "native-country",
-    "income",
-]
-
-
-def adult():
-    """Adult's train and test frames with the text columns as categories."""
-
-    def read(name):
-        path = os.path.join(DATA_DIR, "adult", name)
-        df = pd.read_csv(path, header=None, names=ADULT_COLUMNS, skipinitialspace=True, na_values="?")
-        df = df.dropna(subset=["income"])
-        y = df.pop("income").str.rstrip(".").eq(">50K").astype(int).to_numpy()
-        return df, y
-
-    Xtr, ytr = read("adult-train.csv")
-    Xte, _ = read("adult-test.csv")
-    for c in Xtr.columns:
-        if not pd.api.types.is_numeric_dtype(Xtr[c]):
-            cats = sorted(set(Xtr[c].dropna()))
-            Xtr[c] = pd.Categorical(Xtr[c], categories=cats)
-            Xte[c] = pd.Categorical(Xte[c], categories=cats)
-    return Xtr, ytr, Xte
+from _report import adult, cpu_model, git_commit, publish  # noqa: E402
 
 
 def synthetic(n, seed=0):
@@ -255,7 +217,7 @@ def main():
         # cat_1000's rarest levels share the missing bin (255 bins): said once here.
         warnings.filterwarnings("ignore", message="categorical feature 'cat_1000' has 1000 categories")
         if "adult" in sets:
-            Xtr, ytr, Xte = adult()
+            Xtr, ytr, Xte, _ = adult()
             rows += measure(f"adult ({len(Xte):,} rows)", Xtr, ytr, Xte, args.rounds, args.leaves, args.reps)
         if "synthetic" in sets:
             Xtr, ytr, Xte = synthetic(args.rows)
