@@ -1088,6 +1088,28 @@ class RGBMBase(BaseEstimator):
         return self._booster.feature_importances(kind)
 
     @property
+    def best_iteration(self) -> int:
+        """XGBoost's name for ``best_iteration_``: the best round, 0-based,
+        as in XGBoost; an AttributeError when the fit did not stop early."""
+        if not hasattr(self, "best_iteration_"):
+            raise AttributeError("best_iteration: the fit did not stop early (pass early_stopping_rounds)")
+        return self.best_iteration_
+
+    @property
+    def best_score(self) -> float:
+        """XGBoost's name: the watched metric (the first of the last
+        evaluation set; XGBoost watches the last) at ``best_iteration``."""
+        if not getattr(self, "best_score_", None):
+            raise AttributeError("best_score: the fit did not stop early (pass early_stopping_rounds)")
+        return float(next(iter(self.best_score_.values())))
+
+    def evals_result(self) -> dict[str, dict[str, list[float]]]:
+        """XGBoost's layout of ``evals_result_``: the sets named
+        "validation_i" by their position in ``eval_set``."""
+        check_is_fitted(self, "_booster")
+        return {f"validation_{i}": dict(m) for i, m in enumerate(self.evals_result_.values())}
+
+    @property
     def booster_(self) -> _core.Booster:
         """The fitted native booster, as :meth:`get_booster` (LightGBM's name;
         its methods are rgbm_rs's ``Booster``'s, not LightGBM's)."""

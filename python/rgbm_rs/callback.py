@@ -237,11 +237,15 @@ def early_stopping(
 
 
 def log_evaluation(period: int = 1) -> Callable[[CallbackEnv], bool]:
-    """Log the evaluation results every ``period`` rounds (and the last) to the ``rgbm_rs`` logger at INFO."""
-    if isinstance(period, bool) or not isinstance(period, int) or period < 1:
-        raise ValueError(f"period must be an int >= 1, got {period!r}")
+    """Log the evaluation results every ``period`` rounds (and the last) to
+    the ``rgbm_rs`` logger at INFO; ``period=0`` logs nothing (LightGBM's
+    rule)."""
+    if isinstance(period, bool) or not isinstance(period, int) or period < 0:
+        raise ValueError(f"period must be an int >= 0, got {period!r}")
 
     def _log(env: CallbackEnv) -> bool:
+        if period == 0:
+            return False
         round_no = env.iteration + 1
         if round_no % period == 0 or round_no == env.end_iteration:
             text = format_results(env.evaluation_result_list) or f"{env.elapsed:.2f} s"

@@ -232,3 +232,30 @@ def test_evals_result_has_lightgbms_set_and_metric_names():
         X, Y, eval_set=sets, callbacks=[lambda env: seen.extend(env.evaluation_result_list)]
     )
     assert [(s, m) for s, m, _, _ in seen] == [("training", "l1"), ("valid_1", "l1")]
+
+
+def test_xgboosts_fitted_names_read_as_xgboost_does():
+    xgb = pytest.importorskip("xgboost")
+    sets = [(X[:150], YC[:150]), (X[150:300], YC[150:300])]
+    common = dict(n_estimators=200, eval_metric="logloss", early_stopping_rounds=5)
+    ours = RGBMClassifier(**common).fit(X, YC, eval_set=sets)
+    theirs = xgb.XGBClassifier(**common).fit(X, YC, eval_set=sets, verbose=False)
+    assert {s: list(m) for s, m in ours.evals_result().items()} == {
+        s: list(m) for s, m in theirs.evals_result().items()
+    }
+    # Both 0-based, the best value of the watched metric on the last set.
+    for est in (ours, theirs):
+        history = est.evals_result()["validation_1"]["logloss"]
+        assert est.best_score == min(history) == history[est.best_iteration]
+    with pytest.raises(AttributeError, match="did not stop early"):
+        _ = RGBMClassifier(n_estimators=2).fit(X, YC).best_iteration
+
+
+def test_log_evaluation_period_zero_logs_nothing(caplog):
+    import rgbm_rs
+
+    with caplog.at_level("INFO", logger="rgbm_rs"):
+        RGBMRegressor(n_estimators=3).fit(X, Y, eval_set=[(X, Y)], callbacks=[rgbm_rs.log_evaluation(0)])
+    assert not caplog.records
+    with pytest.raises(ValueError, match=">= 0"):
+        rgbm_rs.log_evaluation(-1)
