@@ -82,3 +82,21 @@ def test_the_export_extra_installs_what_the_export_page_imports():
         imports |= {m.split(".")[0] for m in re.findall(r"^\s*(?:import|from) (\w[\w.]*)", code, re.M)}
     assert imports, "docs/export.md has no imports to check"
     assert imports <= installed, f"the export extra lacks {sorted(imports - installed)}"
+
+
+def test_the_command_line_page_runs_as_written(tmp_path):
+    for needed in ("pandas", "onnx"):
+        if importlib.util.find_spec(needed) is None:
+            pytest.skip(f"needs {needed}")
+    with open(os.path.join(DOCS, "cli.md"), encoding="utf-8") as f:
+        lines = [ln for block in re.findall(r"```bash\n(.*?)```", f.read(), re.S) for ln in block.splitlines()]
+    python = f'"{sys.executable}"'
+    script = "\n".join(
+        re.sub(r"^rgbm ", f"{python} -m rgbm_rs ", re.sub(r"^python ", f"{python} ", ln)) for ln in lines
+    )
+    out = subprocess.run(["bash", "-e", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    for made in ("model.json", "preds.csv", "model.onnx", "model.xgb.json", "ranker.json", "scores.csv"):
+        assert (tmp_path / made).stat().st_size > 0, made
+    scores = (tmp_path / "scores.csv").read_text().split()[1:]
+    assert len(scores) == 3000 and len(set(scores)) > 100  # the ranker ranks
