@@ -151,6 +151,11 @@ def _metric_names(eval_metric, native_loss, n_classes=None, functions=True):
     return names
 
 
+def _scores_at(evals_result, best):
+    """``{set: {metric: value at round best}}`` (0-based), LightGBM's ``best_score_``."""
+    return {s: {m: values[best] for m, values in metrics.items()} for s, metrics in evals_result.items()}
+
+
 def _metric_spelling(eval_metric):
     """Our metric names -> the peer names the user gave for them (LightGBM's
     ``l1``, ``binary_logloss``, ...), under which the results are reported."""
@@ -877,10 +882,10 @@ class RGBMBase(BaseEstimator):
             self.n_estimators_ = done + len(rounds)
         self._booster = booster
         if best is not None:
-            self.best_iteration_ = done + int(best)
+            # LightGBM's: the number of rounds kept (best round + 1), and every set's metrics there.
+            self.best_iteration_ = done + int(best) + 1
             if sets:
-                last = self.evals_result_[sets[-1].name]
-                self.best_score_ = {m: values[int(best)] for m, values in last.items()}
+                self.best_score_ = _scores_at(self.evals_result_, int(best))
         keys = ("root_feature", "root_threshold", "features_searched", "step", "seconds", "train_loss")
         keys += ("gamma", "gamma_star", "cosine")
         self.training_log_ = {key: [r[key] for r in rounds] for key in keys}
@@ -902,10 +907,9 @@ class RGBMBase(BaseEstimator):
         """Keep the model's rounds up to ``best`` (0-based), as early stopping
         keeps them (``rgbm_rs.cv`` chooses the round across folds)."""
         self._booster = self._booster.truncated(int(best) + 1)
-        self.best_iteration_ = int(best)
+        self.best_iteration_ = int(best) + 1
         if self.evals_result_:
-            last = list(self.evals_result_.values())[-1]
-            self.best_score_ = {m: values[int(best)] for m, values in last.items()}
+            self.best_score_ = _scores_at(self.evals_result_, int(best))
 
     def _output(self, X, kind=None, iteration_range=None, start_iteration=0, num_iteration=None, init_score=None):
         """What every prediction method computes: the raw scores (``kind``
@@ -1089,11 +1093,12 @@ class RGBMBase(BaseEstimator):
 
     @property
     def best_iteration(self) -> int:
-        """XGBoost's name for ``best_iteration_``: the best round, 0-based,
-        as in XGBoost; an AttributeError when the fit did not stop early."""
+        """XGBoost's name: the best round, 0-based as in XGBoost (LightGBM's
+        ``best_iteration_`` counts the rounds kept: this + 1); an
+        AttributeError when the fit did not stop early."""
         if not hasattr(self, "best_iteration_"):
             raise AttributeError("best_iteration: the fit did not stop early (pass early_stopping_rounds)")
-        return self.best_iteration_
+        return self.best_iteration_ - 1
 
     @property
     def best_score(self) -> float:
@@ -1101,7 +1106,8 @@ class RGBMBase(BaseEstimator):
         evaluation set; XGBoost watches the last) at ``best_iteration``."""
         if not getattr(self, "best_score_", None):
             raise AttributeError("best_score: the fit did not stop early (pass early_stopping_rounds)")
-        return float(next(iter(self.best_score_.values())))
+        last = list(self.best_score_.values())[-1]
+        return float(next(iter(last.values())))
 
     def evals_result(self) -> dict[str, dict[str, list[float]]]:
         """XGBoost's layout of ``evals_result_``: the sets named

@@ -79,7 +79,8 @@ def document(est, with_model=True) -> dict:
         "n_features_in": int(est.n_features_in_),
         "feature_names_in": None if names is None else [str(c) for c in names],
         "categories": _categories_to_json(est),
-        "best_iteration": getattr(est, "best_iteration_", None),
+        # 0-based in the file; best_iteration_ counts the rounds kept (LightGBM's).
+        "best_iteration": est.best_iteration_ - 1 if hasattr(est, "best_iteration_") else None,
     }
     if with_model:
         doc["model"] = json.loads(est._booster.to_json())
@@ -387,7 +388,7 @@ def _estimator(doc, estimators, booster=None):
     if best is not None:
         if isinstance(best, bool) or not isinstance(best, int) or not 0 <= best < booster.n_rounds:
             raise _Invalid(f"best_iteration {best!r} is not a round of the model")
-        est.best_iteration_ = best
+        est.best_iteration_ = best + 1
     base = doc.get(LIBSVM_BASE_KEY)
     if base is not None:
         if isinstance(base, bool) or base not in (0, 1):

@@ -148,8 +148,9 @@ class EarlyStopping:
     Watches the first metric of the last evaluation set (what the
     ``early_stopping_rounds`` constructor option watches), or the given
     ``metric`` / ``dataset``. After ``fit``, the estimator keeps the model of
-    the best round: ``best_iteration_`` is that round (0-based) and
-    predictions use it. ``min_delta`` is the smallest change that counts as an
+    the best round: ``best_iteration_`` is the number of rounds kept
+    (LightGBM's; the callback's own ``best_iteration`` is 0-based) and
+    predictions use them. ``min_delta`` is the smallest change that counts as an
     improvement. NaN never counts as an improvement.
     """
 

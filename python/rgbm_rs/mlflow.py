@@ -44,7 +44,8 @@ def autolog(*, log_models: bool = True, disable: bool = False) -> None:
     - the evaluation history ``evals_result_``, as metrics named
       ``"<set>-<metric>"`` (``"valid_0-l2"``) with one step per round (MLflow
       shows the last round's value as the metric's value);
-    - ``best_iteration`` (``best_iteration_``, 0-based) with early stopping;
+    - ``best_iteration`` (``best_iteration_``: the rounds kept, as
+      ``mlflow.lightgbm`` logs LightGBM's) with early stopping;
     - with ``log_models``, the fitted estimator as an MLflow model under
       ``"model"``, through ``mlflow.sklearn.log_model`` in its default skops
       format with ``skops_trusted_types=SKOPS_TRUSTED_TYPES``.

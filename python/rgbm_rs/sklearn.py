@@ -377,9 +377,12 @@ or callable, default="squared"
     n_estimators_ : int
         Rounds actually trained (fewer than ``n_estimators`` after early stopping).
     best_iteration_ : int
-        With early stopping: the round (0-based) whose model is kept and used for prediction.
+        With early stopping: the rounds kept and used for prediction, up to
+        the best one (LightGBM's count, 1-based; XGBoost's 0-based
+        ``best_iteration`` is one less).
     best_score_ : dict
-        With early stopping: each metric of the last evaluation set at ``best_iteration_``.
+        With early stopping: ``{set: {metric: value}}`` at the best round,
+        LightGBM's layout (XGBoost's ``best_score`` is the watched metric's value).
     evals_result_ : dict
         ``{set name: {metric: [value per round]}}`` (empty without evaluation data).
     training_log_ : dict

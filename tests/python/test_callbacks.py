@@ -37,11 +37,13 @@ def test_early_stopping_keeps_the_best_round(noisy_regression):
     reg = RGBMRegressor(early_stopping_rounds=10, **OVERFIT).fit(X_train, y_train, eval_set=[(X_val, y_val)])
     curve = np.array(reg.evals_result_["valid_0"]["l2"])
     assert reg.n_estimators_ < 300 and len(curve) == reg.n_estimators_
-    assert reg.best_iteration_ == int(np.argmin(curve))
-    assert reg.n_estimators_ == reg.best_iteration_ + 11
-    assert reg.best_score_ == {"l2": curve.min()}
-    # Predictions are those of the model trained for best_iteration_ + 1 rounds.
-    short = RGBMRegressor(**{**OVERFIT, "n_estimators": reg.best_iteration_ + 1}).fit(X_train, y_train)
+    # LightGBM's count of the rounds kept; XGBoost's best_iteration is the 0-based round.
+    assert reg.best_iteration_ - 1 == reg.best_iteration == int(np.argmin(curve))
+    assert reg.n_estimators_ == reg.best_iteration_ + 10
+    assert reg.best_score_ == {"valid_0": {"l2": curve.min()}}
+    assert reg.best_score == curve.min()
+    # Predictions are those of the model trained for best_iteration_ rounds.
+    short = RGBMRegressor(**{**OVERFIT, "n_estimators": reg.best_iteration_}).fit(X_train, y_train)
     assert np.array_equal(reg.predict(X_val), short.predict(X_val))
     assert mean_squared_error(y_val, reg.predict(X_val)) == pytest.approx(curve.min(), rel=1e-12)
 
@@ -51,7 +53,7 @@ def test_early_stopping_callback_matches_the_constructor_option(noisy_regression
     built_in = RGBMRegressor(early_stopping_rounds=10, **OVERFIT).fit(X_train, y_train, eval_set=[(X_val, y_val)])
     stopper = rgbm_rs.early_stopping(10)
     by_callback = RGBMRegressor(**OVERFIT).fit(X_train, y_train, eval_set=[(X_val, y_val)], callbacks=[stopper])
-    assert stopper.best_iteration == built_in.best_iteration_ == by_callback.best_iteration_
+    assert stopper.best_iteration == built_in.best_iteration == by_callback.best_iteration
     assert by_callback.n_estimators_ == built_in.n_estimators_
     assert np.array_equal(by_callback.predict(X_val), built_in.predict(X_val))
 
@@ -73,7 +75,7 @@ def test_early_stopping_min_delta_follows_lightgbms_rule(noisy_regression):
                 break
         reg = RGBMRegressor(early_stopping_rounds=5, early_stopping_min_delta=delta, **slow)
         reg.fit(X_train, y_train, eval_set=[(X_val, y_val)])
-        assert reg.best_iteration_ == best, delta
+        assert reg.best_iteration == best, delta
         assert reg.n_estimators_ == (len(curve) if stop is None else stop + 1), delta
         # The callback with the same min_delta agrees.
         stopper = rgbm_rs.early_stopping(5, min_delta=delta)
@@ -88,7 +90,7 @@ def test_callback_early_stopping_with_sglb_shrinkage_equals_the_shorter_chain(no
     X_train, X_val, y_train, y_val = noisy_regression
     kw = dict(OVERFIT, langevin=True, temperature=1e3, shrink_rate=0.2)
     reg = RGBMRegressor(**kw).fit(X_train, y_train, eval_set=[(X_val, y_val)], callbacks=[rgbm_rs.early_stopping(5)])
-    short = RGBMRegressor(**{**kw, "n_estimators": reg.best_iteration_ + 1}).fit(X_train, y_train)
+    short = RGBMRegressor(**{**kw, "n_estimators": reg.best_iteration_}).fit(X_train, y_train)
     assert np.allclose(reg.predict(X_val), short.predict(X_val), rtol=0, atol=1e-10)
 
 
@@ -125,8 +127,8 @@ def test_multiclass_metrics_and_early_stopping():
         n_estimators=400, learning_rate=0.5, max_depth=6, min_samples_leaf=1, early_stopping_rounds=5, random_state=0
     ).fit(X_train, y_train, eval_set=[(X_val, y_val)])
     curve = early.evals_result_["valid_0"]["multi_logloss"]
-    assert early.n_estimators_ < 400 and early.best_iteration_ == int(np.argmin(curve))
-    assert early.get_booster().n_rounds == early.best_iteration_ + 1
+    assert early.n_estimators_ < 400 and early.best_iteration == int(np.argmin(curve))
+    assert early.get_booster().n_rounds == early.best_iteration_
 
 
 def test_validation_fraction_holds_out_a_stratified_part(cancer):

@@ -154,9 +154,9 @@ def test_early_stopping_watches_the_first_metric_function(regression):
     early = RGBMRegressor(n_estimators=60, learning_rate=0.5, eval_metric=wobbly, early_stopping_rounds=patience).fit(
         Xt, yt, eval_set=[(Xv, yv)]
     )
-    assert early.best_iteration_ == best
+    assert early.best_iteration == best
     assert early.n_estimators_ == stop + 1
-    np.testing.assert_allclose(early.best_score_["wobbly"], values[best])
+    np.testing.assert_allclose(early.best_score_["valid_0"]["wobbly"], values[best])
 
 
 def _same_values(got, want):
@@ -186,8 +186,8 @@ def test_non_finite_metric_values_stay_non_finite(regression):
     # Early stopping on the metric keeps the -inf round, and best_score_ says so.
     metric.calls = 0
     early = RGBMRegressor(n_estimators=6, eval_metric=metric, early_stopping_rounds=3).fit(X, y, eval_set=[(X, y)])
-    assert early.best_iteration_ == 3
-    assert early.best_score_ == {"m": -np.inf}
+    assert early.best_iteration == 3
+    assert early.best_score_ == {"training": {"m": -np.inf}}
     _same_values(early.evals_result_["training"]["m"], sequence)
 
 

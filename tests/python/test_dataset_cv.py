@@ -155,7 +155,7 @@ def test_cv_equals_fitting_each_fold_by_hand(data):
     assert res.history["valid l2-mean"] == mean[: best + 1].tolist()
     for m, fold_model, (_, test) in zip(hand, res.models, res.folds):
         assert fold_model.get_booster().to_json() == m.get_booster().truncated(best + 1).to_json()
-        assert fold_model.best_iteration_ == best
+        assert fold_model.best_iteration == best
         np.testing.assert_array_equal(res.oof[test], fold_model.predict(X[test]))
     # Same seed, same models.
     again = rgbm_rs.cv(est, ds, folds=KFold(4, shuffle=True, random_state=1), early_stopping_rounds=3)

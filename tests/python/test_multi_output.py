@@ -68,9 +68,9 @@ def test_early_stopping_watches_the_mean_of_the_targets_metric():
     ]
     mean = np.mean([s[: len(history)] for s in singles], axis=0)
     np.testing.assert_allclose(history, mean, rtol=1e-12)
-    assert multi.best_iteration_ == int(np.argmin(history))
+    assert multi.best_iteration == int(np.argmin(history))
     assert len(history) < params["n_estimators"]
-    assert multi.get_booster().n_rounds == multi.best_iteration_ + 1
+    assert multi.get_booster().n_rounds == multi.best_iteration_
 
 
 def test_staged_predictions_shap_and_leaves_have_a_block_per_target():

@@ -182,5 +182,5 @@ def test_rgb_multiclass_with_weights_and_early_stopping():
     assert sum(clf.rgb_family_counts_.values()) == 10 * clf.n_estimators_
     curve = clf.evals_result_["valid_0"]["multi_logloss"]
     if clf.n_estimators_ < 60:
-        assert clf.best_iteration_ == int(np.argmin(curve))
+        assert clf.best_iteration == int(np.argmin(curve))
     assert clf.score(X_val, y_val) > 0.9

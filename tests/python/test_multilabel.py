@@ -37,7 +37,7 @@ def test_multilabel_early_stopping_and_persistence(tmp_path):
     est = RGBMClassifier(n_estimators=60, early_stopping_rounds=3, learning_rate=0.5, random_state=0)
     est.fit(X[200:], LABELS[200:], eval_set=[(X[:200], LABELS[:200])])
     history = est.evals_result_["valid_0"]["logloss"]
-    assert est.best_iteration_ == int(np.argmin(history))
+    assert est.best_iteration == int(np.argmin(history))
     path = tmp_path / "labels.json"
     est.save_model(path)
     back = load_model(path)

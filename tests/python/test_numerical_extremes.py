@@ -35,7 +35,7 @@ def test_auc_with_both_classes_still_early_stops():
         X[60:], yb[60:], eval_set=[(Xe, ye)]
     )
     aucs = clf.evals_result_["valid_0"]["auc"]
-    assert clf.best_iteration_ == int(np.argmax(aucs))
+    assert clf.best_iteration == int(np.argmax(aucs))
     # The kept model is the best round's: its AUC is the recorded best.
     assert roc_auc_score(ye, clf.decision_function(Xe)) == pytest.approx(max(aucs), abs=1e-12)
 

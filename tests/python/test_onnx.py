@@ -169,7 +169,7 @@ def test_early_stopping_exports_the_kept_rounds(data):
     est = RGBMRegressor(n_estimators=1000, learning_rate=0.5, early_stopping_rounds=5, random_state=0)
     est.fit(X[:1000], y[:1000], eval_set=[(X[1000:], y[1000:])])
     rounds = est.get_booster().n_rounds
-    assert rounds == est.best_iteration_ + 1 < est.n_estimators_
+    assert rounds == est.best_iteration_ < est.n_estimators_
     model = to_onnx(est)
     (node,) = [n for n in model.graph.node if n.op_type == "TreeEnsembleRegressor"]
     treeids = next(a.ints for a in node.attribute if a.name == "nodes_treeids")

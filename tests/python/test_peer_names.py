@@ -259,3 +259,15 @@ def test_log_evaluation_period_zero_logs_nothing(caplog):
     assert not caplog.records
     with pytest.raises(ValueError, match=">= 0"):
         rgbm_rs.log_evaluation(-1)
+
+
+def test_best_iteration_counts_rounds_as_lightgbm_and_survives_saving(tmp_path):
+    import rgbm_rs
+
+    est = RGBMRegressor(n_estimators=300, learning_rate=0.5, early_stopping_rounds=3)
+    est.fit(X[:400], Y[:400], eval_set=[(X[400:], Y[400:])])
+    history = est.evals_result_["valid_0"]["l2"]
+    assert est.best_iteration_ == int(np.argmin(history)) + 1 == est.get_booster().n_rounds
+    assert est.best_score_ == {"valid_0": {"l2": min(history)}}
+    est.save_model(tmp_path / "m.json")
+    assert rgbm_rs.load_model(tmp_path / "m.json").best_iteration_ == est.best_iteration_

@@ -145,12 +145,12 @@ def test_the_default_is_the_best_iteration_as_in_lightgbm():
     ours.fit(X[tr], y[tr], eval_set=[(X[va], y[va])])
     theirs = lgb.LGBMRegressor(n_estimators=300, learning_rate=0.3, verbose=-1)
     theirs.fit(X[tr], y[tr], eval_set=[(X[va], y[va])], callbacks=[lgb.early_stopping(5, verbose=False)])
-    # Both models end at the best round: LightGBM's best_iteration_ counts
-    # rounds from 1, ours (as XGBoost's) from 0.
-    assert ours.best_iteration_ + 1 < ours.n_estimators_
+    # Both models end at the best round, best_iteration_ rounds from 1.
+    assert ours.best_iteration_ < ours.n_estimators_
     assert theirs.booster_.current_iteration() == theirs.best_iteration_
-    assert ours.get_booster().n_rounds == ours.best_iteration_ + 1
-    for est, best in ((ours, ours.best_iteration_ + 1), (theirs, theirs.best_iteration_)):
+    assert ours.get_booster().n_rounds == ours.best_iteration_
+    for est in (ours, theirs):
+        best = est.best_iteration_
         np.testing.assert_array_equal(est.predict(X), est.predict(X, num_iteration=best))
         np.testing.assert_array_equal(est.predict(X), est.predict(X, start_iteration=0, num_iteration=None))
         assert est.predict(X, pred_leaf=True).shape == (len(X), best)

@@ -81,10 +81,10 @@ def test_early_stopping_keeps_the_best_ndcg_round():
     est = RGBMRanker(**{**SMALL, "n_estimators": 200}, learning_rate=0.5, early_stopping_rounds=5, eval_at=5)
     est.fit(X, y, group=g, eval_set=[(Xv, yv)], eval_group=[gv])
     history = est.evals_result_["valid_0"]["ndcg@5"]
-    best = est.best_iteration_
+    best = est.best_iteration
     assert history[best] == max(history[: best + 6])
     assert len(history) == best + 6 or len(history) == 200
-    assert est.best_score_["ndcg@5"] == history[best]
+    assert est.best_score_["valid_0"]["ndcg@5"] == history[best]
 
 
 def test_persistence_shap_and_onnx(tmp_path):

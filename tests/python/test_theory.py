@@ -124,7 +124,7 @@ def test_rgb_complexity_counts_the_kept_rounds_only():
         validation_fraction=0.3,
         random_state=0,
     ).fit(X, y)
-    kept = est.best_iteration_ + 1
+    kept = est.best_iteration_
     assert kept < len(est.training_log_["rgb_complexity"])
     assert est.rgb_complexity_ == pytest.approx(sum(est.training_log_["rgb_complexity"][:kept]), rel=1e-12)
 
