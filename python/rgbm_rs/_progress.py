@@ -62,7 +62,10 @@ class Progress:
             except ImportError:
                 tqdm = None
             if tqdm is not None:
-                self.bar = tqdm(total=n_rounds, desc=type(estimator).__name__, unit="round", file=sys.stderr)
+                # disable=None: no bar when stderr is not a terminal (a file, a pipe), so the log stays lines.
+                self.bar = tqdm(
+                    total=n_rounds, desc=type(estimator).__name__, unit="round", file=sys.stderr, disable=None
+                )
 
     def before_round(self, iteration):
         """Runs the before-iteration callbacks; the learning rate they set, or None."""

@@ -1,6 +1,9 @@
 """Evaluation sets, early stopping, metrics, callbacks, logging and progress."""
 
+import io
 import logging
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -227,12 +230,23 @@ def test_log_evaluation_callback(noisy_regression, caplog):
     assert [r.getMessage().split("\t")[0] for r in caplog.records if r.name == "rgbm_rs"] == ["[3]", "[6]", "[7]"]
 
 
-def test_progress_bar_with_verbose(noisy_regression, capsys):
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_bar_with_verbose_on_a_terminal_only(noisy_regression, capsys, monkeypatch):
     pytest.importorskip("tqdm")
-    X_train, _, y_train, _ = noisy_regression
-    RGBMRegressor(n_estimators=12, verbose=100).fit(X_train, y_train)
+    X_train, X_val, y_train, y_val = noisy_regression
+    terminal = _Terminal()
+    with monkeypatch.context() as m:
+        m.setattr(sys, "stderr", terminal)
+        RGBMRegressor(n_estimators=12, verbose=100).fit(X_train, y_train)
+    assert "12/12" in terminal.getvalue()
+    # Redirected (not a terminal): no bar redrawn with carriage returns among the log lines.
+    RGBMRegressor(n_estimators=12, verbose=4).fit(X_train, y_train, eval_set=[(X_val, y_val)])
     err = capsys.readouterr().err
-    assert "12/12" in err
+    assert "\r" not in err and "12/12" not in err
     RGBMRegressor(n_estimators=12).fit(X_train, y_train)
     assert capsys.readouterr().err == ""
 
@@ -253,3 +267,18 @@ def test_importance_types_and_introspection(cancer):
     assert booster.n_rounds == 10 and booster.n_outputs == 1
     with pytest.raises(ValueError, match="importance_type"):
         RGBMClassifier(importance_type="cover").fit(X_train, y_train)
+
+
+def test_verbose_output_redirected_to_a_file_is_lines(tmp_path):
+    code = (
+        "import numpy as np\n"
+        "from rgbm_rs import RGBMRegressor\n"
+        "X = np.random.default_rng(0).normal(size=(300, 3))\n"
+        "y = X[:, 0]\n"
+        "RGBMRegressor(n_estimators=20, verbose=5).fit(X, y, eval_set=[(X, y)])\n"
+    )
+    with open(tmp_path / "err.txt", "w") as err:
+        subprocess.run([sys.executable, "-c", code], stderr=err, check=True, timeout=120)
+    lines = (tmp_path / "err.txt").read_text().splitlines()
+    assert [line.split("\t")[0] for line in lines] == ["[5]", "[10]", "[15]", "[20]"]
+    assert all("training's l2: " in line for line in lines)
