@@ -167,6 +167,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         colsample_bynode: float | None = None,
         feature_fraction_bynode: float | None = None,
         verbosity: int | None = None,
+        tree_method: str | None = None,
         scale_pos_weight: float | None = None,
     ) -> None:
         store_params(self, locals())

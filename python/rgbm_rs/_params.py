@@ -48,6 +48,7 @@ MAPPED = {
     "feature_fraction_bynode": [Number(Real, 0, 1, closed="right"), None],
     "scale_pos_weight": [Number(Real, 0, None, closed="neither"), None],
     "verbosity": [Number(Integral, 0, 3, closed="both"), None],
+    "tree_method": [StrOptions({"hist"}), None],
 }
 
 # Core parameters the estimators set themselves: n_classes and n_targets

@@ -198,6 +198,7 @@ class RGBMRanker(RGBMBase):
         colsample_bynode: float | None = None,
         feature_fraction_bynode: float | None = None,
         verbosity: int | None = None,
+        tree_method: str | None = None,
     ) -> None:
         store_params(self, locals())
 

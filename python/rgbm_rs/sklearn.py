@@ -367,6 +367,9 @@ or callable, default="squared"
     verbosity : int in [0, 3] or None, default=None
         XGBoost's message level: 0 hides the warnings a fit gives; rounds
         are logged by ``verbose``.
+    tree_method : {"hist"} or None, default=None
+        XGBoost's: the trees are always grown on binned histograms, so only
+        "hist" (XGBoost's default) is taken; "exact" and "approx" are refused.
 
     A fit that diverges (a tree with non-finite leaf values, or scores that
     would overflow, e.g. from a far too large ``learning_rate``) raises
@@ -492,6 +495,7 @@ or callable, default="squared"
         colsample_bynode: float | None = None,
         feature_fraction_bynode: float | None = None,
         verbosity: int | None = None,
+        tree_method: str | None = None,
     ) -> None:
         store_params(self, locals())
 

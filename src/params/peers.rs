@@ -370,10 +370,10 @@ pub const PEER_NAMES: &[PeerName] = &[
     entry(
         "tree_method",
         XGB,
-        Refused,
+        Mapped,
         "",
-        false,
-        "the trees are always grown on histograms (XGBoost's 'hist')",
+        true,
+        "only 'hist' (XGBoost's default), how the trees are always grown here; 'exact' and 'approx' are refused",
     ),
     entry(
         "boosting_type",

@@ -18,6 +18,7 @@ X, y = load_breast_cancer(return_X_y=True)
 X_train, X_test, y_train, y_test = train_test_split(X, y, stratify=y, random_state=94)
 
 clf = XGBClassifier(
+    tree_method="hist",
     n_estimators=500,
     max_depth=3,
     learning_rate=0.1,

@@ -271,3 +271,15 @@ def test_best_iteration_counts_rounds_as_lightgbm_and_survives_saving(tmp_path):
     assert est.best_score_ == {"valid_0": {"l2": min(history)}}
     est.save_model(tmp_path / "m.json")
     assert rgbm_rs.load_model(tmp_path / "m.json").best_iteration_ == est.best_iteration_
+
+
+def test_tree_method_takes_hist_only():
+    from sklearn.base import clone
+
+    est = RGBMClassifier(n_estimators=3, tree_method="hist", random_state=0)
+    plain = RGBMClassifier(n_estimators=3, random_state=0)
+    assert est.fit(X, YC).get_booster().to_json() == plain.fit(X, YC).get_booster().to_json()
+    assert clone(est).get_params()["tree_method"] == "hist"
+    for other in ("exact", "approx", "gpu_hist"):
+        with pytest.raises(ValueError, match="tree_method"):
+            RGBMClassifier(n_estimators=3, tree_method=other).fit(X, YC)
