@@ -319,7 +319,11 @@ or callable, default="squared"
         Built-in names are evaluated first, then functions, each in the
         order given; early stopping watches the first. "auc" needs
         both classes (with positive weight) in every evaluation set, else
-        fit raises ValueError (AUC is undefined for one class).
+        fit raises ValueError (AUC is undefined for one class). Unlike
+        LightGBM, which records the objective's metric beside these and
+        early-stops on all of them (leaving out the training set), only the
+        metrics named are recorded and the first of the last set is
+        watched; the peers' metric names are taken and reported as given.
     importance_type : {"gain", "split"}, default="gain"
         What ``feature_importances_`` measures: total split gain or split count.
     warm_start : bool, default=False
