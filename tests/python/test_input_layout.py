@@ -53,6 +53,6 @@ def test_fit_and_predict_ignore_the_layout(data, tmp_path, layout):
 def test_classifier_eval_labels_in_any_layout(data):
     X, y, _ = data
     yb = (y > 0).astype(int)
-    ref = RGBMClassifier(**KW).fit(X, yb, eval_set=[(X, yb)])
+    ref = RGBMClassifier(**KW).fit(X, yb, eval_set=[(X.copy(), yb.copy())])
     est = RGBMClassifier(**KW).fit(X, yb, eval_set=[(strided(X), strided(yb))])
     assert est.evals_result_ == ref.evals_result_
