@@ -18,6 +18,8 @@ pub enum Purpose {
     LangevinLeaf = 5,
     Rgb = 6,
     ExtraTrees = 7,
+    ColumnLevel = 8,
+    ColumnNode = 9,
 }
 
 /// SplitMix64 finaliser: decorrelates nearby seeds before keying ChaCha.

@@ -269,7 +269,11 @@ impl Selector {
 /// proportional to the weights of those left (Efraimidis & Spirakis 2006:
 /// the largest keys u^(1/w), compared as ln(u)/w), ascending; indices of
 /// weight 0 are never drawn, so fewer come back when fewer have weight.
-pub fn weighted_sample(rng: &mut ChaCha8Rng, weights: &[f64], size: usize) -> Vec<usize> {
+pub fn weighted_sample<R: rand::Rng + ?Sized>(
+    rng: &mut R,
+    weights: &[f64],
+    size: usize,
+) -> Vec<usize> {
     use rand::RngExt;
     let mut keys: Vec<(f64, usize)> = weights
         .iter()

@@ -258,17 +258,9 @@ def _resolve_peer_params(est, given, fit_metric, fit_verbose=None):
         if est.max_leaves is None:
             put("max_leaves", 31)  # LightGBM's num_leaves
     by_tree = _one_of(est, "colsample_bytree", "feature_fraction")
-    by_node = _one_of(est, "colsample_bynode", "feature_fraction_bynode")
-    if by_tree is not None and by_node is not None:
-        raise ValueError(
-            f"{by_tree[0]}={by_tree[1]!r} and {by_node[0]}={by_node[1]!r}: features are drawn once per tree "
-            "or once per node, not both; pass one of them"
-        )
-    sampled = by_tree or by_node
-    if sampled is not None:
-        set_once("selection", "groups", f"{sampled[0]}={sampled[1]!r}")
-        put("selection_size", float(sampled[1]))
-        put("selection_scope", "tree" if by_tree else "node")
+    if by_tree is not None:
+        set_once("selection", "groups", f"{by_tree[0]}={by_tree[1]!r}")
+        put("selection_size", float(by_tree[1]))
     if fit_metric is not None:
         if est.eval_metric is not None:
             raise ValueError("eval_metric is given to fit and to the constructor: pass it in one place")
@@ -727,7 +719,7 @@ class RGBMBase(BaseEstimator):
         feature_weights : array-like of shape (n_features,) or None
             XGBoost's ``fit(feature_weights=...)``: finite weights >= 0, not
             all 0, one per feature. The feature draws of column sampling
-            (``colsample_bytree`` / ``colsample_bynode`` below 1, or
+            (``colsample_bytree``, ``colsample_bylevel`` or ``colsample_bynode`` below 1, or
             ``selection="group"`` / ``"groups"`` without ``groups``) take
             each feature with probability in proportion to its weight,
             without replacement. A feature of weight 0 is never drawn, so

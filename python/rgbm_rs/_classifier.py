@@ -164,6 +164,7 @@ class RGBMClassifier(ClassifierMixin, RGBMBase):
         objective: str | LossFunction | None = None,
         colsample_bytree: float | None = None,
         feature_fraction: float | None = None,
+        colsample_bylevel: float | None = None,
         colsample_bynode: float | None = None,
         feature_fraction_bynode: float | None = None,
         verbosity: int | None = None,

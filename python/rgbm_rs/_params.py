@@ -44,8 +44,6 @@ ALIASES = {n: p["of"] for n, p in PEER_NAMES.items() if p["use"] == "alias" and 
 MAPPED = {
     "colsample_bytree": [Number(Real, 0, 1, closed="right"), None],
     "feature_fraction": [Number(Real, 0, 1, closed="right"), None],
-    "colsample_bynode": [Number(Real, 0, 1, closed="right"), None],
-    "feature_fraction_bynode": [Number(Real, 0, 1, closed="right"), None],
     "scale_pos_weight": [Number(Real, 0, None, closed="neither"), None],
     "verbosity": [Number(Integral, 0, 3, closed="both"), None],
     "tree_method": [StrOptions({"hist"}), None],

@@ -358,16 +358,20 @@ or callable, default="squared"
         that too (best-first to ``max_leaves``, 31 when unset).
         ``get_params`` returns them as given. The full list of the peers'
         names, and what each is here, is in docs/parameters.md.
-    colsample_bytree, feature_fraction, colsample_bynode, feature_fraction_bynode : default=None
-        The share of features searched: drawn per tree
-        (``colsample_bytree``, LightGBM's ``feature_fraction``) or per node
-        (``colsample_bynode``, ``feature_fraction_bynode``). A fraction f
-        below 1 is ``selection="groups"`` (one group per feature) with ``selection_size=f`` and
-        ``selection_scope="tree"`` or ``"node"``: ceil(f × n_features)
-        features, drawn once per round (XGBoost and LightGBM draw per tree
-        and round to nearest); not both a per-tree and a per-node fraction
-        below 1 (XGBoost multiplies them). ``fit(feature_weights=...)``
-        weights the draw.
+    colsample_bytree, feature_fraction, colsample_bylevel, colsample_bynode, feature_fraction_bynode : default=None
+        The share of features searched, as XGBoost nests them: each tree
+        draws ceil(f × n_features) features (``colsample_bytree``,
+        LightGBM's ``feature_fraction``), each depth level of the tree
+        ceil(f × n) of the tree's n (``colsample_bylevel``), and each node
+        ceil(f × n) of its level's n (``colsample_bynode``, LightGBM's
+        ``feature_fraction_bynode``); None is 1. A per-tree fraction f
+        below 1 is ``selection="groups"`` (one group per feature) with
+        ``selection_size=f``. XGBoost rounds each count down and LightGBM
+        to nearest, both at least one. Every draw follows
+        ``random_state``, the tree and the depth or node, and
+        ``fit(feature_weights=...)`` weights it. Histograms cover the
+        tree's features, so per-level and per-node draws save search time,
+        not histogram time.
     verbosity : int in [0, 3] or None, default=None
         XGBoost's message level: 0 hides the warnings a fit gives; rounds
         are logged by ``verbose``.
@@ -496,6 +500,7 @@ or callable, default="squared"
         objective: str | LossFunction | None = None,
         colsample_bytree: float | None = None,
         feature_fraction: float | None = None,
+        colsample_bylevel: float | None = None,
         colsample_bynode: float | None = None,
         feature_fraction_bynode: float | None = None,
         verbosity: int | None = None,

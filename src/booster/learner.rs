@@ -10,6 +10,7 @@ use crate::reduce::Reduce;
 use crate::rng::{Purpose, RowDraws, stream};
 use crate::selection::{Candidates, Selector};
 use crate::tree::grower::GrownTree;
+use crate::tree::grower::column_sample::ColumnSampler;
 use crate::tree::{GrowerConfig, NodeSelection, TreeGrower};
 
 /// The weak learner of RGBM: a tree grown on the candidate features J that
@@ -17,6 +18,7 @@ use crate::tree::{GrowerConfig, NodeSelection, TreeGrower};
 pub(super) struct WeakLearner<'a> {
     grower: TreeGrower<'a>,
     selector: Selector,
+    columns: Option<ColumnSampler>,
     all_features: Candidates,
     pub n_features: usize,
 }
@@ -36,6 +38,7 @@ impl<'a> WeakLearner<'a> {
         Ok(WeakLearner {
             grower,
             selector: Selector::new(params, data)?,
+            columns: ColumnSampler::new(params),
             all_features: Candidates::all(data.n_features()),
             n_features: data.n_features(),
         })
@@ -54,6 +57,7 @@ impl<'a> WeakLearner<'a> {
     ) -> Result<(GrownTree, Option<usize>)> {
         let mut select_rng = stream(params.random_state, Purpose::Selection, stream_id);
         let grower = &mut self.grower;
+        grower.set_columns(self.columns.as_ref().map(|c| c.for_tree(stream_id)));
         grower.set_extra_trees(
             params
                 .extra_trees

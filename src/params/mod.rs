@@ -13,8 +13,8 @@ pub use crate::options::{
     SelectionScope, SelectionSize, Step, SubsampleFor, Summation,
 };
 pub use peers::{PEER_NAMES, PEER_OBJECTIVES, PeerName, PeerUse, peer_names_json};
+use spec::{FRACTION, NON_NEGATIVE, POSITIVE, int};
 pub use spec::{MAX_CATEGORY, MAX_EXACT_INT, MAX_ROUNDS, ParamSpec, Values, schema_json};
-use spec::{NON_NEGATIVE, POSITIVE, int};
 
 /// SGLB's per-row gradient noise scale c = sqrt(2 / (ε·β)) for learning
 /// rate ε and temperature β (here because validation bounds it too).
@@ -265,7 +265,7 @@ declare_params! {
     /// Each row is in a round's sample with this probability; an empty draw
     /// takes one row at random.
     subsample: f64 = 1.0,
-        spec(Values::Float { min: 0.0, min_closed: false, max: Some(1.0), max_closed: true }, "probability that a row is in a round's sample");
+        spec(FRACTION, "probability that a row is in a round's sample");
     /// Whether the subsample chooses the splits only or the leaf values too
     /// (`tree`: both).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -296,6 +296,23 @@ declare_params! {
         maybe(Values::NonNegativeList, "weights of the features in a feature draw (selection='group'/'groups'): drawn without replacement in proportion to them; 0 = never");
     selection_scope: SelectionScope = SelectionScope::Tree,
         spec(Values::Choice { options: SelectionScope::NAMES }, "draw the candidates once per tree or per node");
+    /// XGBoost's `colsample_bylevel`: the nodes at each depth of a tree
+    /// search ceil(fraction × n) of the n features the tree may split on
+    /// (its candidates), drawn from (random_state, tree, depth) and weighted
+    /// by `feature_weights`. None is XGBoost's default, 1. Unset fields are
+    /// not written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    colsample_bylevel: Option<f64> = None,
+        maybe(FRACTION, "each depth level searches this fraction of the tree's candidate features (XGBoost's colsample_bylevel)")
+        None = 1.0 => colsample_bylevel -> f64;
+    /// XGBoost's `colsample_bynode`: each node searches ceil(fraction × n)
+    /// of the n features its level may use, drawn from (random_state, tree,
+    /// node). Histograms cover the tree's candidates, so children are still
+    /// derived by subtraction. None is 1. Unset fields are not written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    colsample_bynode: Option<f64> = None,
+        maybe(FRACTION, "each node searches this fraction of its level's features (XGBoost's colsample_bynode, LightGBM's feature_fraction_bynode)")
+        None = 1.0 => colsample_bynode -> f64;
     /// Record the training loss after every round (costs one pass over the rows).
     record_train_loss: bool = false,
         spec(Values::Bool, "record the training loss every round");

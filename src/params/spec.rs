@@ -81,6 +81,13 @@ pub(super) const POSITIVE: Values = Values::Float {
     max: None,
     max_closed: false,
 };
+/// A fraction in (0, 1].
+pub(super) const FRACTION: Values = Values::Float {
+    min: 0.0,
+    min_closed: false,
+    max: Some(1.0),
+    max_closed: true,
+};
 pub(super) const NON_NEGATIVE: Values = Values::Float {
     min: 0.0,
     min_closed: true,
@@ -351,6 +358,8 @@ mod tests {
             path_smooth: 1.0,
             extra_trees: true,
             feature_weights: Some(vec![1.0]),
+            colsample_bylevel: Some(0.5),
+            colsample_bynode: Some(0.5),
             ..Default::default()
         };
         let defaults = serde_json::to_value(every).unwrap();

@@ -292,6 +292,12 @@ impl BoosterParams {
         })
     }
 
+    /// Whether `colsample_bylevel` or `colsample_bynode` samples features
+    /// below the tree's candidates.
+    pub fn samples_columns(&self) -> bool {
+        self.colsample_bylevel() < 1.0 || self.colsample_bynode() < 1.0
+    }
+
     /// RGBM's weak-learner selection (Types 0-3) and its options.
     fn check_selection(&self) -> Result<()> {
         let selection = self.selection.name();
@@ -319,12 +325,15 @@ impl BoosterParams {
         )?;
         if let Some(w) = &self.feature_weights {
             check(
-                self.selection == Selection::Group || self.selection == Selection::Groups,
+                self.selection == Selection::Group
+                    || self.selection == Selection::Groups
+                    || self.samples_columns(),
                 "feature_weights",
                 || {
                     format!(
-                        "weights the features' draw (colsample_bytree / colsample_bynode < 1, or selection='group' \
-                         or 'groups'), and selection='{selection}' draws no features; XGBoost ignores them then"
+                        "weights the features' draw (colsample_bytree, colsample_bylevel or colsample_bynode < 1, \
+                         or selection='group' or 'groups'), and selection='{selection}' draws no features; \
+                         XGBoost ignores them then"
                     )
                 },
             )?;
@@ -335,6 +344,15 @@ impl BoosterParams {
                 "every weight is 0: at least one feature must have a weight > 0".to_string()
             })?;
         }
+        check(
+            !(self.samples_columns() && self.selection_scope == SelectionScope::Node),
+            "selection_scope",
+            || {
+                "colsample_bylevel and colsample_bynode sample the tree's candidates; selection_scope='node' \
+                 draws each node's own: use one of them"
+                    .to_string()
+            },
+        )?;
         check(
             !(self.selection == Selection::Full && self.selection_scope == SelectionScope::Node),
             "selection_scope",
@@ -497,6 +515,12 @@ impl BoosterParams {
             return refuse(
                 "selection",
                 "RGB draws tree families, not RGBM candidate sets; use selection='full'",
+            );
+        }
+        if self.samples_columns() {
+            return refuse(
+                "colsample_bynode",
+                "RGB draws tree families, not feature samples; leave colsample_bylevel and colsample_bynode at 1",
             );
         }
         if self.step != Step::Shrinkage || self.shrink_rate() > 0.0 {

@@ -50,8 +50,9 @@ def _same_model(a, b, X_=X, y=Y):
         ({"max_depth": 0, "max_leaves": 9}, {"max_depth": None, "max_leaves": 9}),
         ({"colsample_bytree": 0.5}, {"selection": "groups", "selection_size": 0.5}),
         ({"feature_fraction": 0.5}, {"selection": "groups", "selection_size": 0.5}),
-        ({"colsample_bynode": 0.5}, {"selection": "groups", "selection_size": 0.5, "selection_scope": "node"}),
-        ({"feature_fraction_bynode": 0.5}, {"selection": "groups", "selection_size": 0.5, "selection_scope": "node"}),
+        ({"feature_fraction_bynode": 0.5}, {"colsample_bynode": 0.5}),
+        ({"colsample_bynode": 1.0}, {}),
+        ({"colsample_bylevel": None, "colsample_bynode": None}, {}),
         ({"colsample_bytree": 1.0}, {}),
         ({"subsample": 0.7, "subsample_freq": 1}, {"subsample": 0.7}),
         ({"subsample": 0.7, "subsample_freq": 0}, {}),
@@ -96,7 +97,10 @@ def test_the_ranker_takes_the_peers_objectives():
         ({"max_bin": 63, "max_bins": 31}, ("max_bin=63", "max_bins=31")),
         ({"objective": "regression", "loss": "huber"}, ("objective='regression'", "loss='huber'")),
         ({"colsample_bytree": 0.5, "feature_fraction": 0.5}, ("colsample_bytree=0.5", "feature_fraction=0.5")),
-        ({"colsample_bytree": 0.5, "colsample_bynode": 0.5}, ("colsample_bytree=0.5", "colsample_bynode=0.5")),
+        (
+            {"feature_fraction_bynode": 0.5, "colsample_bynode": 0.4},
+            ("feature_fraction_bynode=0.5", "colsample_bynode=0.4"),
+        ),
         ({"colsample_bytree": 0.5, "selection": "random"}, ("colsample_bytree=0.5", "selection='random'")),
     ],
 )

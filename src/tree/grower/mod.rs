@@ -28,6 +28,7 @@ use crate::reduce::{self, Local, Reduce};
 use crate::rng::RowDraws;
 use crate::selection::{Candidates, Selector};
 use crate::split::{Curvature, NodeMonotone, RowCounts, SplitCandidate, SplitRule, best_split};
+use column_sample::TreeColumns;
 use constant::ConstantFeatures;
 
 /// Which splits a tree may use (RGBM's candidate set J).
@@ -147,6 +148,8 @@ pub struct TreeGrower<'a> {
     /// `extra_trees`: the current tree's draws of one threshold per node
     /// and feature.
     extra: Option<RowDraws>,
+    /// `colsample_bylevel` / `colsample_bynode`: the current tree's draws.
+    columns: Option<TreeColumns>,
 }
 
 /// (Σg, Σh, Σw, n) over `rows`: fixed chunks summed in order, so the result
@@ -200,6 +203,7 @@ impl<'a> TreeGrower<'a> {
             constraints,
             reduce: &Local,
             extra: None,
+            columns: None,
         })
     }
 
@@ -223,6 +227,13 @@ impl<'a> TreeGrower<'a> {
     /// numeric feature, drawn from `draws` (None: every threshold).
     pub fn set_extra_trees(&mut self, draws: Option<RowDraws>) {
         self.extra = draws;
+    }
+
+    /// `colsample_bylevel` / `colsample_bynode`: the next trees' nodes
+    /// search the features `columns` draws from the tree's candidates
+    /// (None: all of them).
+    pub fn set_columns(&mut self, columns: Option<TreeColumns>) {
+        self.columns = columns;
     }
 
     /// Changes the leaf limit (and so best-first growth) for the next trees.
@@ -284,6 +295,15 @@ impl<'a> TreeGrower<'a> {
             bounds: leaf.bounds,
         });
         let mut constant = Vec::new();
+        let sampled;
+        let cands = match &self.columns {
+            Some(columns) => {
+                let keep = columns.node_features(leaf.depth, leaf.order);
+                sampled = cands.filtered(|j| keep.binary_search(&j).is_ok());
+                &sampled
+            }
+            None => cands,
+        };
         let drawn;
         let cands = match &self.extra {
             Some(draws) => {
@@ -458,6 +478,17 @@ impl<'a> TreeGrower<'a> {
         all_rows: bool,
         mut selection: NodeSelection,
     ) -> Result<GrownTree> {
+        if let Some(columns) = &mut self.columns {
+            match &selection {
+                NodeSelection::Tree(c) => columns.start_tree(&c.features),
+                NodeSelection::Node(..) => {
+                    return Err(RgbmError::param(
+                        "colsample_bynode",
+                        "column sampling needs one candidate set per tree (selection_scope='tree')",
+                    ));
+                }
+            }
+        }
         let mut total = sum_rows(rows, grads);
         reduce::sum_stats(self.reduce, std::slice::from_mut(&mut total))?;
         self.counts = self.row_counts(rows, grads);
@@ -708,6 +739,7 @@ fn tree_cands<'a>(selection: &'a NodeSelection) -> &'a Candidates {
 }
 
 mod children;
+pub mod column_sample;
 mod constant;
 mod prefix;
 #[cfg(test)]
