@@ -23,6 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core, _custom, _model_file, _params
 from ._constraints import check_monotone_numeric, feature_position, interaction_sets, monotone_directions
+from ._interrupt import fit_interrupt
 from ._progress import Progress
 from ._rounds import predict_offsets, resolve_rounds
 from ._training import EvalSet, FitInput, TrainingData
@@ -825,7 +826,9 @@ class RGBMBase(BaseEstimator):
         progress = Progress(self, callbacks, n_rounds, spelling) if (callbacks or self.verbose or sets) else None
         try:
             data = TrainingData(native_matrix(X), y_float, w, init, fit.group, binned)
-            booster = _core.Booster.train(params, data, sets or None, progress, loss_fn, metrics_fn)
+            booster = _core.Booster.train(
+                params, data, sets or None, progress, loss_fn, metrics_fn, interrupt=fit_interrupt()
+            )
         finally:
             if progress is not None:
                 progress.close()
@@ -852,7 +855,9 @@ class RGBMBase(BaseEstimator):
                     f"categorical_features: the Dataset has {own}, the estimator "
                     f"{sorted(native['categorical_features'])}; give them in one place"
                 )
-        return dataset._binned_for(native)
+        # random_state=None (or a generator) asks for no particular seed: the Dataset's sample serves.
+        fixed_seed = isinstance(self.random_state, Integral) and not isinstance(self.random_state, bool)
+        return dataset._binned_for(native, fixed_seed)
 
     def _store_fit(self, booster, rounds, evals, best, callbacks, start, sets):
         """The fitted attributes of a finished fit: its booster, per-round

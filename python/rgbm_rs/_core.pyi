@@ -13,6 +13,7 @@ from numpy.typing import NDArray
 from typing_extensions import TypeAlias
 
 __all__ = [
+    "BIN_SAMPLE_ROWS",
     "BinnedData",
     "Booster",
     "FORMAT_VERSION",
@@ -33,6 +34,9 @@ FORMAT_VERSION: Final[int]
 #: Fits of fewer input values (rows × features) than this run on one
 #: thread when ``n_jobs`` is None or -1.
 SERIAL_FIT_VALUES: Final[int]
+#: Rows past which binning places the cut points on a sample of this many
+#: rows, drawn with the fit's ``random_state``.
+BIN_SAMPLE_ROWS: Final[int]
 #: The package version (Cargo.toml's).
 __version__: Final[str]
 
@@ -110,6 +114,11 @@ _EvalItem: TypeAlias = tuple[str, str, float, bool]
 #: ``callback(round, results)``, called after every round; a truthy result stops training.
 _Callback: TypeAlias = Callable[[int, list[_EvalItem]], object]
 
+class _Interrupt(Protocol):
+    """What stops a fit from another thread (``threading.Event``)."""
+
+    def is_set(self) -> bool: ...
+
 @final
 class Booster:
     """A trained model behind an immutable handle.
@@ -125,6 +134,7 @@ class Booster:
         callback: _Callback | None = None,
         objective: Callable[[NDArray[np.float64]], tuple[NDArray[np.float64], NDArray[np.float64]]] | None = None,
         metrics: Callable[[int, NDArray[np.float64]], list[tuple[str, float, bool]]] | None = None,
+        interrupt: _Interrupt | None = None,
     ) -> Booster:
         """Trains a model. ``params_json`` holds BoosterParams (unknown keys are
         errors); ``data`` has the training rows as attributes ``x``, ``y``,
@@ -138,11 +148,14 @@ class Booster:
         [(set, metric, value, higher_is_better)] and stops training by
         returning True. With loss "custom", ``objective(raw)`` returns (grad,
         hess) at the class-major raw scores; ``metrics(set, raw)`` returns an
-        evaluation set's [(name, value, higher_is_better)].
+        evaluation set's [(name, value, higher_is_better)]. ``interrupt``: an
+        object whose ``is_set()`` (a ``threading.Event``) stops training as
+        Ctrl-C does, for a fit on a thread other than the main one, which
+        sees no signals.
 
         Raises ValueError for invalid parameters or data, TypeError for wrong
-        array types, KeyboardInterrupt on Ctrl-C, and re-raises any exception
-        the callback raised.
+        array types, KeyboardInterrupt on Ctrl-C (or ``interrupt``), and
+        re-raises any exception the callback raised.
         """
 
     @staticmethod
@@ -263,9 +276,11 @@ class BinnedData:
         params_json: str,
         x: _Matrix,
         sample_weight: NDArray[np.float64] | None = None,
+        interrupt: _Interrupt | None = None,
     ) -> BinnedData:
         """The rows ``x`` binned as ``Booster.train(params_json, ...)`` would
-        bin them, with quantiles weighted by ``sample_weight`` (None: unweighted)."""
+        bin them, with quantiles weighted by ``sample_weight`` (None:
+        unweighted); ``interrupt`` as in :meth:`Booster.train`."""
 
     def with_same_bins(self, x: _Matrix) -> BinnedData:
         """The rows ``x`` binned with this dataset's bin boundaries."""

@@ -5,6 +5,8 @@ folds, and the out-of-fold predictions come back with the fold models."""
 
 from __future__ import annotations
 
+import queue
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from numbers import Integral
@@ -17,6 +19,7 @@ from sklearn.model_selection import GroupKFold, KFold, StratifiedKFold
 from . import _core
 from ._base import RGBMBase
 from ._dataset import Dataset
+from ._interrupt import interrupted_by
 from .sklearn import RGBMClassifier, RGBMRanker, RGBMRegressor
 
 __all__ = ["CVResult", "cv"]
@@ -45,7 +48,8 @@ class CVResult:
     oof : ndarray
         Out-of-fold predictions: each row predicted by the model of the fold
         that held it out (``predict`` of a regressor or ranker,
-        ``predict_proba`` of a classifier).
+        ``predict_proba`` of a classifier), with the Dataset's
+        ``init_score`` of the row added, as the fold's metric was computed.
     history : dict
         LightGBM's layout: ``{"valid <metric>-mean": [...], "valid
         <metric>-stdv": [...]}`` for every metric evaluated.
@@ -80,7 +84,9 @@ def cv(
     binned again) for up to ``n_estimators`` rounds, evaluating
     ``dataset.subset(test)`` after every round. The round kept is the one
     where the mean metric over the folds is best, as ``lgb.cv`` chooses it;
-    every fold model is truncated to it.
+    every fold model is truncated to it. With early stopping the folds run
+    on threads of their own, one at a time, each fold model the plain fit of
+    its rows; Ctrl-C stops the round being grown.
 
     Parameters
     ----------
@@ -108,9 +114,11 @@ def cv(
     groups : array-like of shape (n_samples,) or None
         Group labels for a splitter that takes them (e.g. GroupKFold).
     early_stopping_rounds : int or None
-        Stop once the mean metric has not improved for this many rounds.
-        None: every fold runs all rounds; the best round is still chosen by
-        the mean metric only when this is set (else the last round).
+        Stop every fold once the mean metric has not improved for this many
+        rounds (LightGBM's rule, with the estimator's
+        ``early_stopping_min_delta``): the folds train round by round
+        together, as lgb.cv's do, and keep the best round. None: every fold
+        runs all rounds and keeps them.
     metric : str or None
         The metric to follow, among those the fits evaluate (default: the
         first, as for early stopping in ``fit``).
@@ -136,14 +144,21 @@ def cv(
         raise ValueError(f"early_stopping_rounds must be a positive int or None, got {early_stopping_rounds!r}")
     pairs = _folds(folds, dataset, template, stratified, shuffle, seed, groups)
 
-    models: list[Any] = []
-    curves: list[dict[str, list[float]]] = []
+    _check_fold_classes(template, dataset, pairs)
+    if callable(template.get_params().get("loss")) and template.get_params().get("eval_metric") is None:
+        raise ValueError("a custom loss has no metric of its own: pass eval_metric to follow in cv")
+    models = [clone(template) for _ in pairs]
     higher: dict[str, bool] = {}
-    for train, test in pairs:
-        est = clone(template)
-        est.fit(dataset.subset(train), eval_set=[dataset.subset(test)], callbacks=[_Directions(higher)])
-        models.append(est)
-        curves.append(next(iter(est.evals_result_.values())))
+    if early_stopping_rounds is None:
+        for est, (train, test) in zip(models, pairs):
+            est.fit(dataset.subset(train), eval_set=[dataset.subset(test)], callbacks=[_Directions(higher)])
+    else:
+        delta = template.get_params().get("early_stopping_min_delta")
+        stopping = _Stopping(int(early_stopping_rounds), 0.0 if delta is None else float(delta))
+        _Lockstep(models, pairs, dataset, higher).run(metric, stopping)
+    curves: list[dict[str, list[float]]] = [next(iter(est.evals_result_.values()), {}) for est in models]
+    if not curves[0]:
+        raise ValueError("the fits evaluate no metric: pass eval_metric")
     names = list(curves[0])
     if metric is None:
         metric = names[0]
@@ -151,16 +166,19 @@ def cv(
         raise ValueError(f"metric {metric!r} is not evaluated by these fits; they evaluate {names}")
     n_rounds = min(len(c[metric]) for c in curves)
     values = {m: np.array([c[m][:n_rounds] for c in curves], dtype=np.float64) for m in names}
-    best = _best_round(values[metric].mean(axis=0), higher[metric], early_stopping_rounds)
-    kept = best + 1 if early_stopping_rounds is not None else n_rounds
-    if early_stopping_rounds is not None:
+    if early_stopping_rounds is None:
+        best = n_rounds - 1
+        kept = n_rounds
+    else:
+        best = stopping.best
+        kept = best + 1
         for est in models:
             est._keep_rounds(best)
-    mean = values[metric].mean(axis=0)[:kept]
+    mean = _fold_mean(values[metric])[:kept]
     std = values[metric].std(axis=0)[:kept]
     history: dict[str, list[float]] = {}
     for m in names:
-        history[f"valid {m}-mean"] = values[m].mean(axis=0)[:kept].tolist()
+        history[f"valid {m}-mean"] = _fold_mean(values[m])[:kept].tolist()
         history[f"valid {m}-stdv"] = values[m].std(axis=0)[:kept].tolist()
     return CVResult(
         metric=metric,
@@ -275,28 +293,204 @@ def _indices(part, n, what):
     return idx
 
 
-def _best_round(mean, higher, patience):
-    """lgb.cv's choice: the best mean seen before ``patience`` rounds without
-    improvement (the first best on ties); the last round without patience."""
-    if patience is None:
-        return len(mean) - 1
-    best = 0
-    for r in range(1, len(mean)):
-        if (mean[r] > mean[best]) if higher else (mean[r] < mean[best]):
-            best = r
-        elif r - best >= patience:
-            break
-    return best
+class _Stopping:
+    """lgb.cv's early stopping on the mean over the folds, fed round by
+    round: a round improves on the best when it beats it by more than
+    ``min_delta`` (round 0 is the first best, ties keep the earlier round);
+    training stops ``patience`` rounds after the last improvement."""
+
+    def __init__(self, patience: int, min_delta: float) -> None:
+        self.patience = patience
+        self.min_delta = min_delta
+        self.best = 0
+        self.best_value = float("nan")
+
+    def update(self, r: int, value: float, higher: bool) -> bool:
+        """Round ``r``'s mean; True when training should stop after it."""
+        if r == 0 or (value > self.best_value + self.min_delta if higher else value < self.best_value - self.min_delta):
+            self.best, self.best_value = r, value
+            return False
+        return r - self.best >= self.patience
+
+
+def _fold_mean(values: np.ndarray) -> np.ndarray:
+    """The mean over the folds (rows) of ``values``, summed in fold order,
+    so the mean stopping follows and the mean reported are the same bits."""
+    total = values[0].astype(np.float64, copy=True)
+    for row in values[1:]:
+        total += row
+    return total / len(values)
+
+
+#: What the driver answers a fold after a round: train on, stop, or give up (Ctrl-C, another fold failed).
+_GO, _STOP, _ABORT = "go", "stop", "abort"
+
+
+class _Aborted(Exception):
+    """Raised in a fold's fit to end it when cv gives up."""
+
+
+class _Lockstep:
+    """The folds' fits trained round by round together, as lgb.cv trains
+    its boosters: each fold's fit runs on a thread of its own, one at a time,
+    and after every round hands its results to the driver (the caller) and
+    waits. Once every fold has finished a round, the driver feeds the mean
+    to :class:`_Stopping` and answers each fold: go on, or stop (its
+    callback returns True, so the fit ends as a fit of that many rounds
+    ends). Each fold's model is the one a plain fit of those rounds gives;
+    only one fold computes at a time, in fold order.
+
+    Ctrl-C reaches the driver, which waits in the main thread: it stops the
+    fold computing (mid-round, through its fit's interrupt event) and ends
+    every other fold's fit, then the KeyboardInterrupt propagates."""
+
+    def __init__(self, models, pairs, dataset, higher: dict[str, bool]) -> None:
+        self.models = models
+        self.pairs = pairs
+        self.dataset = dataset
+        self.higher = higher
+        self.inbox: queue.Queue = queue.Queue()
+        self.replies: list[queue.Queue] = [queue.Queue() for _ in models]
+        # Set when cv gives up: stops the fold computing mid-round, as Ctrl-C stops a fit.
+        self.interrupt = threading.Event()
+
+    def _fold(self, i: int) -> None:
+        try:
+            if self.replies[i].get() == _ABORT:
+                self.inbox.put((i, "done", None))
+                return
+            train, test = self.pairs[i]
+            with interrupted_by(self.interrupt):
+                self.models[i].fit(
+                    self.dataset.subset(train), eval_set=[self.dataset.subset(test)], callbacks=[_Turn(self, i)]
+                )
+            self.inbox.put((i, "done", None))
+        except BaseException as e:  # handed to the driver, which raises it
+            self.inbox.put((i, "failed", e))
+
+    def _answer(self, i: int, reply: str):
+        """Send fold ``i`` its next instruction and wait for what it does."""
+        self.replies[i].put(reply)
+        while True:
+            try:
+                j, kind, payload = self.inbox.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            if kind == "failed" and not isinstance(payload, _Aborted):
+                raise payload
+            if j != i:
+                raise RuntimeError(f"internal error: cv expected fold {i}, heard from fold {j}")
+            return kind, payload
+
+    def run(self, metric: str | None, stopping: _Stopping) -> None:
+        k = len(self.models)
+        threads = [threading.Thread(target=self._fold, args=(i,), daemon=True) for i in range(k)]
+        for t in threads:
+            t.start()
+        ended = [False] * k
+        try:
+            r = 0
+            while True:
+                values = []
+                for i in range(k):
+                    kind, items = self._answer(i, _GO)
+                    if kind == "done":
+                        # Its rounds ran out (n_estimators): so did every fold's.
+                        ended[i] = True
+                        continue
+                    if r == 0 and i == 0:
+                        metric = self._watched(metric, items)
+                    for _, name, _, h in items:
+                        self.higher.setdefault(name, bool(h))
+                    values.append([v for _, name, v, _ in items if name == metric][0])
+                if all(ended):
+                    return
+                if any(ended):
+                    break
+                assert metric is not None
+                mean = float(_fold_mean(np.array(values, dtype=np.float64).reshape(k, 1))[0])
+                if stopping.update(r, mean, self.higher[metric]):
+                    break
+                r += 1
+            for i in range(k):
+                if not ended[i]:
+                    self._answer(i, _STOP)
+                    ended[i] = True
+        except BaseException:
+            # The fold computing stops mid-round; the others get the abort as their answer.
+            self.interrupt.set()
+            for q in self.replies:
+                q.put(_ABORT)
+            for t in threads:
+                while t.is_alive():
+                    t.join(0.1)
+            raise
+        finally:
+            for t in threads:
+                t.join()
+
+    @staticmethod
+    def _watched(metric, items):
+        names = [name for _, name, _, _ in items]
+        if not names:
+            raise ValueError("the fits evaluate no metric: pass eval_metric")
+        if metric is None:
+            return names[0]
+        if metric not in names:
+            raise ValueError(f"metric {metric!r} is not evaluated by these fits; they evaluate {names}")
+        return metric
+
+
+class _Turn:
+    """A fold fit's callback in :class:`_Lockstep`: hands the round's
+    results to the driver, then waits for its answer."""
+
+    def __init__(self, lockstep: _Lockstep, i: int) -> None:
+        self.lockstep = lockstep
+        self.i = i
+
+    def __call__(self, env) -> bool:
+        self.lockstep.inbox.put((self.i, "round", list(env.evaluation_result_list)))
+        reply = self.lockstep.replies[self.i].get()
+        if reply == _ABORT:
+            raise _Aborted
+        return reply == _STOP
+
+
+def _check_fold_classes(template, dataset, pairs):
+    """A classifier's fold must train on every class its test rows may hold."""
+    y = dataset.label
+    if not is_classifier(template) or y is None or np.ndim(y) != 1:
+        return
+    classes, counts = np.unique(y, return_counts=True)
+    for i, (train, _) in enumerate(pairs):
+        missing = np.setdiff1d(classes, y[train])
+        if missing.size:
+            c = missing[0]
+            label = c.item() if isinstance(c, np.generic) else c
+            if counts[np.searchsorted(classes, c)] == 1:
+                raise ValueError(
+                    f"fold {i}: its training rows have no row of class {label!r}, which has a single row: "
+                    "every split leaves it out of one fold's training rows; drop or merge that class"
+                )
+            raise ValueError(
+                f"fold {i}: its training rows have no row of class {label!r}; use StratifiedKFold or fewer folds"
+            )
 
 
 def _out_of_fold(models, pairs, dataset):
     X = dataset.data
     first = models[0]
     proba = is_classifier(first)
+    init = dataset.init_score
     outs = []
     for est, (_, test) in zip(models, pairs):
         rows = X[test]
-        outs.append((test, est.predict_proba(rows) if proba else est.predict(rows)))
+        # As the fold's metric was computed: with the test rows' starting scores.
+        offsets = None if init is None else init[test]
+        outs.append(
+            (test, est.predict_proba(rows, init_score=offsets) if proba else est.predict(rows, init_score=offsets))
+        )
     shape = (dataset.n_rows,) + outs[0][1].shape[1:]
     oof = np.empty(shape, dtype=np.float64)
     for test, pred in outs:

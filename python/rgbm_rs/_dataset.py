@@ -8,6 +8,7 @@ import errno
 import json
 import os
 from collections.abc import Sequence
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,7 @@ from sklearn.utils.validation import check_array
 
 from . import _core, _params
 from ._frames import read_frame
+from ._interrupt import fit_interrupt
 from ._validation import (
     _FIT_CHECKS,
     _X_CHECKS,
@@ -40,8 +42,12 @@ class Dataset:
     frame's Dataset is checked as the frame would be: column names, and its
     categories matched to the fit's by value). The rows are binned by the first fit that uses the
     Dataset (or one of its subsets), with that fit's ``max_bins``,
-    ``min_samples_leaf`` and categorical features; every later fit reuses
-    those bins, so it must ask for the same options. Fitting a Dataset gives
+    ``min_samples_leaf`` and categorical features (and, above
+    ``BIN_SAMPLE_ROWS`` = 200000 rows, its ``random_state``, which draws the
+    sample the cut points are placed on; ``random_state=None`` takes the
+    Dataset's); every later fit reuses those bins, so it must ask for the
+    same options. A pickled (or deep-copied) Dataset leaves its bins out
+    and bins again, with those options, when first used. Fitting a Dataset gives
     the model fitting its raw rows gives. ``params`` or :meth:`construct`
     bin it before any fit; :meth:`save_binary` writes the bins to a file
     that ``Dataset(path)`` loads.
@@ -164,6 +170,8 @@ class Dataset:
         self._parent: Dataset | None = None
         self._indices: np.ndarray | None = None
         self._binned: Any = None
+        self._bin_params: str | None = None
+        self._bin_sample_seed: int | None = None
         self.reference = reference
         if reference is not None and reference.n_features != p:
             raise ValueError(f"data has {p} features, but the reference Dataset has {reference.n_features}")
@@ -302,6 +310,8 @@ class Dataset:
         sub._parent = root
         sub._indices = rows
         sub._binned = None
+        sub._bin_params = None
+        sub._bin_sample_seed = None
         sub.reference = None
         sub.label = None if self.label is None else self.label[idx]
         sub.weight = None if self.weight is None else self.weight[idx]
@@ -342,7 +352,8 @@ class Dataset:
         native["n_jobs"] = resolve_n_jobs(opts.get("n_jobs"))
         native["min_data_in_bin"] = native["min_data_in_bin"] or _params.SCHEMA["min_data_in_bin"]["none_means"]
         native["categorical_features"] = self.categorical_features
-        self._binned_for(native)
+        seed = opts.get("random_state", _params.SCHEMA["random_state"]["default"])
+        self._binned_for(native, isinstance(seed, Integral) and not isinstance(seed, bool))
         return self
 
     def save_binary(self, path: str | os.PathLike) -> Dataset:
@@ -389,6 +400,9 @@ class Dataset:
         self._parent = None
         self._indices = None
         self._binned = binned
+        self._bin_params = None
+        seed = meta.get("bin_sample_seed")
+        self._bin_sample_seed = None if seed is None else int(seed)
         self.reference = None
         self.label = _restored_label(meta.get("label"), found.get("label"))
         self.weight = found.get("weight")
@@ -401,9 +415,11 @@ class Dataset:
         cats = meta.get("categorical_features")
         self.categorical_features = None if cats is None else [int(j) for j in cats]
 
-    def _binned_for(self, native: dict) -> Any:
+    def _binned_for(self, native: dict, fixed_seed: bool = True) -> Any:
         """The rows binned for a fit with the core parameters ``native``
-        (binned now if no fit has binned them yet; a subset bins its root)."""
+        (binned now if no fit has binned them yet; a subset bins its root).
+        ``fixed_seed``: the fit asked for its ``random_state`` (an int), so
+        bins from a sample drawn with another seed are refused."""
         if self._binned is None and self.params is not None and self._parent is None and self.reference is None:
             params, self.params = self.params, None
             try:
@@ -412,14 +428,51 @@ class Dataset:
                 self.params = params
         if self._binned is None:
             if self._parent is not None:
-                parent = self._parent._binned_for(native)
+                parent = self._parent._binned_for(native, fixed_seed)
                 self._binned = parent.subset(np.ascontiguousarray(self._indices, dtype=np.int64))
             elif self.reference is not None:
-                self._binned = self.reference._binned_for(native).with_same_bins(native_matrix(self._X))
+                self._binned = self.reference._binned_for(native, fixed_seed).with_same_bins(native_matrix(self._X))
             else:
-                self._binned = _core.BinnedData.build(json.dumps(native), native_matrix(self._X), self.weight)
+                if self._bin_params is None:
+                    # Kept so that an unpickled copy bins its rows again exactly so.
+                    self._bin_params = json.dumps(native)
+                    sampled = self._shape[0] > _core.BIN_SAMPLE_ROWS
+                    self._bin_sample_seed = int(native["random_state"]) if sampled else None
+                self._binned = _core.BinnedData.build(
+                    self._bin_params, native_matrix(self._X), self.weight, interrupt=fit_interrupt()
+                )
         _check_binning(self._binned, native)
+        seed = self._sample_seed()
+        if fixed_seed and seed is not None and seed != native["random_state"]:
+            raise ValueError(
+                f"this Dataset's bins were placed on a sample of {_core.BIN_SAMPLE_ROWS} of its rows drawn with "
+                f"random_state={seed}, but the estimator asks for random_state={native['random_state']}; "
+                "build a new Dataset to bin with another seed"
+            )
         return self._binned
+
+    def _sample_seed(self) -> int | None:
+        """The seed of the row sample this Dataset's bins were placed on
+        (None: on every row, or unknown)."""
+        origin = self
+        while origin._parent is not None or origin.reference is not None:
+            origin = origin._parent if origin._parent is not None else origin.reference  # type: ignore[assignment]
+        return origin._bin_sample_seed
+
+    # -- pickling ----------------------------------------------------------
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The Dataset without its bins (native objects, which do not
+        pickle): the copy bins its rows again, with the options they were
+        binned with, when first used."""
+        if self._X is None:
+            raise TypeError(
+                "a Dataset loaded from a binary file holds its bins only, which cannot be pickled; "
+                "pickle its path and load the file again where it is needed"
+            )
+        state = dict(self.__dict__)
+        state["_binned"] = None
+        return state
 
 
 #: The options that shape bins (besides the categorical features).
@@ -478,6 +531,7 @@ def _file_parts(ds):
         else [None if c is None else [_json_value(v, "the category") for v in c] for c in ds._categories]
     )
     meta["categorical_features"] = ds.categorical_features
+    meta["bin_sample_seed"] = ds._sample_seed()
     return floats, ints, meta
 
 

@@ -9,7 +9,7 @@ use pyo3::types::PyList;
 use super::convert::{Matrix, vector};
 use super::dataset::PyBinnedData;
 use super::errors::{
-    PythonCaller, run_detached, run_interruptible, run_interruptible_calling, to_py,
+    PythonCaller, run_detached, run_interruptible, run_interruptible_watching, to_py,
 };
 use crate::booster::{
     EvalHistory, EvalResult, EvalSet, Monitor, RoundLog, Trained, TrainingData, train,
@@ -308,9 +308,12 @@ impl PyBooster {
     /// metric, value, higher_is_better)] and stops training by returning
     /// True. With loss "custom", `objective(raw)` returns (grad, hess) at the
     /// class-major raw scores; `metrics(set, raw)` returns an evaluation
-    /// set's [(name, value, higher_is_better)].
+    /// set's [(name, value, higher_is_better)]. `interrupt`: an object whose
+    /// `is_set()` (a `threading.Event`) stops training as Ctrl-C does, for
+    /// a fit on a thread other than the main one, which sees no signals.
     #[staticmethod]
-    #[pyo3(signature = (params_json, data, eval_sets=None, callback=None, objective=None, metrics=None))]
+    #[pyo3(signature = (params_json, data, eval_sets=None, callback=None, objective=None, metrics=None, interrupt=None))]
+    #[allow(clippy::too_many_arguments)]
     fn train(
         py: Python<'_>,
         params_json: &str,
@@ -319,6 +322,7 @@ impl PyBooster {
         callback: Option<Py<PyAny>>,
         objective: Option<Py<PyAny>>,
         metrics: Option<Py<PyAny>>,
+        interrupt: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
         let params = BoosterParams::from_json(params_json).map_err(to_py)?;
         let part = |name: &str| data.getattr(name);
@@ -367,7 +371,7 @@ impl PyBooster {
                 .core_f32()
                 .ok_or_else(|| PyTypeError::new_err("X must be float32"))??;
             let evals = eval_views(&sets, Matrix::core_f32)?;
-            run_interruptible_calling(py, &caller, |cancel| {
+            run_interruptible_watching(py, &caller, interrupt.as_ref(), |cancel| {
                 let n_targets = params.n_targets();
                 let data = match binned {
                     Some(b) => TrainingData::binned_with_targets(b, ys, n_targets)?,
@@ -383,7 +387,7 @@ impl PyBooster {
                 .core_f64()
                 .ok_or_else(|| PyTypeError::new_err("X must be float64"))??;
             let evals = eval_views(&sets, Matrix::core_f64)?;
-            run_interruptible_calling(py, &caller, |cancel| {
+            run_interruptible_watching(py, &caller, interrupt.as_ref(), |cancel| {
                 let n_targets = params.n_targets();
                 let data = match binned {
                     Some(b) => TrainingData::binned_with_targets(b, ys, n_targets)?,

@@ -5,7 +5,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 use super::convert::{Matrix, vector};
-use super::errors::{run_interruptible, to_py};
+use super::errors::{PythonCaller, run_interruptible, run_interruptible_watching, to_py};
 use crate::booster::{TrainingData, bin_for_training};
 use crate::data::BinnedDataset;
 use crate::data::dataset::{Extra, Extras};
@@ -23,14 +23,16 @@ pub struct PyBinnedData {
 #[pymethods]
 impl PyBinnedData {
     /// The rows `x` binned as `Booster.train(params_json, ...)` would bin
-    /// them, with quantiles weighted by `sample_weight` (None: unweighted).
+    /// them, with quantiles weighted by `sample_weight` (None: unweighted);
+    /// `interrupt` as in `Booster.train`.
     #[staticmethod]
-    #[pyo3(signature = (params_json, x, sample_weight=None))]
+    #[pyo3(signature = (params_json, x, sample_weight=None, interrupt=None))]
     fn build(
         py: Python<'_>,
         params_json: &str,
         x: &Bound<'_, PyAny>,
         sample_weight: Option<&Bound<'_, PyAny>>,
+        interrupt: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
         let params = BoosterParams::from_json(params_json).map_err(to_py)?;
         let x = Matrix::extract(x)?;
@@ -48,18 +50,28 @@ impl PyBinnedData {
             let m = x
                 .core_f32()
                 .ok_or_else(|| PyTypeError::new_err("X must be float32"))??;
-            run_interruptible(py, |cancel| {
-                let d = TrainingData::new(&m, &y)?.with_weights(ws)?;
-                bin_for_training(&params, &d, &cancel)
-            })?
+            run_interruptible_watching(
+                py,
+                &PythonCaller::default(),
+                interrupt.as_ref(),
+                |cancel| {
+                    let d = TrainingData::new(&m, &y)?.with_weights(ws)?;
+                    bin_for_training(&params, &d, &cancel)
+                },
+            )?
         } else {
             let m = x
                 .core_f64()
                 .ok_or_else(|| PyTypeError::new_err("X must be float64"))??;
-            run_interruptible(py, |cancel| {
-                let d = TrainingData::new(&m, &y)?.with_weights(ws)?;
-                bin_for_training(&params, &d, &cancel)
-            })?
+            run_interruptible_watching(
+                py,
+                &PythonCaller::default(),
+                interrupt.as_ref(),
+                |cancel| {
+                    let d = TrainingData::new(&m, &y)?.with_weights(ws)?;
+                    bin_for_training(&params, &d, &cancel)
+                },
+            )?
         };
         Ok(PyBinnedData { data })
     }

@@ -76,6 +76,28 @@ pub fn run_interruptible_calling<R: Send>(
     caller: &PythonCaller,
     f: impl FnOnce(Cancel) -> Result<R, RgbmError> + Send,
 ) -> PyResult<R> {
+    run_interruptible_watching(py, caller, None, f)
+}
+
+/// `interrupt.is_set()` (a `threading.Event`, say) is true: the caller
+/// asked this call to stop, as Ctrl-C would. Signals reach the main thread
+/// only, so a call on another thread is stopped this way.
+fn interrupt_requested(py: Python<'_>, interrupt: &Py<PyAny>) -> bool {
+    interrupt
+        .bind(py)
+        .call_method0("is_set")
+        .and_then(|v| v.is_truthy())
+        .unwrap_or(false)
+}
+
+/// `run_interruptible_calling` that also stops, with KeyboardInterrupt,
+/// once `interrupt.is_set()` is true.
+pub fn run_interruptible_watching<R: Send>(
+    py: Python<'_>,
+    caller: &PythonCaller,
+    interrupt: Option<&Py<PyAny>>,
+    f: impl FnOnce(Cancel) -> Result<R, RgbmError> + Send,
+) -> PyResult<R> {
     let stop = Arc::new(AtomicBool::new(false));
     let mut signal: Option<PyErr> = None;
     let mut callable_interrupted = false;
@@ -96,6 +118,13 @@ pub fn run_interruptible_calling<R: Send>(
                             && let Err(e) = py.check_signals()
                         {
                             signal = Some(e);
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                        if signal.is_none()
+                            && let Some(interrupt) = interrupt
+                            && interrupt_requested(py, interrupt)
+                        {
+                            signal = Some(PyKeyboardInterrupt::new_err("interrupted"));
                             stop.store(true, Ordering::Relaxed);
                         }
                         if signal.is_some() && !callable_interrupted {

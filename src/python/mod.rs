@@ -24,6 +24,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schema::type1_theta, m)?)?;
     m.add("FORMAT_VERSION", crate::model::FORMAT_VERSION)?;
     m.add("SERIAL_FIT_VALUES", crate::threads::SERIAL_FIT_VALUES)?;
+    m.add("BIN_SAMPLE_ROWS", crate::data::binning::BIN_SAMPLE_ROWS)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -70,6 +70,35 @@ def test_sigint_stops_fit_promptly(script):
     assert waited < 2.0, f"fit took {waited:.2f}s to stop after SIGINT"
 
 
+# cv with early stopping trains its folds on threads of their own, which
+# see no signals: Ctrl-C must still stop the round being grown, and leave
+# no thread behind.
+_LONG_CV_ROUND = textwrap.dedent(
+    """
+    import sys, threading
+    import numpy as np
+    import rgbm_rs
+    from rgbm_rs import Dataset, RGBMRegressor
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400_000, 20)).astype(np.float32)
+    ds = Dataset(X, X[:, 0] + rng.normal(size=400_000))
+    est = RGBMRegressor(n_estimators=5, max_depth=None, max_leaves=2**18, min_samples_leaf=1, random_state=0)
+    print("started", flush=True)
+    try:
+        rgbm_rs.cv(est, ds, folds=2, early_stopping_rounds=2)
+    except KeyboardInterrupt:
+        print("interrupted", threading.active_count(), flush=True)
+        sys.exit(0)
+    print("finished", flush=True)
+    """
+)
+
+
+def test_sigint_stops_cv_with_early_stopping_promptly():
+    waited = _stops_promptly(_LONG_CV_ROUND, delay=1.5, reported="interrupted 1")
+    assert waited < 2.0, f"cv took {waited:.2f}s to stop after SIGINT"
+
+
 # Binning alone: 6M rows and 65,535 bins per feature take several seconds.
 _LONG_BINNING = textwrap.dedent(
     """
