@@ -258,6 +258,8 @@ def _resolve_peer_params(est, given, fit_metric, fit_verbose=None):
         put("max_depth", None)
         if est.max_leaves is None:
             put("max_leaves", 31)  # LightGBM's num_leaves
+    if getattr(est, "booster", None) in _params.PEER_BOOSTERS:
+        put("booster", _params.PEER_BOOSTERS[est.booster])
     by_tree = _one_of(est, "colsample_bytree", "feature_fraction")
     if by_tree is not None:
         set_once("selection", "groups", f"{by_tree[0]}={by_tree[1]!r}")

@@ -88,6 +88,9 @@ NOT_RANKING = (
     "validation_fraction",
 )
 
+#: XGBoost's ``booster`` values taken as ours (its default "gbtree" is gradient boosting).
+PEER_BOOSTERS = {"gbtree": "gbm"}
+
 # (constraints, default, values, doc) of parameters the core does not see,
 # or sees in a resolved form (random_state as a seed, n_jobs as a count,
 # eval_metric as a list).
@@ -210,6 +213,8 @@ def constraints(skip=(), loss=None):
             out[name] = _core_constraint(spec, loss if name == "loss" else None)
     if "loss" in out:
         out["loss"] = out["loss"] + [callable]  # a custom loss: core loss "custom"
+    if "booster" in out:
+        out["booster"] = out["booster"] + [StrOptions(set(PEER_BOOSTERS))]
     if "max_depth" in out:
         # LightGBM's "no limit" (-1, 0): best-first growth.
         out["max_depth"] = out["max_depth"] + [Number(Integral, None, 0, closed="right")]

@@ -223,7 +223,9 @@ or callable, default="squared"
         Draw the candidate set once per tree (as in the paper) or for every node.
     record_train_loss : bool, default=False
         Record the mean training loss after every round in ``training_log_``.
-    booster : {"gbm", "rgb"}, default="gbm"
+    booster : {"gbm", "rgb", "gbtree"}, default="gbm"
+        "gbm" is gradient boosting (XGBoost's "gbtree" is taken as "gbm";
+        its "gblinear" and "dart" are not built).
         "rgb" is regularized boosting over tree families with structural risk
         minimisation (Cortes, Mohri & Storcheus 2019): each round draws
         ``rgb_candidates`` families (n internal nodes, leaf L2 radius lambda)

@@ -376,6 +376,14 @@ pub const PEER_NAMES: &[PeerName] = &[
         "only 'hist' (XGBoost's default), how the trees are always grown here; 'exact' and 'approx' are refused",
     ),
     entry(
+        "booster",
+        XGB,
+        Differs,
+        "booster",
+        true,
+        "'gbm' (gradient boosting; XGBoost's default 'gbtree' is taken as 'gbm') or 'rgb' (RGB's tree families); XGBoost's 'gblinear' and 'dart' are not built",
+    ),
+    entry(
         "boosting_type",
         LGB,
         Refused,

@@ -287,3 +287,13 @@ def test_tree_method_takes_hist_only():
     for other in ("exact", "approx", "gpu_hist"):
         with pytest.raises(ValueError, match="tree_method"):
             RGBMClassifier(n_estimators=3, tree_method=other).fit(X, YC)
+
+
+def test_xgboosts_default_booster_is_gradient_boosting():
+    common = {"n_estimators": 6, "random_state": 2}
+    est = RGBMClassifier(booster="gbtree", **common)
+    _same_model(est, RGBMClassifier(**common), y=YC)
+    assert est.get_params()["booster"] == "gbtree"
+    for other in ("dart", "gblinear"):
+        with pytest.raises(ValueError, match="booster"):
+            RGBMRegressor(booster=other).fit(X, Y)
