@@ -1,6 +1,6 @@
 //! The crate's error type. Every user-reachable failure is one of these; the
 //! Python layer maps them to ValueError / TypeError / OSError / MemoryError /
-//! KeyboardInterrupt.
+//! RuntimeError / KeyboardInterrupt.
 use thiserror::Error;
 
 #[derive(Debug, Error, Clone, PartialEq)]
@@ -24,6 +24,9 @@ pub enum RgbmError {
     /// A large buffer could not be allocated (Python: MemoryError).
     #[error("out of memory: {0}")]
     OutOfMemory(String),
+    /// Worker threads could not be started (Python: RuntimeError).
+    #[error("cannot start threads: {0}")]
+    Threads(String),
     /// A user callback raised; the bindings re-raise the original exception.
     #[error("a callback failed: {0}")]
     Callback(String),

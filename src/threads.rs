@@ -83,7 +83,7 @@ fn build(n_threads: usize) -> Result<ThreadPool> {
     ThreadPoolBuilder::new()
         .num_threads(n_threads)
         .build()
-        .map_err(|e| RgbmError::param("n_jobs", format!("cannot start the thread pool: {e}")))
+        .map_err(|e| RgbmError::Threads(format!("a pool of {n_threads} (n_jobs): {e}")))
 }
 
 /// Idle pools with their thread counts.

@@ -282,12 +282,13 @@ class BinnedData:
         bin them, with quantiles weighted by ``sample_weight`` (None:
         unweighted); ``interrupt`` as in :meth:`Booster.train`."""
 
-    def with_same_bins(self, x: _Matrix) -> BinnedData:
-        """The rows ``x`` binned with this dataset's bin boundaries."""
+    def with_same_bins(self, x: _Matrix, n_jobs: int | None = None) -> BinnedData:
+        """The rows ``x`` binned with this dataset's bin boundaries, on
+        ``n_jobs`` threads (None: all cores)."""
 
-    def subset(self, indices: NDArray[np.int64]) -> BinnedData:
+    def subset(self, indices: NDArray[np.int64], n_jobs: int | None = None) -> BinnedData:
         """The rows at ``indices`` (int64, in that order), their codes gathered
-        with the same bin boundaries."""
+        with the same bin boundaries, on ``n_jobs`` threads (None: all cores)."""
 
     def save(
         self,

@@ -429,9 +429,13 @@ class Dataset:
         if self._binned is None:
             if self._parent is not None:
                 parent = self._parent._binned_for(native, fixed_seed)
-                self._binned = parent.subset(np.ascontiguousarray(self._indices, dtype=np.int64))
+                self._binned = parent.subset(
+                    np.ascontiguousarray(self._indices, dtype=np.int64), n_jobs=native["n_jobs"]
+                )
             elif self.reference is not None:
-                self._binned = self.reference._binned_for(native, fixed_seed).with_same_bins(native_matrix(self._X))
+                self._binned = self.reference._binned_for(native, fixed_seed).with_same_bins(
+                    native_matrix(self._X), n_jobs=native["n_jobs"]
+                )
             else:
                 if self._bin_params is None:
                     # Kept so that an unpickled copy bins its rows again exactly so.

@@ -10,6 +10,7 @@ use crate::booster::{TrainingData, bin_for_training};
 use crate::data::BinnedDataset;
 use crate::data::dataset::{Extra, Extras};
 use crate::params::BoosterParams;
+use crate::threads::with_cached_threads;
 
 /// Arrays by name, as a file holds them.
 type NamedArrays<'py> = Vec<(String, Bound<'py, PyAny>)>;
@@ -77,29 +78,45 @@ impl PyBinnedData {
     }
 
     /// The rows `x` binned with this dataset's bin boundaries.
-    fn with_same_bins(&self, py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Self> {
+    #[pyo3(signature = (x, n_jobs=None))]
+    fn with_same_bins(
+        &self,
+        py: Python<'_>,
+        x: &Bound<'_, PyAny>,
+        n_jobs: Option<usize>,
+    ) -> PyResult<Self> {
         let x = Matrix::extract(x)?;
         let data = if x.is_f32() {
             let m = x
                 .core_f32()
                 .ok_or_else(|| PyTypeError::new_err("X must be float32"))??;
             run_interruptible(py, |cancel| {
-                BinnedDataset::with_bins_of(&m, &self.data, &cancel)
+                with_cached_threads(n_jobs, || {
+                    BinnedDataset::with_bins_of(&m, &self.data, &cancel)
+                })?
             })?
         } else {
             let m = x
                 .core_f64()
                 .ok_or_else(|| PyTypeError::new_err("X must be float64"))??;
             run_interruptible(py, |cancel| {
-                BinnedDataset::with_bins_of(&m, &self.data, &cancel)
+                with_cached_threads(n_jobs, || {
+                    BinnedDataset::with_bins_of(&m, &self.data, &cancel)
+                })?
             })?
         };
         Ok(PyBinnedData { data })
     }
 
     /// The rows at `indices` (int64, in that order), their codes gathered
-    /// with the same bin boundaries.
-    fn subset(&self, py: Python<'_>, indices: PyReadonlyArray1<'_, i64>) -> PyResult<Self> {
+    /// with the same bin boundaries, on `n_jobs` threads (None: all cores).
+    #[pyo3(signature = (indices, n_jobs=None))]
+    fn subset(
+        &self,
+        py: Python<'_>,
+        indices: PyReadonlyArray1<'_, i64>,
+        n_jobs: Option<usize>,
+    ) -> PyResult<Self> {
         let idx = indices.as_slice()?;
         let n = self.data.n_rows();
         let rows = idx
@@ -112,7 +129,9 @@ impl PyBinnedData {
                 })
             })
             .collect::<PyResult<Vec<usize>>>()?;
-        let data = run_interruptible(py, |cancel| self.data.subset(&rows, &cancel))?;
+        let data = run_interruptible(py, |cancel| {
+            with_cached_threads(n_jobs, || self.data.subset(&rows, &cancel))?
+        })?;
         Ok(PyBinnedData { data })
     }
 

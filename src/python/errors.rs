@@ -18,6 +18,7 @@ pub fn to_py(e: RgbmError) -> PyErr {
         RgbmError::Io(_) => PyOSError::new_err(e.to_string()),
         RgbmError::Interrupted => PyKeyboardInterrupt::new_err("interrupted"),
         RgbmError::OutOfMemory(_) => PyMemoryError::new_err(e.to_string()),
+        RgbmError::Threads(_) => PyRuntimeError::new_err(e.to_string()),
         _ => PyValueError::new_err(e.to_string()),
     }
 }

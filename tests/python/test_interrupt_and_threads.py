@@ -3,6 +3,7 @@ second or two; concurrent predictions agree with a serial one; the thread
 count follows n_jobs and the cores the process may use. (That fit releases
 the GIL is checked in test_concurrency_and_leaks.py.)"""
 
+import os
 import signal
 import subprocess
 import sys
@@ -438,3 +439,54 @@ def test_n_jobs_none_obeys_threadpoolctl_and_omp_num_threads():
     assert run("plain", OMP_NUM_THREADS="1") == {"listed": 1, "default": 1, "started": 1}
     limited = run("limit")
     assert limited == {"listed": 1, "default": cores, "inside": 1, "after": cores, "started": 1}
+
+
+_SUBSET_THREADS = textwrap.dedent(
+    """
+    import os, numpy as np
+    from rgbm_rs import Dataset, RGBMRegressor
+    X = np.random.default_rng(0).normal(size=(400_000, 10))
+    ds = Dataset(X, X[:, 0])
+    RGBMRegressor(n_estimators=1, n_jobs=1).fit(ds)
+    before = len(os.listdir("/proc/self/task"))
+    for part in (ds.subset(np.arange(0, 400_000, 2)), Dataset(X[:1000], X[:1000, 0], reference=ds)):
+        RGBMRegressor(n_estimators=1, n_jobs=1).fit(part)
+    print(len(os.listdir("/proc/self/task")) - before)
+    """
+)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads in /proc")
+def test_a_subset_fit_gathers_on_the_fits_own_threads():
+    # A one-thread fit of a subset or a reference Dataset starts no thread
+    # beyond the one-thread fit of the full Dataset (rayon's global pool
+    # would start one per core).
+    out = subprocess.run([sys.executable, "-c", _SUBSET_THREADS], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout.strip()) == 0
+
+
+_NO_THREADS = textwrap.dedent(
+    """
+    import resource, sys, numpy as np
+    from rgbm_rs import Dataset, RGBMRegressor
+    X = np.random.default_rng(0).normal(size=(2000, 5))
+    ds = Dataset(X, X[:, 0])
+    RGBMRegressor(n_estimators=1, n_jobs=1).fit(ds)
+    vm = next(int(line.split()[1]) * 1024 for line in open("/proc/self/status") if line.startswith("VmSize"))
+    resource.setrlimit(resource.RLIMIT_AS, (vm + 2**20, vm + 2**20))
+    try:
+        RGBMRegressor(n_estimators=1, n_jobs=2).fit(ds.subset(np.arange(100)))
+        print("fitted")
+    except RuntimeError as e:
+        print("RuntimeError:", e)
+    """
+)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="limits the address space with RLIMIT_AS")
+def test_threads_that_cannot_start_are_a_runtime_error_naming_the_cause():
+    # 1 MiB of address space left: a thread's stack cannot be mapped.
+    out = subprocess.run([sys.executable, "-c", _NO_THREADS], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("RuntimeError: cannot start threads: a pool of 2 (n_jobs)"), out.stdout
