@@ -86,6 +86,27 @@ macro_rules! declare_params {
             out
         }
 
+        /// The first field that holds a non-finite float.
+        fn non_finite_field(p: &BoosterParams) -> Option<&'static str> {
+            $(
+                if spec::FloatField::non_finite(&p.$name) {
+                    return Some(stringify!($name));
+                }
+            )+
+            None
+        }
+
+        /// Sets field `name` to the float `v` if it holds floats.
+        #[cfg(test)]
+        fn set_float_field(p: &mut BoosterParams, name: &str, v: f64) -> bool {
+            $(
+                if name == stringify!($name) {
+                    return spec::FloatField::set_float(&mut p.$name, v);
+                }
+            )+
+            false
+        }
+
         /// What None stands for, per parameter that declares it.
         fn none_means() -> Vec<(&'static str, serde_json::Value)> {
             let mut out = Vec::new();

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::{BoosterParams, PARAMS, SelectionSize, field_values, none_means};
 use crate::error::{Result, RgbmError};
+use crate::options;
 
 /// Largest tree count, early-stopping patience and the like: far beyond use,
 /// small enough that per-round buffers stay allocatable.
@@ -266,31 +267,99 @@ fn value_ok(values: Values, v: &Value) -> bool {
     }
 }
 
-/// The optional numbers that are set but not finite: JSON has no NaN, so
-/// `Some(NaN)` would read as None in the table's check.
-fn non_finite_option(p: &BoosterParams) -> Option<&'static str> {
-    let fraction = match p.selection_size {
-        Some(SelectionSize::Fraction(f)) => Some(f),
-        _ => None,
-    };
-    [
-        ("clamp", p.clamp),
-        ("cat_smooth", p.cat_smooth),
-        ("alpha", p.alpha),
-        ("tweedie_variance_power", p.tweedie_variance_power),
-        ("shrink_rate", p.shrink_rate),
-        ("early_stopping_min_delta", p.early_stopping_min_delta),
-        ("selection_size", fraction),
-    ]
-    .into_iter()
-    .find(|(_, v)| v.is_some_and(|x| !x.is_finite()))
-    .map(|(name, _)| name)
+/// A parameter's value as far as floats go: whether it holds a non-finite
+/// one (JSON has no NaN, so `Some(NaN)` would read as None in the table's
+/// check), and, for tests, setting it to a float. The declaring macro
+/// calls it for every field, so no float can be missed.
+pub(super) trait FloatField {
+    fn non_finite(&self) -> bool {
+        false
+    }
+    /// Sets the field to `v` (a list to `[v]`) if it holds floats.
+    #[cfg(test)]
+    fn set_float(&mut self, _v: f64) -> bool {
+        false
+    }
 }
+
+impl FloatField for f64 {
+    fn non_finite(&self) -> bool {
+        !self.is_finite()
+    }
+    #[cfg(test)]
+    fn set_float(&mut self, v: f64) -> bool {
+        *self = v;
+        true
+    }
+}
+
+impl FloatField for Option<f64> {
+    fn non_finite(&self) -> bool {
+        self.is_some_and(|x| !x.is_finite())
+    }
+    #[cfg(test)]
+    fn set_float(&mut self, v: f64) -> bool {
+        *self = Some(v);
+        true
+    }
+}
+
+impl FloatField for Option<Vec<f64>> {
+    fn non_finite(&self) -> bool {
+        self.as_ref()
+            .is_some_and(|xs| xs.iter().any(|x| !x.is_finite()))
+    }
+    #[cfg(test)]
+    fn set_float(&mut self, v: f64) -> bool {
+        *self = Some(vec![v]);
+        true
+    }
+}
+
+impl FloatField for Option<SelectionSize> {
+    fn non_finite(&self) -> bool {
+        matches!(self, Some(SelectionSize::Fraction(f)) if !f.is_finite())
+    }
+    #[cfg(test)]
+    fn set_float(&mut self, v: f64) -> bool {
+        *self = Some(SelectionSize::Fraction(v));
+        true
+    }
+}
+
+/// Fields that hold no float.
+macro_rules! no_floats {
+    ($($ty:ty),+ $(,)?) => { $(impl FloatField for $ty {})+ };
+}
+no_floats!(
+    bool,
+    u64,
+    usize,
+    Option<bool>,
+    Option<u64>,
+    Option<usize>,
+    Option<Vec<usize>>,
+    Option<Vec<Vec<usize>>>,
+    Option<Vec<i8>>,
+    Option<Vec<options::Metric>>,
+    options::BoosterKind,
+    options::Init,
+    options::Loss,
+    options::Mode,
+    options::Selection,
+    options::SelectionScope,
+    options::Step,
+    Option<options::RgbCandidate>,
+    Option<options::RgbPenalty>,
+    Option<options::RgbStep>,
+    Option<options::SubsampleFor>,
+    Option<options::Summation>,
+);
 
 /// Checks every parameter against its spec; an error names the first that
 /// is out of bounds, what it must be, and what it is.
 pub fn check_bounds(params: &BoosterParams) -> Result<()> {
-    if let Some(name) = non_finite_option(params) {
+    if let Some(name) = super::non_finite_field(params) {
         let spec = PARAMS.iter().find(|s| s.name == name);
         let must = spec.map_or_else(String::new, expected);
         return Err(RgbmError::param(
@@ -325,6 +394,36 @@ pub fn check_bounds(params: &BoosterParams) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every parameter holding floats refuses NaN and ±∞ by name: the
+    /// declaring macro checks every field, not a list.
+    #[test]
+    fn every_float_parameter_refuses_non_finite_values() {
+        let mut refused = Vec::new();
+        for spec in PARAMS {
+            for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+                let mut p = BoosterParams::default();
+                if !super::super::set_float_field(&mut p, spec.name, bad) {
+                    continue;
+                }
+                let err = p.validate().expect_err(spec.name).to_string();
+                assert!(
+                    err.contains(spec.name) && err.contains("non-finite"),
+                    "{}: {err}",
+                    spec.name
+                );
+                refused.push(spec.name);
+            }
+        }
+        let floats = PARAMS
+            .iter()
+            .filter(|s| matches!(s.values, Values::Float { .. }))
+            .count();
+        assert!(refused.len() >= 3 * floats, "{refused:?}");
+        for name in ["cat_l2", "colsample_bynode", "rgb_lambdas", "alphas"] {
+            assert!(refused.contains(&name), "{name}");
+        }
+    }
 
     #[test]
     fn the_table_lists_every_field_once_in_order() {
