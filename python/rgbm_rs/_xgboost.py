@@ -36,6 +36,7 @@ import json
 
 import numpy as np
 
+from . import _params
 from ._files import replace_atomically
 from ._trees import Ensemble, Tree, read_ensemble
 from ._validation import fitted_categories
@@ -48,6 +49,15 @@ _FLOAT32_MAX = float(np.finfo(np.float32).max)
 _FLOAT32_TINY = float(np.finfo(np.float32).tiny)
 #: XGBoost's parent of the root.
 _NO_PARENT = 2**31 - 1
+
+
+def _param(params, name):
+    """A model's parameter ``name``, unset resolved as the core resolves it."""
+    value = params.get(name)
+    if value is not None:
+        return value
+    spec = _params.SCHEMA[name]
+    return spec.get("none_means", spec["default"])
 
 
 def _num(v: float) -> str:
@@ -79,17 +89,17 @@ def _objective(e: Ensemble) -> dict:
     objectives = {
         "squared": ("reg:squarederror", regression),
         # XGBoost has no Huber loss: pseudo-Huber of the same slope has the same (identity) link.
-        "huber": ("reg:pseudohubererror", {"pseudo_huber_param": {"huber_slope": _num(p.get("huber_delta", 1.0))}}),
+        "huber": ("reg:pseudohubererror", {"pseudo_huber_param": {"huber_slope": _num(_param(p, "huber_delta"))}}),
         "absolute_error": ("reg:absoluteerror", {}),
         "quantile": (
             "reg:quantileerror",
-            {"quantile_loss_param": {"quantile_alpha": f"[{_num(p.get('alpha') or 0.9)}]"}},
+            {"quantile_loss_param": {"quantile_alpha": f"[{_num(_param(p, 'alpha'))}]"}},
         ),
         "poisson": ("count:poisson", {"poisson_regression_param": {"max_delta_step": "0.7"}}),
         "gamma": ("reg:gamma", regression),
         "tweedie": (
             "reg:tweedie",
-            {"tweedie_regression_param": {"tweedie_variance_power": _num(p.get("tweedie_variance_power") or 1.5)}},
+            {"tweedie_regression_param": {"tweedie_variance_power": _num(_param(p, "tweedie_variance_power"))}},
         ),
         "logistic": ("binary:logistic", regression),
         "exponential": ("binary:logistic", regression),
@@ -100,7 +110,7 @@ def _objective(e: Ensemble) -> dict:
             {
                 "lambdarank_param": {
                     "lambdarank_pair_method": "topk",
-                    "lambdarank_num_pair_per_sample": str(p.get("lambdarank_truncation_level") or 30),
+                    "lambdarank_num_pair_per_sample": str(_param(p, "lambdarank_truncation_level")),
                 }
             },
         ),
