@@ -23,6 +23,7 @@ __all__ = [
     "available_cores",
     "check_shard_params",
     "loss_tasks",
+    "target_losses",
     "metrics_for",
     "param_schema",
     "peer_names",
@@ -59,6 +60,9 @@ def check_shard_params(params_json: str) -> None:
 def loss_tasks() -> list[tuple[str, str]]:
     """Every loss with its task ("regression", "binary", "multiclass",
     "ranking" or "custom"), in the core's order."""
+
+def target_losses() -> list[str]:
+    """The losses that fit several targets (``n_targets``), in the core's order."""
 
 def peer_names() -> str:
     """LightGBM's and XGBoost's parameter and objective names and what each

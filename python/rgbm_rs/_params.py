@@ -60,13 +60,30 @@ _TASKS = _core.loss_tasks()
 REGRESSION_LOSSES = tuple(name for name, task in _TASKS if task == "regression")
 CLASSIFICATION_LOSSES = tuple(name for name, task in _TASKS if task == "binary")
 RANKING_LOSSES = tuple(name for name, task in _TASKS if task == "ranking")
-#: Core parameters of one estimator's losses only.
-REGRESSION_ONLY = ("huber_delta", "alpha", "tweedie_variance_power")
-CLASSIFICATION_ONLY = ("logistic_reg", "clamp", "sla_scale", "class_weight", "scale_pos_weight")
-RANKING_ONLY = ("lambdarank_truncation_level", "eval_at")
+_TASK_OF = dict(_TASKS)
+
+
+def _for_tasks(*tasks):
+    """Core parameters whose losses (their schema scope) are all of ``tasks``."""
+    return tuple(
+        name
+        for name, spec in SCHEMA.items()
+        if isinstance(spec["scope"], dict)
+        and "losses" in spec["scope"]
+        and all(_TASK_OF[loss] in tasks for loss in spec["scope"]["losses"])
+    )
+
+
+#: Core parameters of one estimator's losses only (plus the classifier's
+#: Python-side class weights).
+REGRESSION_ONLY = _for_tasks("regression")
+CLASSIFICATION_ONLY = _for_tasks("binary", "multiclass") + ("class_weight", "scale_pos_weight")
+RANKING_ONLY = _for_tasks("ranking")
 #: The regression losses that fit 2-D y (one column per target) one target
 #: at a time (the core's n_targets; it refuses the others too).
-MULTI_TARGET_LOSSES = ("squared", "huber", "absolute_error", "quantile", "poisson", "gamma", "tweedie")
+MULTI_TARGET_LOSSES = tuple(loss for loss in _core.target_losses() if loss in REGRESSION_LOSSES)
+#: Core parameters of booster="rgb" only.
+RGB_ONLY = tuple(name for name, spec in SCHEMA.items() if spec["scope"] == {"booster": "rgb"})
 #: Core parameters an estimator sets by its loss (``_loss_params``), not from the
 #: estimator's parameter of the same name alone.
 LOSS_SPECIFIC = frozenset(REGRESSION_ONLY + CLASSIFICATION_ONLY + RANKING_ONLY) | _DERIVED
@@ -75,13 +92,7 @@ LOSS_SPECIFIC = frozenset(REGRESSION_ONLY + CLASSIFICATION_ONLY + RANKING_ONLY) 
 #: starts from 0): the ranker has no such parameters.
 NOT_RANKING = (
     "booster",
-    "rgb_candidates",
-    "rgb_beta",
-    "rgb_nodes",
-    "rgb_lambdas",
-    "rgb_step",
-    "rgb_candidate",
-    "rgb_penalty",
+    *RGB_ONLY,
     "step",
     "record_train_loss",
     "init",

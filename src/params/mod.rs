@@ -13,7 +13,7 @@ pub use crate::options::{
     SelectionScope, SelectionSize, Step, SubsampleFor, Summation,
 };
 pub use peers::{PEER_NAMES, PEER_OBJECTIVES, PeerName, PeerUse, peer_names_json};
-use spec::{FRACTION, NON_NEGATIVE, POSITIVE, int};
+use spec::{FRACTION, NON_NEGATIVE, POSITIVE, Scope, int};
 pub use spec::{MAX_CATEGORY, MAX_EXACT_INT, MAX_ROUNDS, ParamSpec, Values, schema_json};
 
 /// SGLB's per-row gradient noise scale c = sqrt(2 / (ε·β)) for learning
@@ -46,7 +46,7 @@ macro_rules! declare_params {
     ($(
         $(#[$attr:meta])*
         $name:ident: $ty:ty = $default:expr,
-        $kind:ident($values:expr, $doc:literal)
+        $kind:ident($values:expr, $doc:literal $(, $scope:expr)?)
         $(None = $eff:expr => $acc:ident -> $acc_ty:ty)?;
     )+) => {
         #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -71,7 +71,7 @@ macro_rules! declare_params {
         }
 
         /// The table, in `BoosterParams` field order.
-        pub const PARAMS: &[ParamSpec] = &[$(spec::$kind(stringify!($name), $values, $doc),)+];
+        pub const PARAMS: &[ParamSpec] = &[$(spec::$kind(stringify!($name), $values, $doc)$(.only($scope))?,)+];
 
         /// Every field as JSON, written or not (`BoosterParams` skips some
         /// at their defaults).
@@ -246,21 +246,21 @@ declare_params! {
         maybe(int(2, MAX_CLASSES as u64), "targets of a multi-output fit: one tree per target per round (squared, huber, absolute_error, quantile, poisson, gamma, tweedie, logistic)")
         None = 1 => n_targets -> usize;
     logistic_reg: f64 = 0.0,
-        spec(NON_NEGATIVE, "L2 penalty on the scores (logistic loss)");
+        spec(NON_NEGATIVE, "L2 penalty on the scores (logistic loss)", Scope::Losses(&[Loss::Logistic]));
     clamp: Option<f64> = None,
-        maybe(Values::Float { min: 0.0, min_closed: false, max: Some(0.5), max_closed: false }, "clamp probabilities to [clamp, 1 - clamp] (logistic loss)");
+        maybe(Values::Float { min: 0.0, min_closed: false, max: Some(0.5), max_closed: false }, "clamp probabilities to [clamp, 1 - clamp] (logistic loss)", Scope::Losses(&[Loss::Logistic]));
     huber_delta: f64 = 1.0,
-        spec(POSITIVE, "where the Huber loss turns linear");
+        spec(POSITIVE, "where the Huber loss turns linear", Scope::Losses(&[Loss::Huber]));
     /// ς of the smoothed 0-1 loss.
     sla_scale: f64 = 0.1,
-        spec(POSITIVE, "ς of the smoothed 0-1 loss 1 - sigmoid(y f / ς)");
+        spec(POSITIVE, "ς of the smoothed 0-1 loss 1 - sigmoid(y f / ς)", Scope::Losses(&[Loss::Sla01]));
     /// The quantile α of `loss = quantile` (unset for other losses; None =
     /// 0.9, LightGBM's and scikit-learn's GradientBoostingRegressor's
     /// default). Unset fields are not written, so models of other losses
     /// keep their files byte for byte.
     #[serde(skip_serializing_if = "Option::is_none")]
     alpha: Option<f64> = None,
-        maybe(Values::Float { min: 0.0, min_closed: false, max: Some(1.0), max_closed: false }, "the quantile α of loss='quantile'")
+        maybe(Values::Float { min: 0.0, min_closed: false, max: Some(1.0), max_closed: false }, "the quantile α of loss='quantile'", Scope::Losses(&[Loss::Quantile]))
         None = 0.9 => quantile_alpha -> f64;
     /// The quantiles of a fit of several (`loss = quantile`, `n_targets`
     /// of them, the labels repeated per target): target k predicts the
@@ -271,13 +271,13 @@ declare_params! {
     /// Tweedie variance power ρ in (1, 2), with `loss = tweedie`.
     #[serde(skip_serializing_if = "Option::is_none")]
     tweedie_variance_power: Option<f64> = None,
-        maybe(Values::Float { min: 1.0, min_closed: false, max: Some(2.0), max_closed: false }, "variance power ρ of loss='tweedie'")
+        maybe(Values::Float { min: 1.0, min_closed: false, max: Some(2.0), max_closed: false }, "variance power ρ of loss='tweedie'", Scope::Losses(&[Loss::Tweedie]))
         None = 1.5 => tweedie_power -> f64;
     /// `loss = lambdarank`: pairs whose better-ranked row is below this
     /// position are skipped.
     #[serde(skip_serializing_if = "Option::is_none")]
     lambdarank_truncation_level: Option<usize> = None,
-        maybe(int(1, MAX_EXACT_INT), "loss='lambdarank': pairs whose better-ranked row is below this position are skipped")
+        maybe(int(1, MAX_EXACT_INT), "loss='lambdarank': pairs whose better-ranked row is below this position are skipped", Scope::Losses(&[Loss::LambdaRank]))
         None = 30 => lambdarank_truncation_level -> usize;
     gain: Mode = Mode::Newton,
         spec(Values::Choice { options: Mode::NAMES }, "split gain: second order (newton) or least squares on the gradient");
@@ -341,34 +341,34 @@ declare_params! {
         spec(Values::Choice { options: BoosterKind::NAMES }, "gradient boosting, or RGB's boosting over tree families");
     /// RGB: families drawn per round (S).
     rgb_candidates: usize = 4,
-        spec(int(1, 1024), "RGB: families drawn per round");
+        spec(int(1, 1024), "RGB: families drawn per round", Scope::Booster(BoosterKind::Rgb));
     /// RGB: weight β of the complexity penalty Ω_k in the candidate objective.
     rgb_beta: f64 = 0.1,
-        spec(NON_NEGATIVE, "RGB: weight of the complexity penalty");
+        spec(NON_NEGATIVE, "RGB: weight of the complexity penalty", Scope::Booster(BoosterKind::Rgb));
     /// RGB: internal-node limits n_k of the family grid (None = the paper's 2..256).
     rgb_nodes: Option<Vec<usize>> = None,
-        maybe(Values::IntList { min: 1, max: 1 << 20 }, "RGB: internal-node limits of the families; None = 2..256");
+        maybe(Values::IntList { min: 1, max: 1 << 20 }, "RGB: internal-node limits of the families; None = 2..256", Scope::Booster(BoosterKind::Rgb));
     /// RGB: leaf-vector L2 radii λ_k of the family grid (None = the paper's 0.001..4).
     rgb_lambdas: Option<Vec<f64>> = None,
-        maybe(Values::PositiveList, "RGB: leaf L2 radii of the families; None = 0.001..4");
+        maybe(Values::PositiveList, "RGB: leaf L2 radii of the families; None = 0.001..4", Scope::Booster(BoosterKind::Rgb));
     /// RGB: the coordinate step. A trained RGB model
     /// records the rule it used; RGB files without it predate the choice
     /// and used `exact` (`Model::from_json` says so).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     rgb_step: Option<RgbStep> = None,
-        maybe(Values::Choice { options: RgbStep::NAMES }, "RGB: step 1/C_k with C_k = λ_k·σ (the paper's) or σ·mean(h²)")
+        maybe(Values::Choice { options: RgbStep::NAMES }, "RGB: step 1/C_k with C_k = λ_k·σ (the paper's) or σ·mean(h²)", Scope::Booster(BoosterKind::Rgb))
         None = RgbStep::Lipschitz => rgb_step -> RgbStep;
     /// RGB: which member of each drawn family is its candidate (None =
     /// `argmin`, the paper's). Trained RGB models record it; RGB files
     /// without it predate the choice and used `projected`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     rgb_candidate: Option<RgbCandidate> = None,
-        maybe(Values::Choice { options: RgbCandidate::NAMES }, "RGB: each family's best member under the step (the paper's) or a gain/leaf tree scaled into the λ ball")
+        maybe(Values::Choice { options: RgbCandidate::NAMES }, "RGB: each family's best member under the step (the paper's) or a gain/leaf tree scaled into the λ ball", Scope::Booster(BoosterKind::Rgb))
         None = RgbCandidate::Argmin => rgb_candidate -> RgbCandidate;
     /// RGB: how Ω_k enters the candidate choice.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     rgb_penalty: Option<RgbPenalty> = None,
-        maybe(Values::Choice { options: RgbPenalty::NAMES }, "RGB: candidate score loss + β·Ω_k (Algorithm 1) or + β·|α|·Ω_k (Eq. 7)")
+        maybe(Values::Choice { options: RgbPenalty::NAMES }, "RGB: candidate score loss + β·Ω_k (Algorithm 1) or + β·|α|·Ω_k (Eq. 7)", Scope::Booster(BoosterKind::Rgb))
         None = RgbPenalty::PerCandidate => rgb_penalty -> RgbPenalty;
     /// How sums over rows are formed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -404,7 +404,7 @@ declare_params! {
     /// The positions NDCG is measured at (`eval_metric` ndcg); None = all.
     #[serde(skip_serializing_if = "Option::is_none")]
     eval_at: Option<usize> = None,
-        maybe(int(1, MAX_EXACT_INT), "the positions NDCG is measured at (metric ndcg); None = every position");
+        maybe(int(1, MAX_EXACT_INT), "the positions NDCG is measured at (metric ndcg); None = every position", Scope::Losses(&[Loss::LambdaRank]));
     /// Stop when the first metric on the last evaluation set has not improved
     /// for this many rounds, and keep the model of the best round.
     early_stopping_rounds: Option<usize> = None,

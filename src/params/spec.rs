@@ -63,6 +63,18 @@ pub enum Values {
     Metrics,
 }
 
+/// Where a parameter has an effect.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    /// Every fit.
+    Any,
+    /// Fits of these losses only (others ignore it).
+    Losses(&'static [options::Loss]),
+    /// Fits of this booster only (others refuse it).
+    Booster(options::BoosterKind),
+}
+
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct ParamSpec {
     pub name: &'static str,
@@ -71,6 +83,14 @@ pub struct ParamSpec {
     /// None is allowed (and means what `doc` says).
     pub optional: bool,
     pub doc: &'static str,
+    pub scope: Scope,
+}
+
+impl ParamSpec {
+    /// The spec with its effect limited to `scope`.
+    pub(super) const fn only(self, scope: Scope) -> ParamSpec {
+        ParamSpec { scope, ..self }
+    }
 }
 
 pub(super) const fn int(min: u64, max: u64) -> Values {
@@ -101,6 +121,7 @@ pub(super) const fn spec(name: &'static str, values: Values, doc: &'static str) 
         values,
         optional: false,
         doc,
+        scope: Scope::Any,
     }
 }
 pub(super) const fn maybe(name: &'static str, values: Values, doc: &'static str) -> ParamSpec {
@@ -109,6 +130,7 @@ pub(super) const fn maybe(name: &'static str, values: Values, doc: &'static str)
         values,
         optional: true,
         doc,
+        scope: Scope::Any,
     }
 }
 

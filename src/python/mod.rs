@@ -19,6 +19,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schema::param_schema, m)?)?;
     m.add_function(wrap_pyfunction!(schema::peer_names, m)?)?;
     m.add_function(wrap_pyfunction!(schema::loss_tasks, m)?)?;
+    m.add_function(wrap_pyfunction!(schema::target_losses, m)?)?;
     m.add_function(wrap_pyfunction!(schema::check_shard_params, m)?)?;
     m.add_function(wrap_pyfunction!(schema::available_cores, m)?)?;
     m.add_function(wrap_pyfunction!(schema::type1_theta, m)?)?;

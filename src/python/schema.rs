@@ -24,6 +24,12 @@ pub fn loss_tasks() -> Vec<(&'static str, &'static str)> {
     Loss::ALL.iter().map(|l| (l.name(), l.task())).collect()
 }
 
+/// The losses that fit several targets (`n_targets`), in declaration order.
+#[pyfunction]
+pub fn target_losses() -> Vec<&'static str> {
+    Loss::TARGETS.iter().map(|l| l.name()).collect()
+}
+
 /// Checks parameters (JSON) as a fit on shards would, before any data moves:
 /// the sharded-fit refusals, then the bounds and the rules between them.
 #[pyfunction]
