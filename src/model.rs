@@ -537,6 +537,80 @@ impl Model {
     }
 }
 
+impl Model {
+    /// Checks a model file's fields that describe the model's features
+    /// against the model itself: `names` (its `feature_names_in`) must give
+    /// each feature one name of its own, and `category_counts` (the length
+    /// of each feature's `categories` list, None for no list) lists
+    /// categories only for features the model splits as categorical, with a
+    /// category for every code its trees split on (code c is the c-th).
+    pub fn check_feature_fields(
+        &self,
+        names: Option<&[String]>,
+        category_counts: Option<&[Option<usize>]>,
+    ) -> Result<()> {
+        let bad = |msg: String| Err(RgbmError::ModelFormat(msg));
+        if let Some(names) = names {
+            if names.len() != self.n_features {
+                return bad(format!(
+                    "{} feature names for {} features",
+                    names.len(),
+                    self.n_features
+                ));
+            }
+            let mut seen = std::collections::HashMap::new();
+            seen.try_reserve(names.len())
+                .map_err(|_| RgbmError::OutOfMemory("cannot allocate the feature names".into()))?;
+            for (j, name) in names.iter().enumerate() {
+                if let Some(first) = seen.insert(name.as_str(), j) {
+                    return bad(format!(
+                        "feature_names_in repeats the name {name:?} (features {first} and {j})"
+                    ));
+                }
+            }
+        }
+        let Some(counts) = category_counts else {
+            return Ok(());
+        };
+        if counts.len() != self.n_features {
+            return bad(format!(
+                "categories must be a list of {} lists or nulls",
+                self.n_features
+            ));
+        }
+        let categorical = self.params.categorical();
+        if let Some(j) =
+            (0..counts.len()).find(|&j| counts[j].is_some() && !categorical.contains(&j))
+        {
+            return bad(format!(
+                "categories[{j}] lists categories for feature {j}, which the model does not split as \
+                 categorical (its categorical_features are {categorical:?})"
+            ));
+        }
+        for (i, t) in self.trees.iter().enumerate() {
+            for k in 0..t.n_internal() {
+                let (Some(set), Some(&Some(n))) =
+                    (t.category_set(k), counts.get(t.feature[k] as usize))
+                else {
+                    continue;
+                };
+                // The set's last word is not zero (Tree::validate): its top bit is the largest code.
+                let Some(&last) = set.last() else { continue };
+                let top = (set.len() - 1) * 32 + (31 - last.leading_zeros() as usize);
+                if top >= n {
+                    return bad(format!(
+                        "categories[{f}] has {n} categories, but tree {i} (node {k}) splits feature \
+                         {f} on category code {top}: a list of at least {} is needed",
+                        top + 1,
+                        f = t.feature[k]
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// A log σ within ±`Gaussian::MAX_ABS_LOG_STD`, or a message naming `what`.
 fn check_log_std(s: f64, what: &str) -> std::result::Result<(), String> {
     if s.abs() <= Gaussian::MAX_ABS_LOG_STD {

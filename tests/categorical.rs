@@ -190,3 +190,50 @@ fn unit_weights_give_the_same_categorical_trees() {
     assert!(a.trees.iter().any(|t| t.has_categories()));
     assert_eq!(a.trees, b.trees);
 }
+
+#[test]
+fn a_files_names_and_category_lists_are_checked_against_the_model() {
+    let (x, y, _) = grouped(2000);
+    let params = BoosterParams {
+        n_estimators: 8,
+        categorical_features: Some(vec![0]),
+        ..Default::default()
+    };
+    let model = fit(&params, &x, &y).unwrap();
+    // The largest code the sets hold, by hand from the bitsets.
+    let top = model
+        .trees
+        .iter()
+        .flat_map(|t| t.categories.iter())
+        .flat_map(|words| {
+            words.iter().enumerate().flat_map(|(w, word)| {
+                (0..32)
+                    .filter(move |b| word >> b & 1 == 1)
+                    .map(move |b| 32 * w + b)
+            })
+        })
+        .max()
+        .unwrap();
+    let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let check = |n: Option<&[String]>, c: Option<&[Option<usize>]>| {
+        model.check_feature_fields(n, c).map_err(|e| e.to_string())
+    };
+    assert!(check(Some(&names(&["c", "x"])), Some(&[Some(top + 1), None])).is_ok());
+    assert!(check(None, Some(&[Some(top + 5), None])).is_ok());
+    assert!(check(None, Some(&[None, None])).is_ok());
+    let short = check(None, Some(&[Some(top), None])).unwrap_err();
+    assert!(
+        short.contains(&format!("categories[0] has {top} categories"))
+            && short.contains(&format!("category code {top}")),
+        "{short}"
+    );
+    let numeric = check(None, Some(&[Some(top + 1), Some(2)])).unwrap_err();
+    assert!(numeric.contains("categories[1]"), "{numeric}");
+    let twice = check(Some(&names(&["c", "c"])), None).unwrap_err();
+    assert!(
+        twice.contains("feature_names_in repeats the name \"c\""),
+        "{twice}"
+    );
+    let few = check(Some(&names(&["c"])), None).unwrap_err();
+    assert!(few.contains("1 feature names for 2 features"), "{few}");
+}

@@ -274,4 +274,22 @@ fn targets_beyond_1e150_are_refused() {
         let m = fit(&params(loss), &x, p, &large, None).unwrap();
         assert!(predict(&m, &x, p).iter().all(|v| v.is_finite()), "{loss:?}");
     }
+    // The message names the loss being fitted and its bound.
+    let counts: Vec<f64> = y.iter().map(|v| (v / top).abs() * 2e150 + 1.0).collect();
+    for (loss, bound) in [
+        (Loss::Squared, "within ±1e150"),
+        (Loss::Quantile, "within ±1e150"),
+        (Loss::Poisson, "up to 1e150"),
+        (Loss::Gamma, "up to 1e150"),
+        (Loss::Tweedie, "up to 1e150"),
+    ] {
+        let e = fit(&params(loss), &x, p, &counts, None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(&format!("loss='{}' takes targets {bound}", loss.name())),
+            "{loss:?}: {e}"
+        );
+        assert!(!e.contains("squared loss"), "{loss:?}: {e}");
+    }
 }

@@ -940,8 +940,12 @@ class RGBMBase(BaseEstimator):
         final scaling; the rounds after ``end`` scaled them down)."""
         b = self._booster
         k = b.n_outputs
-        base = np.asarray(b.base_score) if k > 1 else b.base_score[0]
         undo = b.shrinkage_undo(b.n_rounds - end)
+        if start == 0 and undo == 1.0:
+            # The core's order (the base score, then each tree in turn), as
+            # predict and the stages add them: the same rounds, the same bits.
+            return b.predict_raw(X, end)
+        base = np.asarray(b.base_score) if k > 1 else b.base_score[0]
         trees = b.predict_trees(X, start * k, end * k)
         return base + (trees * undo if undo != 1.0 else trees)
 
@@ -1049,18 +1053,31 @@ class RGBMBase(BaseEstimator):
 
         With model shrinkage the stored trees carry the final scaling; the
         model after round t is base + q^-(R-1-t) * (sum of the first t+1 stored rounds).
+        Otherwise each round's trees are added to the running scores in the
+        core's order (the base score first, then the trees in turn), so the
+        last stage is ``predict``'s raw score bit for bit.
         """
         check_is_fitted(self, "_booster")
         X = native_matrix(check_X(self, X))
         b = self._booster
         base = np.asarray(b.base_score) if b.n_outputs > 1 else b.base_score[0]
         rounds, k = b.n_rounds, b.n_outputs
-        acc = 0.0
+        trees = 0.0  # the stored rounds' sum, for the shrinkage undo
+        scores = None  # base + the rounds so far, in the core's order
         for t in range(rounds):
             # The fitted model's q, not the constructor's: set_params after fit must not move predictions.
             undo = b.shrinkage_undo(rounds - 1 - t)
-            acc = acc + b.predict_trees(X, t * k, (t + 1) * k)
-            yield base + acc * undo if undo != 1.0 else base + acc
+            step = b.predict_trees(X, t * k, (t + 1) * k)
+            if undo != 1.0:
+                trees = trees + step
+                yield base + trees * undo
+                continue
+            if scores is None:
+                # Rounds before this one were scaled: start again from the core's sum.
+                scores = b.predict_raw(X, t + 1)
+            else:
+                scores = scores + step
+            yield scores
 
     def _virtual_members(self, X, n_members):
         check_is_fitted(self, "_booster")

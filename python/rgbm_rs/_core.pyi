@@ -173,6 +173,14 @@ class Booster:
         the rest of the document as JSON text; ValueError if the text is not
         a JSON object with a valid model."""
 
+    def check_feature_fields(
+        self, names: list[str] | None = None, category_counts: list[int | None] | None = None
+    ) -> None:
+        """Checks a model file's ``feature_names_in`` (one distinct name per
+        feature) and the lengths of its ``categories`` lists (on categorical
+        features only, each covering the codes the trees split on) against
+        the model; ValueError naming the field."""
+
     def continued(self, more: Booster) -> Booster:
         """This model followed by ``more``, a model trained from this one's
         raw scores (``init_score``, base score 0); ValueError when features,

@@ -377,13 +377,12 @@ def _estimator(doc, estimators, booster=None):
     if names is not None:
         if not isinstance(names, list) or not all(isinstance(c, str) for c in names):
             raise _Invalid("feature_names_in must be a list of strings")
-        if len(names) != n_features:
-            raise _Invalid(f"{len(names)} feature names for {n_features} features")
+        _check_feature_fields(booster, names=names)
         est.feature_names_in_ = np.asarray(names, dtype=object)
     if "classes" in doc or hasattr(est, "predict_proba"):
         k = booster.n_outputs
         est.classes_ = _classes(doc.get("classes"), 2 if k == 1 else k)
-    _categories_from_json(est, doc.get("categories"))
+    _categories_from_json(est, doc.get("categories"), booster)
     best = doc.get("best_iteration")
     if best is not None:
         if isinstance(best, bool) or not isinstance(best, int) or not 0 <= best < booster.n_rounds:
@@ -422,8 +421,17 @@ def _classes(value, expected):
     return classes
 
 
-def _categories_from_json(est, value):
-    """Restore the categories written by :func:`_categories_to_json`."""
+def _check_feature_fields(booster, names=None, category_counts=None):
+    """The core's check of the fields describing the model's features."""
+    try:
+        booster.check_feature_fields(names, category_counts)
+    except ValueError as e:
+        raise _Invalid(str(e).removeprefix("invalid model: ")) from None
+
+
+def _categories_from_json(est, value, booster):
+    """Restore the categories written by :func:`_categories_to_json`, which
+    the core checks against the model's categorical features and splits."""
     if value is None:
         return
     n = int(est.n_features_in_)
@@ -438,6 +446,7 @@ def _categories_from_json(est, value):
         if len(set(values)) != len(values):
             raise _Invalid(f"categories[{j}] repeats a category")
         decoded.append(values)
+    _check_feature_fields(booster, category_counts=[None if c is None else len(c) for c in decoded])
     names = getattr(est, "feature_names_in_", None)
     set_categories(est, None if names is None else list(names), decoded)
 

@@ -409,7 +409,14 @@ def _check_data(est, X, y):
     y = _as_array(y, "y", (1, 2))
     if y.ndim == 2:
         if y.shape[1] != 1:
-            raise ValueError(f"y should be a 1d array, got an array of shape {y.shape} instead.")
+            raise ValueError(
+                _ONE_OUTPUT.format(
+                    est=type(est).__name__,
+                    what=f"y of shape {y.shape} has {y.shape[1]} columns (several targets or labels)",
+                    local=type(est)._local_class.__name__,
+                    given="2-D y",
+                )
+            )
         warnings.warn(
             "A column-vector y was passed when a 1d array was expected. Please change the shape of y to "
             "(n_samples, ), for example using ravel().",
@@ -424,6 +431,30 @@ def _check_data(est, X, y):
     if isinstance(X, da.Array):
         _check_rows(est, X, y)
     return X, y
+
+
+#: The refusal of several targets or labels per row: the shards fit one
+#: target (one label, or K classes of one).
+_ONE_OUTPUT = (
+    "{est}: training on a Dask cluster fits one target (one label, or the classes of one label) "
+    "per model, but {what}; fit the local estimator {local} for {given}"
+)
+
+
+def _disconnected(client):
+    """Whether the client has lost its scheduler: the cluster closed, or the
+    connection dropped (the client reconnecting, or given up)."""
+    return getattr(client, "status", "running") != "running"
+
+
+def _connection_lost(client, trained=None):
+    """The error of a fit whose cluster went away; `trained`: (rounds trained, rounds asked)."""
+    rounds = "" if trained is None else f" with {trained[0]} of {trained[1]} rounds trained"
+    return RuntimeError(
+        f"the Dask cluster, or the client's connection to its scheduler, was lost{rounds} "
+        f"(client status {str(getattr(client, 'status', None))!r}); the fit was stopped and no model "
+        "was kept: fit again on a running cluster"
+    )
 
 
 def _check_rows(est, X, y):
@@ -712,46 +743,61 @@ def _train(params, fit, run):
     stats = {"exchanges": 0, "scattered": 0, "bytes_in": 0, "bytes_out": 0, "seconds": 0.0}
     if run.reduce == "workers":
         stats["bytes_between_workers"] = 0
-    lost, resumes = [], 0
     try:
-        _ready(futures, run.timeout, "the partitions of the training data")
-        summaries = client.gather([client.submit(_summary, f, pure=False) for f in futures])
-        _raise_refusal(summaries)
-        # The weights' check across partitions: some row has a positive weight.
-        if not np.array(summaries).any(axis=0).all():
-            raise ValueError(ZERO_WEIGHTS)
-        params_json = json.dumps(params)
-        # Every shard evaluates the whole evaluation sets (small by design),
-        # so every shard stops in the same round.
-        evals = client.scatter(list(fit.evals), broadcast=True) if fit.evals else []
-        job = _Job(params_json, n_total, evals, rounds, stats)
-        while True:
-            try:
-                done = _fit_shards(run, futures, job)
-                break
-            except _WorkerLost as e:
-                lost += [a for a in e.workers if a not in lost]
-                if run.on_worker_loss == "raise" or resumes == MAX_RESUMES:
-                    why = (
-                        "on_worker_loss='raise'"
-                        if run.on_worker_loss == "raise"
-                        else f"after {MAX_RESUMES} resume(s), rgbm_rs.dask.MAX_RESUMES"
-                    )
-                    raise RuntimeError(
-                        f"the worker(s) {lost} holding a shard of the fit were lost with "
-                        f"{len(rounds.records)} of {params['n_estimators']} rounds trained; the fit was "
-                        f"stopped ({why}) and no model was kept: fit again"
-                    ) from e
-                # Dask computes the lost partitions again on the workers
-                # left; the new shards replay the rounds trained so far.
-                resumes += 1
-                _recomputed(client, futures, run.timeout, lost)
+        return _trained(params, fit, run, futures, n_total, rounds, stats, [])
+    except Exception as e:
+        # Whatever a call to a closed client raised (AttributeError,
+        # CommClosedError, a wait timing out), the cause is the lost cluster;
+        # a refusal of the data stays as it is.
+        if _disconnected(client) and not isinstance(e, (ValueError, TypeError)):
+            raise _connection_lost(client, (len(rounds.records), params["n_estimators"])) from e
+        raise
     finally:
         # Releasing the futures removes the partitions from the workers.
         try:
             client.cancel(futures)
         except Exception:  # noqa: BLE001 - keep the fit's own error
             pass
+
+
+def _trained(params, fit, run, futures, n_total, rounds, stats, lost):
+    """_train's fit once the packed partitions (`futures`) are computing;
+    `lost` collects the workers lost and resumed from."""
+    client, resumes = run.client, 0
+    _ready(futures, run.timeout, "the partitions of the training data")
+    summaries = client.gather([client.submit(_summary, f, pure=False) for f in futures])
+    _raise_refusal(summaries)
+    # The weights' check across partitions: some row has a positive weight.
+    if not np.array(summaries).any(axis=0).all():
+        raise ValueError(ZERO_WEIGHTS)
+    params_json = json.dumps(params)
+    # Every shard evaluates the whole evaluation sets (small by design),
+    # so every shard stops in the same round.
+    evals = client.scatter(list(fit.evals), broadcast=True) if fit.evals else []
+    job = _Job(params_json, n_total, evals, rounds, stats)
+    while True:
+        try:
+            done = _fit_shards(run, futures, job)
+            break
+        except _WorkerLost as e:
+            lost += [a for a in e.workers if a not in lost]
+            if _disconnected(client):
+                raise  # no scheduler to compute the partitions again
+            if run.on_worker_loss == "raise" or resumes == MAX_RESUMES:
+                why = (
+                    "on_worker_loss='raise'"
+                    if run.on_worker_loss == "raise"
+                    else f"after {MAX_RESUMES} resume(s), rgbm_rs.dask.MAX_RESUMES"
+                )
+                raise RuntimeError(
+                    f"the worker(s) {lost} holding a shard of the fit were lost with "
+                    f"{len(rounds.records)} of {params['n_estimators']} rounds trained; the fit was "
+                    f"stopped ({why}) and no model was kept: fit again"
+                ) from e
+            # Dask computes the lost partitions again on the workers
+            # left; the new shards replay the rounds trained so far.
+            resumes += 1
+            _recomputed(client, futures, run.timeout, lost)
     _, model, log, evals, best = done
     return model, json.loads(log), json.loads(evals), best, stats, lost
 
@@ -965,13 +1011,19 @@ class _DaskMixin(_DaskBase):
         X, y = _check_data(self, fit.X, fit.y)
         self.n_features_in_ = int(X.shape[1])
         client = default_client() if client is None else client
-        # Each estimator's _dask_labels: (the core's loss, encode(ye, i)
-        # for evaluation set i's labels, the labels' classes and class
-        # weights for _pack, None for regression).
-        native_loss, encode, labels = self._dask_labels(y, client, timeout)
-        fit = dataclasses.replace(fit, X=X, y=y, loss=native_loss, encode=encode)
-        run = _Run(client, timeout, on_worker_loss, self._reduce, probe=type(self)(), labels=labels)
-        return self._dask_fit(fit, run)
+        try:
+            # Each estimator's _dask_labels: (the core's loss, encode(ye, i)
+            # for evaluation set i's labels, the labels' classes and class
+            # weights for _pack, None for regression).
+            native_loss, encode, labels = self._dask_labels(y, client, timeout)
+            fit = dataclasses.replace(fit, X=X, y=y, loss=native_loss, encode=encode)
+            run = _Run(client, timeout, on_worker_loss, self._reduce, probe=type(self)(), labels=labels)
+            return self._dask_fit(fit, run)
+        except Exception as e:
+            # Before the rounds (the classes of y, a frame's categories): as in _train.
+            if _disconnected(client) and not isinstance(e, (ValueError, TypeError, RuntimeError)):
+                raise _connection_lost(client) from e
+            raise
 
     def _dask_fit(self, fit, run):
         """The fit of both estimators: ``fit``'s X and y as given (checked

@@ -181,7 +181,9 @@ or callable, default="squared"
         increasing list fits one output per quantile in one model, each the
         single-alpha fit; ``predict`` then returns (n_samples, n_alphas),
         each row sorted so that the quantiles never cross
-        (``get_booster().predict_raw`` gives them unsorted). The other
+        (``get_booster().predict_raw`` gives them unsorted). A list of one
+        is that single-alpha fit, the model of ``alpha=a``, predicting shape
+        (n_samples,) as a y of one column does. The other
         losses ignore it, as in scikit-learn's GradientBoostingRegressor
         (a list needs ``loss="quantile"`` and 1-D y).
     tweedie_variance_power : float in (1, 2) or None, default=None
@@ -518,13 +520,21 @@ or callable, default="squared"
         if native_loss == "quantile" and alphas is not None:
             p["alphas"] = alphas
         elif native_loss == "quantile" and self.alpha is not None:
-            p["alpha"] = float(self.alpha)
+            listed = self._alpha_list()
+            p["alpha"] = float(self.alpha) if listed is None else listed[0]
         if native_loss == "tweedie" and self.tweedie_variance_power is not None:
             p["tweedie_variance_power"] = float(self.tweedie_variance_power)
         return p
 
     def _alphas(self) -> list[float] | None:
-        """A list of alphas as floats, checked; None for one alpha (or none)."""
+        """The quantiles of a fit of several: a list of two or more alphas as
+        floats, checked; None for one alpha (or none). A list of one is its
+        single-alpha fit, as each output of a longer list is."""
+        values = self._alpha_list()
+        return values if values is not None and len(values) > 1 else None
+
+    def _alpha_list(self) -> list[float] | None:
+        """``alpha`` given as a list, as floats, checked; None for a number (or None)."""
         if self.alpha is None or isinstance(self.alpha, Real):
             return None
         alphas = np.asarray(self.alpha)
@@ -559,8 +569,8 @@ or callable, default="squared"
         y = check_regression_target(check_target_columns(fit.y))
         loss = "custom" if callable(self.loss) else self.loss
         alphas = self._alphas()
-        if alphas is not None and (loss != "quantile" or y.ndim == 2):
-            raise ValueError("a list of alpha fits several quantiles of one target: it needs loss='quantile' and 1-D y")
+        if self._alpha_list() is not None and (loss != "quantile" or y.ndim == 2):
+            raise ValueError("a list of alpha fits quantiles of one target: it needs loss='quantile' and 1-D y")
         if y.ndim == 2 and loss not in _params.MULTI_TARGET_LOSSES:
             raise ValueError(
                 f"loss={loss!r} takes 1-D y; 2-D y (one column per target) needs one of the losses "

@@ -496,9 +496,20 @@ impl Objective {
         if self.is_regression()
             && let Some(i) = y.iter().position(|v| v.abs() > Self::MAX_ABS_TARGET)
         {
+            // A log link absorbs the scale: y / c shifts the raw scores by −ln c.
+            let (within, rescale) = if self.link() == Some(Link::Exp) {
+                (
+                    "up to ",
+                    "rescale y (dividing it by c only shifts the log-link raw scores by -ln c)",
+                )
+            } else {
+                ("within ±", "rescale y")
+            };
             return Err(RgbmError::InvalidLabel(format!(
-                "y has {:e} at index {i}; targets beyond ±{:e} would overflow the squared loss: rescale y",
+                "y has {:e} at index {i}; loss='{}' takes targets {within}{:e}, so that squares of \
+                 values of their size (split gains, the l2 metric) stay finite: {rescale}",
                 y[i],
+                self.regression_name(),
                 Self::MAX_ABS_TARGET
             )));
         }
@@ -562,8 +573,23 @@ impl Objective {
         (0..k).map(value).sum::<f64>() / k as f64
     }
 
-    /// Largest |y| a regression loss accepts: squared residuals of such
-    /// targets stay finite.
+    /// The loss name of a regression objective, for messages.
+    fn regression_name(&self) -> &'static str {
+        match self {
+            Objective::Squared(_) => "squared",
+            Objective::Huber(_) => "huber",
+            Objective::Gaussian(_) => "gaussian",
+            Objective::AbsoluteError(_) => "absolute_error",
+            Objective::Quantile(_) => "quantile",
+            Objective::Poisson(_) => "poisson",
+            Objective::Gamma(_) => "gamma",
+            Objective::Tweedie(_) => "tweedie",
+            _ => "custom",
+        }
+    }
+
+    /// Largest |y| a regression loss accepts: squares of values of the
+    /// targets' size (split gains, the l2 metric) stay finite.
     pub const MAX_ABS_TARGET: f64 = 1e150;
 
     /// The regressor's losses: real-valued targets.

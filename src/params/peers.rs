@@ -61,6 +61,21 @@ const fn entry(
 
 use PeerUse::{Alias, Differs, Mapped, Refused, Same};
 
+/// A LightGBM spelling of one of its parameters (`canonical`) that the
+/// estimators refuse, pointing to ours of the same meaning.
+macro_rules! lgb_alias {
+    ($name:literal, $canonical:literal, $ours:literal) => {
+        entry(
+            $name,
+            LGB,
+            Refused,
+            $ours,
+            false,
+            concat!("LightGBM's alias of ", $canonical, ": pass ", $ours),
+        )
+    };
+}
+
 /// Every peer name the estimators meet in ported scripts.
 pub const PEER_NAMES: &[PeerName] = &[
     entry("n_estimators", BOTH, Same, "n_estimators", true, ""),
@@ -358,6 +373,116 @@ pub const PEER_NAMES: &[PeerName] = &[
         "n_jobs",
         false,
         "LightGBM's core name: pass n_jobs",
+    ),
+    // Other spellings the peers take for the same core parameters.
+    lgb_alias!("min_data", "min_data_in_leaf", "min_samples_leaf"),
+    lgb_alias!(
+        "min_sum_hessian",
+        "min_sum_hessian_in_leaf",
+        "min_child_weight"
+    ),
+    entry(
+        "sub_feature",
+        LGB,
+        Refused,
+        "colsample_bytree",
+        false,
+        "LightGBM's alias of feature_fraction: pass colsample_bytree (or feature_fraction)",
+    ),
+    lgb_alias!("shrinkage_rate", "learning_rate", "learning_rate"),
+    lgb_alias!("num_iteration", "num_iterations", "n_estimators"),
+    lgb_alias!("num_trees", "num_iterations", "n_estimators"),
+    lgb_alias!("num_round", "num_iterations", "n_estimators"),
+    lgb_alias!("nrounds", "num_iterations", "n_estimators"),
+    lgb_alias!("random_seed", "seed", "random_state"),
+    lgb_alias!("min_data_per_leaf", "min_data_in_leaf", "min_samples_leaf"),
+    lgb_alias!("bagging", "bagging_fraction", "subsample"),
+    lgb_alias!("sub_row", "bagging_fraction", "subsample"),
+    lgb_alias!("max_iter", "num_iterations", "n_estimators"),
+    lgb_alias!("n_iter", "num_iterations", "n_estimators"),
+    lgb_alias!("num_rounds", "num_iterations", "n_estimators"),
+    lgb_alias!("num_tree", "num_iterations", "n_estimators"),
+    lgb_alias!(
+        "sub_feature_bynode",
+        "feature_fraction_bynode",
+        "colsample_bynode"
+    ),
+    lgb_alias!("min_hessian", "min_sum_hessian_in_leaf", "min_child_weight"),
+    lgb_alias!(
+        "min_sum_hessian_per_leaf",
+        "min_sum_hessian_in_leaf",
+        "min_child_weight"
+    ),
+    lgb_alias!("l2_regularization", "lambda_l2", "reg_lambda"),
+    lgb_alias!("l1_regularization", "lambda_l1", "reg_alpha"),
+    lgb_alias!(
+        "early_stopping",
+        "early_stopping_round",
+        "early_stopping_rounds"
+    ),
+    lgb_alias!(
+        "n_iter_no_change",
+        "early_stopping_round",
+        "early_stopping_rounds"
+    ),
+    lgb_alias!("nthreads", "num_threads", "n_jobs"),
+    lgb_alias!("num_thread", "num_threads", "n_jobs"),
+    lgb_alias!("num_leaf", "num_leaves", "max_leaves"),
+    lgb_alias!("max_leaf", "num_leaves", "max_leaves"),
+    lgb_alias!("max_leaf_nodes", "num_leaves", "max_leaves"),
+    lgb_alias!("application", "objective", "loss"),
+    lgb_alias!("app", "objective", "loss"),
+    lgb_alias!("objective_type", "objective", "loss"),
+    lgb_alias!("max_leaf_output", "max_delta_step", "max_delta_step"),
+    lgb_alias!("max_tree_output", "max_delta_step", "max_delta_step"),
+    lgb_alias!("extra_tree", "extra_trees", "extra_trees"),
+    entry(
+        "lambda",
+        XGB,
+        Refused,
+        "reg_lambda",
+        false,
+        "XGBoost's core name: pass reg_lambda",
+    ),
+    entry(
+        "min_split_loss",
+        XGB,
+        Refused,
+        "min_split_gain",
+        false,
+        "XGBoost's core name of gamma: pass min_split_gain (or gamma)",
+    ),
+    entry(
+        "early_stopping_round",
+        LGB,
+        Refused,
+        "early_stopping_rounds",
+        false,
+        "LightGBM's core name: pass early_stopping_rounds",
+    ),
+    entry(
+        "metric",
+        LGB,
+        Refused,
+        "eval_metric",
+        false,
+        "LightGBM's core name: pass eval_metric (the peers' metric names are taken)",
+    ),
+    entry(
+        "num_class",
+        BOTH,
+        Refused,
+        "",
+        false,
+        "the classes are read from y: pass no count",
+    ),
+    entry(
+        "is_unbalance",
+        LGB,
+        Refused,
+        "class_weight",
+        false,
+        "LightGBM's reweighting of unbalanced binary classes: pass class_weight='balanced'",
     ),
     entry(
         "max_leaves",

@@ -453,6 +453,21 @@ impl PyBooster {
         Ok((booster, rest))
     }
 
+    /// Checks a model file's `feature_names_in` (one distinct name per
+    /// feature) and the lengths of its `categories` lists (on categorical
+    /// features only, each covering the codes the trees split on) against
+    /// the model; ValueError naming the field.
+    #[pyo3(signature = (names=None, category_counts=None))]
+    fn check_feature_fields(
+        &self,
+        names: Option<Vec<String>>,
+        category_counts: Option<Vec<Option<usize>>>,
+    ) -> PyResult<()> {
+        self.model
+            .check_feature_fields(names.as_deref(), category_counts.as_deref())
+            .map_err(to_py)
+    }
+
     /// The model after its first `n_rounds` rounds (shrinkage of the dropped
     /// rounds undone); keeps the log and evaluation histories.
     /// This model followed by `more`, trained from this one's raw scores;

@@ -777,5 +777,12 @@ def test_two_dimensional_y_is_a_local_fit_only(client, classifier):
     X = da.from_array(HX, chunks=30)
     y = np.c_[HY, HY] if classifier else np.c_[HYR, HYR]
     cls = DaskRGBMClassifier if classifier else DaskRGBMRegressor
-    with pytest.raises(ValueError, match="1d array"):
+    local = "RGBMClassifier" if classifier else "RGBMRegressor"
+    with pytest.raises(
+        ValueError,
+        match=rf"{cls.__name__}: training on a Dask cluster fits one target .* but y of shape \(60, 2\) has 2 "
+        rf"columns .*; fit the local estimator {local} for 2-D y",
+    ):
         cls(n_estimators=2).fit(X, da.from_array(y, chunks=(30, 2)))
+    # The local estimator fits the same 2-D y.
+    assert cls._local_class(n_estimators=2).fit(HX, y).predict(HX).shape == (len(HX), 2)

@@ -241,6 +241,29 @@ def test_raise_stops_with_the_lost_worker_named(client):
         DaskRGBMRegressor().fit(darr(client, X), darr(client, y), client=client, on_worker_loss="retry")
 
 
+def test_a_cluster_closed_mid_fit_stops_it_saying_so(client):
+    # Every worker and the scheduler gone: nothing to resume on. The fit
+    # says that the cluster was lost and that no model was kept.
+    X, y = data()
+    Xd, yd = darr(client, X), darr(client, y)
+
+    def act(r):
+        if r == 2:
+            client.cluster.close(timeout=10)
+
+    est = DaskRGBMRegressor(**PARAMS)
+    started = time.monotonic()
+    with pytest.raises(
+        RuntimeError,
+        match=r"cluster, or the client's connection to its scheduler, was lost with 3 of 8 "
+        r"rounds trained \(client status '(closed|closing|connecting)'\).*no model was kept",
+    ):
+        est.fit(Xd, yd, client=client, timeout=TIMEOUT, callbacks=[Rounds(act)])
+    assert time.monotonic() - started < 30
+    assert not hasattr(est, "_booster")
+    assert client.status != "running"
+
+
 def test_too_many_losses_stop_the_fit(client, monkeypatch):
     # One resume allowed, two losses: the second ends the fit.
     X, y = data()

@@ -343,7 +343,7 @@ def test_categories_json_helpers(cat_data):
     assert saved == [None, levels]
     clone = RGBMRegressor(**PARAMS).fit(frame, y)
     del clone._categories_
-    categories_from_json(clone, saved)
+    categories_from_json(clone, saved, clone.get_booster())
     assert clone._categories_ == est._categories_
     assert categories_to_json(RGBMRegressor(**PARAMS).fit(X_codes, y)) is None
 

@@ -134,6 +134,77 @@ def test_invalid_categories_are_refused(docs, tmp_path, categories, fragment):
     _refused(tmp_path, doc, fragment)
 
 
+@pytest.fixture
+def frame_model(tmp_path):
+    """A model of a frame whose category column `c` (6 categories) the
+    trees split by category sets, its file's document, and the frame."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(9)
+    n = 600
+    codes = rng.integers(0, 6, n)
+    df = pd.DataFrame(
+        {"c": pd.Categorical.from_codes(codes, list("abcdef")), "x": rng.normal(size=n), "z": rng.normal(size=n)}
+    )
+    est = RGBMRegressor(n_estimators=20, random_state=0).fit(df, df["x"].to_numpy() + (codes % 2) * 3)
+    path = tmp_path / "frame.json"
+    est.save_model(path)
+    return est, json.loads(path.read_text()), df
+
+
+def _largest_code(doc, feature):
+    """The largest category code any category set of `feature` holds (by hand from the bitsets)."""
+    top = -1
+    for tree in doc["model"]["trees"]:
+        for node, words in enumerate(tree.get("categories", [])):
+            if words and tree["feature"][node] == feature:
+                top = max(top, max(32 * w + b for w, word in enumerate(words) for b in range(32) if word >> b & 1))
+    return top
+
+
+def test_category_lists_must_cover_the_codes_the_trees_split_on(frame_model, tmp_path):
+    est, doc, df = frame_model
+    top = _largest_code(doc, 0)
+    assert top == 5  # the odd codes go one way: code 5 is in a set
+    # As many categories as the largest code needs loads (one more than the
+    # trees use is fine too); one fewer is refused naming the field.
+    for extra in ([], ["g"]):
+        ok = copy.deepcopy(doc)
+        ok["categories"][0] = list("abcdef")[: top + 1] + extra
+        np.testing.assert_array_equal(load_model(_write(tmp_path, ok)).predict(df), est.predict(df))
+    for cut in (top, 2):
+        short = copy.deepcopy(doc)
+        short["categories"][0] = short["categories"][0][:cut]
+        _refused(tmp_path, short, f"categories[0] has {cut} categories, but tree ")
+        _refused(tmp_path, short, f"on category code {top}: a list of at least {top + 1} is needed")
+
+
+def test_categories_on_a_feature_the_model_does_not_split_as_categorical_are_refused(frame_model, tmp_path):
+    _est, doc, _df = frame_model
+    assert doc["model"]["params"]["categorical_features"] == [0]
+    bad = copy.deepcopy(doc)
+    bad["categories"][1] = ["p", "q"]
+    _refused(
+        tmp_path, bad, "categories[1] lists categories for feature 1, which the model does not split as categorical"
+    )
+
+
+def test_duplicate_feature_names_are_refused(frame_model, tmp_path):
+    est, doc, df = frame_model
+    for names, fragment in (
+        (["c", "c", "x"], 'feature_names_in repeats the name "c" (features 0 and 1)'),
+        (["c", "x", "c"], 'feature_names_in repeats the name "c" (features 0 and 2)'),
+        (["c", "x"], "2 feature names for 3 features"),
+    ):
+        bad = copy.deepcopy(doc)
+        bad["feature_names_in"] = names
+        _refused(tmp_path, bad, fragment)
+    # Other distinct names load, and name the frame's columns.
+    renamed = copy.deepcopy(doc)
+    renamed["feature_names_in"] = ["c", "x", "w"]
+    loaded = load_model(_write(tmp_path, renamed))
+    np.testing.assert_array_equal(loaded.predict(df.rename(columns={"z": "w"})), est.predict(df))
+
+
 def test_unknown_fields_are_refused(docs, tmp_path):
     doc = copy.deepcopy(docs["reg"])
     doc["clases"] = [0, 1]

@@ -141,6 +141,29 @@ def test_each_quantile_is_its_single_alpha_fit():
     assert np.all(np.diff(pred, axis=1) >= 0)
 
 
+def test_a_list_of_one_alpha_is_its_single_alpha_fit(tmp_path):
+    # Each output of a list is its single-alpha fit, so a list of one is
+    # that model: the same trees, the same file, the same predictions.
+    params = {**BASE, "loss": "quantile", "subsample": 0.8}
+    one = RGBMRegressor(alpha=[0.3], **params).fit(X, Y[:, 0], sample_weight=W)
+    single = RGBMRegressor(alpha=0.3, **params).fit(X, Y[:, 0], sample_weight=W)
+    assert one.get_booster().to_json() == single.get_booster().to_json()
+    np.testing.assert_array_equal(one.predict(X), single.predict(X))
+    assert one.predict(X).shape == (len(X),) and one.get_params()["alpha"] == [0.3]
+    # Its training quantile is the alpha's: about 30% of the rows lie below.
+    assert abs(np.average(Y[:, 0] <= one.predict(X), weights=W) - 0.3) < 0.05
+    path = tmp_path / "one.json"
+    one.save_model(path)
+    np.testing.assert_array_equal(load_model(path).predict(X), one.predict(X))
+    # The rules of a list still hold for it.
+    with pytest.raises(ValueError, match="loss='quantile' and 1-D y"):
+        RGBMRegressor(alpha=[0.3], **BASE).fit(X, Y[:, 0])
+    with pytest.raises(ValueError, match="loss='quantile' and 1-D y"):
+        RGBMRegressor(loss="quantile", alpha=[0.3], **BASE).fit(X, Y)
+    with pytest.raises(ValueError, match=r"in \(0, 1\)"):
+        RGBMRegressor(loss="quantile", alpha=[1.5], **BASE).fit(X, Y[:, 0])
+
+
 def test_quantiles_cover_held_out_rows():
     n = 6000
     x = rng.normal(size=(2 * n, 4))

@@ -210,6 +210,57 @@ def test_a_refused_peer_name_points_to_its_meaning(name):
         RGBMRegressor(**{name: 1})
 
 
+#: LightGBM parameters whose meaning the estimators have under one of
+#: LightGBM's spellings (or scikit-learn's name of it).
+LIGHTGBM_GROUPS = [
+    "min_data_in_leaf", "bagging_fraction", "bagging_freq", "learning_rate", "num_iterations", "seed",
+    "feature_fraction", "feature_fraction_bynode", "min_sum_hessian_in_leaf", "lambda_l2", "lambda_l1",
+    "early_stopping_round", "num_threads", "min_gain_to_split", "num_leaves", "max_bin", "max_depth", "objective",
+    "max_delta_step", "extra_trees", "path_smooth", "cat_smooth", "cat_l2", "max_cat_threshold", "min_data_in_bin",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("group", LIGHTGBM_GROUPS)
+def test_every_lightgbm_spelling_is_taken_or_points_to_its_meaning(group):
+    # LightGBM's own alias table is the oracle: each spelling of a parameter
+    # is either a constructor argument here, or refused with a hint naming
+    # our parameter of the same group (its meaning, not a close spelling).
+    lgb = pytest.importorskip("lightgbm")
+    names = lgb.basic._ConfigAliases.get(group)
+    taken = set(RGBMRegressor().get_params())
+    ours = names & taken
+    assert ours, f"no spelling of {group} is a parameter here"
+    for name in sorted(names - taken):
+        with pytest.raises(TypeError) as e:
+            RGBMRegressor(**{name: 1})
+        hint = re.search(r"\(here '(\w+)'\)", str(e.value))
+        assert hint and hint.group(1) in ours | {_params.ALIASES.get(n) for n in ours}, (name, str(e.value))
+
+
+@pytest.mark.parametrize(
+    "given, ours",
+    [
+        ("min_data_in_leaf", "min_samples_leaf"),
+        ("bagging_fraction", "subsample"),
+        ("eta", "learning_rate"),
+        ("seed", "random_state"),
+        ("num_boost_round", "n_estimators"),
+        ("lambda", "reg_lambda"),
+        ("lambda_l2", "reg_lambda"),
+        ("min_split_loss", "min_split_gain"),
+        ("nthread", "n_jobs"),
+        ("metric", "eval_metric"),
+        ("is_unbalance", "class_weight"),
+    ],
+)
+def test_a_peer_spelling_points_to_the_parameter_of_its_meaning(given, ours):
+    # difflib matched spelling (min_data_in_leaf -> min_data_in_bin,
+    # bagging_fraction -> validation_fraction); the table gives the meaning.
+    for cls in (RGBMRegressor, RGBMClassifier):
+        with pytest.raises(TypeError, match=rf"{given} is .*'s parameter \(here '{ours}'\)"):
+            cls(**{given: 1})
+
+
 @pytest.mark.parametrize("cls", [RGBMRegressor, RGBMClassifier, RGBMRanker])
 def test_every_accepted_peer_name_is_a_parameter(cls):
     taken = set(cls().get_params())

@@ -5,6 +5,7 @@ TreeSHAP, hand-computed Poisson predictions, and LightGBM's and XGBoost's
 own meaning of the same options on the same data."""
 
 import copy
+import json
 
 import numpy as np
 import pytest
@@ -57,6 +58,56 @@ def test_the_first_rounds_predict_as_the_staged_model(task, kw):
                 got = getattr(est, method)(X, **options)
                 np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12, err_msg=f"{method} {options}")
             np.testing.assert_allclose(getattr(_truncated(est, e), method)(X), want, rtol=1e-12, atol=1e-12)
+
+
+def _hand_sums(est, Z):
+    """Raw scores after each round, summed by hand from the leaves each row
+    reaches: the base score first, then every tree in turn (the model's order)."""
+    doc = json.loads(est.get_booster().to_json())
+    k = doc["n_outputs"]
+    leaves = est.apply(Z).reshape(len(Z), -1)  # tree r*k + j is column r*k + j
+    scores = np.tile(np.asarray(doc["base_score"], dtype=np.float64), (len(Z), 1))
+    out = []
+    for r in range(len(doc["trees"]) // k):
+        for j in range(k):
+            t = r * k + j
+            scores[:, j] = scores[:, j] + np.asarray(doc["trees"][t]["leaf_value"])[leaves[:, t]]
+        out.append(scores[:, 0].copy() if k == 1 else scores.copy())
+    return out
+
+
+@pytest.mark.parametrize("task", TASKS + ["targets", "labels"])
+def test_each_stage_is_the_hand_sum_and_the_last_is_predict_bit_for_bit(task):
+    # Stages, predict and iteration_range=(0, t) add the same trees in the
+    # same order, so they agree exactly, not merely to rounding.
+    rows = np.random.default_rng(1).normal(size=(300, 4))
+    if task == "targets":
+        est = RGBMRegressor(**KW, n_estimators=40).fit(X, np.column_stack([Y["reg"], Y["poisson"]]))
+    elif task == "labels":
+        est = RGBMClassifier(**KW, n_estimators=40).fit(X, np.column_stack([Y["bin"], Y["multi"] > 1]))
+    else:
+        est = _fit(task, n_estimators=40)
+    hand = _hand_sums(est, rows)
+    raw = est.decision_function if isinstance(est, RGBMClassifier) else (lambda Z, **o: est._output(Z, None, **o))
+    stages = list(est.staged_decision_function(rows) if isinstance(est, RGBMClassifier) else est._staged_raw(rows))
+    assert len(stages) == len(hand) == 40
+    for t in (0, 9, 39):
+        np.testing.assert_array_equal(stages[t], hand[t])
+        np.testing.assert_array_equal(raw(rows, iteration_range=(0, t + 1)), hand[t])
+    np.testing.assert_array_equal(raw(rows), hand[-1])
+    np.testing.assert_array_equal(list(est.staged_predict(rows))[-1], est.predict(rows))
+    if isinstance(est, RGBMClassifier):
+        np.testing.assert_array_equal(list(est.staged_predict_proba(rows))[-1], est.predict_proba(rows))
+
+
+def test_with_model_shrinkage_the_last_stage_is_predict_bit_for_bit():
+    for task in ("reg", "multi"):
+        est = _fit(task, n_estimators=30, shrink_rate=0.05)
+        method = "predict_proba" if task == "multi" else "predict"
+        stages = list(getattr(est, f"staged_{method}")(X))
+        np.testing.assert_array_equal(stages[-1], getattr(est, method)(X))
+        # The earlier stages undo the later rounds' scaling (not the same bits).
+        np.testing.assert_allclose(stages[9], getattr(_truncated(est, 10), method)(X), rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("kw", SHRINK, ids=["plain", "model_shrinkage"])
