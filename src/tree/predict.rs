@@ -110,12 +110,13 @@ impl<'a, T: Element> Forest<'a, T> {
             .collect();
         cat_features.sort_unstable();
         cat_features.dedup();
+        let mut table_budget = TABLE_BUDGET_BYTES;
         let walks: Vec<Walk<'a, T>> = trees
             .iter()
             .map(|t| {
-                if let Some(m) = MaskTree::new(t, &cat_features) {
+                if let Some(m) = MaskTree::new(t, &cat_features, &mut table_budget) {
                     Walk::Masks32(m)
-                } else if let Some(m) = MaskTree::new(t, &cat_features) {
+                } else if let Some(m) = MaskTree::new(t, &cat_features, &mut table_budget) {
                     Walk::Masks64(m)
                 } else {
                     Walk::Flat(FlatTree::new(t))
@@ -299,22 +300,35 @@ enum Walk<'a, T> {
 /// A set of leaves as bits: u32 for trees of up to 32 leaves (twice the
 /// rows per vector), u64 up to 64 (depth-wise trees of depth 6).
 trait LeafMask:
-    Copy + Send + Sync + std::ops::BitAnd<Output = Self> + std::ops::Not<Output = Self>
+    Copy
+    + Send
+    + Sync
+    + std::ops::BitAnd<Output = Self>
+    + std::ops::BitOr<Output = Self>
+    + std::ops::Not<Output = Self>
 {
     const BITS: usize;
     const ALL: Self;
+    const NONE: Self;
     /// `n` bits from bit `first` (n + first ≤ BITS, n < BITS).
     fn run(first: u32, n: u32) -> Self;
     fn lowest(self) -> usize;
     /// All bits if `b`, else none.
     fn all_if(b: bool) -> Self;
+    /// `clear_by_table` with AVX2 gathers.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn clear_by_table_avx2(table: &[Self], codes: &[u32], acc: &mut [Self]);
 }
 
 macro_rules! leaf_mask {
-    ($($t:ty),*) => {$(
+    ($($t:ty => $avx2:ident),*) => {$(
         impl LeafMask for $t {
             const BITS: usize = <$t>::BITS as usize;
             const ALL: Self = <$t>::MAX;
+            const NONE: Self = 0;
             fn run(first: u32, n: u32) -> Self {
                 ((1 << n) - 1) << first
             }
@@ -326,10 +340,16 @@ macro_rules! leaf_mask {
             fn all_if(b: bool) -> Self {
                 <$t>::from(b).wrapping_neg()
             }
+            #[cfg(target_arch = "x86_64")]
+            #[inline(always)]
+            unsafe fn clear_by_table_avx2(table: &[Self], codes: &[u32], acc: &mut [Self]) {
+                // SAFETY: the caller guarantees AVX2.
+                unsafe { $avx2(table, codes, acc) }
+            }
         }
     )*};
 }
-leaf_mask!(u32, u64);
+leaf_mask!(u32 => clear_by_table_avx2_u32, u64 => clear_by_table_avx2_u64);
 
 /// A tree of at most `M::BITS` leaves as leaf masks (the QuickScorer idea, Lucchese
 /// et al. 2015): leaves are numbered left to right; a row that goes right at
@@ -342,6 +362,7 @@ leaf_mask!(u32, u64);
 struct MaskTree<T, M> {
     nodes: Vec<MaskNode<T, M>>,
     cat_nodes: Vec<CatNode<M>>,
+    cat_tables: Vec<CatTable<M>>,
     /// Leaf value by left-to-right position.
     values: Vec<f64>,
     /// Leaf index (into the tree's `leaf_value`) by left-to-right position.
@@ -350,8 +371,9 @@ struct MaskTree<T, M> {
 
 impl<T: Element, M: LeafMask> MaskTree<T, M> {
     /// `cat_features`: the features of `Forest::cat_features`, which hold
-    /// all of this tree's category-set nodes.
-    fn new(tree: &Tree, cat_features: &[usize]) -> Option<Self> {
+    /// all of this tree's category-set nodes. Code tables (`CatTable`) take
+    /// their bytes from `table_budget`.
+    fn new(tree: &Tree, cat_features: &[usize], table_budget: &mut usize) -> Option<Self> {
         let m = tree.n_internal();
         if m == 0 || tree.n_leaves() > M::BITS {
             return None;
@@ -379,30 +401,51 @@ impl<T: Element, M: LeafMask> MaskTree<T, M> {
         }
         visit(tree, 0, &mut order, &mut left_bits);
         let categorical = |k: &usize| tree.category_set(*k).is_some();
-        let mut cat_nodes = Vec::new();
+        // The category nodes by feature slot, in slot order.
+        let mut by_slot = Vec::new();
         for k in (0..m).filter(categorical) {
-            let set = tree.category_set(k).unwrap_or_default();
-            cat_nodes.push(CatNode {
-                slot: cat_features
-                    .binary_search(&(tree.feature[k] as usize))
-                    .ok()?,
-                default_left: tree.default_left[k],
-                left: left_bits[k],
-                words: set.iter().copied().chain([0]).collect(),
-                chunks: set
-                    .chunks(8)
-                    .enumerate()
-                    .filter(|(_, c)| c.iter().any(|&w| w != 0))
-                    .map(|(i, c)| {
-                        let mut chunk = [0u32; 8];
-                        chunk[..c.len()].copy_from_slice(c);
-                        (i as u32, chunk)
-                    })
-                    .collect(),
-            });
+            let slot = cat_features
+                .binary_search(&(tree.feature[k] as usize))
+                .ok()?;
+            by_slot.push((slot, k));
+        }
+        by_slot.sort_unstable();
+        let (mut cat_nodes, mut cat_tables) = (Vec::new(), Vec::new());
+        for group in by_slot.chunk_by(|a, b| a.0 == b.0) {
+            let slot = group[0].0;
+            let set = |k: usize| tree.category_set(k).unwrap_or_default();
+            let codes = group.iter().map(|&(_, k)| set(k).len() * 32).max();
+            let entries = codes.unwrap_or(0) + 1;
+            let bytes = entries * std::mem::size_of::<M>();
+            // A lone set of codes below 32 is a shift, cheaper than a lookup.
+            let lone_word = matches!(group, [(_, k)] if set(*k).len() <= 1);
+            if !lone_word && entries <= TABLE_MAX_ENTRIES && bytes <= *table_budget {
+                *table_budget -= bytes;
+                let mut table = vec![M::NONE; entries];
+                for &(_, k) in group {
+                    let (words, default_left) = (set(k), tree.default_left[k]);
+                    for (c, clear) in table.iter_mut().enumerate() {
+                        let inside = words.get(c / 32).is_some_and(|w| w >> (c % 32) & 1 == 1);
+                        if inside == default_left {
+                            *clear = *clear | left_bits[k];
+                        }
+                    }
+                }
+                cat_tables.push(CatTable { slot, table });
+                continue;
+            }
+            for &(_, k) in group {
+                cat_nodes.push(CatNode::new(
+                    slot,
+                    set(k),
+                    tree.default_left[k],
+                    left_bits[k],
+                ));
+            }
         }
         Some(MaskTree {
             cat_nodes,
+            cat_tables,
             nodes: (0..m)
                 .filter(|k| !categorical(k))
                 .map(|k| {
@@ -444,12 +487,12 @@ impl<T: Element, M: LeafMask> MaskTree<T, M> {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU supports AVX2 (checked just above).
-            unsafe { clear_unreachable_avx2(&self.nodes, &self.cat_nodes, block, acc) };
+            unsafe { clear_unreachable_avx2(self, block, acc) };
         } else {
-            clear_unreachable::<T, M, false>(&self.nodes, &self.cat_nodes, block, acc);
+            clear_unreachable::<T, M, false>(self, block, acc);
         }
         #[cfg(not(target_arch = "x86_64"))]
-        clear_unreachable::<T, M, false>(&self.nodes, &self.cat_nodes, block, acc);
+        clear_unreachable::<T, M, false>(self, block, acc);
     }
 }
 
@@ -468,18 +511,58 @@ struct CatNode<M> {
     chunks: Vec<(u32, [u32; 8])>,
 }
 
+impl<M> CatNode<M> {
+    fn new(slot: usize, set: &[u32], default_left: bool, left: M) -> Self {
+        CatNode {
+            slot,
+            default_left,
+            left,
+            words: set.iter().copied().chain([0]).collect(),
+            chunks: set
+                .chunks(8)
+                .enumerate()
+                .filter(|(_, c)| c.iter().any(|&w| w != 0))
+                .map(|(i, c)| {
+                    let mut chunk = [0u32; 8];
+                    chunk[..c.len()].copy_from_slice(c);
+                    (i as u32, chunk)
+                })
+                .collect(),
+        }
+    }
+}
+
+/// All category-set nodes of a `MaskTree` on one feature as one table:
+/// whether a row goes right at such a node depends on its code alone, and
+/// clearing bits commutes, so the bits those nodes clear for a code are one
+/// precomputed mask, and the nodes cost one lookup per row instead of a set
+/// test each.
+struct CatTable<M> {
+    /// The feature's slot in the block's codes (`Blocks::codes`).
+    slot: usize,
+    /// The bits to clear by code, then one entry for every code beyond the
+    /// sets (and `NO_CODE`): the bits of the nodes whose default is right.
+    table: Vec<M>,
+}
+
+/// The most entries of a code table (sets of up to 4,096 codes); the nodes
+/// of larger sets are tested one by one.
+const TABLE_MAX_ENTRIES: usize = 4096 + 1;
+/// The bytes of code tables of one forest. Past this the tables would not
+/// stay in cache as the blocks stream by, and sets are tested node by node.
+const TABLE_BUDGET_BYTES: usize = 16 << 20;
+
 /// Clears, for every row, the leaves it cannot reach (see `MaskTree`).
 /// `GATHER`: the CPU has AVX2, whose gathers look the rows' codes up in
 /// sets of several words.
 #[inline(always)]
 fn clear_unreachable<T: Element, M: LeafMask, const GATHER: bool>(
-    nodes: &[MaskNode<T, M>],
-    cat_nodes: &[CatNode<M>],
+    tree: &MaskTree<T, M>,
     block: BlockView<T>,
     acc: &mut [M],
 ) {
     let (cols, rows) = (block.cols, block.rows);
-    for &(j, t, default_left, left) in nodes {
+    for &(j, t, default_left, left) in &tree.nodes {
         let col = &cols[j * rows..(j + 1) * rows];
         if default_left {
             // NaN: `v > t` is false, so it stays left.
@@ -492,10 +575,23 @@ fn clear_unreachable<T: Element, M: LeafMask, const GATHER: bool>(
             }
         }
     }
-    // Clearing bits commutes, so category nodes may come last. A row whose
-    // code is in the set leaves the default side; every other row takes it.
+    // Clearing bits commutes, so category nodes may come last.
+    for t in &tree.cat_tables {
+        let codes = &block.codes[t.slot * rows..(t.slot + 1) * rows];
+        #[cfg(target_arch = "x86_64")]
+        if GATHER {
+            // SAFETY: GATHER is set only when the CPU has AVX2.
+            unsafe { M::clear_by_table_avx2(&t.table, codes, acc) };
+        } else {
+            clear_by_table(&t.table, codes, acc);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        clear_by_table(&t.table, codes, acc);
+    }
+    // A row whose code is in the set leaves the default side; every other
+    // row takes it.
     let mut hits = [0u32; BLOCK];
-    for node in cat_nodes {
+    for node in &tree.cat_nodes {
         let codes = &block.codes[node.slot * rows..(node.slot + 1) * rows];
         let (default_left, left) = (node.default_left, node.left);
         if let [w, 0] = node.words[..] {
@@ -530,12 +626,75 @@ fn clear_unreachable<T: Element, M: LeafMask, const GATHER: bool>(
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn clear_unreachable_avx2<T: Element, M: LeafMask>(
-    nodes: &[MaskNode<T, M>],
-    cat_nodes: &[CatNode<M>],
+    tree: &MaskTree<T, M>,
     block: BlockView<T>,
     acc: &mut [M],
 ) {
-    clear_unreachable::<T, M, true>(nodes, cat_nodes, block, acc)
+    clear_unreachable::<T, M, true>(tree, block, acc)
+}
+
+/// `acc[r] &= !table[codes[r]]`, codes past the table reading its last
+/// entry (a `CatTable`'s).
+#[inline(always)]
+fn clear_by_table<M: LeafMask>(table: &[M], codes: &[u32], acc: &mut [M]) {
+    let pad = table.len() - 1;
+    for (a, &c) in acc.iter_mut().zip(codes) {
+        *a = *a & !table[(c as usize).min(pad)];
+    }
+}
+
+/// `clear_by_table` for 32-bit masks, 8 rows a gather.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn clear_by_table_avx2_u32(table: &[u32], codes: &[u32], acc: &mut [u32]) {
+    use std::arch::x86_64::*;
+    let n = codes.len().min(acc.len());
+    // At most TABLE_MAX_ENTRIES entries: the last index fits an i32.
+    let pad = _mm256_set1_epi32((table.len() - 1) as i32);
+    let mut r = 0;
+    while r + 8 <= n {
+        // SAFETY: rows r..r + 8 are within both slices, and every gathered
+        // index is at most `pad`, the table's last.
+        unsafe {
+            let c = _mm256_loadu_si256(codes.as_ptr().add(r).cast());
+            let at = _mm256_min_epu32(c, pad);
+            let clear = _mm256_i32gather_epi32::<4>(table.as_ptr().cast(), at);
+            let a = _mm256_loadu_si256(acc.as_ptr().add(r).cast());
+            _mm256_storeu_si256(
+                acc.as_mut_ptr().add(r).cast(),
+                _mm256_andnot_si256(clear, a),
+            );
+        }
+        r += 8;
+    }
+    clear_by_table(table, &codes[r..n], &mut acc[r..n]);
+}
+
+/// `clear_by_table` for 64-bit masks, 4 rows a gather.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn clear_by_table_avx2_u64(table: &[u64], codes: &[u32], acc: &mut [u64]) {
+    use std::arch::x86_64::*;
+    let n = codes.len().min(acc.len());
+    // At most TABLE_MAX_ENTRIES entries: the last index fits an i32.
+    let pad = _mm_set1_epi32((table.len() - 1) as i32);
+    let mut r = 0;
+    while r + 4 <= n {
+        // SAFETY: rows r..r + 4 are within both slices, and every gathered
+        // index is at most `pad`, the table's last.
+        unsafe {
+            let c = _mm_loadu_si128(codes.as_ptr().add(r).cast());
+            let at = _mm_min_epu32(c, pad);
+            let clear = _mm256_i32gather_epi64::<8>(table.as_ptr().cast(), at);
+            let a = _mm256_loadu_si256(acc.as_ptr().add(r).cast());
+            _mm256_storeu_si256(
+                acc.as_mut_ptr().add(r).cast(),
+                _mm256_andnot_si256(clear, a),
+            );
+        }
+        r += 4;
+    }
+    clear_by_table(table, &codes[r..n], &mut acc[r..n]);
 }
 
 /// `hits[r]` := 1 if `codes[r]` is in the set `words` (a `CatNode`'s,
@@ -1018,17 +1177,24 @@ mod tests {
                 *v = (k as f64 + 1.0) * 0.37 + n_leaves as f64 * 1e-3;
             }
             // Every other tree has category-set nodes: codes below 32 (one
-            // word), 40 (two), 600 (3 chunks of 8 words) or 3000 (12 chunks).
+            // word), 40 (two), 600 (3 chunks of 8 words), 3000 (12 chunks),
+            // or 5000, too many for a code table, in 20 chunks or in every
+            // third chunk only (7 chunks, looked up in registers).
             if n_leaves % 2 == 0 && tree.n_internal() > 0 {
                 tree.categories = (0..tree.n_internal())
                     .map(|_| {
                         if next() % 3 == 0 {
                             return Vec::new();
                         }
-                        let span = [32, 40, 600, 3000][next() as usize % 4];
+                        let kind = next() as usize % 6;
+                        let span = [32, 40, 600, 3000, 5000, 5000][kind];
+                        let sparse = kind == 5;
                         let one = next() as u32 % span;
-                        let codes: Vec<u32> =
-                            (0..span).filter(|&c| c == one || next() % 2 == 0).collect();
+                        let one = if sparse { one / 768 * 768 } else { one };
+                        let codes: Vec<u32> = (0..span)
+                            .filter(|&c| !sparse || c / 256 % 3 == 0)
+                            .filter(|&c| c == one || next() % 2 == 0)
+                            .collect();
                         category_bitset(codes.into_iter())
                     })
                     .collect();
@@ -1041,13 +1207,36 @@ mod tests {
                 .iter()
                 .all(|&l| trees.iter().any(|t| t.n_leaves() == l))
         );
+        // Every way of testing category sets is taken, for both mask widths.
+        let forest = Forest::<f64>::new(&trees);
+        fn paths<M>(t: &MaskTree<f64, M>) -> [bool; 4] {
+            let node = |f: &dyn Fn(&CatNode<M>) -> bool| t.cat_nodes.iter().any(f);
+            [
+                !t.cat_tables.is_empty(),
+                node(&|n| n.words.len() == 2),
+                node(&|n| n.words.len() > 2 && n.chunks.len() <= REGISTER_CHUNKS),
+                node(&|n| n.chunks.len() > REGISTER_CHUNKS),
+            ]
+        }
+        for wide in [false, true] {
+            let mut seen = [false; 4];
+            for w in &forest.walks {
+                let p = match w {
+                    Walk::Masks32(t) if !wide => paths(t),
+                    Walk::Masks64(t) if wide => paths(t),
+                    _ => continue,
+                };
+                seen.iter_mut().zip(p).for_each(|(s, p)| *s |= p);
+            }
+            assert_eq!(seen, [true; 4], "64-bit masks: {wide}");
+        }
         let n = 2 * MIN_ROWS_FOR_FLAT + 3;
         let x: Vec<f64> = (0..n * p)
             .map(|_| match next() % 10 {
                 0 => f64::NAN,
                 8 | 9 => (next() % 45) as f64 - [0.0, 0.5, 2.0][next() as usize % 3],
                 7 => {
-                    [(next() % 3100) as f64, -0.0, 1e10, 65536.0, 4294967296.0][next() as usize % 5]
+                    [(next() % 5100) as f64, -0.0, 1e10, 65536.0, 4294967296.0][next() as usize % 5]
                 }
                 k => levels[k as usize % levels.len()] + (next() % 3) as f64 * 0.01 - 0.01,
             })

@@ -130,3 +130,56 @@ def test_apply_on_sparse_input_equals_dense():
     est = RGBMRegressor(n_estimators=5, random_state=0).fit(X, y)
     np.testing.assert_array_equal(est.apply(sp.csr_matrix(X)), est.apply(X))
     np.testing.assert_array_equal(est.apply(sp.csc_matrix(X)), est.apply(X))
+
+
+# The rarest levels of the largest column share the missing bin, which is what is said.
+@pytest.mark.filterwarnings("ignore:categorical feature 3 has")
+@pytest.mark.parametrize("leaves", [31, 63])
+def test_many_level_categories_in_the_block_walks_match_a_walk_of_the_dumped_trees(leaves):
+    # Categories of 12 to 6,000 levels give sets of one word up to past the
+    # 4,096 codes a code table holds; 1,200 rows take the block walks (32-bit
+    # leaf masks for 31 leaves, 64-bit for 63).
+    rng = np.random.default_rng(3)
+    n, levels = 3000, [12, 300, 1500, 6000]
+    X = rng.normal(size=(n, len(levels) + 1))
+    y = X[:, -1].copy()
+    for j, k in enumerate(levels):
+        p = 1.0 / np.arange(1, k + 1) ** 0.8
+        X[:, j] = rng.permutation(k)[rng.choice(k, size=n, p=p / p.sum())]
+        y += rng.normal(scale=1 + j, size=k)[X[:, j].astype(int)]
+    X[rng.random(X.shape) < 0.03] = np.nan
+    est = RGBMRegressor(
+        n_estimators=6,
+        max_leaves=leaves,
+        max_depth=None,
+        min_samples_leaf=3,
+        min_data_per_group=3,
+        max_bins=1023,
+        categorical_features=list(range(len(levels))),
+        random_state=0,
+    ).fit(X, y)
+    dump = est.dump_model()
+    longest = max(max(_category_sets(t["tree"]), default=0) for t in dump["trees"])
+    assert longest > 4096
+    Xp = X[:1200].copy()
+    odd = [1.5, -1.0, -0.0, 7.25, 4096.0, 6001.0, 1e9, 65536.0, 3e10, np.nan]
+    for j in range(len(levels)):
+        picked = rng.random(len(Xp)) < 0.1
+        Xp[picked, j] = rng.choice(odd, picked.sum())
+    leaves_at = est.apply(Xp)
+    total = np.full(len(Xp), float(np.atleast_1d(dump["base_score"])[0]))
+    for t, tree in enumerate(dump["trees"]):
+        for i, row in enumerate(Xp):
+            leaf, value = _walk(tree["tree"], row)
+            assert leaves_at[i, t] == leaf, (t, i)
+            total[i] += value
+    np.testing.assert_allclose(est.predict(Xp), total, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(est.predict(Xp.astype(np.float32)), est.predict(Xp.astype(np.float32).astype(float)))
+
+
+def _category_sets(node):
+    """The largest code + 1 of every category set in a tree_to_dict tree."""
+    if "leaf_index" in node:
+        return []
+    own = [max(node["categories"]) + 1] if node.get("categories") else []
+    return own + _category_sets(node["left"]) + _category_sets(node["right"])
