@@ -921,12 +921,19 @@ class RGBMBase(BaseEstimator):
             return self._contributions(X, rounds, init_score)
         return self._raw(X, rounds, init_score)
 
+    def _predictor(self) -> _core.Booster:
+        """The fitted booster, set to predict on the current ``n_jobs`` (as
+        LightGBM's predict reads it: ``set_params(n_jobs=)`` after fit applies)."""
+        check_is_fitted(self, "_booster")
+        self._booster.set_n_jobs(resolve_n_jobs(self.n_jobs))
+        return self._booster
+
     def _raw(self, X, rounds=None, init_score=None):
         """Raw scores of the rounds [start, end) (all for None), plus ``init_score``."""
-        check_is_fitted(self, "_booster")
+        b = self._predictor()
         X = native_matrix(check_X(self, X))
-        offsets = predict_offsets(init_score, _n_rows(X), self._booster.n_outputs)
-        raw = self._booster.predict_raw(X) if rounds is None else self._range_raw(X, *rounds)
+        offsets = predict_offsets(init_score, _n_rows(X), b.n_outputs)
+        raw = b.predict_raw(X) if rounds is None else self._range_raw(X, *rounds)
         return raw if offsets is None else raw + offsets
 
     def _rounds(self, iteration_range, start_iteration, num_iteration):
@@ -1001,9 +1008,9 @@ class RGBMBase(BaseEstimator):
         """Leaf indices of the rounds [start, end) (all for None), shaped as :meth:`apply`'s."""
         if init_score is not None:
             raise ValueError("init_score does not change which leaf a row reaches: drop it with pred_leaf=True")
-        check_is_fitted(self, "_booster")
-        leaves = self._booster.predict_leaf(native_matrix(check_X(self, X)))
-        k = self._booster.n_outputs
+        b = self._predictor()
+        leaves = b.predict_leaf(native_matrix(check_X(self, X)))
+        k = b.n_outputs
         if rounds is not None:
             leaves = leaves[:, rounds[0] * k : rounds[1] * k]
         return leaves if k == 1 else leaves.reshape(leaves.shape[0], -1, k)
@@ -1012,9 +1019,8 @@ class RGBMBase(BaseEstimator):
         """SHAP values of the raw scores of the rounds [start, end) (all
         rounds for None), plus ``init_score`` in the expected-value column:
         (n, n_outputs * (n_features + 1))."""
-        check_is_fitted(self, "_booster")
+        b = self._predictor()
         X = native_matrix(check_X(self, X))
-        b = self._booster
         k, n = b.n_outputs, _n_rows(X)
         offsets = predict_offsets(init_score, n, k)
         if rounds is None:
@@ -1057,9 +1063,8 @@ class RGBMBase(BaseEstimator):
         core's order (the base score first, then the trees in turn), so the
         last stage is ``predict``'s raw score bit for bit.
         """
-        check_is_fitted(self, "_booster")
+        b = self._predictor()
         X = native_matrix(check_X(self, X))
-        b = self._booster
         base = np.asarray(b.base_score) if b.n_outputs > 1 else b.base_score[0]
         rounds, k = b.n_rounds, b.n_outputs
         trees = 0.0  # the stored rounds' sum, for the shrinkage undo
@@ -1092,7 +1097,7 @@ class RGBMBase(BaseEstimator):
                 f"n_members: {n_members} members need at least {2 * n_members} rounds (2 per member), "
                 f"the model has {rounds}"
             )
-        return self._booster.virtual_ensemble(native_matrix(check_X(self, X)), n_members)
+        return self._predictor().virtual_ensemble(native_matrix(check_X(self, X)), n_members)
 
     @property
     def feature_importances_(self) -> np.ndarray:

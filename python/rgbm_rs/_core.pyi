@@ -185,12 +185,18 @@ class Booster:
         """This model followed by ``more``, a model trained from this one's
         raw scores (``init_score``, base score 0); ValueError when features,
         outputs or loss differ, or either uses model shrinkage. Keeps
-        ``more``'s log, evaluation histories and best iteration."""
+        ``more``'s log, evaluation histories, best iteration and prediction
+        threads."""
 
     def truncated(self, n_rounds: int) -> Booster:
         """The model after its first ``n_rounds`` rounds (shrinkage of the dropped
-        rounds undone); keeps the log and evaluation histories.
-        ``n_rounds`` must be in [1, self.n_rounds]."""
+        rounds undone); keeps the log, evaluation histories and prediction
+        threads. ``n_rounds`` must be in [1, self.n_rounds]."""
+
+    def set_n_jobs(self, n_jobs: int | None) -> None:
+        """Sets the threads of the predictions that follow (None: every core
+        the process may use). Until called they run on the fit's ``n_jobs``;
+        the model text keeps the fit's ``n_jobs``. ValueError for 0."""
 
     def to_json(self) -> str:
         """The model as JSON text (readable by :meth:`from_json`)."""

@@ -345,6 +345,9 @@ or callable, default="squared"
         (rgbm_rs registers itself with threadpoolctl), else the
         ``OMP_NUM_THREADS`` environment variable (which joblib sets in the
         workers of ``GridSearchCV(n_jobs=-1)``). Models do not depend on it.
+        Predictions read the current value, as LightGBM's do:
+        ``set_params(n_jobs=)`` after fit sets the threads of later
+        predictions.
     verbose : int, default=0
         0 is quiet. k > 0 logs the evaluation results every k rounds through
         the ``logging`` logger "rgbm_rs" (a stderr handler is added when

@@ -1,5 +1,6 @@
 //! `rgbm_rs._core.Booster`: a trained model behind an immutable handle.
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArrayDyn};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -39,6 +40,40 @@ pub struct PyBooster {
     /// Evaluation histories (empty for loaded models).
     evals: Vec<EvalHistory>,
     best_iteration: Option<usize>,
+    /// The threads predictions run on (`set_n_jobs`).
+    predict_threads: PredictThreads,
+}
+
+/// The `n_jobs` of predictions: the fit's until set, as LightGBM's
+/// predict reads the estimator's current `n_jobs`. Atomic because the
+/// handle is shared by threads predicting at once with the GIL released.
+struct PredictThreads(AtomicUsize);
+
+impl PredictThreads {
+    /// Stored for "the fit's n_jobs"; 0 stands for None (every core).
+    const FIT: usize = usize::MAX;
+
+    fn of_fit() -> Self {
+        PredictThreads(AtomicUsize::new(Self::FIT))
+    }
+
+    /// `n_jobs` ≥ 1 or None; counts past the cores are clamped when used.
+    fn set(&self, n_jobs: Option<usize>) {
+        let stored = n_jobs.map_or(0, |n| n.min(Self::FIT - 1));
+        self.0.store(stored, Ordering::Relaxed);
+    }
+
+    fn copied(&self) -> Self {
+        PredictThreads(AtomicUsize::new(self.0.load(Ordering::Relaxed)))
+    }
+
+    fn n_jobs(&self, fitted: Option<usize>) -> Option<usize> {
+        match self.0.load(Ordering::Relaxed) {
+            Self::FIT => fitted,
+            0 => None,
+            n => Some(n),
+        }
+    }
 }
 
 /// Stops at Ctrl-C, calls the Python callback after every round, and the
@@ -290,6 +325,7 @@ impl PyBooster {
             log: trained.log,
             evals: trained.evals,
             best_iteration: trained.best_iteration,
+            predict_threads: PredictThreads::of_fit(),
         }
     }
 }
@@ -408,6 +444,7 @@ impl PyBooster {
             log: trained.log,
             evals: trained.evals,
             best_iteration: trained.best_iteration,
+            predict_threads: PredictThreads::of_fit(),
         })
     }
 
@@ -425,6 +462,7 @@ impl PyBooster {
             log: Vec::new(),
             evals: Vec::new(),
             best_iteration: None,
+            predict_threads: PredictThreads::of_fit(),
         })
     }
 
@@ -449,6 +487,7 @@ impl PyBooster {
             log: Vec::new(),
             evals: Vec::new(),
             best_iteration: None,
+            predict_threads: PredictThreads::of_fit(),
         };
         Ok((booster, rest))
     }
@@ -468,10 +507,9 @@ impl PyBooster {
             .map_err(to_py)
     }
 
-    /// The model after its first `n_rounds` rounds (shrinkage of the dropped
-    /// rounds undone); keeps the log and evaluation histories.
     /// This model followed by `more`, trained from this one's raw scores;
-    /// the log and evaluation histories are the continuation's.
+    /// the log, evaluation histories and prediction threads are the
+    /// continuation's.
     fn continued(&self, more: &PyBooster) -> PyResult<Self> {
         let model = self.model.continued(&more.model).map_err(to_py)?;
         Ok(PyBooster {
@@ -479,9 +517,13 @@ impl PyBooster {
             log: more.log.clone(),
             evals: more.evals.clone(),
             best_iteration: more.best_iteration,
+            predict_threads: more.predict_threads.copied(),
         })
     }
 
+    /// The model after its first `n_rounds` rounds (shrinkage of the dropped
+    /// rounds undone); keeps the log, evaluation histories and prediction
+    /// threads.
     fn truncated(&self, n_rounds: usize) -> PyResult<Self> {
         let model = self.model.truncated(n_rounds).map_err(to_py)?;
         // The early-stopping round of the longer model means nothing for the cut one.
@@ -490,7 +532,22 @@ impl PyBooster {
             log: self.log.clone(),
             evals: self.evals.clone(),
             best_iteration: None,
+            predict_threads: self.predict_threads.copied(),
         })
+    }
+
+    /// Sets the threads of the predictions that follow (None: every core
+    /// the process may use, as for a fit). Until called they run on the
+    /// fit's `n_jobs`. The model text keeps the fit's `n_jobs`.
+    #[pyo3(signature = (n_jobs))]
+    fn set_n_jobs(&self, n_jobs: Option<usize>) -> PyResult<()> {
+        if n_jobs == Some(0) {
+            return Err(PyValueError::new_err(
+                "n_jobs must be a positive number of threads or None, got 0",
+            ));
+        }
+        self.predict_threads.set(n_jobs);
+        Ok(())
     }
 
     /// The model's JSON text. Stops at Ctrl-C; raises MemoryError if the
@@ -764,7 +821,7 @@ impl PyBooster {
 }
 
 impl PyBooster {
-    /// Runs a prediction without the GIL in a pool for the model's n_jobs
+    /// Runs a prediction without the GIL in a pool of `set_n_jobs`'s threads
     /// (never rayon's global pool, which a forked child cannot use),
     /// stopping at Ctrl-C. A few rows are predicted on the calling thread:
     /// the core does not use rayon for them, and the hop to a pool thread
@@ -779,7 +836,10 @@ impl PyBooster {
             return run_detached(py, || f(&Cancel::never()));
         }
         run_interruptible(py, |cancel| {
-            with_cached_threads(self.model.params.n_jobs, || f(&cancel))?
+            with_cached_threads(
+                self.predict_threads.n_jobs(self.model.params.n_jobs),
+                || f(&cancel),
+            )?
         })
     }
 

@@ -490,3 +490,44 @@ def test_threads_that_cannot_start_are_a_runtime_error_naming_the_cause():
     out = subprocess.run([sys.executable, "-c", _NO_THREADS], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("RuntimeError: cannot start threads: a pool of 2 (n_jobs)"), out.stdout
+
+
+_PREDICT_THREADS = textwrap.dedent(
+    """
+    import json, os, numpy as np
+    from rgbm_rs import RGBMRegressor
+    threads = lambda: len(os.listdir("/proc/self/task"))
+    X = np.random.default_rng(0).normal(size=(20_000, 5))
+    est = RGBMRegressor(n_estimators=3, n_jobs=1).fit(X, X[:, 0])
+    text, want = est.booster_.to_json(), est.predict(X)
+    out = {}
+    for n_jobs in (2, 3, 1):
+        before = threads()
+        same = bool(np.array_equal(est.set_params(n_jobs=n_jobs).predict(X), want))
+        out[n_jobs] = [threads() - before, same]
+    out["text"] = est.booster_.to_json() == text
+    print(json.dumps(out))
+    """
+)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads in /proc")
+def test_predict_runs_on_the_current_n_jobs():
+    # As LightGBM's predict: set_params(n_jobs=k) after fit starts a pool of
+    # k threads for the next prediction (pools are kept per count, so the
+    # fit's one-thread pool is reused for n_jobs=1), the predictions and the
+    # model text stay the same.
+    import json
+
+    out = subprocess.run([sys.executable, "-c", _PREDICT_THREADS], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == {"2": [2, True], "3": [3, True], "1": [0, True], "text": True}
+
+
+def test_predict_refuses_n_jobs_zero_set_after_fit():
+    X = np.random.default_rng(0).normal(size=(50, 3))
+    est = RGBMRegressor(n_estimators=2).fit(X, X[:, 0])
+    with pytest.raises(ValueError, match="n_jobs"):
+        est.set_params(n_jobs=0).predict(X)
+    with pytest.raises(ValueError, match="got 0"):
+        est.booster_.set_n_jobs(0)
