@@ -278,12 +278,15 @@ def _resolve_peer_params(est, given, fit_metric, fit_verbose=None):
 
 def _feature_weights(weights, n_features):
     """fit's ``feature_weights`` as a list of floats, one per feature (the
-    core checks the values)."""
+    core checks their bounds; NaN and infinity are refused here, as the
+    JSON that carries them to the core cannot hold them)."""
     w = np.asarray(weights, dtype=np.float64)
     if w.shape != (n_features,):
         raise ValueError(f"feature_weights must have shape ({n_features},), one weight per feature, got {w.shape}")
-    if not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise ValueError("feature_weights must be finite and >= 0")
+    if not np.all(np.isfinite(w)):
+        raise ValueError(
+            f"feature_weights must be finite, got {w[~np.isfinite(w)][0]} at {np.flatnonzero(~np.isfinite(w))[0]}"
+        )
     return [float(v) for v in w]
 
 

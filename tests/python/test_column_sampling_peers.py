@@ -192,8 +192,10 @@ def test_feature_weights_are_refused_where_no_features_are_drawn():
         est.fit(X, Y, feature_weights=[0.0] * 5)
     with pytest.raises(ValueError, match=r"shape \(5,\)"):
         est.fit(X, Y, feature_weights=[1.0] * 4)
-    for bad in ([-1.0, 1, 1, 1, 1], [np.nan, 1, 1, 1, 1], [np.inf, 1, 1, 1, 1]):
-        with pytest.raises(ValueError, match="finite and >= 0"):
+    with pytest.raises(ValueError, match="feature_weights.*finite numbers >= 0"):
+        est.fit(X, Y, feature_weights=[-1.0, 1, 1, 1, 1])
+    for bad, value in (([1, np.nan, 1, 1, 1], "nan at 1"), ([np.inf, 1, 1, 1, 1], "inf at 0")):
+        with pytest.raises(ValueError, match=f"feature_weights must be finite, got {value}"):
             est.fit(X, Y, feature_weights=bad)
 
 
