@@ -90,6 +90,40 @@ pub fn grow_to<T: Clone>(v: &mut Vec<T>, len: usize, value: T, what: &str) -> Re
     Ok(())
 }
 
+/// The memory the OS can still give this process without swapping out
+/// others' (Linux's MemAvailable plus free swap), or None where it is not
+/// known.
+pub fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let field = |name: &str| -> Option<u64> {
+        let line = info.lines().find(|l| l.starts_with(name))?;
+        let kib: u64 = line[name.len()..]
+            .trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse()
+            .ok()?;
+        Some(kib.saturating_mul(1024))
+    };
+    Some(field("MemAvailable:")?.saturating_add(field("SwapFree:").unwrap_or(0)))
+}
+
+/// OutOfMemory, up front, when `bytes` (memory a step is sure to touch)
+/// exceed what the OS has left: with overcommit, large requests succeed
+/// and the process is killed only once it writes them, which no error
+/// can report. `what` says what needs the memory.
+pub fn ensure_available(bytes: u64, what: impl FnOnce() -> String) -> Result<()> {
+    match available_memory() {
+        Some(free) if bytes > free => Err(RgbmError::OutOfMemory(format!(
+            "{} need at least {:.1} GiB, more than the {:.1} GiB of memory available",
+            what(),
+            bytes as f64 / (1u64 << 30) as f64,
+            free as f64 / (1u64 << 30) as f64
+        ))),
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,5 +157,19 @@ mod tests {
         assert_eq!(v, [1, 1, 7, 7]);
         grow_to(&mut v, 1, 0, "the grown buffer").unwrap();
         assert_eq!(v, [1]);
+    }
+
+    #[test]
+    fn more_than_the_machine_has_is_refused_up_front() {
+        let Some(free) = available_memory() else {
+            return; // not Linux: nothing to compare with
+        };
+        assert!(free > 0);
+        assert!(ensure_available(free / 2, || "half".into()).is_ok());
+        let err = ensure_available(u64::MAX, || "the test's tables".into()).unwrap_err();
+        assert!(
+            matches!(err, RgbmError::OutOfMemory(ref m) if m.starts_with("the test's tables need at least")),
+            "{err}"
+        );
     }
 }

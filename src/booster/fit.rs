@@ -130,7 +130,7 @@ impl<'a, T: Element> Fit<'a, T> {
                 }
                 _ => return Err(RgbmError::param("loss", "is not supported on shards")),
             },
-            (Init::Optimal, None) => objective.initial_scores(p.y, p.w),
+            (Init::Optimal, None) => objective.initial_scores(p.y, p.w)?,
             (Init::Zero, _) | (_, Some(_)) => vec![0.0; k_out],
         };
         if let Some(b) = base_score.iter().find(|b| !b.is_finite()) {
@@ -476,7 +476,7 @@ impl<'a, T: Element> Fit<'a, T> {
             rows,
             &grown.leaf_ranges,
             &mut grown.tree.leaf_value,
-        );
+        )?;
         self.keep_monotone(&mut grown);
         Ok((grown, searched, every_row))
     }

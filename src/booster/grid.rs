@@ -413,7 +413,7 @@ mod tests {
         ];
         for (objective, y) in cases {
             let c = exact_constant(&objective, y, Some(&w), &ShardRows::local(n)).unwrap();
-            let float = objective.initial_scores(y, Some(&w))[0];
+            let float = objective.initial_scores(y, Some(&w)).unwrap()[0];
             assert!(
                 (c - float).abs() < 1e-9 * (1.0 + float.abs()),
                 "{c} vs {float}"

@@ -166,7 +166,7 @@ pub fn bin<T: Element>(
     cancel: &Cancel,
 ) -> Result<BinnedDataset> {
     let p = x.n_cols();
-    let sample = BinMapper::sample_rows(rows.n_total, params.random_state);
+    let sample = BinMapper::sample_rows(rows.n_total, params.random_state)?;
     let in_sample = |id: u64| {
         sample
             .as_ref()

@@ -47,8 +47,8 @@ pub(super) fn bin_entries<T: Element>(
         modes.push(mode(bins.iter().copied()));
     }
     drop(counts);
-    let features = FeatureUse::from_modes(&modes, n, min_rows);
-    let Some(offsets) = features.sparse_offsets(&modes, n, mapper) else {
+    let features = FeatureUse::from_modes(&modes, n, min_rows)?;
+    let Some(offsets) = features.sparse_offsets(&modes, n, mapper)? else {
         return Ok(None);
     };
     // What each feature writes: its code for a stored value unless that is

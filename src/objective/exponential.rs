@@ -20,13 +20,13 @@ impl PointLoss for Exponential {
     fn smoothness(&self) -> Option<f64> {
         None
     }
-    fn start(&self, y: &[f64], w: Option<&[f64]>) -> f64 {
+    fn start(&self, y: &[f64], w: Option<&[f64]>) -> crate::error::Result<f64> {
         let (pos, tot) = y.iter().enumerate().fold((0.0, 0.0), |(p, t), (i, &v)| {
             let wi = w.map_or(1.0, |w| w[i]);
             (p + wi * v, t + wi)
         });
         let p = (pos / tot).clamp(1e-12, 1.0 - 1e-12);
-        0.5 * (p / (1.0 - p)).ln()
+        Ok(0.5 * (p / (1.0 - p)).ln())
     }
     /// σ(2f), as f / 0.5 (exact).
     fn link(&self) -> Link {

@@ -35,8 +35,8 @@ impl PointLoss for Huber {
         Some(1.0)
     }
     /// The weighted median, from which Newton/IRLS refines to the Huber minimiser.
-    fn start(&self, y: &[f64], w: Option<&[f64]>) -> f64 {
-        weighted_quantile(y, |i| w.map_or(1.0, |w| w[i]), 0.5).unwrap_or(0.0)
+    fn start(&self, y: &[f64], w: Option<&[f64]>) -> crate::error::Result<f64> {
+        Ok(weighted_quantile(y, |i| w.map_or(1.0, |w| w[i]), 0.5)?.unwrap_or(0.0))
     }
 }
 

@@ -38,8 +38,8 @@ impl PointLoss for Poisson {
     fn smoothness(&self) -> Option<f64> {
         None
     }
-    fn start(&self, y: &[f64], w: Option<&[f64]>) -> f64 {
-        log_mean(y, w)
+    fn start(&self, y: &[f64], w: Option<&[f64]>) -> crate::error::Result<f64> {
+        Ok(log_mean(y, w))
     }
     fn link(&self) -> Link {
         Link::Exp
@@ -63,8 +63,8 @@ impl PointLoss for Gamma {
     fn smoothness(&self) -> Option<f64> {
         None
     }
-    fn start(&self, y: &[f64], w: Option<&[f64]>) -> f64 {
-        log_mean(y, w)
+    fn start(&self, y: &[f64], w: Option<&[f64]>) -> crate::error::Result<f64> {
+        Ok(log_mean(y, w))
     }
     fn link(&self) -> Link {
         Link::Exp
@@ -94,8 +94,8 @@ impl PointLoss for Tweedie {
     fn smoothness(&self) -> Option<f64> {
         None
     }
-    fn start(&self, y: &[f64], w: Option<&[f64]>) -> f64 {
-        log_mean(y, w)
+    fn start(&self, y: &[f64], w: Option<&[f64]>) -> crate::error::Result<f64> {
+        Ok(log_mean(y, w))
     }
     fn link(&self) -> Link {
         Link::Exp
@@ -129,7 +129,7 @@ mod tests {
         let w = [1.0, 2.0, 0.5, 1.0, 3.0];
         let losses: [&dyn PointLoss; 3] = [&Poisson, &Gamma, &Tweedie { power: 1.3 }];
         for o in losses {
-            let c = o.start(&y, Some(&w));
+            let c = o.start(&y, Some(&w)).unwrap();
             let g: f64 = (0..5).map(|i| w[i] * o.grad_hess(y[i], c).0).sum();
             // Gamma's gradient sum is Σw(1 − y/μ): zero at μ = mean y too.
             assert!(g.abs() < 1e-9, "{g}");

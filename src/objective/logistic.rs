@@ -56,13 +56,13 @@ impl PointLoss for Logistic {
     fn smoothness(&self) -> Option<f64> {
         Some(0.25 + self.reg)
     }
-    fn start(&self, y: &[f64], w: Option<&[f64]>) -> f64 {
+    fn start(&self, y: &[f64], w: Option<&[f64]>) -> crate::error::Result<f64> {
         let (pos, tot) = y.iter().enumerate().fold((0.0, 0.0), |(p, t), (i, &v)| {
             let wi = w.map_or(1.0, |w| w[i]);
             (p + wi * v, t + wi)
         });
         let p = (pos / tot).clamp(1e-12, 1.0 - 1e-12);
-        (p / (1.0 - p)).ln()
+        Ok((p / (1.0 - p)).ln())
     }
     fn link(&self) -> Link {
         Link::Sigmoid { scale: 1.0 }

@@ -38,7 +38,8 @@ pub trait PointLoss: Send + Sync {
     /// σ such that ℓ is σ-smooth in f, if it is.
     fn smoothness(&self) -> Option<f64>;
     /// A good starting constant for the optimal-constant search.
-    fn start(&self, y: &[f64], w: Option<&[f64]>) -> f64;
+    /// An error only when a buffer it needs cannot be allocated.
+    fn start(&self, y: &[f64], w: Option<&[f64]>) -> Result<f64>;
     /// How a raw score becomes the prediction users see.
     fn link(&self) -> Link {
         Link::Identity
@@ -389,23 +390,25 @@ impl Objective {
         rows: &[u32],
         ranges: &[(usize, usize)],
         values: &mut [f64],
-    ) {
+    ) -> Result<()> {
         let alpha = match self {
             Objective::AbsoluteError(_) => 0.5,
             Objective::Quantile(q) => q.alpha,
-            _ => return,
+            _ => return Ok(()),
         };
-        values.par_iter_mut().zip(ranges).for_each(|(v, &(s, e))| {
-            let leaf = &rows[s..e];
-            let residuals: Vec<f64> = leaf
-                .iter()
-                .map(|&i| y[i as usize] - f[i as usize])
-                .collect();
-            let weight = |j: usize| w.map_or(1.0, |w| w[leaf[j] as usize]);
-            if let Some(c) = weighted_quantile(&residuals, weight, alpha) {
-                *v = c;
-            }
-        });
+        values
+            .par_iter_mut()
+            .zip(ranges)
+            .try_for_each(|(v, &(s, e))| {
+                let leaf = &rows[s..e];
+                let mut residuals = crate::alloc::with_capacity(leaf.len(), "a leaf's residuals")?;
+                residuals.extend(leaf.iter().map(|&i| y[i as usize] - f[i as usize]));
+                let weight = |j: usize| w.map_or(1.0, |w| w[leaf[j] as usize]);
+                if let Some(c) = weighted_quantile(&residuals, weight, alpha)? {
+                    *v = c;
+                }
+                Ok(())
+            })
     }
 
     pub fn is_binary(&self) -> bool {
@@ -449,30 +452,52 @@ impl Objective {
     /// their K probabilities; several binary targets (multilabel) map each
     /// score to its p. None for regression losses, or when `raw` is
     /// not whole rows of K.
-    pub fn class_probabilities(&self, raw: &[f64]) -> Option<Vec<f64>> {
+    pub fn class_probabilities(&self, raw: &[f64]) -> Result<Option<Vec<f64>>> {
+        const WHAT: &str = "the class probabilities";
         match self {
             // Labels of a multilabel fit: each score's own P(1), in place.
             Objective::Targets(t) => {
-                let label = t.each.first().filter(|o| o.is_binary())?;
-                raw.iter().map(|&f| label.probability(f)).collect()
+                let Some(label) = t.each.first().filter(|o| o.is_binary()) else {
+                    return Ok(None);
+                };
+                let mut out = crate::alloc::with_capacity(raw.len(), WHAT)?;
+                for &f in raw {
+                    match label.probability(f) {
+                        Some(p) => out.push(p),
+                        None => return Ok(None),
+                    }
+                }
+                Ok(Some(out))
             }
             Objective::Softmax(s) => {
                 let k = s.n_classes;
                 if k == 0 || !raw.len().is_multiple_of(k) {
-                    return None;
+                    return Ok(None);
                 }
-                let mut out = vec![0.0; raw.len()];
+                let mut out = crate::alloc::zeroed_vec(raw.len(), WHAT)?;
                 raw.chunks_exact(k)
                     .zip(out.chunks_exact_mut(k))
                     .for_each(|(row, p)| Softmax::probabilities(row, p));
-                Some(out)
+                Ok(Some(out))
             }
             _ => {
-                self.probability(0.0)?; // a binary loss, even for no rows
-                raw.iter()
-                    .map(|&f| self.probability(f).map(|p| [1.0 - p, p]))
-                    .collect::<Option<Vec<[f64; 2]>>>()
-                    .map(|rows| rows.into_iter().flatten().collect())
+                if self.probability(0.0).is_none() {
+                    return Ok(None); // not a binary loss, even for no rows
+                }
+                let len = raw.len().checked_mul(2).ok_or_else(|| {
+                    RgbmError::OutOfMemory(format!(
+                        "cannot allocate {WHAT}: 2 x {} elements",
+                        raw.len()
+                    ))
+                })?;
+                let mut out = crate::alloc::with_capacity(len, WHAT)?;
+                for &f in raw {
+                    match self.probability(f) {
+                        Some(p) => out.extend([1.0 - p, p]),
+                        None => return Ok(None),
+                    }
+                }
+                Ok(Some(out))
             }
         }
     }
@@ -758,27 +783,31 @@ impl Objective {
     }
 
     /// The starting score of each output for `init="optimal"`.
-    pub fn initial_scores(&self, y: &[f64], w: Option<&[f64]>) -> Vec<f64> {
+    pub fn initial_scores(&self, y: &[f64], w: Option<&[f64]>) -> Result<Vec<f64>> {
         if let Objective::Targets(t) = self {
-            return (0..t.each.len())
-                .flat_map(|k| t.each[k].initial_scores(t.block(y, k), w))
-                .collect();
+            let mut scores = Vec::new();
+            for k in 0..t.each.len() {
+                scores.extend(t.each[k].initial_scores(t.block(y, k), w)?);
+            }
+            return Ok(scores);
         }
-        dispatch!(self, _o => vec![self.optimal_constant(y, w)], s => s.optimal_constants(y, w), c => vec![0.0; c.n_outputs()])
+        Ok(
+            dispatch!(self, _o => vec![self.optimal_constant(y, w)?], s => s.optimal_constants(y, w), c => vec![0.0; c.n_outputs()]),
+        )
     }
 
     /// argmin_c Σ w ℓ(y, c) of a single-output loss: safeguarded Newton from
     /// the loss's closed-form start.
-    fn optimal_constant(&self, y: &[f64], w: Option<&[f64]>) -> f64 {
-        let start = dispatch!(self, o => o.start(y, w), _s => 0.0, _ => 0.0);
+    fn optimal_constant(&self, y: &[f64], w: Option<&[f64]>) -> Result<f64> {
+        let start = dispatch!(self, o => o.start(y, w)?, _s => 0.0, _ => 0.0);
         if self.renews_leaves() {
             // The weighted quantile is the exact minimiser; Newton steps on
             // a piecewise-linear loss would only add rounding.
-            return start;
+            return Ok(start);
         }
-        let zeros = vec![0.0; y.len()];
-        let ones = vec![1.0; y.len()];
-        self.line_minimum(y, &zeros, &ones, w, start)
+        let zeros = crate::alloc::zeroed_vec(y.len(), "the starting scores")?;
+        let ones = crate::alloc::filled_vec(y.len(), 1.0, "the starting score's direction")?;
+        Ok(self.line_minimum(y, &zeros, &ones, w, start))
     }
 
     /// argmin_ρ Σ w ℓ(y, base + ρ·dir), by Newton steps with step halving
@@ -942,18 +971,18 @@ pub(crate) mod tests {
         let y = [0.0, 1.0, 1.0, 1.0];
         let w = [1.0, 1.0, 2.0, 0.0];
         let sq = Objective::Squared(Squared);
-        assert!((sq.optimal_constant(&y, Some(&w)) - 0.75).abs() < 1e-12);
+        assert!((sq.optimal_constant(&y, Some(&w)).unwrap() - 0.75).abs() < 1e-12);
         let lg = Objective::Logistic(Logistic {
             reg: 0.0,
             clamp: None,
         });
-        assert!((lg.optimal_constant(&y, None) - 3f64.ln()).abs() < 1e-9);
+        assert!((lg.optimal_constant(&y, None).unwrap() - 3f64.ln()).abs() < 1e-9);
         let ex = Objective::Exponential(Exponential);
-        assert!((ex.optimal_constant(&y, None) - 0.5 * 3f64.ln()).abs() < 1e-9);
+        assert!((ex.optimal_constant(&y, None).unwrap() - 0.5 * 3f64.ln()).abs() < 1e-9);
         // Huber: brute-force grid minimum.
         let hb = Objective::Huber(Huber { delta: 1.0 });
         let yy = [0.0, 0.5, 1.0, 10.0, -3.0, 2.0];
-        let c = hb.optimal_constant(&yy, None);
+        let c = hb.optimal_constant(&yy, None).unwrap();
         let loss = |c: f64| yy.iter().map(|&v| hb_value(v, c)).sum::<f64>();
         let grid = (0..20001)
             .map(|k| -5.0 + k as f64 * 5e-4)

@@ -1,24 +1,30 @@
 use super::PointLoss;
+use crate::error::Result;
 
 /// The weighted α-quantile of `values`: the smallest value whose cumulative
 /// weight (in value order) reaches α of the total. It minimises
 /// Σ w·pinball_α(v − c) over c, so it is both the quantile loss's best
 /// constant and its leaf value. None when there is no positive weight.
-pub fn weighted_quantile(values: &[f64], w: impl Fn(usize) -> f64, alpha: f64) -> Option<f64> {
-    let mut idx: Vec<usize> = (0..values.len()).collect();
+pub fn weighted_quantile(
+    values: &[f64],
+    w: impl Fn(usize) -> f64,
+    alpha: f64,
+) -> Result<Option<f64>> {
+    let mut idx = crate::alloc::with_capacity(values.len(), "the order of a quantile's values")?;
+    idx.extend(0..values.len());
     idx.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
     let total: f64 = (0..values.len()).map(&w).sum();
     if !(total > 0.0) {
-        return None;
+        return Ok(None);
     }
     let mut acc = 0.0;
     for &i in &idx {
         acc += w(i);
         if acc >= alpha * total {
-            return Some(values[i]);
+            return Ok(Some(values[i]));
         }
     }
-    idx.last().map(|&i| values[i])
+    Ok(idx.last().map(|&i| values[i]))
 }
 
 /// The pinball loss of the α-quantile: α(y − f) above the prediction,
@@ -48,8 +54,8 @@ impl PointLoss for Quantile {
     fn smoothness(&self) -> Option<f64> {
         None
     }
-    fn start(&self, y: &[f64], w: Option<&[f64]>) -> f64 {
-        weighted_quantile(y, |i| w.map_or(1.0, |w| w[i]), self.alpha).unwrap_or(0.0)
+    fn start(&self, y: &[f64], w: Option<&[f64]>) -> crate::error::Result<f64> {
+        Ok(weighted_quantile(y, |i| w.map_or(1.0, |w| w[i]), self.alpha)?.unwrap_or(0.0))
     }
 }
 
@@ -71,8 +77,8 @@ impl PointLoss for AbsoluteError {
     fn smoothness(&self) -> Option<f64> {
         None
     }
-    fn start(&self, y: &[f64], w: Option<&[f64]>) -> f64 {
-        weighted_quantile(y, |i| w.map_or(1.0, |w| w[i]), 0.5).unwrap_or(0.0)
+    fn start(&self, y: &[f64], w: Option<&[f64]>) -> crate::error::Result<f64> {
+        Ok(weighted_quantile(y, |i| w.map_or(1.0, |w| w[i]), 0.5)?.unwrap_or(0.0))
     }
 }
 
@@ -89,11 +95,11 @@ mod tests {
         for alpha in [0.05, 0.25, 0.5, 0.7, 0.9, 0.99] {
             let q = Quantile { alpha };
             let loss = |c: f64| (0..8).map(|i| w[i] * q.value(y[i], c)).sum::<f64>();
-            let c = weighted_quantile(&y, |i| w[i], alpha).unwrap();
+            let c = weighted_quantile(&y, |i| w[i], alpha).unwrap().unwrap();
             let best = y.iter().map(|&v| loss(v)).fold(f64::INFINITY, f64::min);
             assert!(loss(c) <= best + 1e-12, "alpha {alpha}: {c}");
         }
-        assert_eq!(weighted_quantile(&y, |_| 0.0, 0.5), None);
+        assert_eq!(weighted_quantile(&y, |_| 0.0, 0.5).unwrap(), None);
     }
 
     #[test]

@@ -35,8 +35,8 @@ impl PointLoss for Sla01 {
     }
     /// The 0-1 loss has no finite best constant (it keeps falling towards the
     /// majority class), so boosting starts from 0, as in the paper.
-    fn start(&self, _y: &[f64], _w: Option<&[f64]>) -> f64 {
-        0.0
+    fn start(&self, _y: &[f64], _w: Option<&[f64]>) -> crate::error::Result<f64> {
+        Ok(0.0)
     }
     fn link(&self) -> Link {
         Link::Sigmoid { scale: self.scale }

@@ -16,12 +16,12 @@ impl PointLoss for Squared {
     fn smoothness(&self) -> Option<f64> {
         Some(1.0)
     }
-    fn start(&self, y: &[f64], w: Option<&[f64]>) -> f64 {
+    fn start(&self, y: &[f64], w: Option<&[f64]>) -> crate::error::Result<f64> {
         let (s, ws) = y.iter().enumerate().fold((0.0, 0.0), |(s, ws), (i, &v)| {
             let wi = w.map_or(1.0, |w| w[i]);
             (s + wi * v, ws + wi)
         });
-        if ws > 0.0 { s / ws } else { 0.0 }
+        Ok(if ws > 0.0 { s / ws } else { 0.0 })
     }
 }
 

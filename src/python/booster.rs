@@ -730,16 +730,17 @@ impl PyBooster {
     ) -> PyResult<Bound<'py, PyAny>> {
         let raw = raw.as_array();
         let objective = self.model.objective();
-        let values = raw
-            .iter()
-            .map(|&f| objective.response(f))
-            .collect::<Option<Vec<f64>>>()
-            .ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "the {:?} loss has no single-output regression response",
-                    self.model.params.loss
-                ))
-            })?;
+        let no_response = || {
+            PyValueError::new_err(format!(
+                "the {:?} loss has no single-output regression response",
+                self.model.params.loss
+            ))
+        };
+        let mut values =
+            crate::alloc::with_capacity(raw.len(), "the predictions").map_err(to_py)?;
+        for &f in raw.iter() {
+            values.push(objective.response(f).ok_or_else(no_response)?);
+        }
         Ok(PyArray1::from_vec(py, values)
             .reshape(raw.shape().to_vec())?
             .into_any())
@@ -783,7 +784,18 @@ impl PyBooster {
     ) -> PyResult<Bound<'py, PyAny>> {
         let raw = raw.as_array();
         let mut shape = raw.shape().to_vec();
-        let values: Vec<f64> = raw.iter().copied().collect();
+        // The scores are read in place unless their layout needs a copy.
+        let copy;
+        let values = match raw.as_slice() {
+            Some(values) => values,
+            None => {
+                let mut v = crate::alloc::with_capacity(raw.len(), "a copy of the raw scores")
+                    .map_err(to_py)?;
+                v.extend(raw.iter().copied());
+                copy = v;
+                &copy
+            }
+        };
         let k = self.model.n_outputs;
         if k > 1 && shape.last() != Some(&k) {
             return Err(PyValueError::new_err(format!(
@@ -793,7 +805,8 @@ impl PyBooster {
         let p = self
             .model
             .objective()
-            .class_probabilities(&values)
+            .class_probabilities(values)
+            .map_err(to_py)?
             .ok_or_else(|| {
                 PyValueError::new_err(if self.model.params.loss == Loss::Custom {
                     "the model was fitted with a custom loss, which has no link from raw scores \

@@ -46,7 +46,7 @@ impl PyBinnedData {
         };
         let n = x.n_rows();
         // The labels play no part in binning.
-        let y = vec![0.0; n];
+        let y: Vec<f64> = crate::alloc::zeroed_vec(n, "the placeholder labels").map_err(to_py)?;
         let data = if x.is_f32() {
             let m = x
                 .core_f32()
@@ -119,16 +119,15 @@ impl PyBinnedData {
     ) -> PyResult<Self> {
         let idx = indices.as_slice()?;
         let n = self.data.n_rows();
-        let rows = idx
-            .iter()
-            .map(|&i| {
-                usize::try_from(i).ok().filter(|&r| r < n).ok_or_else(|| {
-                    PyValueError::new_err(format!(
-                        "row index {i} is out of range for a dataset of {n} rows"
-                    ))
-                })
-            })
-            .collect::<PyResult<Vec<usize>>>()?;
+        let mut rows =
+            crate::alloc::with_capacity(idx.len(), "the subset's rows").map_err(to_py)?;
+        for &i in idx {
+            rows.push(usize::try_from(i).ok().filter(|&r| r < n).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "row index {i} is out of range for a dataset of {n} rows"
+                ))
+            })?);
+        }
         let data = run_interruptible(py, |cancel| {
             with_cached_threads(n_jobs, || self.data.subset(&rows, &cancel))?
         })?;
@@ -146,11 +145,18 @@ impl PyBinnedData {
         meta: String,
     ) -> PyResult<()> {
         let mut arrays = Vec::with_capacity(floats.len() + ints.len());
+        const WHAT: &str = "a copy of a saved array";
         for (name, a) in &floats {
-            arrays.push((name.clone(), Extra::F64(a.as_slice()?.to_vec())));
+            let a = a.as_slice()?;
+            let mut v = crate::alloc::with_capacity(a.len(), WHAT).map_err(to_py)?;
+            v.extend_from_slice(a);
+            arrays.push((name.clone(), Extra::F64(v)));
         }
         for (name, a) in &ints {
-            arrays.push((name.clone(), Extra::I64(a.as_slice()?.to_vec())));
+            let a = a.as_slice()?;
+            let mut v = crate::alloc::with_capacity(a.len(), WHAT).map_err(to_py)?;
+            v.extend_from_slice(a);
+            arrays.push((name.clone(), Extra::I64(v)));
         }
         let extras = Extras { arrays, meta };
         run_interruptible(py, |cancel| self.data.save(&path, &extras, &cancel))

@@ -313,6 +313,9 @@ struct DistinctValues {
     last: usize,
     /// More than `limit` values seen: the feature needs the sort.
     overflow: bool,
+    /// A value could not be added for want of memory (`overflow` is set
+    /// too, so nothing more is added): the binning fails with OutOfMemory.
+    failed: bool,
 }
 
 impl Default for DistinctValues {
@@ -323,6 +326,7 @@ impl Default for DistinctValues {
             few: [f64::NAN.to_bits(); FEW_VALUES],
             last: 0,
             overflow: false,
+            failed: false,
         }
     }
 }
@@ -395,6 +399,16 @@ impl DistinctValues {
             };
             return false;
         } else {
+            // The sets grow on rayon's workers, where a failed allocation
+            // would abort the process.
+            if self.values.try_reserve(1).is_err() || self.counts.try_reserve(1).is_err() {
+                *self = DistinctValues {
+                    overflow: true,
+                    failed: true,
+                    ..Default::default()
+                };
+                return false;
+            }
             self.values.insert(at, v);
             self.counts.insert(at, rows);
         }
@@ -411,6 +425,7 @@ impl DistinctValues {
         if self.overflow || other.overflow {
             *self = DistinctValues {
                 overflow: true,
+                failed: self.failed || other.failed,
                 ..Default::default()
             };
             return;
@@ -431,14 +446,14 @@ fn distinct_values<T: Element>(
     max_bins: usize,
     sample: Option<&[usize]>,
     weights: Option<&[f64]>,
-) -> Vec<DistinctValues> {
+) -> Result<Vec<DistinctValues>> {
     let limit = tracked_limit(max_bins);
     let p = x.n_cols();
     let kept = |i: usize| weights.is_none_or(|w| w[i] > 0.0);
     if x.is_row_major() {
         // One task per thread, each over a contiguous share of the rows.
-        let scan = |rows: &mut dyn Iterator<Item = usize>| {
-            let mut sets = vec![DistinctValues::default(); p];
+        let scan = |rows: &mut dyn Iterator<Item = usize>| -> Result<Vec<DistinctValues>> {
+            let mut sets = filled_vec(p, DistinctValues::default(), "the distinct values")?;
             let mut open = p;
             let mut gathered = Vec::new();
             for i in rows.filter(|&i| kept(i)) {
@@ -453,7 +468,7 @@ fn distinct_values<T: Element>(
                     break;
                 }
             }
-            sets
+            Ok(sets)
         };
         let n_rows = sample.map_or(x.n_rows(), <[usize]>::len);
         let per_task = n_rows.div_ceil(rayon::current_num_threads().max(1)).max(1);
@@ -466,12 +481,14 @@ fn distinct_values<T: Element>(
                     None => scan(&mut part.into_iter()),
                 }
             })
-            .reduce_with(|mut a, b| {
+            .try_reduce_with(|mut a, b| {
                 a.iter_mut().zip(b).for_each(|(a, b)| a.merge(b, limit));
-                a
+                Ok(a)
             })
-            .unwrap_or_else(|| vec![DistinctValues::default(); p])
+            .unwrap_or_else(|| filled_vec(p, DistinctValues::default(), "the distinct values"))
+            .and_then(checked)
     } else {
+        let mut sets = with_capacity(p, "the distinct values")?;
         (0..p)
             .into_par_iter()
             .map(|j| {
@@ -486,8 +503,20 @@ fn distinct_values<T: Element>(
                 }
                 set
             })
-            .collect()
+            .collect_into_vec(&mut sets);
+        checked(sets)
     }
+}
+
+/// `sets`, or OutOfMemory if one could not hold its values.
+fn checked(sets: Vec<DistinctValues>) -> Result<Vec<DistinctValues>> {
+    if sets.iter().any(|s| s.failed) {
+        drop(sets); // the message needs memory too
+        return Err(RgbmError::OutOfMemory(
+            "cannot grow a feature's distinct values while binning".to_string(),
+        ));
+    }
+    Ok(sets)
 }
 
 /// At most this many features are gathered in one pass over the sample rows
@@ -496,6 +525,63 @@ const MAX_GATHER_FEATURES: usize = 16;
 /// Memory for the gathered sample columns of all threads.
 const GATHER_BUDGET_BYTES: usize = 8 << 20;
 mod sparse_columns;
+/// `amount` distinct indices of `0..length`, the same ones in the same
+/// order as `rand::seq::index::sample` draws from `rng` for an `amount` of
+/// at least 163 (as the bin sample is), but with fallible buffers: rand's
+/// in-place shuffle holds all `length` indices, and running out of memory
+/// there would abort the process.
+fn sample_indices<R: rand::Rng>(rng: &mut R, length: usize, amount: usize) -> Result<Vec<usize>> {
+    use rand::RngExt;
+    use rand::distr::{Distribution, Uniform};
+    const WHAT: &str = "the bin sample's row indices";
+    debug_assert!((163..length).contains(&amount));
+    // rand's choice: the in-place shuffle unless `amount` is a small share.
+    let share = if length >= 500_000 {
+        330.0 / 9.0
+    } else {
+        270.0
+    };
+    if let (Ok(len), Ok(amt)) = (u32::try_from(length), u32::try_from(amount))
+        && (len as f32) < share * (amt as f32)
+    {
+        let mut indices: Vec<u32> = with_capacity(length, WHAT)?;
+        indices.extend(0..len);
+        for i in 0..amt {
+            let j: u32 = rng.random_range(i..len);
+            indices.swap(i as usize, j as usize);
+        }
+        let mut rows = with_capacity(amount, WHAT)?;
+        rows.extend(indices[..amount].iter().map(|&i| i as usize));
+        return Ok(rows);
+    }
+    // Rejection sampling, in u32 unless the length needs u64.
+    let mut seen = std::collections::HashSet::new();
+    seen.try_reserve(amount).map_err(|_| {
+        RgbmError::OutOfMemory(format!("cannot allocate {WHAT}: {amount} elements"))
+    })?;
+    let mut rows = with_capacity(amount, WHAT)?;
+    if let Ok(len) = u32::try_from(length) {
+        let distr = Uniform::new(0, len).map_err(|e| RgbmError::Shape(e.to_string()))?;
+        for _ in 0..amount {
+            let mut pos = distr.sample(rng);
+            while !seen.insert(u64::from(pos)) {
+                pos = distr.sample(rng);
+            }
+            rows.push(pos as usize);
+        }
+    } else {
+        let distr = Uniform::new(0, length as u64).map_err(|e| RgbmError::Shape(e.to_string()))?;
+        for _ in 0..amount {
+            let mut pos = distr.sample(rng);
+            while !seen.insert(pos) {
+                pos = distr.sample(rng);
+            }
+            rows.push(pos as usize);
+        }
+    }
+    Ok(rows)
+}
+
 use sparse_columns::SparseColumns;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -698,13 +784,14 @@ impl BinMapper {
     /// The rows (ascending) whose values place the cut points of `n` rows:
     /// a seeded sample of `BIN_SAMPLE_ROWS` of them, or `None` for all. A
     /// mapper fitted on these rows alone is the mapper of all `n`.
-    pub fn sample_rows(n: usize, seed: u64) -> Option<Vec<usize>> {
-        (n > BIN_SAMPLE_ROWS).then(|| {
-            let mut rng = stream(seed, Purpose::BinSample, 0);
-            let mut rows = rand::seq::index::sample(&mut rng, n, BIN_SAMPLE_ROWS).into_vec();
-            rows.sort_unstable();
-            rows
-        })
+    pub fn sample_rows(n: usize, seed: u64) -> Result<Option<Vec<usize>>> {
+        if n <= BIN_SAMPLE_ROWS {
+            return Ok(None);
+        }
+        let mut rng = stream(seed, Purpose::BinSample, 0);
+        let mut rows = sample_indices(&mut rng, n, BIN_SAMPLE_ROWS)?;
+        rows.sort_unstable();
+        Ok(Some(rows))
     }
 
     /// `fit`, with the `categorical` features binned one bin per category.
@@ -750,11 +837,11 @@ impl BinMapper {
                 w.len()
             )));
         }
-        let sample = Self::sample_rows(n, seed);
+        let sample = Self::sample_rows(n, seed)?;
         let sample = sample.as_deref();
         let features = match &x {
             Matrix::Dense(x) => {
-                let distinct = distinct_values(x, max_bins, sample, weights);
+                let distinct = distinct_values(x, max_bins, sample, weights)?;
                 cancel.check()?;
                 let to_sort = overflowed(&distinct);
                 let sorted = match weights {
@@ -820,6 +907,41 @@ impl BinMapper {
 mod tests {
     use super::*;
     use crate::data::sparse::{SparseLayout, SparseMatrix};
+
+    /// The fallible sample is rand's `index::sample`, draw for draw, on
+    /// both sides of rand's switch from the in-place shuffle to rejection
+    /// sampling (at 330/9 x `amount` rows past 500,000, 270 x below), and
+    /// past u32's range.
+    #[test]
+    fn bin_sample_is_rands_index_sample() {
+        let cases = [
+            (BIN_SAMPLE_ROWS + 1, BIN_SAMPLE_ROWS),
+            (499_999, BIN_SAMPLE_ROWS),
+            (3_000_000, BIN_SAMPLE_ROWS),
+            (7_333_332, BIN_SAMPLE_ROWS),
+            (7_340_000, BIN_SAMPLE_ROWS),
+            (20_000_000, BIN_SAMPLE_ROWS),
+            (100_000, 400),
+            (108_001, 400),
+            (1usize << 33, BIN_SAMPLE_ROWS),
+        ];
+        for (length, amount) in cases {
+            for seed in [0, 7] {
+                let mut a = stream(seed, Purpose::BinSample, 0);
+                let mut b = a.clone();
+                let want = rand::seq::index::sample(&mut a, length, amount).into_vec();
+                let got = sample_indices(&mut b, length, amount).unwrap();
+                assert_eq!(got, want, "length {length}, amount {amount}");
+                // The generators are left in the same state too.
+                assert_eq!(rand::Rng::next_u64(&mut a), rand::Rng::next_u64(&mut b));
+            }
+        }
+        assert!(
+            BinMapper::sample_rows(BIN_SAMPLE_ROWS, 0)
+                .unwrap()
+                .is_none()
+        );
+    }
 
     /// Sorted (value, weight) pairs as distinct values with their weights
     /// and rows.

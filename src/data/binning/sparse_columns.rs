@@ -131,7 +131,7 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
                 set
             })
             .collect_into_vec(&mut sets);
-        Ok(sets)
+        super::checked(sets)
     }
 
     /// `distinct_values` for CSR: tasks over shares of the rows, each with a
@@ -196,7 +196,7 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
                 set.add_rows(0.0, kept_rows - stored, limit);
             }
         }
-        Ok(sets)
+        super::checked(sets)
     }
 
     /// Stored entries of a CSR matrix in the columns `slot` places.

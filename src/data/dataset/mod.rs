@@ -5,6 +5,7 @@ use rayon::prelude::*;
 use super::binning::{BinLimits, BinMapper};
 use super::matrix::{AsMatrix, DenseMatrix, Element, Matrix};
 use super::sparse::{SparseLayout, SparseMatrix, infinity_error};
+use crate::alloc::with_capacity;
 use crate::cancel::Cancel;
 use crate::error::{Result, RgbmError};
 
@@ -108,15 +109,34 @@ impl SparseRows {
     }
 }
 
+/// Memory each column takes at once while it is binned, whether or not it
+/// holds values: its cut points (`FeatureBins`) and its mode, both held
+/// while the codes are summarised. The fit's other per-column tables come
+/// on top.
+const PER_COLUMN_BYTES: u64 = (std::mem::size_of::<crate::data::binning::FeatureBins>()
+    + std::mem::size_of::<(usize, u64)>()) as u64;
+
+/// One empty list per block of `ROW_BLOCK` rows, with room for a part of
+/// each of `p` columns.
+fn block_parts<T>(n: usize, p: usize) -> Result<Vec<Vec<T>>> {
+    const WHAT: &str = "the column parts of the row blocks";
+    let mut parts = with_capacity(n.div_ceil(ROW_BLOCK), WHAT)?;
+    for _ in 0..n.div_ceil(ROW_BLOCK) {
+        parts.push(with_capacity(p, WHAT)?);
+    }
+    Ok(parts)
+}
+
 /// The most frequent code of every feature (the lowest on ties) and its rows.
-fn find_modes(codes: &BinCodes, n: usize, mapper: &BinMapper) -> Vec<(usize, u64)> {
+fn find_modes(codes: &BinCodes, n: usize, mapper: &BinMapper) -> Result<Vec<(usize, u64)>> {
     match codes {
         BinCodes::U8(c) => modes_of(c, n, mapper),
         BinCodes::U16(c) => modes_of(c, n, mapper),
     }
 }
 
-fn modes_of<C: BinCode>(codes: &[C], n: usize, mapper: &BinMapper) -> Vec<(usize, u64)> {
+fn modes_of<C: BinCode>(codes: &[C], n: usize, mapper: &BinMapper) -> Result<Vec<(usize, u64)>> {
+    let mut modes = with_capacity(mapper.n_features(), "the feature modes")?;
     codes
         .par_chunks(n.max(1))
         .enumerate()
@@ -137,7 +157,8 @@ fn modes_of<C: BinCode>(codes: &[C], n: usize, mapper: &BinMapper) -> Vec<(usize
             }
             mode(lanes.iter().map(|l| l.iter().sum::<u64>()))
         })
-        .collect()
+        .collect_into_vec(&mut modes);
+    Ok(modes)
 }
 
 /// The most frequent bin of per-bin `counts` (the lowest on ties) and its count.
@@ -160,16 +181,24 @@ pub(super) struct FeatureUse {
 }
 
 impl FeatureUse {
-    pub(super) fn from_modes(modes: &[(usize, u64)], n: usize, min_rows: usize) -> FeatureUse {
-        let default_bins = modes
-            .iter()
-            .map(|&(bin, top)| (top as f64 >= DEFAULT_BIN_SHARE * n as f64).then_some(bin))
-            .collect();
-        let used = modes
-            .iter()
-            .map(|&(_, top)| min_rows == 0 || n as u64 - top >= min_rows as u64)
-            .collect();
-        FeatureUse { default_bins, used }
+    pub(super) fn from_modes(
+        modes: &[(usize, u64)],
+        n: usize,
+        min_rows: usize,
+    ) -> Result<FeatureUse> {
+        let mut default_bins = with_capacity(modes.len(), "the features' default bins")?;
+        default_bins.extend(
+            modes
+                .iter()
+                .map(|&(bin, top)| (top as f64 >= DEFAULT_BIN_SHARE * n as f64).then_some(bin)),
+        );
+        let mut used = with_capacity(modes.len(), "the features in use")?;
+        used.extend(
+            modes
+                .iter()
+                .map(|&(_, top)| min_rows == 0 || n as u64 - top >= min_rows as u64),
+        );
+        Ok(FeatureUse { default_bins, used })
     }
 
     /// The histogram offsets of sparse rows (used features only) when the
@@ -182,10 +211,10 @@ impl FeatureUse {
         modes: &[(usize, u64)],
         n: usize,
         mapper: &BinMapper,
-    ) -> Option<Vec<usize>> {
+    ) -> Result<Option<Vec<usize>>> {
         let p = modes.len();
         if self.default_bins.iter().all(Option::is_none) {
-            return None;
+            return Ok(None);
         }
         let total: u64 = modes
             .iter()
@@ -194,15 +223,15 @@ impl FeatureUse {
             .filter(|(_, used)| **used)
             .map(|((&(_, top), d), _)| n as u64 - if d.is_some() { top } else { 0 })
             .sum();
-        let offsets = self.offsets(mapper, true);
+        let offsets = self.offsets(mapper, true)?;
         let fits = *offsets.last().unwrap_or(&0) <= u32::MAX as usize;
-        (fits && total as f64 <= SPARSE_MAX_SHARE * n as f64 * p as f64).then_some(offsets)
+        Ok((fits && total as f64 <= SPARSE_MAX_SHARE * n as f64 * p as f64).then_some(offsets))
     }
 
     /// Histogram offsets: every feature's bins, or with `filtered` only the
     /// used features'.
-    pub(super) fn offsets(&self, mapper: &BinMapper, filtered: bool) -> Vec<usize> {
-        let mut offsets = Vec::with_capacity(mapper.n_features() + 1);
+    pub(super) fn offsets(&self, mapper: &BinMapper, filtered: bool) -> Result<Vec<usize>> {
+        let mut offsets = with_capacity(mapper.n_features() + 1, "the histogram offsets")?;
         let mut total = 0;
         for (fb, &used) in mapper.features.iter().zip(&self.used) {
             offsets.push(total);
@@ -211,7 +240,7 @@ impl FeatureUse {
             }
         }
         offsets.push(total);
-        offsets
+        Ok(offsets)
     }
 }
 
@@ -444,15 +473,11 @@ fn fill_csr_codes<C: BinCode, T: Element>(
     cancel: &Cancel,
 ) -> Result<Vec<C>> {
     let n = x.n_rows();
-    let zero: Vec<C> = mapper
-        .features
-        .iter()
-        .map(|fb| C::from_idx(fb.bin(0.0)))
-        .collect();
+    let mut zero: Vec<C> = with_capacity(mapper.n_features(), "the codes of zero")?;
+    zero.extend(mapper.features.iter().map(|fb| C::from_idx(fb.bin(0.0))));
     let mut cols = alloc_codes::<C>(len, "feature-major")?;
-    let mut col_parts: Vec<Vec<&mut [C]>> = (0..n.div_ceil(ROW_BLOCK))
-        .map(|_| Vec::with_capacity(mapper.n_features()))
-        .collect();
+    let col_parts = block_parts(n, mapper.n_features())?;
+    let mut col_parts: Vec<Vec<&mut [C]>> = col_parts;
     for col in cols.chunks_mut(n.max(1)) {
         for (parts, part) in col_parts.iter_mut().zip(col.chunks_mut(ROW_BLOCK)) {
             parts.push(part);
@@ -510,9 +535,7 @@ fn fill_dense_codes<C: BinCode, T: Element>(
         let wide = table_bytes > WIDE_BYTES && block_bytes <= BLOCK_IN_CACHE_BYTES;
         let mut cols = alloc_codes::<C>(len, "feature-major")?;
         // Each block of rows writes its slice of every column.
-        let mut col_parts: Vec<Vec<&mut [C]>> = (0..n.div_ceil(ROW_BLOCK))
-            .map(|_| Vec::with_capacity(p))
-            .collect();
+        let mut col_parts: Vec<Vec<&mut [C]>> = block_parts(n, p)?;
         for col in cols.chunks_mut(n) {
             for (parts, part) in col_parts.iter_mut().zip(col.chunks_mut(ROW_BLOCK)) {
                 parts.push(part);
@@ -629,6 +652,15 @@ impl BinnedDataset {
                 x.n_cols()
             )));
         }
+        // The per-column tables (cut points, modes, default bins, offsets)
+        // follow X's columns, not the columns that hold values: a sparse X
+        // of billions of mostly empty columns would exhaust the machine.
+        let p = x.n_cols() as u64;
+        crate::alloc::ensure_available(p.saturating_mul(PER_COLUMN_BYTES), || {
+            format!(
+                "X has {p} columns: binning's per-column tables ({PER_COLUMN_BYTES} bytes per column, whether or not it holds values; drop the columns without values)"
+            )
+        })?;
         let mapper = BinMapper::fit_with_categories(
             &x,
             limits,
@@ -707,16 +739,16 @@ impl BinnedDataset {
         min_rows: usize,
         cancel: &Cancel,
     ) -> Result<BinnedDataset> {
-        let modes = find_modes(&codes, n, &mapper);
+        let modes = find_modes(&codes, n, &mapper)?;
         cancel.check()?;
-        let features = FeatureUse::from_modes(&modes, n, min_rows);
-        if let Some(bin_offsets) = features.sparse_offsets(&modes, n, &mapper) {
+        let features = FeatureUse::from_modes(&modes, n, min_rows)?;
+        if let Some(bin_offsets) = features.sparse_offsets(&modes, n, &mapper)? {
             // The sparse rows replace both copies of the codes.
             let sparse = build_sparse_rows(&codes, n, &features, &bin_offsets, cancel)?;
             return Self::from_sparse_rows(n, mapper, features, bin_offsets, sparse, min_rows);
         }
         // Dense data: every feature keeps its bins and default bin.
-        let (p, bin_offsets) = (mapper.n_features(), features.offsets(&mapper, false));
+        let (p, bin_offsets) = (mapper.n_features(), features.offsets(&mapper, false)?);
         let row_codes = match &codes {
             BinCodes::U8(c) => BinCodes::U8(row_major_codes(c, n, p, cancel)?),
             BinCodes::U16(c) => BinCodes::U16(row_major_codes(c, n, p, cancel)?),
