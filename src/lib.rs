@@ -23,10 +23,10 @@
 /// add, so both copies do the same IEEE operations in the same order and
 /// give the same bits (histogram kernels, the gradient pass).
 macro_rules! dispatch_avx2 {
-    ($(#[$doc:meta])* $vis:vis fn $name:ident / $avx2:ident = $body:ident <$($gen:ident : $bound:path),* ; $(const $c:ident : $cty:ty),*> ($($arg:ident : $ty:ty),*)) => {
+    ($(#[$doc:meta])* $vis:vis fn $name:ident / $avx2:ident = $body:ident <$($gen:ident : $bound:path),* ; $(const $c:ident : $cty:ty),*> ($($arg:ident : $ty:ty),*) $(-> $ret:ty)?) => {
         $(#[$doc])*
         #[inline(never)]
-        $vis fn $name<$($gen: $bound,)* $(const $c: $cty),*>($($arg: $ty),*) {
+        $vis fn $name<$($gen: $bound,)* $(const $c: $cty),*>($($arg: $ty),*) $(-> $ret)? {
             #[cfg(target_arch = "x86_64")]
             if std::arch::is_x86_feature_detected!("avx2") {
                 // SAFETY: the CPU supports AVX2 (checked just above).
@@ -37,7 +37,7 @@ macro_rules! dispatch_avx2 {
 
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx2")]
-        unsafe fn $avx2<$($gen: $bound,)* $(const $c: $cty),*>($($arg: $ty),*) {
+        unsafe fn $avx2<$($gen: $bound,)* $(const $c: $cty),*>($($arg: $ty),*) $(-> $ret)? {
             $body::<$($gen,)* $($c),*>($($arg),*)
         }
     };

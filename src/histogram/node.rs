@@ -122,6 +122,7 @@ pub fn build(
                         build_rows_chunk::<_, false, false>(c, offsets, f, r, gh, &[], out)
                     }
                 }
+                Ok(())
             })
         };
     }

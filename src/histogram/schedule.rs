@@ -147,16 +147,16 @@ fn push_tasks<'a>(
 
 fn run_tasks(
     tasks: Vec<ChunkTask>,
-    run: &(impl Fn(usize, usize, Option<Range<usize>>, HistSliceMut) + Sync),
-) {
+    run: &(impl Fn(usize, usize, Option<Range<usize>>, HistSliceMut) -> Result<()> + Sync),
+) -> Result<()> {
     if tasks.len() == 1 {
-        for (lo, hi, features, out) in tasks {
-            run(lo, hi, features, out);
-        }
+        tasks
+            .into_iter()
+            .try_for_each(|(lo, hi, features, out)| run(lo, hi, features, out))
     } else {
         tasks
             .into_par_iter()
-            .for_each(|(lo, hi, features, out)| run(lo, hi, features, out));
+            .try_for_each(|(lo, hi, features, out)| run(lo, hi, features, out))
     }
 }
 
@@ -175,7 +175,7 @@ pub(super) fn build_rows_chunked(
     hist: &mut Histogram,
     partials: &mut Vec<Histogram>,
     offsets: Option<&[usize]>,
-    run: impl Fn(usize, usize, Option<Range<usize>>, HistSliceMut) + Sync,
+    run: impl Fn(usize, usize, Option<Range<usize>>, HistSliceMut) -> Result<()> + Sync,
 ) -> Result<()> {
     let len = hist.len();
     let n_chunks = n_chunks(m, len);
@@ -193,8 +193,7 @@ pub(super) fn build_rows_chunked(
     if n_chunks == 1 {
         let mut tasks = Vec::with_capacity(groups);
         push_tasks(hist.view_mut(), 0, m, groups, offsets, &mut tasks);
-        run_tasks(tasks, &run);
-        return Ok(());
+        return run_tasks(tasks, &run);
     }
     // Chunk 0 is built into `hist` itself, the others into partials that
     // are then added in chunk order: one partial fewer to hold.
@@ -225,7 +224,7 @@ pub(super) fn build_rows_chunked(
             &mut tasks,
         );
     }
-    run_tasks(tasks, &run);
+    run_tasks(tasks, &run)?;
     let parts = &*parts;
     let Histogram { gh, count, weight } = hist;
     gh.par_chunks_mut(REDUCE_BLOCK)

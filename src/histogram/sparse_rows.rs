@@ -3,13 +3,15 @@
 use std::ops::Range;
 
 use super::{BinStats, HistSliceMut};
+use crate::alloc::filled_vec;
 use crate::data::dataset::SparseRows;
+use crate::error::Result;
 
 dispatch_avx2! {
     /// The sparse-row kernel (see `build_sparse_chunk_body`): one 32-byte
     /// add per entry is one AVX instruction instead of two SSE2 ones.
     pub(super) fn build_sparse_chunk / build_sparse_chunk_avx2 = build_sparse_chunk_body<; const ALL_ROWS: bool, const WEIGHTED: bool>(
-        sparse: &SparseRows, span: Range<usize>, rows: &[u32], gh: &[[f64; 2]], w: &[f64], hist: HistSliceMut)
+        sparse: &SparseRows, span: Range<usize>, rows: &[u32], gh: &[[f64; 2]], w: &[f64], hist: HistSliceMut) -> Result<()>
 }
 
 /// Sparse-row kernel: only the non-default entries of each row. `gh` and
@@ -24,7 +26,7 @@ fn build_sparse_chunk_body<const ALL_ROWS: bool, const WEIGHTED: bool>(
     gh: &[[f64; 2]],
     w: &[f64],
     mut hist: HistSliceMut,
-) {
+) -> Result<()> {
     let n = if ALL_ROWS { span.len() } else { rows.len() };
     let row = |k: usize| {
         if ALL_ROWS {
@@ -55,11 +57,11 @@ fn build_sparse_chunk_body<const ALL_ROWS: bool, const WEIGHTED: bool>(
                 }
             }
         }
-        return;
+        return Ok(());
     }
     // One-hot data has few bins: as in the feature-major kernel, one 4-wide
     // add per entry into 32-byte records beats two read-modify-writes.
-    let mut sums = vec![BinStats::default(); hist.gh.len()];
+    let mut sums = filled_vec(hist.gh.len(), BinStats::default(), "a sparse histogram")?;
     for k in 0..n {
         let r = row(k);
         let one = BinStats::row::<WEIGHTED>(gh[r], w, r);
@@ -72,4 +74,5 @@ fn build_sparse_chunk_body<const ALL_ROWS: bool, const WEIGHTED: bool>(
         }
     }
     hist.store(&sums);
+    Ok(())
 }

@@ -10,7 +10,9 @@ exist), then runs it on the full input under an address-space limit
 sweep of headrooms above the current usage, from a MiB, where the first
 large buffer fails, up to a GiB, where the operation completes. glibc's
 mmap threshold is fixed, so that every large buffer is a new mapping that
-the limit governs, whatever the earlier runs freed. Which
+the limit governs, whatever the earlier runs freed, and glibc keeps one
+arena: a thread's own arena reserves 64 MiB of address space up front,
+inside which the limit never bites. Which
 allocation fails first moves with the headroom, so a sweep reaches the
 buffers a single limit would miss. The sizes are small, but above the
 thresholds that switch code paths: more than 200,000 rows (the bin
@@ -115,28 +117,7 @@ _CASES = {
 }
 
 
-# Known gaps, open: these cases still abort at some headroom (the failing
-# allocation is not found yet), or their limit does not bite (the outputs
-# fit in address space the process holds already, so the sweep proves
-# nothing about them).
-_OPEN = {
-    "cv": "aborts at some headrooms (a 144-byte allocation)",
-    "fit_sparse": "aborts at some headrooms (a 144-byte allocation)",
-    "fit_quantiles": "aborts at some headrooms (a 4 MB allocation)",
-    "predict_poisson": "the limit does not bite",
-    "predict_quantiles": "the limit does not bite",
-    "predict_proba_binary": "the limit does not bite",
-    "predict_proba_multiclass": "the limit does not bite",
-}
-
-
-@pytest.mark.parametrize(
-    "case",
-    [
-        pytest.param(c, marks=pytest.mark.xfail(reason=_OPEN[c], strict=False)) if c in _OPEN else c
-        for c in sorted(_CASES)
-    ],
-)
+@pytest.mark.parametrize("case", sorted(_CASES))
 def test_every_headroom_ends_in_a_result_or_memory_error(case):
     script = _PRELUDE.format(headrooms=HEADROOMS) + textwrap.dedent(_CASES[case])
     out = subprocess.run(
@@ -144,7 +125,7 @@ def test_every_headroom_ends_in_a_result_or_memory_error(case):
         capture_output=True,
         text=True,
         timeout=300,
-        env={**os.environ, "RUST_BACKTRACE": "1", "MALLOC_MMAP_THRESHOLD_": str(1 << 17)},
+        env={**os.environ, "RUST_BACKTRACE": "1", "MALLOC_MMAP_THRESHOLD_": str(1 << 17), "MALLOC_ARENA_MAX": "1"},
     )
     lines = out.stdout.split("\n")
     done = [line for line in lines if line]
