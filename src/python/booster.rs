@@ -1,6 +1,6 @@
 //! `rgbm_rs._core.Booster`: a trained model behind an immutable handle.
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArrayDyn};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -80,14 +80,14 @@ impl PredictThreads {
 /// custom loss and metrics. Each holds the GIL only for its call.
 struct PyMonitor<'a> {
     cancel: Cancel,
-    callback: Option<Py<PyAny>>,
+    callback: Option<Arc<Py<PyAny>>>,
     /// `objective(raw) -> (grad, hess)`: float64 vectors, class-major like `raw`.
-    objective: Option<Py<PyAny>>,
+    objective: Option<Arc<Py<PyAny>>>,
     /// `metrics(set_index, raw) -> [(name, value, higher_is_better)]`.
-    metrics: Option<Py<PyAny>>,
+    metrics: Option<Arc<Py<PyAny>>>,
     /// The exception a callback raised, re-raised after training.
     failure: &'a Mutex<Option<PyErr>>,
-    /// Lets Ctrl-C interrupt a long-running callable.
+    /// Runs the callables on the thread that called fit, where Ctrl-C reaches them.
     caller: PythonCaller,
 }
 
@@ -103,9 +103,14 @@ impl PyMonitor<'_> {
     }
 
     /// Calls into Python with the GIL, unless the fit was interrupted.
-    fn call_python<R>(&self, call: impl FnOnce(Python<'_>) -> CoreResult<R>) -> CoreResult<R> {
+    /// Runs `call` on the fit's calling thread (where Ctrl-C reaches it);
+    /// a Python exception it raises ends the fit and is raised by `train`.
+    fn call_python<R: Send + 'static>(
+        &self,
+        call: impl FnOnce(Python<'_>) -> PyResult<R> + Send + 'static,
+    ) -> CoreResult<R> {
         self.cancel.check()?;
-        Python::attach(|py| self.caller.call(py, || call(py)))
+        self.caller.call(call)?.map_err(|e| self.fail(e))
     }
 }
 
@@ -119,77 +124,61 @@ impl Monitor for PyMonitor<'_> {
     }
 
     fn after_round(&mut self, round: usize, results: &[EvalResult]) -> CoreResult<bool> {
-        let Some(callback) = &self.callback else {
+        let Some(callback) = self.callback.clone() else {
             return Ok(false);
         };
-        self.call_python(|py| {
-            let items: Vec<(&str, &str, f64, bool)> = results
-                .iter()
-                .map(|r| {
-                    (
-                        r.set.as_str(),
-                        r.metric.as_str(),
-                        r.value,
-                        r.higher_is_better,
-                    )
-                })
-                .collect();
-            callback
-                .call1(py, (round, items))
-                .and_then(|v| v.is_truthy(py))
-                .map_err(|e| self.fail(e))
-        })
+        let items: Vec<(String, String, f64, bool)> = results
+            .iter()
+            .map(|r| (r.set.clone(), r.metric.clone(), r.value, r.higher_is_better))
+            .collect();
+        self.call_python(move |py| callback.call1(py, (round, items))?.is_truthy(py))
     }
 
-    /// `callback.before_round(round)`, when the callback has one: the
-    /// learning rate from this round on, or None.
     fn learning_rate(&mut self, round: usize) -> CoreResult<Option<f64>> {
-        let Some(callback) = &self.callback else {
+        let Some(callback) = self.callback.clone() else {
             return Ok(None);
         };
-        self.call_python(|py| {
+        self.call_python(move |py| {
             let callback = callback.bind(py);
-            if !callback.hasattr("before_round").map_err(|e| self.fail(e))? {
+            if !callback.hasattr("before_round")? {
                 return Ok(None);
             }
             callback
-                .call_method1("before_round", (round,))
-                .and_then(|v| v.extract::<Option<f64>>())
-                .map_err(|e| self.fail(e))
+                .call_method1("before_round", (round,))?
+                .extract::<Option<f64>>()
         })
     }
 
     fn custom_gradients(&mut self, scores: &[f64], out: &mut [[f64; 2]]) -> CoreResult<()> {
-        let Some(objective) = &self.objective else {
+        let Some(objective) = self.objective.clone() else {
             return Err(RgbmError::param(
                 "loss",
                 "loss='custom' needs a loss function",
             ));
         };
-        self.call_python(|py| {
-            let returned = objective
-                .call1(py, (PyArray1::from_slice(py, scores),))
-                .and_then(|r| r.extract::<(PyReadonlyArray1<f64>, PyReadonlyArray1<f64>)>(py))
-                .map_err(|e| self.fail(e))?;
-            let (g, h) = (returned.0.as_slice(), returned.1.as_slice());
-            let (Ok(g), Ok(h)) = (g, h) else {
-                return Err(RgbmError::Shape(
-                    "the loss function's arrays must be contiguous".into(),
-                ));
-            };
-            if g.len() != out.len() || h.len() != out.len() {
-                return Err(RgbmError::Shape(format!(
-                    "the loss function returned {} gradients and {} hessians for {} scores",
-                    g.len(),
-                    h.len(),
-                    out.len()
-                )));
-            }
-            out.iter_mut()
-                .zip(g.iter().zip(h))
-                .for_each(|(o, (&g, &h))| *o = [g, h]);
-            Ok(())
-        })
+        let scores = scores.to_vec();
+        let (g, h) = self.call_python(move |py| {
+            let returned = objective.call1(py, (PyArray1::from_vec(py, scores),))?;
+            let (g, h) = returned.extract::<(PyReadonlyArray1<f64>, PyReadonlyArray1<f64>)>(py)?;
+            Ok((g.to_vec(), h.to_vec()))
+        })?;
+        let (Ok(g), Ok(h)) = (g, h) else {
+            return Err(RgbmError::Shape(
+                "the loss function's arrays must be contiguous".into(),
+            ));
+        };
+        if g.len() != out.len() || h.len() != out.len() {
+            return Err(RgbmError::Shape(format!(
+                "the loss function returned {} gradients and {} hessians for {} scores",
+                g.len(),
+                h.len(),
+                out.len()
+            )));
+        }
+        out.iter_mut()
+            .zip(g.iter().zip(&h))
+            .for_each(|(o, (&g, &h))| *o = [g, h]);
+        Ok(())
     }
 
     fn custom_metrics(
@@ -197,21 +186,18 @@ impl Monitor for PyMonitor<'_> {
         set: usize,
         scores: &[f64],
     ) -> CoreResult<Vec<(String, f64, bool)>> {
-        let Some(metrics) = &self.metrics else {
+        let Some(metrics) = self.metrics.clone() else {
             return Ok(Vec::new());
         };
-        self.call_python(|py| {
+        let scores = scores.to_vec();
+        self.call_python(move |py| {
             metrics
-                .call1(py, (set, PyArray1::from_slice(py, scores)))
-                .and_then(|r| r.extract(py))
-                .map_err(|e| self.fail(e))
+                .call1(py, (set, PyArray1::from_vec(py, scores)))?
+                .extract(py)
         })
     }
 }
 
-/// Evaluation sets converted from Python: objects with attributes `name`,
-/// `x`, `y`, `sample_weight`, `init_score` and `group` (the last three may
-/// be None), as `rgbm_rs._training.EvalSet`.
 struct PyEvalSet<'py> {
     name: String,
     x: Matrix<'py>,
@@ -394,11 +380,16 @@ impl PyBooster {
         };
         let failure = Mutex::new(None);
         let caller = PythonCaller::default();
+        let (callback, objective, metrics) = (
+            callback.map(Arc::new),
+            objective.map(Arc::new),
+            metrics.map(Arc::new),
+        );
         let monitor = |cancel| PyMonitor {
             cancel,
-            callback,
-            objective,
-            metrics,
+            callback: callback.clone(),
+            objective: objective.clone(),
+            metrics: metrics.clone(),
             failure: &failure,
             caller: caller.clone(),
         };

@@ -1,13 +1,12 @@
 //! RgbmError -> Python exceptions, and running core calls without the GIL.
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use pyo3::exceptions::{
     PyKeyboardInterrupt, PyMemoryError, PyOSError, PyRuntimeError, PyValueError,
 };
-use pyo3::ffi;
 use pyo3::prelude::*;
 
 use crate::cancel::Cancel;
@@ -23,39 +22,47 @@ pub fn to_py(e: RgbmError) -> PyErr {
     }
 }
 
-/// The thread that is running a Python callable (custom loss, metric or
-/// callback) for a fit, if any, so Ctrl-C can interrupt the callable itself:
-/// Python raises KeyboardInterrupt only on the main thread, and the fit
-/// calls back from its own thread.
+/// A Python call the fit's thread asks the calling thread to run.
+type Job = Box<dyn FnOnce(Python<'_>) + Send>;
+
+/// What the fit's thread sends the thread that started the call.
+enum ToCaller {
+    Run(Job),
+    Done,
+}
+
+/// Runs a fit's Python callables (custom loss, metric, callback) on the
+/// thread that called the fit. Python raises KeyboardInterrupt on the main
+/// thread only, so there Ctrl-C interrupts a callable that blocks in C
+/// (`time.sleep`, a socket, a lock) as it would in plain Python; the
+/// core's parallel work stays on its own threads.
 #[derive(Clone, Default)]
-pub struct PythonCaller(Arc<AtomicU64>);
+pub struct PythonCaller(Arc<Mutex<Option<mpsc::Sender<ToCaller>>>>);
 
 impl PythonCaller {
-    /// Runs `call` (which holds the GIL) as the interruptible callable.
-    /// The slot is written and cleared under the GIL, so a reader holding
-    /// the GIL sees a thread that is inside `call` or none.
-    pub fn call<R>(&self, _py: Python<'_>, call: impl FnOnce() -> R) -> R {
-        // SAFETY: a plain read of the calling thread's identifier.
-        let id = unsafe { ffi::PyThread_get_thread_ident() };
-        self.0.store(id as u64, Ordering::SeqCst);
-        let r = call();
-        self.0.store(0, Ordering::SeqCst);
-        r
+    /// Runs `call` on the calling thread of the watched call in progress
+    /// and waits for its result (here, with the GIL, outside one).
+    /// Interrupted if that thread can no longer run it.
+    pub fn call<R: Send + 'static>(
+        &self,
+        call: impl FnOnce(Python<'_>) -> R + Send + 'static,
+    ) -> Result<R, RgbmError> {
+        let runner = self.0.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let Some(runner) = runner else {
+            return Ok(Python::attach(call));
+        };
+        let (tx, rx) = mpsc::sync_channel(1);
+        let job: Job = Box::new(move |py| {
+            let _ = tx.send(call(py));
+        });
+        runner
+            .send(ToCaller::Run(job))
+            .map_err(|_| RgbmError::Interrupted)?;
+        rx.recv().map_err(|_| RgbmError::Interrupted)
     }
 
-    /// Raises KeyboardInterrupt in the running callable at its next Python
-    /// instruction (a callable blocked in C code, such as `time.sleep`, sees
-    /// it when it returns); true if one was running.
-    fn interrupt(&self, _py: Python<'_>) -> bool {
-        let id = self.0.load(Ordering::SeqCst);
-        if id == 0 {
-            return false;
-        }
-        // SAFETY: the GIL is held (`_py`), as the call requires; the thread
-        // is inside `call`, so its thread state exists.
-        unsafe {
-            ffi::PyThreadState_SetAsyncExc(id as std::ffi::c_long, ffi::PyExc_KeyboardInterrupt) > 0
-        }
+    fn install(&self, runner: Option<mpsc::Sender<ToCaller>>) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = runner;
     }
 }
 
@@ -67,17 +74,7 @@ pub fn run_interruptible<R: Send>(
     py: Python<'_>,
     f: impl FnOnce(Cancel) -> Result<R, RgbmError> + Send,
 ) -> PyResult<R> {
-    run_interruptible_calling(py, &PythonCaller::default(), f)
-}
-
-/// `run_interruptible` for a call that runs Python callables through
-/// `caller`: after Ctrl-C the running callable is interrupted too.
-pub fn run_interruptible_calling<R: Send>(
-    py: Python<'_>,
-    caller: &PythonCaller,
-    f: impl FnOnce(Cancel) -> Result<R, RgbmError> + Send,
-) -> PyResult<R> {
-    run_interruptible_watching(py, caller, None, f)
+    run_interruptible_watching(py, &PythonCaller::default(), None, f)
 }
 
 /// `interrupt.is_set()` (a `threading.Event`, say) is true: the caller
@@ -91,8 +88,9 @@ fn interrupt_requested(py: Python<'_>, interrupt: &Py<PyAny>) -> bool {
         .unwrap_or(false)
 }
 
-/// `run_interruptible_calling` that also stops, with KeyboardInterrupt,
-/// once `interrupt.is_set()` is true.
+/// `run_interruptible` that runs the Python callables of `caller` on this
+/// thread, and also stops, with KeyboardInterrupt, once
+/// `interrupt.is_set()` is true.
 pub fn run_interruptible_watching<R: Send>(
     py: Python<'_>,
     caller: &PythonCaller,
@@ -101,42 +99,48 @@ pub fn run_interruptible_watching<R: Send>(
 ) -> PyResult<R> {
     let stop = Arc::new(AtomicBool::new(false));
     let mut signal: Option<PyErr> = None;
-    let mut callable_interrupted = false;
+    let (tx, rx) = mpsc::channel::<ToCaller>();
+    caller.install(Some(tx.clone()));
     let outcome = py.detach(|| {
+        let rx = rx; // moved in: a Receiver cannot be shared
         std::thread::scope(|s| {
-            let (done_tx, done_rx) = mpsc::channel::<()>();
             let cancel = Cancel::on(stop.clone());
             let worker = s.spawn(move || {
-                let r = f(cancel);
-                let _ = done_tx.send(());
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(cancel)));
+                let _ = tx.send(ToCaller::Done);
                 r
             });
             loop {
-                match done_rx.recv_timeout(Duration::from_millis(50)) {
-                    Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
-                    Err(mpsc::RecvTimeoutError::Timeout) => Python::attach(|py| {
-                        if signal.is_none()
-                            && let Err(e) = py.check_signals()
-                        {
-                            signal = Some(e);
-                            stop.store(true, Ordering::Relaxed);
-                        }
-                        if signal.is_none()
-                            && let Some(interrupt) = interrupt
-                            && interrupt_requested(py, interrupt)
-                        {
-                            signal = Some(PyKeyboardInterrupt::new_err("interrupted"));
-                            stop.store(true, Ordering::Relaxed);
-                        }
-                        if signal.is_some() && !callable_interrupted {
-                            callable_interrupted = caller.interrupt(py);
-                        }
-                    }),
-                }
+                let job = match rx.recv_timeout(Duration::from_millis(50)) {
+                    Ok(ToCaller::Done) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                    Ok(ToCaller::Run(job)) => Some(job),
+                    Err(mpsc::RecvTimeoutError::Timeout) => None,
+                };
+                Python::attach(|py| {
+                    if let Some(job) = job {
+                        // A panic drops the job's reply: the fit's thread
+                        // sees Interrupted and ends.
+                        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(py)));
+                    }
+                    if signal.is_none()
+                        && let Err(e) = py.check_signals()
+                    {
+                        signal = Some(e);
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                    if signal.is_none()
+                        && let Some(interrupt) = interrupt
+                        && interrupt_requested(py, interrupt)
+                    {
+                        signal = Some(PyKeyboardInterrupt::new_err("interrupted"));
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                })
             }
-            worker.join()
+            worker.join().unwrap_or_else(Err)
         })
     });
+    caller.install(None);
     match outcome {
         Err(_) => Err(PyRuntimeError::new_err(
             "internal error: the native code panicked; please report this",

@@ -264,20 +264,27 @@ def test_sigint_stops_model_file_io_promptly(phase):
     assert waited < 2.0, f"{phase} took {waited:.2f}s to stop after SIGINT"
 
 
-# A custom loss, metric or callback that computes in Python for 15 s: the
-# fit calls it from its own thread, and Ctrl-C must interrupt the callable.
+# A custom loss, metric or callback that computes in Python, sleeps or
+# waits for a lock for 15 s: Ctrl-C must interrupt the callable, as it
+# would in plain Python (the fit runs it on the thread that called fit).
 _LONG_CALLABLE = textwrap.dedent(
     """
-    import sys, time
+    import sys, threading, time
     import numpy as np
     from rgbm_rs import RGBMRegressor
     rng = np.random.default_rng(0)
     X = rng.normal(size=(500, 4))
     y = X[:, 0]
+    held = threading.Lock()
+    held.acquire()
 
     def busy(seconds=15):
+        if WAIT == "sleep":
+            time.sleep(seconds)
+        elif WAIT == "lock":
+            held.acquire(timeout=seconds)
         t = time.monotonic()
-        while time.monotonic() - t < seconds:
+        while WAIT == "compute" and time.monotonic() - t < seconds:
             pass
 
     def loss(y_true, raw):
@@ -305,9 +312,11 @@ _LONG_CALLABLE = textwrap.dedent(
     ],
     ids=["loss", "metric", "callback"],
 )
-def test_sigint_interrupts_a_running_python_callable(fit):
-    waited = _stops_promptly(_LONG_CALLABLE.replace("FIT", fit), delay=1.0)
-    assert waited < 1.5, f"{fit} took {waited:.2f}s to stop after SIGINT"
+@pytest.mark.parametrize("wait", ["compute", "sleep", "lock"])
+def test_sigint_interrupts_a_running_python_callable(fit, wait):
+    script = _LONG_CALLABLE.replace("FIT", fit).replace("WAIT ==", f"{wait!r} ==")
+    waited = _stops_promptly(script, delay=1.0)
+    assert waited < 1.5, f"{fit} ({wait}) took {waited:.2f}s to stop after SIGINT"
 
 
 def test_concurrent_predict_matches_serial():
