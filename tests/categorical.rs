@@ -34,6 +34,18 @@ fn fit(params: &BoosterParams, x: &[f64], y: &[f64]) -> Result<Model, RgbmError>
     common::trained(params, &m, y, None).map(|t| t.model)
 }
 
+/// 8 rounds on `grouped(2000)` with feature 0 categorical: its rows and model.
+fn grouped_categorical_model() -> (Vec<f64>, Vec<f64>, Model) {
+    let (x, y, _) = grouped(2000);
+    let params = BoosterParams {
+        n_estimators: 8,
+        categorical_features: Some(vec![0]),
+        ..Default::default()
+    };
+    let model = fit(&params, &x, &y).unwrap();
+    (x, y, model)
+}
+
 fn stump(categorical: Option<Vec<usize>>) -> BoosterParams {
     BoosterParams {
         n_estimators: 1,
@@ -100,13 +112,7 @@ fn unseen_categories_and_missing_values_follow_the_default_side() {
 
 #[test]
 fn models_round_trip_and_bad_category_sets_are_refused() {
-    let (x, y, _) = grouped(2000);
-    let params = BoosterParams {
-        n_estimators: 8,
-        categorical_features: Some(vec![0]),
-        ..Default::default()
-    };
-    let model = fit(&params, &x, &y).unwrap();
+    let (x, y, model) = grouped_categorical_model();
     assert_eq!(model.format_version, 3);
     let text = model.to_json().unwrap();
     let back = Model::from_json(&text).unwrap();
@@ -193,13 +199,7 @@ fn unit_weights_give_the_same_categorical_trees() {
 
 #[test]
 fn a_files_names_and_category_lists_are_checked_against_the_model() {
-    let (x, y, _) = grouped(2000);
-    let params = BoosterParams {
-        n_estimators: 8,
-        categorical_features: Some(vec![0]),
-        ..Default::default()
-    };
-    let model = fit(&params, &x, &y).unwrap();
+    let (_, _, model) = grouped_categorical_model();
     // The largest code the sets hold, by hand from the bitsets.
     let top = model
         .trees
