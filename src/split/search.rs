@@ -432,7 +432,13 @@ const TIE_MARGIN: f64 = 1e-9;
 
 #[inline]
 pub(super) fn clearly_better(gain: f64, best: f64, parent_score: f64) -> bool {
-    gain > best + TIE_MARGIN * (best.abs() + parent_score.abs())
+    gain > better_than(best, parent_score)
+}
+
+/// What a gain must exceed to be `clearly_better` than `best`.
+#[inline(always)]
+pub(super) fn better_than(best: f64, parent_score: f64) -> f64 {
+    best + TIE_MARGIN * (best.abs() + parent_score.abs())
 }
 
 /// Below this many histogram bins the search runs on one thread (waking
