@@ -312,3 +312,84 @@ fn the_argmin_candidate_refuses_gain_leaf_and_l2_settings() {
         assert!(common::trained(&projected, &m, &y, None).is_ok());
     }
 }
+
+/// The argmin candidate keeps the fit's hessian floor: a stump's split is
+/// the best by Σ_l G_l² among the thresholds whose sides both hold a
+/// hessian sum of at least `min_child_weight` (brute force; under the
+/// squared loss a row's hessian is its weight, normalised to mean 1), and
+/// with the floor at 0 the best among all thresholds.
+#[test]
+fn the_argmin_candidate_honours_the_hessian_floor() {
+    let mut floored_elsewhere = 0;
+    for seed in 0..8u64 {
+        let n = 40;
+        let (x, y) = data(n, 40 + seed);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let w: Vec<f64> = (0..n).map(|_| rng.random_range(0.05..3.0)).collect();
+        let mean = w.iter().sum::<f64>() / n as f64;
+        let m = DenseMatrix::row_major(&x, n, P).unwrap();
+        let mut chosen = Vec::new();
+        for floor in [0.0, 8.0] {
+            let params = BoosterParams {
+                booster: BoosterKind::Rgb,
+                loss: Loss::Squared,
+                n_estimators: 1,
+                max_depth: None,
+                min_samples_leaf: 1,
+                min_child_weight: floor,
+                init: Init::Zero,
+                rgb_nodes: Some(vec![1]),
+                rgb_lambdas: Some(vec![1.0]),
+                rgb_candidates: 1,
+                rgb_beta: 0.0,
+                rgb_step: Some(RgbStep::Lipschitz),
+                rgb_candidate: Some(RgbCandidate::Argmin),
+                min_data_in_bin: Some(1),
+                ..Default::default()
+            };
+            let model = common::trained(&params, &m, &y, Some(&w)).unwrap().model;
+            let tree = &model.trees[0];
+            assert_eq!(tree.feature.len(), 1, "seed {seed} floor {floor}");
+            let (f, mut best) = (tree.feature[0] as usize, (f64::NEG_INFINITY, 0, 0.0));
+            // Every threshold of every feature, with its sides' sums.
+            for feature in 0..P {
+                for t in 0..12 {
+                    let (mut g, mut h) = ([0.0; 2], [0.0; 2]);
+                    for i in 0..n {
+                        let s = usize::from(x[i * P + feature] > t as f64 + 0.5);
+                        g[s] -= w[i] * y[i];
+                        h[s] += w[i] / mean;
+                    }
+                    if h[0].min(h[1]) >= floor.max(1e-12) {
+                        let score = g[0] * g[0] + g[1] * g[1];
+                        if score > best.0 {
+                            best = (score, feature, t as f64 + 0.5);
+                        }
+                    }
+                }
+            }
+            let (mut g, mut h) = ([0.0; 2], [0.0; 2]);
+            for i in 0..n {
+                let s = usize::from(!tree.goes_left(0, x[i * P + f]));
+                g[s] -= w[i] * y[i];
+                h[s] += w[i] / mean;
+            }
+            assert!(
+                h[0].min(h[1]) >= floor,
+                "seed {seed}: sides {h:?} under {floor}"
+            );
+            let score = g[0] * g[0] + g[1] * g[1];
+            assert!(
+                (score - best.0).abs() <= 1e-9 * best.0,
+                "seed {seed} floor {floor}: {score} vs best {best:?}"
+            );
+            chosen.push(tree.feature[0] as usize * 100 + tree.threshold[0] as usize);
+        }
+        floored_elsewhere += usize::from(chosen[0] != chosen[1]);
+    }
+    // The floor moved some stumps: the test saw it bind.
+    assert!(
+        floored_elsewhere >= 2,
+        "{floored_elsewhere} of 8 stumps moved"
+    );
+}

@@ -71,6 +71,9 @@ class RGBMRegressor(RegressorMixin, RGBMBase):
         classifier's trees also stop growing once it fits well, so later
         rounds cost less. Under the squared error a row's hessian is its
         weight (mean 1), so there it binds only on leaves of light rows.
+        With ``gain="gradient"`` and ``leaf="gradient"`` (MART) the trees
+        never read the hessian and the floor does not apply; with
+        ``booster="rgb"`` it applies to the candidate trees as well.
     reg_lambda : float, default=0.0
         L2 penalty λ on leaf values (in the same units as min_child_weight).
     reg_alpha : float, default=0.0

@@ -147,6 +147,8 @@ declare_params! {
     /// Minimum hessian sum of a leaf. Like `reg_lambda` and `min_split_gain`
     /// it is measured with sample weights normalised to mean 1 (unweighted:
     /// the raw hessians), so scaling every weight does not change a model.
+    /// First-order trees (gradient gain and leaves) never read the hessian
+    /// and have no floor; RGB's candidates keep it (`SplitRule::floors_hessian`).
     min_child_weight: f64 = 1.0,
         spec(NON_NEGATIVE, "smallest hessian sum of a leaf");
     reg_lambda: f64 = 0.0,

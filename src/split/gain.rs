@@ -134,7 +134,14 @@ impl SplitRule {
             leaf: p.leaf.into(),
             lambda: p.reg_lambda,
             min_samples_leaf: p.min_samples_leaf as f64,
-            min_child_weight: p.min_child_weight,
+            // First-order trees (gradient gain and leaves) never read the
+            // hessian; for non-convex losses such as the smoothed 0-1 loss it
+            // is negative on misclassified rows, so no floor applies to them.
+            min_child_weight: if p.gain == Mode::Gradient && p.leaf == Mode::Gradient {
+                0.0
+            } else {
+                p.min_child_weight
+            },
             min_split_gain: p.min_split_gain,
             cat: CatRule::from_params(p),
             reg: LeafReg {
@@ -206,6 +213,15 @@ impl SplitRule {
         self.gain == Curvature::Hessian || self.leaf == Curvature::Hessian
     }
 
+    /// Whether children need a hessian sum of at least `min_child_weight`:
+    /// always when a formula divides by the hessian, and for hessian-free
+    /// formulas when the floor is positive (RGB's best-member candidate
+    /// keeps the fit's floor, the guard XGBoost's trees have).
+    #[inline(always)]
+    pub fn floors_hessian(&self) -> bool {
+        self.uses_hessian() || self.min_child_weight > 0.0
+    }
+
     /// The key categories are sorted by: G/(H + smooth) (Newton) or
     /// G/(W + smooth) (gradient), so that with smooth = 0 sorted prefixes
     /// contain the best partition (Fisher 1958).
@@ -270,13 +286,10 @@ impl SplitRule {
     }
 
     /// Whether a child may exist, row count aside (`min_samples_leaf` is
-    /// judged by the caller). The hessian minimum applies only when a
-    /// Newton formula divides by the hessian: first-order boosting (gradient
-    /// gain and leaves) never reads it, and for non-convex losses such as the
-    /// smoothed 0-1 loss it is negative on misclassified rows.
+    /// judged by the caller); the hessian minimum as `floors_hessian` says.
     #[inline(always)]
     pub(crate) fn child_ok_but_rows(&self, s: &BinStats) -> bool {
-        (!self.uses_hessian() || s.h >= self.min_child_weight)
+        (!self.floors_hessian() || s.h >= self.min_child_weight)
             && Self::denominator(self.gain, s, self.lambda) > TINY
             && Self::denominator(self.leaf, s, self.lambda) > TINY
     }

@@ -14,7 +14,7 @@ struct GainTerms {
     min_rows: f64,
     min_child_weight: f64,
     min_split_gain: f64,
-    uses_hessian: bool,
+    floors_hessian: bool,
     gain_newton: bool,
     leaf_newton: bool,
     gain_unit: bool,
@@ -30,7 +30,7 @@ impl GainTerms {
             min_rows: rule.min_samples_leaf,
             min_child_weight: rule.min_child_weight,
             min_split_gain: rule.min_split_gain,
-            uses_hessian: rule.uses_hessian(),
+            floors_hessian: rule.floors_hessian(),
             gain_newton: rule.gain == Curvature::Hessian,
             leaf_newton: rule.leaf == Curvature::Hessian,
             gain_unit: rule.gain == Curvature::Unit,
@@ -66,7 +66,7 @@ fn side<const UNIT: bool, const REG: bool>(
     let d_gain = pick(t.gain_newton, t.gain_unit) + t.lambda;
     let d_leaf = pick(t.leaf_newton, t.leaf_unit) + t.lambda;
     let ok = (n >= t.min_rows)
-        & (!t.uses_hessian | (h >= t.min_child_weight))
+        & (!t.floors_hessian | (h >= t.min_child_weight))
         & (d_gain > TINY)
         & (d_leaf > TINY);
     let score = if REG {
@@ -442,7 +442,7 @@ fn block_gains<const UNIT: bool>(
 /// the SIMD lanes): the row minimum holds on both sides of every threshold
 /// in a block (`fill_block`); a side whose denominator is at most `TINY`
 /// fails, so its quotient is never kept; and the hessian minimum applies
-/// only with the hessian (`SplitRule::uses_hessian`).
+/// as `SplitRule::floors_hessian` says.
 // One index into five arrays in step.
 #[allow(clippy::needless_range_loop)]
 #[inline(always)]
@@ -471,7 +471,7 @@ fn block_gains_same<const DENOM: u8>(
         v = if gain > 1e-10 * children { v } else { OUT };
         v = if dl > TINY { v } else { OUT };
         v = if dr > TINY { v } else { OUT };
-        if newton {
+        if newton || t.floors_hessian {
             v = if h >= min_h { v } else { OUT };
             v = if rh >= min_h { v } else { OUT };
         }
