@@ -20,6 +20,7 @@ pub enum Purpose {
     ExtraTrees = 7,
     ColumnLevel = 8,
     ColumnNode = 9,
+    Quantize = 10,
 }
 
 /// SplitMix64 finaliser: decorrelates nearby seeds before keying ChaCha.

@@ -6,9 +6,14 @@ every library, 2 threads. Each library fits once to warm up, then the repetition
 libraries; the table gives the median fit time, the ratio to LightGBM, and the test metric
 (accuracy or R^2 on a fixed 25 % split) so equal accuracy can be checked.
 
+With ``--libs rgbm,rgbm-quant,lightgbm,lightgbm-quant`` the table (its own BENCHMARKS.md
+markers, ``small_data_quantized``) adds both libraries' quantized training
+(``use_quantized_grad=True``, everything else at its default).
+
 Usage::
 
     python benches/python/small_data_compare.py --reps 7 --write-md BENCHMARKS.md
+    python benches/python/small_data_compare.py --reps 5 --libs rgbm,rgbm-quant,lightgbm,lightgbm-quant --write-md BENCHMARKS.md
 """
 
 from __future__ import annotations
@@ -30,7 +35,14 @@ import _report  # noqa: E402
 DATA = _report.DATA_DIR
 ROUNDS, LEAVES, LR, MIN_LEAF, BINS = 200, 31, 0.1, 20, 255
 MARKER = "small_data"
-LABELS = {"rgbm": "rgbm_rs", "lightgbm": "LightGBM", "xgboost": "XGBoost"}
+LABELS = {
+    "rgbm": "rgbm_rs",
+    "lightgbm": "LightGBM",
+    "xgboost": "XGBoost",
+    "rgbm-quant": "rgbm_rs quantized",
+    "lightgbm-quant": "LightGBM quantized",
+}
+QUANT = "-quant"
 
 
 def load(name: str):
@@ -74,6 +86,8 @@ DATASETS = ("breast-cancer", "digits", "diabetes", "optdigits", "covtype-10k", "
 
 
 def estimator(lib: str, task: str, threads: int):
+    quant = dict(use_quantized_grad=True) if lib.endswith(QUANT) else {}
+    lib = lib.removesuffix(QUANT)
     if lib == "rgbm":
         import rgbm_rs
 
@@ -89,6 +103,7 @@ def estimator(lib: str, task: str, threads: int):
             n_jobs=None if threads == os.cpu_count() else threads,
             random_state=0,
             **kw,
+            **quant,
         )
     if lib == "lightgbm":
         import lightgbm
@@ -103,6 +118,7 @@ def estimator(lib: str, task: str, threads: int):
             n_jobs=threads,
             random_state=0,
             verbose=-1,
+            **quant,
         )
     if lib == "xgboost":
         import xgboost
@@ -166,9 +182,11 @@ def main() -> None:
     import rgbm_rs
 
     metric = {"regression": "R²", "binary": "accuracy", "multiclass": "accuracy"}
+    quantized = any(lib.endswith(QUANT) for lib in libs)
+    lib_arg = f"--libs {args.libs} " if quantized else ""
     lines = [
         f"- Command: `python benches/python/small_data_compare.py --reps {args.reps} --threads {args.threads} "
-        "--write-md BENCHMARKS.md`",
+        f"{lib_arg}--write-md BENCHMARKS.md`",
         f"- Machine: {_report.cpu_model()}, {os.cpu_count()} CPUs; commit {_report.git_commit()}; rgbm_rs "
         f"{rgbm_rs.__version__}, LightGBM {lightgbm.__version__}; Python {platform.python_version()}",
         f"- {ROUNDS} rounds of {LEAVES}-leaf best-first trees, learning rate {LR}, at least {MIN_LEAF} rows "
@@ -200,7 +218,8 @@ def main() -> None:
             + " |"
         )
     # One table per thread count: the default run (2 threads) and --threads 1.
-    marker = MARKER if args.threads == 2 else f"{MARKER}_{args.threads}_thread"
+    marker = MARKER + ("_quantized" if quantized else "")
+    marker = marker if args.threads == 2 else f"{marker}_{args.threads}_thread"
     _report.publish("\n".join(lines), args.write_md, marker)
 
 

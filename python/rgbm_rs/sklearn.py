@@ -110,6 +110,28 @@ class RGBMRegressor(RegressorMixin, RGBMBase):
         ``selection="random"`` a feature keeps its drawn threshold only if
         the selection drew it too. Works with booster="rgb" and
         langevin=True.
+    use_quantized_grad : bool, default=False
+        LightGBM's quantized training (Shi et al., NeurIPS 2022): before each
+        tree every row's gradient is rounded to an integer level on the
+        scale max|g| / (num_grad_quant_bins / 2) and its hessian to one on
+        max|h| / num_grad_quant_bins; the tree's splits are found on those.
+        As in LightGBM, hessians equal on every row keep their value; here
+        the squared error's hessians (the row weights) are kept too. Levels
+        are held as floats (multiples of the scales), so unlike LightGBM's
+        packed integer histograms it does not make a fit faster: it is
+        there for LightGBM's results, and its sums are exact only with
+        ``summation="exact"``. Not with booster="rgb" or langevin=True.
+    num_grad_quant_bins : int, default=4
+        Levels of the quantized hessians; the gradients get half as many on
+        each side of zero. More levels come closer to the unquantized fit.
+    quant_train_renew_leaf : bool, default=False
+        With use_quantized_grad, each leaf's value from its rows' exact
+        gradient and hessian sums rather than the quantized ones.
+    stochastic_rounding : bool, default=True
+        With use_quantized_grad, each value is rounded up or down at random
+        with the probabilities that keep it unbiased, drawn from
+        ``random_state``, the tree and the row (the same model at any
+        ``n_jobs``); False rounds to the nearest level.
     categorical_features : "from_dtype", "auto", list of int or str, boolean mask or None, default="from_dtype"
         Features split by sets of categories instead of thresholds.
         "from_dtype" takes the frame's columns of a categorical dtype
@@ -457,6 +479,10 @@ or callable, default="squared"
         path_smooth: float = 0.0,
         min_split_gain: float = 0.0,
         extra_trees: bool = False,
+        use_quantized_grad: bool = False,
+        num_grad_quant_bins: int = 4,
+        quant_train_renew_leaf: bool = False,
+        stochastic_rounding: bool = True,
         categorical_features: FeatureSelection | str | None = "from_dtype",
         max_cat_to_onehot: int | None = None,
         max_cat_threshold: int | None = None,

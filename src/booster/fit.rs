@@ -24,6 +24,7 @@ use crate::tree::{GrowerConfig, Tree};
 
 use super::eval::{EvalResult, EvalSet, Evaluator, Monitor};
 use super::learner::WeakLearner;
+use super::quantize::Quantizer;
 use super::resume::RoundRecord;
 use super::rgb::RgbState;
 use super::scores::{add_tree_to_rows, rows_by_leaf};
@@ -86,6 +87,8 @@ pub(super) struct Fit<'a, T: Element> {
     /// Line search only: the round's trees' raw output u on every row.
     dir: Vec<f64>,
     langevin: Option<sglb::Langevin>,
+    /// `use_quantized_grad`: each tree's quantized gradients.
+    quantizer: Option<Quantizer>,
     /// Model shrinkage: F ← b + q·(F − b) + tree each round.
     q: f64,
     /// The round's learning rate: `params.learning_rate` until a callback
@@ -169,6 +172,7 @@ impl<'a, T: Element> Fit<'a, T> {
             Vec::new()
         };
         let langevin = sglb::Langevin::new(params, n, weight_unit)?;
+        let quantizer = Quantizer::new(params, n, objective.unit_hessian())?;
         let fit = Fit {
             p,
             n,
@@ -186,6 +190,7 @@ impl<'a, T: Element> Fit<'a, T> {
             constraints,
             dir,
             langevin,
+            quantizer,
             q: params.shrink_factor(),
             learning_rate: params.learning_rate,
             bound,
@@ -415,10 +420,11 @@ impl<'a, T: Element> Fit<'a, T> {
         let (p, n) = (self.p, self.n);
         let seed = p.params.random_state;
         let gh = &self.gh[class * n..(class + 1) * n];
-        let structure = match &mut self.langevin {
-            Some(langevin) if p.params.langevin_split_noise() => {
+        let structure = match (&mut self.langevin, &mut self.quantizer) {
+            (Some(langevin), _) if p.params.langevin_split_noise() => {
                 langevin.structure_gradients(gh, seed, stream_id, &p.rows)?
             }
+            (_, Some(quantizer)) => quantizer.quantize(gh, seed, stream_id, &p.rows)?,
             _ => gh,
         };
         let grads = p.gradients(structure);
@@ -441,20 +447,25 @@ impl<'a, T: Element> Fit<'a, T> {
                 &mut grown.leaf_ranges,
                 &mut self.leaf_rows,
             )?;
-            let clean = p.gradients(gh);
-            let mut sums: Vec<_> = grown
-                .leaf_ranges
-                .iter()
-                .map(|&(s, e)| sum_rows(&self.leaf_rows[s..e], &clean))
-                .collect();
-            crate::reduce::sum_stats(p.rows.reduce, &mut sums)?;
-            grown.tree.leaf_value = sums.iter().map(|s| self.rule.leaf_value(s)).collect();
         }
         let rows = if every_row {
             &self.leaf_rows
         } else {
             &self.rows
         };
+        // The leaves from the exact gradients: of every row, or of the tree's
+        // rows when the structure came from quantized ones (LightGBM's
+        // `quant_train_renew_leaf`).
+        if every_row || (self.quantizer.is_some() && p.params.quant_train_renew_leaf) {
+            let clean = p.gradients(gh);
+            let mut sums: Vec<_> = grown
+                .leaf_ranges
+                .iter()
+                .map(|&(s, e)| sum_rows(&rows[s..e], &clean))
+                .collect();
+            crate::reduce::sum_stats(p.rows.reduce, &mut sums)?;
+            grown.tree.leaf_value = sums.iter().map(|s| self.rule.leaf_value(s)).collect();
+        }
         if let Some(langevin) = &self.langevin {
             let (clean, ranges) = (p.gradients(gh), &grown.leaf_ranges);
             grown.tree.leaf_value = langevin.leaf_values(

@@ -4,6 +4,7 @@ pub mod eval;
 mod fit;
 pub(crate) mod grid;
 mod learner;
+mod quantize;
 pub mod resume;
 pub mod rgb;
 mod scores;

@@ -32,6 +32,19 @@ fn is_false(x: &bool) -> bool {
     !*x
 }
 
+/// serde: options on by default are not written when on.
+fn is_true(x: &bool) -> bool {
+    *x
+}
+
+/// LightGBM's default `num_grad_quant_bins`.
+const QUANT_BINS: usize = 4;
+
+/// serde: the default quantization bins are not written.
+fn is_quant_bins(x: &usize) -> bool {
+    *x == QUANT_BINS
+}
+
 /// Upper limit on `n_classes` (one tree per class per round).
 pub const MAX_CLASSES: usize = 10_000;
 
@@ -183,6 +196,21 @@ declare_params! {
     #[serde(skip_serializing_if = "is_false")]
     extra_trees: bool = false,
         spec(Values::Bool, "each numeric feature tries one random threshold per node (LightGBM's extra_trees)");
+    /// LightGBM's `use_quantized_grad` (`booster::quantize`): each tree is
+    /// grown on gradients and hessians rounded to integer levels. Not
+    /// written when off, nor are its three settings at their defaults.
+    #[serde(skip_serializing_if = "is_false")]
+    use_quantized_grad: bool = false,
+        spec(Values::Bool, "grow each tree on gradients and hessians quantized to integer levels (LightGBM's use_quantized_grad)");
+    #[serde(skip_serializing_if = "is_quant_bins")]
+    num_grad_quant_bins: usize = QUANT_BINS,
+        spec(int(2, 1 << 20), "levels of the quantized hessians (gradients get half as many on each side of 0), with use_quantized_grad");
+    #[serde(skip_serializing_if = "is_false")]
+    quant_train_renew_leaf: bool = false,
+        spec(Values::Bool, "with use_quantized_grad, leaf values from the rows' exact gradients rather than the quantized sums");
+    #[serde(skip_serializing_if = "is_true")]
+    stochastic_rounding: bool = true,
+        spec(Values::Bool, "with use_quantized_grad, round each row up or down at random (unbiased) rather than to the nearest level");
     /// Features whose values are category codes (integers in
     /// [0, `MAX_CATEGORY`], NaN = missing): their splits send a set of
     /// categories one way. Unset fields are not written, so models without

@@ -26,7 +26,25 @@ impl BoosterParams {
         self.check_rgb()?;
         self.check_summation()?;
         self.check_leaf_reg()?;
+        self.check_quantized()?;
         self.check_evaluation()
+    }
+
+    /// `use_quantized_grad` where a method grows its trees otherwise.
+    fn check_quantized(&self) -> Result<()> {
+        if !self.use_quantized_grad {
+            return Ok(());
+        }
+        check(
+            self.booster != BoosterKind::Rgb,
+            "use_quantized_grad",
+            || {
+                "booster='rgb' grows its candidates on the exact gradients; use_quantized_grad applies to booster='gbm'".to_string()
+            },
+        )?;
+        check(!self.langevin, "use_quantized_grad", || {
+            "langevin=True adds its own noise to the gradients; use_quantized_grad is not available with it".to_string()
+        })
     }
 
     /// `reg_alpha`, `max_delta_step` and `path_smooth` where a method has

@@ -115,6 +115,7 @@ SETUPS = [
     ("multiclass", dict(max_depth=3), True),
     ("regression", dict(langevin=True, temperature=100.0), True),
     ("regression", dict(colsample_bytree=0.8, colsample_bylevel=0.7, colsample_bynode=0.6, extra_trees=True), True),
+    ("binary", dict(max_depth=3, use_quantized_grad=True, quant_train_renew_leaf=True), True),
 ]
 
 
