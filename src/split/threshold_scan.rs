@@ -124,6 +124,66 @@ pub(super) fn scan_exact(
     }
 }
 
+/// A feature's missing-value bin: its sums, and whether the node has any.
+#[derive(Clone, Copy)]
+struct Missing {
+    stats: BinStats,
+    seen: bool,
+}
+
+impl Missing {
+    #[inline(always)]
+    fn of(hist: &HistSlice, n_value_bins: usize) -> Missing {
+        let stats = hist.stats(n_value_bins);
+        Missing {
+            stats,
+            seen: stats.w > 0.0,
+        }
+    }
+
+    /// The sides the missing rows are tried on: left only if there are some.
+    #[inline(always)]
+    fn directions(&self) -> &'static [bool] {
+        if self.seen { &[false, true] } else { &[false] }
+    }
+
+    /// The split at value bin `bin` with `left` the value bins' left sums
+    /// (the missing rows included if `missing_left`). With no missing rows
+    /// seen, future missing values go to the heavier side.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn candidate(
+        &self,
+        feature: usize,
+        bin: usize,
+        threshold: f64,
+        total: &BinStats,
+        mut left: BinStats,
+        missing_left: bool,
+        gain: f64,
+        min: f64,
+    ) -> SplitCandidate {
+        let mut right = total.sub(&left);
+        let mut default_left = missing_left;
+        if !self.seen && left.w >= right.w && right.n - self.stats.n >= min {
+            default_left = true;
+            left.add(&self.stats);
+            right = total.sub(&left);
+        }
+        SplitCandidate {
+            feature,
+            bin,
+            categories: None,
+            threshold,
+            default_left,
+            default_by_rows: false,
+            gain,
+            left,
+            right,
+        }
+    }
+}
+
 type ScanArgs<'a> = (
     HistSlice<'a>,
     &'a [f64],
@@ -139,20 +199,14 @@ fn scan_exact_body<const SKIP_EMPTY: bool, const UNIT: bool, const REG: bool>(
     (hist, thresholds, total, parent_score, feature, rule, allowed): ScanArgs,
 ) -> (Option<SplitCandidate>, bool) {
     let n_value_bins = thresholds.len() + 1;
-    let missing = hist.stats(n_value_bins);
-    let missing_seen = missing.w > 0.0;
-    let directions: &[bool] = if missing_seen {
-        &[false, true]
-    } else {
-        &[false]
-    };
+    let missing = Missing::of(&hist, n_value_bins);
     let t = GainTerms::new(rule);
     let min = rule.min_samples_leaf;
     let mut best: Option<SplitCandidate> = None;
     let mut splittable = false;
-    for &missing_left in directions {
+    for &missing_left in missing.directions() {
         let mut left = if missing_left {
-            missing
+            missing.stats
         } else {
             BinStats::default()
         };
@@ -190,26 +244,16 @@ fn scan_exact_body<const SKIP_EMPTY: bool, const UNIT: bool, const REG: bool>(
             {
                 continue;
             }
-            let (mut l, mut r) = (left, right);
-            let mut default_left = missing_left;
-            // With no missing rows seen, future missing values go to the
-            // heavier side.
-            if !missing_seen && l.w >= r.w && r.n - missing.n >= min {
-                default_left = true;
-                l.add(&missing);
-                r = total.sub(&l);
-            }
-            best = Some(SplitCandidate {
+            best = Some(missing.candidate(
                 feature,
-                bin: b,
-                categories: None,
-                threshold: thresholds[b],
-                default_left,
-                default_by_rows: false,
+                b,
+                thresholds[b],
+                total,
+                left,
+                missing_left,
                 gain,
-                left: l,
-                right: r,
-            });
+                min,
+            ));
         }
     }
     (best, splittable)
@@ -271,13 +315,7 @@ fn scan_blocked_body<const UNIT: bool, const DENOM: u8>(
 ) -> (Option<SplitCandidate>, bool) {
     let n_value_bins = thresholds.len() + 1;
     let last = n_value_bins - 1;
-    let missing = hist.stats(n_value_bins);
-    let missing_seen = missing.w > 0.0;
-    let directions: &[bool] = if missing_seen {
-        &[false, true]
-    } else {
-        &[false]
-    };
+    let missing = Missing::of(&hist, n_value_bins);
     let t = GainTerms::new(rule);
     let min = rule.min_samples_leaf;
     let mut best: Option<SplitCandidate> = None;
@@ -295,9 +333,9 @@ fn scan_blocked_body<const UNIT: bool, const DENOM: u8>(
     // The running sums live in registers (a `BinStats` would be kept in
     // memory, and every add would wait on a store and a reload).
     let (total_n, min) = (total.n, min);
-    for &missing_left in directions {
+    for &missing_left in missing.directions() {
         let start = if missing_left {
-            missing
+            missing.stats
         } else {
             BinStats::default()
         };
@@ -332,33 +370,24 @@ fn scan_blocked_body<const UNIT: bool, const DENOM: u8>(
                     if !(gain > bar) || allowed.is_some_and(|a| !a[bin]) {
                         continue;
                     }
-                    let mut l = BinStats {
+                    let left = BinStats {
                         g: sums.g[i],
                         h: sums.h[i],
                         w: sums.w[i],
                         n: sums.n[i],
                     };
-                    let mut r = total.sub(&l);
-                    let mut default_left = missing_left;
-                    // With no missing rows seen, future missing values go to
-                    // the heavier side.
-                    if !missing_seen && l.w >= r.w && r.n - missing.n >= min {
-                        default_left = true;
-                        l.add(&missing);
-                        r = total.sub(&l);
-                    }
                     bar = better_than(gain, parent_score);
-                    best = Some(SplitCandidate {
+                    let threshold = thresholds[bin];
+                    best = Some(missing.candidate(
                         feature,
                         bin,
-                        categories: None,
-                        threshold: thresholds[bin],
-                        default_left,
-                        default_by_rows: false,
+                        threshold,
+                        total,
+                        left,
+                        missing_left,
                         gain,
-                        left: l,
-                        right: r,
-                    });
+                        min,
+                    ));
                 }
             }
             b += len;
