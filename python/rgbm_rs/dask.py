@@ -773,8 +773,7 @@ def _trained(params, fit, run, futures, n_total, rounds, stats, lost):
     params_json = json.dumps(params)
     # Every shard evaluates the whole evaluation sets (small by design),
     # so every shard stops in the same round.
-    evals = client.scatter(list(fit.evals), broadcast=True) if fit.evals else []
-    job = _Job(params_json, n_total, evals, rounds, stats)
+    job = _Job(params_json, n_total, _scattered_evals(client, fit), rounds, stats)
     while True:
         try:
             done = _fit_shards(run, futures, job)
@@ -798,8 +797,17 @@ def _trained(params, fit, run, futures, n_total, rounds, stats, lost):
             # left; the new shards replay the rounds trained so far.
             resumes += 1
             _recomputed(client, futures, run.timeout, lost)
+            # Scattered data lost with a worker cannot be computed again
+            # (a broadcast may not have reached every worker yet): send the
+            # evaluation sets afresh.
+            job = job._replace(evals=_scattered_evals(client, fit))
     _, model, log, evals, best = done
     return model, json.loads(log), json.loads(evals), best, stats, lost
+
+
+def _scattered_evals(client, fit):
+    """The evaluation sets on every worker (new keys each time)."""
+    return client.scatter(list(fit.evals), broadcast=True, hash=False) if fit.evals else []
 
 
 def _fit_shards(run, futures, job):

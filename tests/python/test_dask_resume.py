@@ -196,6 +196,37 @@ def test_early_stopping_resumes_from_the_same_state(client):
     assert killed and est.dask_lost_workers_ == killed
 
 
+def test_a_resumed_fit_sends_its_evaluation_sets_again(client, monkeypatch):
+    """Scattered data is lost with its worker and Dask cannot compute it
+    again; a worker that fetched a replica may have released it, so the
+    resumed shards must not depend on the first scatter: the evaluation
+    sets are scattered afresh on every resume, and the model is the one
+    without a loss."""
+    import rgbm_rs.dask as rdask
+
+    Xe, ye = data("binary", seed=12)
+    sent, scatter = [], rdask._scattered_evals
+
+    def counted(c, fit):
+        sent.append(len(fit.evals))
+        return scatter(c, fit)
+
+    monkeypatch.setattr(rdask, "_scattered_evals", counted)
+    killed = []
+
+    def act(r):
+        if r == 2 and not killed:
+            killed.append(shard_workers(client)[0])
+            kill(client, killed[0])
+
+    params = dict(n_estimators=8, max_depth=3, random_state=1)
+    est, expected = fit_both(client, params, "binary", Rounds(act), eval_set=[(Xe[:300], ye[:300])])
+    assert model_doc(est) == model_doc(expected)
+    assert est.evals_result_ == expected.evals_result_
+    assert est.dask_lost_workers_ == killed
+    assert sent == [1, 1]
+
+
 def test_a_second_loss_while_resuming(client):
     # The first worker dies after round 1; a second one dies while the
     # resumed shards bin the data again.
