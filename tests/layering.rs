@@ -551,7 +551,6 @@ const ALLOWED_CIRCLES: &[(&str, &str, &str)] = &[
         "data/sparse_binning.rs",
         "not split yet",
     ),
-    ("data/matrix.rs", "data/sparse.rs", "not split yet"),
     (
         "histogram/feature_major.rs",
         "histogram/mod.rs",
