@@ -553,11 +553,6 @@ const ALLOWED_CIRCLES: &[(&str, &str, &str)] = &[
     ),
     ("objective/logistic.rs", "objective/mod.rs", "not split yet"),
     ("params/mod.rs", "params/spec.rs", "not split yet"),
-    (
-        "split/search.rs",
-        "split/threshold_scan.rs",
-        "not split yet",
-    ),
 ];
 
 #[test]
