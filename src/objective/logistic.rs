@@ -1,15 +1,5 @@
 use super::{Link, PointLoss};
 
-#[inline(always)]
-pub fn sigmoid(f: f64) -> f64 {
-    if f >= 0.0 {
-        1.0 / (1.0 + (-f).exp())
-    } else {
-        let e = f.exp();
-        e / (1.0 + e)
-    }
-}
-
 /// log(1 + e^z), without overflow.
 #[inline(always)]
 fn softplus(z: f64) -> f64 {

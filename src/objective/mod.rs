@@ -84,8 +84,19 @@ impl Link {
         match self {
             Link::Identity | Link::Softmax => f,
             Link::Exp => f.exp(),
-            Link::Sigmoid { scale } => logistic::sigmoid(f / scale),
+            Link::Sigmoid { scale } => sigmoid(f / scale),
         }
+    }
+}
+
+/// 1 / (1 + e^(−f)), from one exp that cannot overflow.
+#[inline(always)]
+fn sigmoid(f: f64) -> f64 {
+    if f >= 0.0 {
+        1.0 / (1.0 + (-f).exp())
+    } else {
+        let e = f.exp();
+        e / (1.0 + e)
     }
 }
 
@@ -889,7 +900,6 @@ pub(crate) mod tests {
             f(&mut p);
             Objective::from_params(&p)
         }
-        use logistic::sigmoid;
         type ClosedForm = fn(f64) -> f64;
         let cases: Vec<(Objective, ClosedForm)> = vec![
             (p(Loss::Squared, |_| {}), |f| f),
