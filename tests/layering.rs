@@ -497,8 +497,20 @@ fn file_of(src: &Path, segments: &[String], depth: usize) -> std::path::PathBuf 
     file
 }
 
-/// Every file of `src` and the files its code uses (re-exports left
-/// out), paths relative to `src`.
+/// How often `word` occurs in `code` as a whole identifier.
+fn occurrences(code: &str, word: &str) -> usize {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    code.match_indices(word)
+        .filter(|(at, _)| {
+            !code[..*at].chars().next_back().is_some_and(is_ident)
+                && !code[at + word.len()..].chars().next().is_some_and(is_ident)
+        })
+        .count()
+}
+
+/// Every file of `src` and the files its code uses, paths relative to
+/// `src`. A re-export alone is the module's interface, not a use: it
+/// counts only when the file's code also names what it re-exports.
 fn file_imports(src: &Path) -> BTreeMap<String, Vec<String>> {
     let mut files = Vec::new();
     rust_files(src, &mut files);
@@ -506,9 +518,17 @@ fn file_imports(src: &Path) -> BTreeMap<String, Vec<String>> {
     for file in files {
         let rel = file.strip_prefix(src).expect("under src").to_path_buf();
         let code = fs::read_to_string(&file).expect("a source file");
+        let kept = without_tests(&code);
         let mut used: Vec<String> = named_paths(&code, &module_of(&rel))
             .iter()
-            .filter(|named| !named.re_export)
+            .filter(|named| {
+                !named.re_export
+                    || named
+                        .name
+                        .as_ref()
+                        .or(named.path.last())
+                        .is_some_and(|name| occurrences(&kept, name) > 1)
+            })
             .map(|named| file_of(src, &named.path, 0))
             .filter(|target| *target != rel)
             .map(|target| target.to_string_lossy().to_string())
@@ -536,6 +556,24 @@ fn import_circles(imports: &BTreeMap<String, Vec<String>>) -> Vec<(String, Strin
 /// Pairs of files that may use each other (in the order the check lists
 /// them), each with why.
 const ALLOWED_CIRCLES: &[(&str, &str, &str)] = &[
+    (
+        "data/dataset/column_index.rs",
+        "data/dataset/mod.rs",
+        "not split yet",
+    ),
+    (
+        "objective/exponential.rs",
+        "objective/mod.rs",
+        "not split yet",
+    ),
+    ("objective/gaussian.rs", "objective/mod.rs", "not split yet"),
+    ("objective/huber.rs", "objective/mod.rs", "not split yet"),
+    ("objective/log_link.rs", "objective/mod.rs", "not split yet"),
+    ("objective/logistic.rs", "objective/mod.rs", "not split yet"),
+    ("objective/mod.rs", "objective/quantile.rs", "not split yet"),
+    ("objective/mod.rs", "objective/sla01.rs", "not split yet"),
+    ("objective/mod.rs", "objective/softmax.rs", "not split yet"),
+    ("objective/mod.rs", "objective/squared.rs", "not split yet"),
     (
         "data/binning/mod.rs",
         "data/binning/sparse_columns.rs",
@@ -598,6 +636,11 @@ fn the_path_reader_expands_groups_and_relative_paths() {
     ]
     .map(|(p, n, r)| (p.to_string(), n.map(str::to_string), r));
     assert_eq!(read, expected);
+    // A re-export the file's code also names is a use of it.
+    assert_eq!(
+        occurrences("pub use a::B;\nfn f(b: B, c: BB, d: a_B) {}", "B"),
+        2
+    );
 }
 
 #[test]
