@@ -580,11 +580,6 @@ const ALLOWED_CIRCLES: &[(&str, &str, &str)] = &[
         "not split yet",
     ),
     (
-        "data/binning/mod.rs",
-        "data/feature_table.rs",
-        "not split yet",
-    ),
-    (
         "data/dataset/mod.rs",
         "data/sparse_binning.rs",
         "not split yet",

@@ -2,8 +2,8 @@
 //! value bins; NaN gets its own extra bin. Thresholds are raw values, so a
 //! split `bin <= b` is the same as `x <= threshold[b]` on unbinned data.
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
+pub use super::feature_bins::{FeatureBins, category_code};
 use super::feature_table::FeatureTable;
 
 use super::matrix::{AsMatrix, DenseMatrix, Element, Matrix};
@@ -15,18 +15,6 @@ use crate::rng::{Purpose, stream};
 
 /// Rows used to find the cut points (LightGBM uses 200k as well).
 pub const BIN_SAMPLE_ROWS: usize = 200_000;
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct FeatureBins {
-    /// Upper bounds of value bins 0..k-1 (the last value bin is unbounded).
-    /// A categorical feature's only give the number of value bins.
-    pub thresholds: Vec<f64>,
-    /// A categorical feature's category code of each value bin, increasing.
-    /// Codes without a bin (rare beyond `max_bins`, or unseen) share the
-    /// missing bin: like missing values they follow a split's default side.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub categories: Option<Vec<u32>>,
-}
 
 /// One distinct value of a feature's sample: its total weight and rows.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -55,50 +43,7 @@ impl From<usize> for BinLimits {
     }
 }
 
-/// The category code `v` holds, if it is one (an integer in [0, MAX_CATEGORY]).
-#[inline]
-pub fn category_code(v: f64) -> Option<u32> {
-    (v >= 0.0 && v <= MAX_CATEGORY as f64 && v == v.trunc()).then_some(v as u32)
-}
-
 impl FeatureBins {
-    /// One value bin for every value (and the missing bin).
-    pub fn single() -> FeatureBins {
-        FeatureBins {
-            thresholds: Vec::new(),
-            categories: None,
-        }
-    }
-
-    /// Number of value bins (excluding the missing bin).
-    #[inline]
-    pub fn n_value_bins(&self) -> usize {
-        self.thresholds.len() + 1
-    }
-    /// The code given to NaN.
-    #[inline]
-    pub fn missing_bin(&self) -> usize {
-        self.thresholds.len() + 1
-    }
-    /// Value bins plus the missing bin.
-    #[inline]
-    pub fn n_bins(&self) -> usize {
-        self.thresholds.len() + 2
-    }
-    #[inline]
-    pub fn bin(&self, x: f64) -> usize {
-        if let Some(cats) = &self.categories {
-            return category_code(x)
-                .and_then(|c| cats.binary_search(&c).ok())
-                .unwrap_or(self.missing_bin());
-        }
-        if x.is_nan() {
-            self.missing_bin()
-        } else {
-            self.thresholds.partition_point(|&t| t < x)
-        }
-    }
-
     /// Cut points from a feature's non-missing sample values, by sorting them.
     /// `OutOfMemory` if the distinct values do not fit.
     fn from_sample<S: SampleValue>(sample: &mut [S], limits: BinLimits) -> Result<FeatureBins> {
@@ -237,27 +182,6 @@ impl FeatureBins {
             thresholds,
             categories: Some(seen),
         })
-    }
-
-    /// A value standing for every value of bin `code`: it takes the same
-    /// side as they do at every split on these bins (thresholds are bin
-    /// upper bounds, a categorical split tests the bin's category, the
-    /// missing bin goes the missing side), so routing rows by it needs no
-    /// raw values. The unbounded last value bin stands as +∞ (data holds no
-    /// infinities).
-    #[inline]
-    pub fn bin_value(&self, code: usize) -> f64 {
-        if code >= self.missing_bin() {
-            return f64::NAN;
-        }
-        match &self.categories {
-            Some(cats) => cats.get(code).map_or(f64::NAN, |&c| c as f64),
-            None => self.thresholds.get(code).copied().unwrap_or(f64::INFINITY),
-        }
-    }
-
-    pub fn is_categorical(&self) -> bool {
-        self.categories.is_some()
     }
 }
 
