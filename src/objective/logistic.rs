@@ -1,4 +1,4 @@
-use super::{Link, PointLoss};
+use super::point_loss::{Link, PointLoss};
 
 /// log(1 + e^z), without overflow.
 #[inline(always)]
