@@ -557,18 +557,8 @@ fn import_circles(imports: &BTreeMap<String, Vec<String>>) -> Vec<(String, Strin
 /// them), each with why.
 const ALLOWED_CIRCLES: &[(&str, &str, &str)] = &[
     (
-        "data/dataset/column_index.rs",
-        "data/dataset/mod.rs",
-        "not split yet",
-    ),
-    (
         "data/binning/mod.rs",
         "data/binning/sparse_columns.rs",
-        "not split yet",
-    ),
-    (
-        "data/dataset/mod.rs",
-        "data/sparse_binning.rs",
         "not split yet",
     ),
     ("params/mod.rs", "params/spec.rs", "not split yet"),

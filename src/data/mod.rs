@@ -6,7 +6,6 @@ pub mod feature_bins;
 pub mod feature_table;
 pub mod matrix;
 pub mod sparse;
-mod sparse_binning;
 
 pub use binning::{BinLimits, BinMapper};
 pub use dataset::{BinCodes, BinnedDataset};
