@@ -16,7 +16,7 @@ use crate::params::BoosterParams;
 use crate::tree::Tree;
 use crate::tree::predict::add_tree_outputs;
 
-use super::trained::RoundLog;
+use super::trained::{EvalHistory, RoundLog};
 
 /// Data to evaluate after every round (labels coded like the training labels).
 pub struct EvalSet<'a, T: Element> {
@@ -39,14 +39,6 @@ pub struct EvalResult {
     pub metric: String,
     pub value: f64,
     pub higher_is_better: bool,
-}
-
-/// The values of one metric on one set, round by round.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct EvalHistory {
-    pub set: String,
-    pub metric: String,
-    pub values: Vec<f64>,
 }
 
 /// Observes training: `before_round` may stop it with an error (Ctrl-C),

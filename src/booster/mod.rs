@@ -17,7 +17,7 @@ mod training_data;
 mod weights;
 
 pub use boost::{bin_for_training, train, train_resumed};
-pub use eval::{BeforeRound, EvalHistory, EvalResult, EvalSet, Monitor, Unmonitored};
+pub use eval::{BeforeRound, EvalResult, EvalSet, Monitor, Unmonitored};
 pub use resume::{Resume, RoundRecord};
-pub use trained::{RoundLog, Trained};
+pub use trained::{EvalHistory, RoundLog, Trained};
 pub use training_data::{Features, TrainingData};

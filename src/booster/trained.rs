@@ -5,7 +5,6 @@ use serde::{Deserialize, Serialize};
 use crate::model::Model;
 use crate::tree::Tree;
 
-use super::eval::EvalHistory;
 use super::theory::TreeTheory;
 
 /// What happened in one boosting round (RGBM diagnostics).
@@ -69,6 +68,14 @@ impl Trained {
             .map(|r| r.rgb_complexity)
             .sum()
     }
+}
+
+/// The values of one metric on one set, round by round.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EvalHistory {
+    pub set: String,
+    pub metric: String,
+    pub values: Vec<f64>,
 }
 
 /// A trained model, its per-round log and the evaluation histories.

@@ -2,7 +2,7 @@
 //! bin (a wide sparse matrix: a million columns, a few thousand usable).
 use std::ops::{Index, Range};
 
-use super::binning::FeatureBins;
+use super::feature_bins::FeatureBins;
 use crate::alloc::{filled_vec, with_capacity};
 use crate::error::Result;
 

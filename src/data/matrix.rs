@@ -1,54 +1,9 @@
 //! Borrowed dense matrices of f32 or f64 in C (row-major) or Fortran
 //! (column-major) order. Nothing is copied: training and prediction read the
 //! caller's buffer through the strides.
+pub use super::element::Element;
 use super::sparse::SparseMatrix;
 use crate::error::{Result, RgbmError};
-
-/// A floating-point element type we accept from callers.
-pub trait Element: Copy + PartialOrd + Send + Sync + 'static {
-    /// Zero, the value of a sparse matrix's entries that are not stored.
-    const ZERO: Self;
-    fn to_f64(self) -> f64;
-    /// The value of this type nearest `x` (exact for a value of this type).
-    fn from_f64(x: f64) -> Self;
-    /// The largest value of this type that is ≤ `t` (−∞ if none), so that
-    /// `v <= Self::at_most(t)` exactly when `v.to_f64() <= t`, for every
-    /// non-NaN `v` of this type.
-    fn at_most(t: f64) -> Self;
-}
-impl Element for f32 {
-    const ZERO: Self = 0.0;
-    #[inline(always)]
-    fn to_f64(self) -> f64 {
-        self as f64
-    }
-    #[inline(always)]
-    fn from_f64(x: f64) -> Self {
-        x as Self
-    }
-    fn at_most(t: f64) -> Self {
-        let near = t as f32;
-        if (near as f64) > t {
-            near.next_down()
-        } else {
-            near
-        }
-    }
-}
-impl Element for f64 {
-    const ZERO: Self = 0.0;
-    #[inline(always)]
-    fn to_f64(self) -> f64 {
-        self
-    }
-    #[inline(always)]
-    fn from_f64(x: f64) -> Self {
-        x
-    }
-    fn at_most(t: f64) -> Self {
-        t
-    }
-}
 
 /// The input of binning, training and prediction: a dense or a sparse view.
 #[derive(Clone, Copy, Debug)]
@@ -260,25 +215,6 @@ impl<'a, T: Element> DenseMatrix<'a, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
-
-    proptest! {
-        /// `v <= f32::at_most(t)` decides exactly as `v as f64 <= t`.
-        #[test]
-        fn f32_at_most_decides_as_f64(
-            t in prop_oneof![
-                proptest::num::f64::ANY,
-                proptest::num::f32::ANY.prop_map(f64::from),
-                (proptest::num::f32::ANY, -2i64..=2).prop_map(|(v, k)| {
-                    f64::from_bits(f64::from(v).to_bits().wrapping_add_signed(k))
-                }),
-            ],
-            v in proptest::num::f32::ANY,
-        ) {
-            prop_assume!(!t.is_nan() && !v.is_nan());
-            prop_assert_eq!(v <= f32::at_most(t), f64::from(v) <= t, "t {:e} v {:e}", t, v);
-        }
-    }
 
     #[test]
     fn c_and_f_order_agree() {

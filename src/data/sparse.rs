@@ -2,7 +2,7 @@
 //! are not stored are zero, a stored NaN is missing. Nothing is copied or
 //! densified; binning reads the stored entries in either layout, prediction
 //! writes a small block of rows out at a time.
-use super::matrix::Element;
+use super::element::Element;
 use crate::error::{Result, RgbmError};
 
 /// Which axis the index pointer runs over.

@@ -2,58 +2,10 @@
 //! from the column-major codes, a few features per pass.
 use std::ops::Range;
 
+use super::even_runs::even_sizes;
 use super::prefetch::{PREFETCH_AHEAD, prefetch};
-use super::schedule::even_sizes;
-use super::{BinStats, Gradients, HistSliceMut};
+use super::{BinSums, Gradients, HistSliceMut};
 use crate::data::dataset::BinCode;
-
-/// A per-bin record the feature-major kernel sums rows into: one add per
-/// row, the same IEEE additions in the same order whatever the record.
-pub(super) trait BinSums: Copy + Default + Send {
-    /// One row's contribution.
-    fn row<const WEIGHTED: bool>(gh: [f64; 2], w: &[f64], k: usize) -> Self;
-    fn add(&mut self, o: &Self);
-    /// Stores the sums of bin `i` in `hist`.
-    fn store(&self, hist: &mut HistSliceMut, i: usize);
-}
-
-impl BinSums for BinStats {
-    #[inline(always)]
-    fn row<const WEIGHTED: bool>(gh: [f64; 2], w: &[f64], k: usize) -> Self {
-        BinStats::row::<WEIGHTED>(gh, w, k)
-    }
-    #[inline(always)]
-    fn add(&mut self, o: &Self) {
-        BinStats::add(self, o)
-    }
-    fn store(&self, hist: &mut HistSliceMut, i: usize) {
-        hist.set(i, self)
-    }
-}
-
-/// (Σg, Σh) of a bin when the histogram keeps neither counts nor weights
-/// (unit hessians, or counts bounded from hessians): half the bytes of a
-/// `BinStats`, so four features' bins take 16 KiB of L1 instead of 32.
-#[derive(Clone, Copy, Debug, Default)]
-#[repr(C, align(16))]
-pub(super) struct GhSums([f64; 2]);
-
-impl BinSums for GhSums {
-    #[inline(always)]
-    fn row<const WEIGHTED: bool>(gh: [f64; 2], _w: &[f64], _k: usize) -> Self {
-        debug_assert!(!WEIGHTED, "weighted histograms keep Σw");
-        GhSums(gh)
-    }
-    #[inline(always)]
-    fn add(&mut self, o: &Self) {
-        self.0[0] += o.0[0];
-        self.0[1] += o.0[1];
-    }
-    fn store(&self, hist: &mut HistSliceMut, i: usize) {
-        debug_assert!(hist.count.is_empty() && hist.weight.is_empty());
-        hist.gh[i] = self.0;
-    }
-}
 
 /// F features' sums over positions `block` of `rows` (every row when
 /// ALL_ROWS, and then `rows` is unused), added to `sums`. `gh`/`w` are in

@@ -1,4 +1,4 @@
-use super::{Link, PointLoss};
+use super::point_loss::{Link, PointLoss};
 
 /// AdaBoost's exponential loss e^{−ỹf}. Not smooth (no σ): the constant
 /// step rule refuses it. Probabilities are sigmoid(2f) (half log-odds).

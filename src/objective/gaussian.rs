@@ -10,7 +10,7 @@
 //! and CatBoost's RMSEWithUncertainty do).
 use rayon::prelude::*;
 
-use super::CHUNK;
+use super::point_loss::CHUNK;
 
 const HALF_LOG_TWO_PI: f64 = 0.918_938_533_204_672_8;
 

@@ -1,4 +1,4 @@
-use super::PointLoss;
+use super::point_loss::PointLoss;
 use super::quantile::weighted_quantile;
 
 /// Huber loss with threshold δ; σ = 1.

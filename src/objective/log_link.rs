@@ -1,7 +1,7 @@
 //! Losses of a positive mean μ = e^f (log link), as the anchors define them:
 //! Poisson counts, Gamma and Tweedie amounts. The raw score is log μ; users
 //! see μ. None is smooth (e^f has no bounded curvature).
-use super::{Link, PointLoss};
+use super::point_loss::{Link, PointLoss};
 
 /// log of the weighted mean of y: the best constant of every log-link loss
 /// (Σ w (μ − y) μ^k = 0 at μ = mean y).

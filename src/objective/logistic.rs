@@ -1,14 +1,4 @@
-use super::{Link, PointLoss};
-
-#[inline(always)]
-pub fn sigmoid(f: f64) -> f64 {
-    if f >= 0.0 {
-        1.0 / (1.0 + (-f).exp())
-    } else {
-        let e = f.exp();
-        e / (1.0 + e)
-    }
-}
+use super::point_loss::{Link, PointLoss};
 
 /// log(1 + e^z), without overflow.
 #[inline(always)]

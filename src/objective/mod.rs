@@ -7,6 +7,7 @@ mod huber;
 mod lambdarank;
 mod log_link;
 mod logistic;
+mod point_loss;
 mod quantile;
 mod sla01;
 mod softmax;
@@ -21,6 +22,8 @@ pub use huber::Huber;
 pub use lambdarank::{LambdaRank, MAX_LABEL, Queries, ndcg};
 pub use log_link::{Gamma, Poisson, Tweedie};
 pub use logistic::Logistic;
+pub(crate) use point_loss::CHUNK;
+pub use point_loss::{Link, PointLoss};
 pub use quantile::{AbsoluteError, Quantile, weighted_quantile};
 pub use sla01::Sla01;
 pub use softmax::Softmax;
@@ -29,65 +32,6 @@ pub use squared::Squared;
 use crate::error::{Result, RgbmError};
 use crate::params::{BoosterParams, Loss};
 use crate::reduce::Reduce;
-
-/// A loss ℓ(y, f) on one row. Labels of binary losses are 0/1.
-pub trait PointLoss: Send + Sync {
-    fn value(&self, y: f64, f: f64) -> f64;
-    /// (∂ℓ/∂f, ∂²ℓ/∂f²) — the hessian may be a documented surrogate (huber).
-    fn grad_hess(&self, y: f64, f: f64) -> (f64, f64);
-    /// σ such that ℓ is σ-smooth in f, if it is.
-    fn smoothness(&self) -> Option<f64>;
-    /// A good starting constant for the optimal-constant search.
-    /// An error only when a buffer it needs cannot be allocated.
-    fn start(&self, y: &[f64], w: Option<&[f64]>) -> Result<f64>;
-    /// How a raw score becomes the prediction users see.
-    fn link(&self) -> Link {
-        Link::Identity
-    }
-    /// Maps a raw score to the prediction users see (identity or probability).
-    #[inline]
-    fn transform(&self, f: f64) -> f64 {
-        self.link().apply(f)
-    }
-}
-
-/// The inverse link: how a raw score f becomes the prediction users see.
-/// Exported as data (`Objective::link`), so a model exporter reads the
-/// link rather than restating it per loss.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Link {
-    Identity,
-    /// e^f (the log link).
-    Exp,
-    /// The probability of class 1, 1 / (1 + e^(−f / scale)).
-    Sigmoid {
-        scale: f64,
-    },
-    /// The K class probabilities e^(f_k) / Σ_j e^(f_j) of a row's K scores.
-    Softmax,
-}
-
-impl Link {
-    /// The name a model exporter reads.
-    pub fn name(self) -> &'static str {
-        match self {
-            Link::Identity => "identity",
-            Link::Exp => "exp",
-            Link::Sigmoid { .. } => "sigmoid",
-            Link::Softmax => "softmax",
-        }
-    }
-
-    /// A single-output link at f (a softmax's own score: f).
-    #[inline]
-    pub fn apply(self, f: f64) -> f64 {
-        match self {
-            Link::Identity | Link::Softmax => f,
-            Link::Exp => f.exp(),
-            Link::Sigmoid { scale } => logistic::sigmoid(f / scale),
-        }
-    }
-}
 
 /// The configured loss; dispatches once per bulk call, not per row.
 #[derive(Clone, Debug)]
@@ -172,9 +116,6 @@ macro_rules! dispatch {
         }
     };
 }
-
-/// Rows per task for parallel element-wise passes (fixed, so sums reduce in a fixed order).
-pub(crate) const CHUNK: usize = 16 * 1024;
 
 fn weighted_sum(n: usize, w: Option<&[f64]>, f: impl Fn(usize) -> f64 + Sync) -> f64 {
     let parts: Vec<f64> = (0..n.div_ceil(CHUNK))
@@ -889,7 +830,7 @@ pub(crate) mod tests {
             f(&mut p);
             Objective::from_params(&p)
         }
-        use logistic::sigmoid;
+        use point_loss::sigmoid;
         type ClosedForm = fn(f64) -> f64;
         let cases: Vec<(Objective, ClosedForm)> = vec![
             (p(Loss::Squared, |_| {}), |f| f),

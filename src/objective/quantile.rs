@@ -1,4 +1,4 @@
-use super::PointLoss;
+use super::point_loss::PointLoss;
 use crate::error::Result;
 
 /// The weighted α-quantile of `values`: the smallest value whose cumulative

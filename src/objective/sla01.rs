@@ -1,5 +1,4 @@
-use super::logistic::sigmoid;
-use super::{Link, PointLoss};
+use super::point_loss::{Link, PointLoss, sigmoid};
 
 /// Smoothed 0-1 loss 1 − sigmoid(ỹf/ς) (SGLB, eq. 12; the paper's printed
 /// sign inside the sigmoid is a typo). Not convex: its hessian can be

@@ -5,7 +5,7 @@
 //! plain single-output buffer for the tree grower.
 use rayon::prelude::*;
 
-use super::CHUNK;
+use super::point_loss::CHUNK;
 
 #[derive(Clone, Copy, Debug)]
 pub struct Softmax {

@@ -1,4 +1,4 @@
-use super::PointLoss;
+use super::point_loss::PointLoss;
 
 /// ½(y − f)²; σ = 1.
 #[derive(Clone, Copy, Debug)]

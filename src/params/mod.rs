@@ -1,8 +1,11 @@
 //! Training parameters: names and defaults follow DESIGN.md's public API.
-//! `spec` describes each parameter once (values, bounds, doc); `validate`
-//! checks the bounds and then the rules that relate parameters.
+//! `spec` has the kinds of values each parameter's entry describes
+//! (values, bounds, doc); `table` checks every parameter against its entry
+//! and writes the table as JSON; `validate` runs that check and then the
+//! rules that relate parameters.
 mod peers;
 mod spec;
+mod table;
 mod validate;
 
 use serde::{Deserialize, Serialize};
@@ -14,7 +17,8 @@ pub use crate::options::{
 };
 pub use peers::{PEER_NAMES, PEER_OBJECTIVES, PeerName, PeerUse, peer_names_json};
 use spec::{FRACTION, NON_NEGATIVE, POSITIVE, Scope, int};
-pub use spec::{MAX_CATEGORY, MAX_EXACT_INT, MAX_ROUNDS, ParamSpec, Values, schema_json};
+pub use spec::{MAX_CATEGORY, MAX_EXACT_INT, MAX_ROUNDS, ParamSpec, Values};
+pub use table::schema_json;
 
 /// SGLB's per-row gradient noise scale c = sqrt(2 / (ε·β)) for learning
 /// rate ε and temperature β (here because validation bounds it too).

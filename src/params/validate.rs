@@ -16,7 +16,7 @@ fn check(ok: bool, name: &str, reason: impl FnOnce() -> String) -> Result<()> {
 
 impl BoosterParams {
     pub fn validate(&self) -> Result<()> {
-        super::spec::check_bounds(self)?;
+        super::table::check_bounds(self)?;
         self.check_tree()?;
         self.check_constraints()?;
         self.check_loss()?;

@@ -2,6 +2,8 @@
 //! direction for missing values, and the best over a set of features.
 use rayon::prelude::*;
 
+pub use super::candidate::SplitCandidate;
+use super::candidate::clearly_better;
 use super::gain::{Curvature, SplitRule};
 use super::threshold_scan::scan_exact;
 use crate::constraints::{Bounds, MonotoneSplit};
@@ -9,25 +11,6 @@ use crate::data::BinnedDataset;
 use crate::data::dataset::{BinCode, Column};
 use crate::histogram::{BinStats, HistSlice, Histogram};
 use crate::selection::Candidates;
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct SplitCandidate {
-    pub feature: usize,
-    /// Rows with bin <= `bin` (and missing rows if `default_left`) go left.
-    pub bin: usize,
-    /// A categorical split: these value bins (increasing) go away from the
-    /// default side; every other bin, the missing bin included, follows
-    /// `default_left`. `bin` and `threshold` are then unused.
-    pub categories: Option<Vec<u32>>,
-    pub threshold: f64,
-    pub default_left: bool,
-    /// `default_left` is still to be decided: left iff the left child has at
-    /// least as many rows (set once the partition has counted them).
-    pub default_by_rows: bool,
-    pub gain: f64,
-    pub left: BinStats,
-    pub right: BinStats,
-}
 
 /// What a histogram tells about the rows in its bins.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -419,26 +402,6 @@ fn scan_categorical(
         left,
         right: total.sub(&left),
     })
-}
-
-/// Relative margin by which a later candidate must beat the current best.
-/// Gains that are equal in exact arithmetic (two features splitting a node's
-/// rows the same way) differ by rounding that depends on how the sums were
-/// formed (weights vs repeated rows, summation order); without the margin
-/// such ties would go to whichever side the rounding favoured. A gain is a
-/// difference of child and parent scores, so its rounding error scales with
-/// those scores, not with the gain itself.
-const TIE_MARGIN: f64 = 1e-9;
-
-#[inline]
-pub(super) fn clearly_better(gain: f64, best: f64, parent_score: f64) -> bool {
-    gain > better_than(best, parent_score)
-}
-
-/// What a gain must exceed to be `clearly_better` than `best`.
-#[inline(always)]
-pub(super) fn better_than(best: f64, parent_score: f64) -> f64 {
-    best + TIE_MARGIN * (best.abs() + parent_score.abs())
 }
 
 /// Below this many histogram bins the search runs on one thread (waking

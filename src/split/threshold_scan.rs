@@ -3,8 +3,8 @@
 //! feature and each threshold judged branch-free. Each gain is computed with
 //! the operations, in the order, of `SplitRule::gain_but_rows`, so the
 //! winner and its bits are the ones the general scan finds.
+use super::candidate::{SplitCandidate, better_than, clearly_better};
 use super::gain::{Curvature, SplitRule};
-use super::search::{SplitCandidate, better_than, clearly_better};
 use crate::histogram::{BinStats, HistSlice};
 
 /// What the gain formula needs, with the rule's modes resolved up front.

@@ -2,12 +2,13 @@
 //! cuts from the stored entries, never a dense copy.
 use rayon::prelude::*;
 
-use super::{
-    BinLimits, DistinctValues, FeatureBins, MAX_GATHER_FEATURES, Rows, SampleValue, fit_in_batches,
+use super::cuts::{
+    BinLimits, DistinctValues, MAX_GATHER_FEATURES, Rows, SampleValue, checked, fit_in_batches,
     tracked_limit,
 };
 use crate::alloc::{filled_vec, with_capacity};
 use crate::cancel::Cancel;
+use crate::data::feature_bins::FeatureBins;
 use crate::data::matrix::Element;
 use crate::data::sparse::{SparseLayout, SparseMatrix};
 use crate::error::Result;
@@ -131,7 +132,7 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
                 set
             })
             .collect_into_vec(&mut sets);
-        super::checked(sets)
+        checked(sets)
     }
 
     /// `distinct_values` for CSR: tasks over shares of the rows, each with a
@@ -196,7 +197,7 @@ impl<'s, 'a, T: Element> SparseColumns<'s, 'a, T> {
                 set.add_rows(0.0, kept_rows - stored, limit);
             }
         }
-        super::checked(sets)
+        checked(sets)
     }
 
     /// Stored entries of a CSR matrix in the columns `slot` places.

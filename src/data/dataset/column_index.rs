@@ -6,7 +6,7 @@
 //! over the feature's own entries, because a leaf's rows increase (runs of
 //! them do after a multiclass round's first tree, which starts from the
 //! previous tree's leaf order).
-use super::SparseRows;
+use super::sparse_rows::SparseRows;
 use crate::error::Result;
 
 /// For feature j, `rows[col_ptr[j]..col_ptr[j + 1]]` are the rows with an

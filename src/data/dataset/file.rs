@@ -16,7 +16,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{BinCodes, BinnedDataset, FeatureUse, SparseRows};
+use super::BinnedDataset;
+use super::codes::BinCodes;
+use super::feature_use::FeatureUse;
+use super::sparse_rows::SparseRows;
 use crate::cancel::Cancel;
 use crate::data::binning::{BinMapper, FeatureBins};
 use crate::data::feature_table::FeatureTable;
@@ -594,7 +597,7 @@ fn mapper_of(path: &Path, h: &Header, p: usize) -> Result<BinMapper> {
 
 /// Every feature-major code below its feature's bin count.
 fn check_codes(path: &Path, codes: &BinCodes, n: usize, mapper: &BinMapper) -> Result<()> {
-    fn check<C: super::BinCode>(c: &[C], n: usize, mapper: &BinMapper) -> Option<usize> {
+    fn check<C: super::codes::BinCode>(c: &[C], n: usize, mapper: &BinMapper) -> Option<usize> {
         c.chunks_exact(n)
             .zip(&mapper.features)
             .position(|(col, fb)| col.iter().any(|v| v.idx() >= fb.n_bins()))

@@ -1,6 +1,8 @@
 use super::*;
 use crate::data::binning::{BIN_SAMPLE_ROWS, BinLimits, FeatureBins};
+use crate::data::matrix::DenseMatrix;
 use crate::data::sparse::SparseLayout;
+use crate::data::sparse::SparseMatrix;
 use crate::rng::{Purpose, stream};
 use rand::RngExt;
 

@@ -1,4 +1,6 @@
 use super::*;
+use crate::data::matrix::DenseMatrix;
+use codes::{ROW_BLOCK, WIDE_BYTES};
 
 #[test]
 fn codes_match_per_value_binning_for_both_layouts() {

@@ -1,15 +1,16 @@
 //! Binning a compressed sparse matrix straight into sparse rows: memory
 //! scales with the stored entries and the used features' bins, never with
 //! rows × columns. The rows are those binning the same matrix dense would
-//! give (`dataset::build_sparse_rows`), entry for entry.
+//! give (`sparse_rows::build_sparse_rows`), entry for entry.
 use rayon::prelude::*;
 
-use super::binning::BinMapper;
-use super::dataset::{FeatureUse, SparseRows, entries_after_counts, mode, row_blocks};
-use super::matrix::Element;
-use super::sparse::{SparseLayout, SparseMatrix};
+use super::feature_use::{FeatureUse, mode};
+use super::sparse_rows::{SparseRows, entries_after_counts, row_blocks};
 use crate::alloc::{filled_vec, with_capacity};
 use crate::cancel::Cancel;
+use crate::data::binning::BinMapper;
+use crate::data::matrix::Element;
+use crate::data::sparse::{SparseLayout, SparseMatrix};
 use crate::error::Result;
 
 /// Majors (rows of CSR, columns of CSC) per counting task.
