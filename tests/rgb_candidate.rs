@@ -30,15 +30,8 @@ fn data(n: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
 
 /// One RGB round from F = 0 on the squared loss (σ = 1, g_i = −y_i) with
 /// one family (n splits, radius λ).
-fn one_round(
-    x: &[f64],
-    y: &[f64],
-    splits: usize,
-    lambda: f64,
-    step: RgbStep,
-    candidate: RgbCandidate,
-) -> (Model, f64) {
-    let params = BoosterParams {
+fn one_family(splits: usize, lambda: f64, step: RgbStep, candidate: RgbCandidate) -> BoosterParams {
+    BoosterParams {
         booster: BoosterKind::Rgb,
         loss: Loss::Squared,
         n_estimators: 1,
@@ -54,7 +47,19 @@ fn one_round(
         // Every distinct value a threshold, as the brute-force oracles try.
         min_data_in_bin: Some(1),
         ..Default::default()
-    };
+    }
+}
+
+/// The model and step of `one_family`'s round on (x, y).
+fn one_round(
+    x: &[f64],
+    y: &[f64],
+    splits: usize,
+    lambda: f64,
+    step: RgbStep,
+    candidate: RgbCandidate,
+) -> (Model, f64) {
+    let params = one_family(splits, lambda, step, candidate);
     let m = DenseMatrix::row_major(x, y.len(), P).unwrap();
     let t = common::trained(&params, &m, y, None).unwrap();
     let alpha = t.log[0].step;
@@ -331,21 +336,8 @@ fn the_argmin_candidate_honours_the_hessian_floor() {
         let mut chosen = Vec::new();
         for floor in [0.0, 8.0] {
             let params = BoosterParams {
-                booster: BoosterKind::Rgb,
-                loss: Loss::Squared,
-                n_estimators: 1,
-                max_depth: None,
-                min_samples_leaf: 1,
                 min_child_weight: floor,
-                init: Init::Zero,
-                rgb_nodes: Some(vec![1]),
-                rgb_lambdas: Some(vec![1.0]),
-                rgb_candidates: 1,
-                rgb_beta: 0.0,
-                rgb_step: Some(RgbStep::Lipschitz),
-                rgb_candidate: Some(RgbCandidate::Argmin),
-                min_data_in_bin: Some(1),
-                ..Default::default()
+                ..one_family(1, 1.0, RgbStep::Lipschitz, RgbCandidate::Argmin)
             };
             let model = common::trained(&params, &m, &y, Some(&w)).unwrap().model;
             let tree = &model.trees[0];

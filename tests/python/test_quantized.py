@@ -64,6 +64,10 @@ def test_many_levels_give_the_unquantized_fit():
     assert np.abs(coarse - exact).max() > 0.05
 
 
+# One quantized tree from a zero start, its leaves at full step.
+ONE_TREE = dict(n_estimators=1, learning_rate=1.0, init="zero", max_depth=None, use_quantized_grad=True, random_state=0)
+
+
 def test_renewed_leaves_are_the_exact_leaf_sums():
     """One tree from a zero start: with renewal each leaf is −ΣG/ΣH of its
     rows' exact gradients (weighted, so hessians differ and are quantized);
@@ -72,17 +76,8 @@ def test_renewed_leaves_are_the_exact_leaf_sums():
     w = np.random.default_rng(1).uniform(0.2, 3.0, size=len(ytr))
     g, h = w * (0.5 - ytr), w * 0.25
     for renew in (True, False):
-        model = RGBMClassifier(
-            n_estimators=1,
-            learning_rate=1.0,
-            init="zero",
-            max_leaves=8,
-            max_depth=None,
-            min_child_weight=0.0,
-            use_quantized_grad=True,
-            quant_train_renew_leaf=renew,
-            random_state=0,
-        ).fit(Xtr, ytr, sample_weight=w)
+        model = RGBMClassifier(**ONE_TREE, max_leaves=8, min_child_weight=0.0, quant_train_renew_leaf=renew)
+        model.fit(Xtr, ytr, sample_weight=w)
         leaf = model.apply(Xtr)[:, 0]
         raw = model.decision_function(Xtr)
         exact = {k: -g[leaf == k].sum() / h[leaf == k].sum() for k in np.unique(leaf)}
@@ -97,15 +92,7 @@ def test_squared_error_renewed_leaves_are_the_leaf_means():
     rng = np.random.default_rng(2)
     X = rng.normal(size=(1500, 5))
     y = X[:, 0] + np.abs(X[:, 1]) + rng.normal(size=1500)
-    model = RGBMRegressor(
-        n_estimators=1,
-        learning_rate=1.0,
-        init="zero",
-        max_leaves=6,
-        max_depth=None,
-        use_quantized_grad=True,
-        quant_train_renew_leaf=True,
-    ).fit(X, y)
+    model = RGBMRegressor(**ONE_TREE, max_leaves=6, quant_train_renew_leaf=True).fit(X, y)
     leaf = model.apply(X)[:, 0]
     pred = model.predict(X)
     for k in np.unique(leaf):
